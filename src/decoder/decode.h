@@ -1,0 +1,66 @@
+/* decode.h: turning guest bytes into Insn records, with Capstone as the length oracle. */
+#ifndef X64EMU_DECODE_H
+#define X64EMU_DECODE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../interp/insn.h"
+
+/* What the decoder knows about one instruction while choosing its handler. Prefixes and
+ * opcode come from the raw bytes (Capstone's prefix[] misses mandatory F2/F3); the
+ * length and the disassembly text come from Capstone. */
+typedef struct DecodeCtx {
+  const uint8_t *bytes; /* the instruction's bytes (a copy) */
+  unsigned len;         /* Capstone's length */
+  uint64_t rip;
+  /* Legacy prefixes. */
+  bool p66, p67, lock;
+  uint8_t rep;   /* 0, 0xF2 or 0xF3: the last of them, as the CPU takes it */
+  uint8_t seg;   /* SEG_NONE / SEG_FS / SEG_GS */
+  /* REX. */
+  bool rex, rex_w, rex_r, rex_x, rex_b;
+  /* Opcode. */
+  unsigned map;  /* 0: one byte, 1: 0F, 2: 0F 38, 3: 0F 3A */
+  uint8_t opcode;
+  unsigned modrm_at; /* offset of the byte after the opcode */
+  /* ModRM, valid once decode_modrm() ran. */
+  uint8_t mod, modrm_reg, modrm_rm;
+} DecodeCtx;
+
+enum { MAP_ONE, MAP_0F, MAP_0F38, MAP_0F3A };
+
+/* Operand size for instructions whose default is 32 bits (REX.W: 8, 66: 2). */
+static inline unsigned osz_default32(const DecodeCtx *d) {
+  return d->rex_w ? 8 : d->p66 ? 2 : 4;
+}
+/* Operand size for instructions whose default is 64 bits (push, pop, near branches). */
+static inline unsigned osz_default64(const DecodeCtx *d) { return d->p66 ? 2 : 8; }
+
+/* Fills in->reg/rm/mem/base/index/scale/disp/seg from ModRM (and SIB, displacement).
+ * byte_regs: register operands are 8-bit, so 4..7 without REX name AH..BH. */
+void decode_modrm(DecodeCtx *d, Insn *in, bool byte_regs);
+/* Reads an immediate of n bytes (1, 2, 4, 8) from the end of the instruction,
+ * skipping the last `after` bytes, sign-extended to 64 bits. */
+uint64_t decode_imm(const DecodeCtx *d, unsigned n, unsigned after);
+/* A register number taken from the low three opcode bits plus REX.B. */
+unsigned decode_opreg(const DecodeCtx *d, bool byte_regs);
+
+/* The per-map decoders: each fills `in` and returns true, or returns false when the
+ * instruction is not implemented (it then becomes a guest SIGILL). */
+bool decode_onebyte(DecodeCtx *d, Insn *in);
+bool decode_0f(DecodeCtx *d, Insn *in);
+bool decode_sse(DecodeCtx *d, Insn *in);  /* 0F, 0F 38 and 0F 3A SSE forms */
+bool decode_x87(DecodeCtx *d, Insn *in);  /* D8..DF */
+
+/* Decodes one instruction at rip. Returns its length, 0 at an unreadable address
+ * (*fault_addr says where), or -1 for bytes that are invalid or not implemented;
+ * in that case `in` runs the guest SIGILL handler. */
+int decode_insn(uint64_t rip, Insn *in, uint64_t *fault_addr);
+
+/* Capstone's disassembly of the bytes at rip into buf ("??" when it cannot). */
+void decode_text(uint64_t rip, const uint8_t *bytes, unsigned n, char *buf, unsigned size);
+
+bool decoder_init(void);
+
+#endif

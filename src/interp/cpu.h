@@ -1,0 +1,98 @@
+/* cpu.h: the guest's architectural state (registers, lazy flags, SSE, x87) and run state. */
+#ifndef X64EMU_CPU_H
+#define X64EMU_CPU_H
+
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* General register numbers, in x86 encoding order. */
+enum {
+  RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI,
+  R8, R9, R10, R11, R12, R13, R14, R15,
+};
+/* Byte-register numbers above 15 name AH, CH, DH, BH (legacy high bytes, no REX). */
+enum { REG_AH = 16, REG_CH, REG_DH, REG_BH };
+#define REG_NONE 0xff
+
+/* RFLAGS bits. */
+enum {
+  F_CF = 1u << 0, F_PF = 1u << 2, F_AF = 1u << 4, F_ZF = 1u << 6,
+  F_SF = 1u << 7, F_TF = 1u << 8, F_IF = 1u << 9, F_DF = 1u << 10,
+  F_OF = 1u << 11, F_AC = 1u << 18, F_ID = 1u << 21,
+};
+#define F_ARITH (F_CF | F_PF | F_AF | F_ZF | F_SF | F_OF)
+
+/* The operation that last set the arithmetic flags: flags are computed from it only
+ * when something reads them (DESIGN.md, "Lazy flags"). */
+enum LazyOp {
+  LF_NONE,  /* arithmetic flags are already in Cpu.rflags */
+  LF_ADD, LF_ADC, LF_SUB, LF_SBB, /* res = a op b (op cin) */
+  LF_LOGIC,                       /* AND/OR/XOR/TEST: CF = OF = AF = 0 */
+  LF_INC, LF_DEC,                 /* like ADD/SUB of 1, CF kept in cin */
+  LF_SHL, LF_SHR, LF_SAR,         /* a shifted by b (1..63) */
+};
+
+typedef struct LazyFlags {
+  uint64_t res, a, b;
+  uint8_t op;   /* enum LazyOp */
+  uint8_t size; /* operand size in bytes */
+  uint8_t cin;  /* carry in (ADC/SBB) or preserved CF (INC/DEC) */
+} LazyFlags;
+
+typedef union Xmm {
+  uint8_t b[16];
+  uint16_t w[8];
+  uint32_t d[4];
+  uint64_t q[2];
+  int8_t sb[16];
+  int16_t sw[8];
+  int32_t sd[4];
+  int64_t sq[2];
+  float f[4];
+  double fd[2];
+} __attribute__((aligned(16))) Xmm;
+
+/* x87 state: registers kept as host long double in physical order st(i) = st[(top+i)&7]. */
+typedef struct X87 {
+  long double st[8];
+  uint16_t cw, sw; /* control word; status word without TOP */
+  uint16_t tag;    /* two bits per physical register, 3 = empty */
+  uint8_t top;
+  uint64_t last_ip, last_dp;
+  uint16_t last_op;
+} X87;
+
+struct Insn;
+struct Block;
+struct Process;
+
+/* Pending events checked once per block: anything that must interrupt straight-line
+ * execution sets a bit here. */
+enum {
+  EV_EXIT = 1u << 0,        /* guest called exit/exit_group or was killed */
+  EV_FLUSH = 1u << 1,       /* decoded code may be stale: drop the block cache */
+  EV_SIGNAL = 1u << 2,      /* a host signal is pending for the guest */
+};
+
+typedef struct Cpu {
+  uint64_t r[16];
+  uint64_t rip;
+  uint64_t rflags; /* DF, ID, ... and, when lf.op == LF_NONE, the arithmetic flags */
+  LazyFlags lf;
+  uint64_t fs_base, gs_base;
+  Xmm xmm[16];
+  uint32_t mxcsr;
+  X87 fpu;
+
+  /* Run state. */
+  volatile uint32_t events;
+  int exit_status;              /* valid with EV_EXIT */
+  int term_signal;              /* non-zero: the guest dies of this signal */
+  const struct Insn *cur;       /* the instruction being executed, for faults */
+  uint64_t icount;              /* guest instructions retired (block granularity) */
+  sigjmp_buf fault_jmp;         /* where a host fault in guest code lands */
+  struct Process *proc;         /* the Linux personality this CPU belongs to */
+} Cpu;
+
+#endif

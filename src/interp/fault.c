@@ -1,0 +1,47 @@
+/* fault.c: the host signal handler that catches faults in guest memory accesses. */
+#include "fault.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+__thread sigjmp_buf *fault_landing;
+__thread uint64_t fault_addr;
+__thread int fault_code;
+
+static void on_fault(int sig, siginfo_t *si, void *uc) {
+  (void)uc;
+  if (fault_landing) {
+    fault_addr = (uint64_t)(uintptr_t)si->si_addr;
+    fault_code = si->si_code;
+    siglongjmp(*fault_landing, sig);
+  }
+  static const char msg[] = "x64emu: internal error: host fault outside guest code\n";
+  (void)!write(2, msg, sizeof msg - 1);
+  signal(sig, SIG_DFL); /* returning re-executes the access and dies with the signal */
+}
+
+void fault_install(void) {
+  static char altstack[64 * 1024];
+  stack_t ss = {.ss_sp = altstack, .ss_size = sizeof altstack};
+  sigaltstack(&ss, NULL);
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_fault;
+  /* NODEFER: we leave by siglongjmp without restoring the mask. */
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+  sigaction(SIGSEGV, &sa, NULL);
+  sigaction(SIGBUS, &sa, NULL);
+}
+
+unsigned fault_copy_in(void *dst, uint64_t src, unsigned n) {
+  sigjmp_buf here, *saved = fault_landing;
+  volatile unsigned i = 0;
+  if (sigsetjmp(here, 0) == 0) {
+    fault_landing = &here;
+    for (; i < n; i++) ((uint8_t *)dst)[i] = *(const volatile uint8_t *)(uintptr_t)(src + i);
+  }
+  fault_landing = saved;
+  return i;
+}

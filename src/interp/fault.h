@@ -1,0 +1,21 @@
+/* fault.h: turning host faults on guest memory into guest signals.
+ *
+ * Code that touches guest memory sets fault_landing; the host SIGSEGV/SIGBUS handler
+ * records the address and jumps there. Outside such code a fault is the emulator's own
+ * bug and is reported as one. */
+#ifndef X64EMU_FAULT_H
+#define X64EMU_FAULT_H
+
+#include <setjmp.h>
+#include <stdint.h>
+
+extern __thread sigjmp_buf *fault_landing;
+extern __thread uint64_t fault_addr;  /* si_addr of the last guest fault */
+extern __thread int fault_code;       /* si_code of the last guest fault */
+
+void fault_install(void);
+
+/* Copies up to n bytes of guest memory; returns how many could be read. */
+unsigned fault_copy_in(void *dst, uint64_t src, unsigned n);
+
+#endif

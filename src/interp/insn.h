@@ -1,0 +1,42 @@
+/* insn.h: the decoded form of one guest instruction and the one handler signature. */
+#ifndef X64EMU_INSN_H
+#define X64EMU_INSN_H
+
+#include <stdint.h>
+
+#include "cpu.h"
+
+typedef struct Insn Insn;
+typedef void (*Handler)(Cpu *c, const Insn *in);
+
+/* Everything a handler needs, resolved once at decode time. Register numbers are final
+ * (REX applied); a memory operand is base + (index << scale) + disp (+ segment base),
+ * with RIP-relative addresses already made absolute in disp. */
+struct Insn {
+  Handler fn;
+  uint64_t rip;   /* address of this instruction */
+  int64_t disp;   /* memory displacement, absolute for RIP-relative operands */
+  uint64_t imm;   /* immediate, sign- or zero-extended as the instruction defines */
+  uint8_t len;    /* encoded length in bytes */
+  uint8_t osz;    /* operand size in bytes: 1, 2, 4, 8 (16 for XMM memory) */
+  uint8_t reg;    /* ModRM.reg operand (or opcode-embedded register) */
+  uint8_t rm;     /* ModRM.rm register when !mem */
+  uint8_t base;   /* REG_NONE when absent */
+  uint8_t index;  /* REG_NONE when absent */
+  uint8_t scale;  /* shift count 0..3 */
+  uint8_t seg;    /* SEG_NONE, SEG_FS or SEG_GS: the only segments with a base */
+  uint8_t mem : 1;    /* the ModRM.rm operand is memory */
+  uint8_t addr32 : 1; /* 67 prefix: 32-bit address arithmetic */
+  uint8_t lock : 1;
+  uint8_t ends : 1;   /* control may leave straight-line order: the block ends here */
+  uint8_t rep;    /* REP_NONE, REP_E (F3), REP_NE (F2) for string instructions */
+  uint8_t op;     /* sub-operation chosen by the decoder (ALU kind, condition code...) */
+  uint8_t aux;    /* second small immediate or handler-specific detail */
+};
+
+enum { SEG_NONE, SEG_FS, SEG_GS };
+enum { REP_NONE, REP_E, REP_NE };
+
+static inline uint64_t insn_next(const Insn *in) { return in->rip + in->len; }
+
+#endif

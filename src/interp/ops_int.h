@@ -1,0 +1,100 @@
+/* ops_int.h: handlers for the general-purpose (integer and system) instructions. */
+#ifndef X64EMU_OPS_INT_H
+#define X64EMU_OPS_INT_H
+
+#include "insn.h"
+
+/* ALU: in->op is the x86 ALU number (0 add, 1 or, 2 adc, 3 sbb, 4 and, 5 sub, 6 xor,
+ * 7 cmp). */
+enum { ALU_ADD, ALU_OR, ALU_ADC, ALU_SBB, ALU_AND, ALU_SUB, ALU_XOR, ALU_CMP };
+void op_alu_rm_r(Cpu *c, const Insn *in);   /* E op= G */
+void op_alu_r_rm(Cpu *c, const Insn *in);   /* G op= E */
+void op_alu_rm_imm(Cpu *c, const Insn *in); /* E op= imm */
+void op_test_rm_r(Cpu *c, const Insn *in);
+void op_test_rm_imm(Cpu *c, const Insn *in);
+void op_inc(Cpu *c, const Insn *in);
+void op_dec(Cpu *c, const Insn *in);
+void op_not(Cpu *c, const Insn *in);
+void op_neg(Cpu *c, const Insn *in);
+void op_mul(Cpu *c, const Insn *in);       /* F6/F7 /4 */
+void op_imul1(Cpu *c, const Insn *in);     /* F6/F7 /5 */
+void op_div(Cpu *c, const Insn *in);       /* F6/F7 /6 */
+void op_idiv(Cpu *c, const Insn *in);      /* F6/F7 /7 */
+void op_imul_r_rm(Cpu *c, const Insn *in); /* 0F AF */
+void op_imul_r_rm_imm(Cpu *c, const Insn *in); /* 69, 6B */
+
+/* Shifts and rotates: in->op is ModRM.reg (0 rol .. 7 sar); count from imm, 1 or CL. */
+void op_shift_imm(Cpu *c, const Insn *in);
+void op_shift_cl(Cpu *c, const Insn *in);
+void op_shld(Cpu *c, const Insn *in);      /* in->aux: 1 count in CL, 0 in imm */
+void op_shrd(Cpu *c, const Insn *in);
+
+/* Bits. in->op: 0 bt, 1 bts, 2 btr, 3 btc. */
+void op_bt_rm_r(Cpu *c, const Insn *in);
+void op_bt_rm_imm(Cpu *c, const Insn *in);
+void op_bsf(Cpu *c, const Insn *in);
+void op_bsr(Cpu *c, const Insn *in);
+void op_lzcnt(Cpu *c, const Insn *in);
+void op_tzcnt(Cpu *c, const Insn *in);
+void op_popcnt(Cpu *c, const Insn *in);
+void op_bswap(Cpu *c, const Insn *in);
+
+/* Moves. */
+void op_mov_rm_r(Cpu *c, const Insn *in);
+void op_mov_r_rm(Cpu *c, const Insn *in);
+void op_mov_rm_imm(Cpu *c, const Insn *in);
+void op_mov_r_imm(Cpu *c, const Insn *in);  /* in->reg = imm */
+void op_movzx(Cpu *c, const Insn *in);      /* in->aux: source size */
+void op_movsx(Cpu *c, const Insn *in);      /* in->aux: source size */
+void op_lea(Cpu *c, const Insn *in);
+void op_xchg(Cpu *c, const Insn *in);       /* reg <-> rm */
+void op_cmov(Cpu *c, const Insn *in);       /* in->op: condition code */
+void op_setcc(Cpu *c, const Insn *in);
+void op_cbw(Cpu *c, const Insn *in);        /* 98: cbw/cwde/cdqe */
+void op_cwd(Cpu *c, const Insn *in);        /* 99: cwd/cdq/cqo */
+void op_cmpxchg(Cpu *c, const Insn *in);
+void op_cmpxchg16b(Cpu *c, const Insn *in); /* also 8B with osz 4 */
+void op_xadd(Cpu *c, const Insn *in);
+void op_movbe(Cpu *c, const Insn *in);      /* in->aux: 0 load, 1 store */
+
+/* Flags. */
+void op_lahf(Cpu *c, const Insn *in);
+void op_sahf(Cpu *c, const Insn *in);
+void op_pushf(Cpu *c, const Insn *in);
+void op_popf(Cpu *c, const Insn *in);
+void op_flagop(Cpu *c, const Insn *in);     /* in->op: 0 clc 1 stc 2 cmc 3 cld 4 std */
+
+/* Stack and control transfer. */
+void op_push_r(Cpu *c, const Insn *in);
+void op_pop_r(Cpu *c, const Insn *in);
+void op_push_rm(Cpu *c, const Insn *in);
+void op_pop_rm(Cpu *c, const Insn *in);
+void op_push_imm(Cpu *c, const Insn *in);
+void op_enter(Cpu *c, const Insn *in);
+void op_leave(Cpu *c, const Insn *in);
+void op_jmp(Cpu *c, const Insn *in);        /* target in imm */
+void op_jmp_rm(Cpu *c, const Insn *in);
+void op_jcc(Cpu *c, const Insn *in);        /* in->op: condition code, target in imm */
+void op_call(Cpu *c, const Insn *in);
+void op_call_rm(Cpu *c, const Insn *in);
+void op_ret(Cpu *c, const Insn *in);        /* imm: bytes to pop after the return address */
+void op_loop(Cpu *c, const Insn *in);       /* in->op: 0 loopne, 1 loope, 2 loop, 3 jrcxz */
+
+/* Strings: in->op: 0 movs, 1 cmps, 2 stos, 3 lods, 4 scas; in->rep, in->osz. */
+void op_string(Cpu *c, const Insn *in);
+
+/* System. */
+void op_nop(Cpu *c, const Insn *in);
+void op_syscall(Cpu *c, const Insn *in);
+void op_cpuid(Cpu *c, const Insn *in);
+void op_rdtsc(Cpu *c, const Insn *in);
+void op_rdtscp(Cpu *c, const Insn *in);
+void op_int3(Cpu *c, const Insn *in);
+void op_int(Cpu *c, const Insn *in);
+void op_privileged(Cpu *c, const Insn *in);  /* hlt, cli, sti, in/out...: #GP -> SIGSEGV */
+void op_ud2(Cpu *c, const Insn *in);
+void op_undefined(Cpu *c, const Insn *in);   /* not implemented: SIGILL with a message */
+void op_fetch_fault(Cpu *c, const Insn *in); /* bytes unreadable: SIGSEGV at in->disp */
+void op_rdrand(Cpu *c, const Insn *in);
+
+#endif

@@ -1,0 +1,85 @@
+/* run.c: the dispatch loop: blocks run back to back, chained, with one event check each. */
+#include "run.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../decoder/block.h"
+#include "../decoder/decode.h"
+#include "../loader/signals.h"
+#include "fault.h"
+#include "flags.h"
+#include "insn.h"
+
+void cpu_reset(Cpu *c) {
+  memset(c->r, 0, sizeof c->r);
+  flags_set(c, 0x202);
+  c->mxcsr = 0x1F80;
+  memset(&c->fpu, 0, sizeof c->fpu);
+  c->fpu.cw = 0x037F;
+  c->fpu.tag = 0xFFFF;
+}
+
+_Noreturn void guest_trap(Cpu *c, int sig, int code, uint64_t addr) {
+  c->rip = c->cur ? c->cur->rip : c->rip;
+  fault_code = code;
+  fault_addr = addr;
+  siglongjmp(c->fault_jmp, -sig);
+}
+
+/* Runs one block's instructions; the last one may redirect c->rip. */
+static inline void run_block(Cpu *c, const Block *b) {
+  c->rip = b->end;
+  const Insn *in = b->insns, *end = b->insns + b->n;
+  for (; in < end; in++) {
+    c->cur = in;
+    in->fn(c, in);
+  }
+  c->icount += b->n;
+}
+
+void cpu_run(Cpu *c, uint64_t stop_rip) {
+  sigjmp_buf *saved = fault_landing;
+  int sig = sigsetjmp(c->fault_jmp, 0);
+  if (sig != 0) {
+    /* A host fault (sig > 0: SIGSEGV/SIGBUS on guest memory) or a guest trap (sig < 0)
+     * in the instruction c->cur: the guest sees it as a synchronous signal. */
+    fault_landing = saved;
+    if (sig > 0) c->rip = c->cur->rip;
+    signals_deliver_sync(c, sig > 0 ? sig : -sig, fault_code, fault_addr);
+  }
+  fault_landing = &c->fault_jmp;
+  Block *b = NULL;
+  uint64_t gen = block_generation;
+  while (!(c->events & EV_EXIT)) {
+    if (stop_rip && c->rip == stop_rip) break;
+    if (c->events) {
+      if (c->events & EV_FLUSH) {
+        c->events &= ~EV_FLUSH;
+        block_flush_all();
+      }
+      if (c->events & EV_SIGNAL) signals_deliver_pending(c);
+      if (c->events & EV_EXIT) break;
+      b = NULL;
+    }
+    Block *next;
+    if (b && gen == block_generation) {
+      if (c->rip == b->end && b->fall) next = b->fall;
+      else if (b->taken && b->taken->start == c->rip) next = b->taken;
+      else {
+        next = block_get(c->rip);
+        if (gen == block_generation) {
+          if (c->rip == b->end) b->fall = next;
+          else b->taken = next;
+        }
+      }
+    } else {
+      next = block_get(c->rip);
+    }
+    gen = block_generation;
+    b = next;
+    run_block(c, b);
+  }
+  fault_landing = saved;
+}

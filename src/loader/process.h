@@ -1,0 +1,22 @@
+/* process.h: the Linux personality of one guest process. */
+#ifndef X64EMU_PROCESS_H
+#define X64EMU_PROCESS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../interp/cpu.h"
+
+typedef struct Options {
+  bool strace;        /* print every guest syscall */
+  char **reexec_argv; /* how to run x64emu again for execve: argv[0] + options, NULL-ended */
+} Options;
+
+typedef struct Process {
+  Cpu cpu;
+  Options opt;
+  char exe_path[4096]; /* absolute path of the guest program: /proc/self/exe */
+  uint64_t brk_start, brk_cur, brk_end; /* the guest heap, in a reservation of its own */
+} Process;
+
+#endif
