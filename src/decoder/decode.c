@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../interp/access.h"
 #include "../interp/fault.h"
 #include "../interp/ops_int.h"
 

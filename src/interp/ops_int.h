@@ -35,7 +35,6 @@ void op_bt_rm_imm(Cpu *c, const Insn *in);
 void op_bsf(Cpu *c, const Insn *in);
 void op_bsr(Cpu *c, const Insn *in);
 void op_lzcnt(Cpu *c, const Insn *in);
-void op_tzcnt(Cpu *c, const Insn *in);
 void op_popcnt(Cpu *c, const Insn *in);
 void op_bswap(Cpu *c, const Insn *in);
 
@@ -95,6 +94,5 @@ void op_privileged(Cpu *c, const Insn *in);  /* hlt, cli, sti, in/out...: #GP ->
 void op_ud2(Cpu *c, const Insn *in);
 void op_undefined(Cpu *c, const Insn *in);   /* not implemented: SIGILL with a message */
 void op_fetch_fault(Cpu *c, const Insn *in); /* bytes unreadable: SIGSEGV at in->disp */
-void op_rdrand(Cpu *c, const Insn *in);
 
 #endif

@@ -28,6 +28,13 @@ _Noreturn void guest_trap(Cpu *c, int sig, int code, uint64_t addr) {
   siglongjmp(c->fault_jmp, -sig);
 }
 
+_Noreturn void guest_trap_next(Cpu *c, int sig, int code, uint64_t addr) {
+  fault_code = code;
+  fault_addr = addr;
+  c->rip = insn_next(c->cur);
+  siglongjmp(c->fault_jmp, -sig);
+}
+
 /* Runs one block's instructions; the last one may redirect c->rip. */
 static inline void run_block(Cpu *c, const Block *b) {
   c->rip = b->end;

@@ -17,7 +17,8 @@ void cpu_reset(Cpu *c);
  * raises guest signal sig with si_code and si_addr; does not return. */
 _Noreturn void guest_trap(Cpu *c, int sig, int code, uint64_t addr);
 
-/* The guest process ends with a signal (no handler, or a fatal one). */
-void guest_die_by_signal(Cpu *c, int sig);
+/* The same for traps, which report the address after the instruction (INT3). */
+_Noreturn void guest_trap_next(Cpu *c, int sig, int code, uint64_t addr);
+
 
 #endif

@@ -1,0 +1,88 @@
+/* string.c: MOVS, CMPS, STOS, LODS, SCAS with REP/REPE/REPNE. */
+#include <string.h>
+
+#include "access.h"
+#include "flags.h"
+#include "ops_int.h"
+
+enum { MOVS, CMPS, STOS, LODS, SCAS };
+
+/* One element; returns false when a REPE/REPNE condition ends the repetition. */
+static inline bool string_step(Cpu *c, const Insn *in, int64_t step) {
+  unsigned s = in->osz;
+  uint64_t src = c->r[RSI] + (in->seg == SEG_FS ? c->fs_base : in->seg == SEG_GS ? c->gs_base : 0);
+  switch (in->op) {
+  case MOVS:
+    st(c->r[RDI], ld(src, s), s);
+    c->r[RSI] += step;
+    c->r[RDI] += step;
+    return true;
+  case STOS:
+    st(c->r[RDI], c->r[RAX], s);
+    c->r[RDI] += step;
+    return true;
+  case LODS:
+    reg_set(c, RAX, ld(src, s), s);
+    c->r[RSI] += step;
+    return true;
+  case CMPS: {
+    uint64_t a = ld(src, s), b = ld(c->r[RDI], s);
+    lazy_set(c, LF_SUB, s, a - b, a, b);
+    c->r[RSI] += step;
+    c->r[RDI] += step;
+    return (in->rep == REP_E) == (a == b);
+  }
+  default: { /* SCAS */
+    uint64_t a = reg_get(c, RAX, s), b = ld(c->r[RDI], s);
+    lazy_set(c, LF_SUB, s, a - b, a, b);
+    c->r[RDI] += step;
+    return (in->rep == REP_E) == (a == b);
+  }
+  }
+}
+
+/* Forward REP MOVSB/STOSB over non-overlapping memory in one host call. */
+static bool string_bulk(Cpu *c, const Insn *in, uint64_t n) {
+  if (in->osz != 1 || in->seg != SEG_NONE || (c->rflags & F_DF)) return false;
+  uint64_t d = c->r[RDI];
+  if (in->op == STOS) {
+    memset((void *)(uintptr_t)d, (int)(uint8_t)c->r[RAX], n);
+  } else if (in->op == MOVS) {
+    uint64_t s = c->r[RSI];
+    if (d > s && d < s + n) return false; /* overlap replicates a pattern, byte by byte */
+    memmove((void *)(uintptr_t)d, (const void *)(uintptr_t)s, n);
+    c->r[RSI] += n;
+  } else {
+    return false;
+  }
+  c->r[RDI] += n;
+  c->r[RCX] = 0;
+  return true;
+}
+
+/* A4..AF */
+void op_string(Cpu *c, const Insn *in) {
+  int64_t step = (c->rflags & F_DF) ? -(int64_t)in->osz : (int64_t)in->osz;
+  if (in->addr32) {
+    /* 32-bit addressing wraps RSI/RDI/RCX at 4 GiB; rare enough to go element-wise. */
+    c->r[RSI] = (uint32_t)c->r[RSI];
+    c->r[RDI] = (uint32_t)c->r[RDI];
+  }
+  if (in->rep == REP_NONE) {
+    string_step(c, in, step);
+  } else {
+    uint64_t n = in->addr32 ? (uint32_t)c->r[RCX] : c->r[RCX];
+    if (n && !in->addr32 && string_bulk(c, in, n)) return;
+    bool repeats = in->op == CMPS || in->op == SCAS;
+    while (n) {
+      bool go_on = string_step(c, in, step);
+      n--;
+      c->r[RCX] = in->addr32 ? (uint32_t)n : n;
+      if (repeats && !go_on) break;
+    }
+  }
+  if (in->addr32) {
+    c->r[RSI] = (uint32_t)c->r[RSI];
+    c->r[RDI] = (uint32_t)c->r[RDI];
+  }
+}

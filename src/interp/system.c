@@ -1,0 +1,83 @@
+/* system.c: NOPs, SYSCALL, CPUID, RDTSC, traps and the handlers for what cannot run. */
+#include <signal.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "../decoder/decode.h"
+#include "../loader/syscall.h"
+#include "access.h"
+#include "cpuid.h"
+#include "fault.h"
+#include "flags.h"
+#include "ops_int.h"
+#include "run.h"
+
+void op_nop(Cpu *c, const Insn *in) {}
+
+/* 0F 05: RCX = return address, R11 = RFLAGS, then the kernel. */
+void op_syscall(Cpu *c, const Insn *in) {
+  c->r[RCX] = insn_next(in);
+  c->r[R11] = flags_get(c) & ~0x10000ull; /* RF reads as 0 */
+  syscall_dispatch(c);
+}
+
+/* 0F A2 */
+void op_cpuid(Cpu *c, const Insn *in) {
+  CpuidRegs r = cpuid_query((uint32_t)c->r[RAX], (uint32_t)c->r[RCX]);
+  c->r[RAX] = r.eax;
+  c->r[RBX] = r.ebx;
+  c->r[RCX] = r.ecx;
+  c->r[RDX] = r.edx;
+}
+
+/* The guest's time-stamp counter: nanoseconds of CLOCK_MONOTONIC, which increases at a
+ * constant rate on every host. */
+static uint64_t tsc_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* 0F 31 */
+void op_rdtsc(Cpu *c, const Insn *in) {
+  uint64_t t = tsc_now();
+  c->r[RAX] = (uint32_t)t;
+  c->r[RDX] = t >> 32;
+}
+
+/* 0F 01 F9: also ECX = processor id (0). */
+void op_rdtscp(Cpu *c, const Insn *in) {
+  op_rdtsc(c, in);
+  c->r[RCX] = 0;
+}
+
+/* CC: a trap; the guest sees RIP after the INT3. */
+void op_int3(Cpu *c, const Insn *in) { guest_trap_next(c, SIGTRAP, SI_KERNEL, 0); }
+
+/* CD ib: user code may not use software interrupts other than INT3 (#GP). */
+void op_int(Cpu *c, const Insn *in) { guest_trap(c, SIGSEGV, SI_KERNEL, 0); }
+
+/* F4 FA FB and the I/O instructions: privileged, #GP in user mode. */
+void op_privileged(Cpu *c, const Insn *in) { guest_trap(c, SIGSEGV, SI_KERNEL, 0); }
+
+/* 0F 0B */
+void op_ud2(Cpu *c, const Insn *in) { guest_trap(c, SIGILL, ILL_ILLOPN, in->rip); }
+
+/* An instruction the decoder rejected: the guest gets SIGILL, and the user a message
+ * that names what is missing. */
+void op_undefined(Cpu *c, const Insn *in) {
+  uint8_t bytes[15];
+  unsigned n = fault_copy_in(bytes, in->rip, sizeof bytes);
+  char text[160], hex[3 * 15 + 1] = "";
+  decode_text(in->rip, bytes, n, text, sizeof text);
+  unsigned show = n < 15 ? n : 15;
+  for (unsigned i = 0; i < show; i++) snprintf(hex + 3 * i, 4, "%02x ", bytes[i]);
+  fprintf(stderr, "x64emu: unimplemented instruction at 0x%llx: %s(%s)\n",
+          (unsigned long long)in->rip, hex, text);
+  guest_trap(c, SIGILL, ILL_ILLOPC, in->rip);
+}
+
+/* The bytes of the next instruction are not readable: a page fault on fetch. */
+void op_fetch_fault(Cpu *c, const Insn *in) {
+  guest_trap(c, SIGSEGV, SEGV_MAPERR, (uint64_t)in->disp);
+}
