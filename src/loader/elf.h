@@ -1,0 +1,34 @@
+/* elf.h: loading a static x86-64 ELF executable (ET_EXEC or static PIE) for the guest. */
+#ifndef X64EMU_ELF_H
+#define X64EMU_ELF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "process.h"
+
+/* Where an executable landed in the guest address space (guest address == host address). */
+typedef struct ElfImage {
+  uint64_t bias;     /* added to every p_vaddr: 0 for ET_EXEC, the load base for static PIE */
+  uint64_t entry;    /* e_entry + bias */
+  uint64_t phdr;     /* AT_PHDR: the program headers in guest memory, 0 if no segment holds them */
+  uint16_t phnum;    /* AT_PHNUM */
+  uint64_t lo, hi;   /* the loaded segments span [lo, hi), host-page aligned */
+  uint64_t room_end; /* end of an extra reservation after hi for the heap (static PIE), else hi */
+  bool exec_stack;   /* PT_GNU_STACK asks for (or, missing, implies) an executable stack */
+} ElfImage;
+
+/* Checks the file at path and maps its PT_LOAD segments. For a static PIE, brk_room more
+ * bytes are reserved (PROT_NONE) right after the image, so that the heap can follow it.
+ * Returns 0, or -1 with a one-line message "path: what is wrong" in err. */
+int elf_map(const char *path, ElfImage *img, uint64_t brk_room, char *err, size_t errlen);
+
+/* Loads the program at path into p: segments, heap (brk), initial stack with argv, envp
+ * and the auxiliary vector, and the CPU ready to run at the entry point. argv is what the
+ * guest sees (argv[0] included); path is also AT_EXECFN. p->opt is kept; the rest of p is
+ * set here. Returns 0, or -1 with a one-line message in err. */
+int elf_load(Process *p, const char *path, char *const argv[], char *const envp[], char *err,
+             size_t errlen);
+
+#endif

@@ -1,0 +1,156 @@
+/* stack.c: the guest's initial stack, laid out as Linux's exec does on x86-64. */
+#define _GNU_SOURCE
+#include "stack.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+/* CPUID.1:EDX of the modelled CPU (src/interp/cpuid.c). */
+uint32_t cpuid_hwcap(void);
+
+#define ABI_PAGE 4096    /* AT_PAGESZ: x86-64's page size */
+#define CLOCK_TICKS 100  /* AT_CLKTCK: USER_HZ */
+static const char PLATFORM[] = "x86_64";
+
+void stack_args_from_host(StackArgs *a) {
+  a->uid = getuid();
+  a->euid = geteuid();
+  a->gid = getgid();
+  a->egid = getegid();
+  /* The guest is as "secure" as the exec of x64emu itself was (setuid and the like). */
+  a->secure = getauxval(AT_SECURE);
+  a->hwcap = cpuid_hwcap();
+  size_t got = 0;
+  while (got < sizeof a->random) {
+    ssize_t n = getrandom(a->random + got, sizeof a->random - got, 0);
+    if (n > 0) got += (size_t)n;
+    else if (errno != EINTR) break;
+  }
+}
+
+static size_t count(char *const *v) {
+  size_t n = 0;
+  while (v && v[n]) n++;
+  return n;
+}
+
+/* Bytes of argument and environment strings, with their terminating NULs. */
+static size_t strings_size(char *const *argv, char *const *envp) {
+  size_t total = 0;
+  for (size_t i = 0; argv && argv[i]; i++) total += strlen(argv[i]) + 1;
+  for (size_t i = 0; envp && envp[i]; i++) total += strlen(envp[i]) + 1;
+  return total;
+}
+
+/* Copies the strings of v upward from *at; stores each one's address in ptrs[]. */
+static void put_strings(char *const *v, uint64_t *at, uint64_t *ptrs) {
+  for (size_t i = 0; v && v[i]; i++) {
+    size_t len = strlen(v[i]) + 1;
+    memcpy((void *)(uintptr_t)*at, v[i], len);
+    ptrs[i] = *at;
+    *at += len;
+  }
+}
+
+uint64_t stack_build(void *mem, size_t size, const StackArgs *a) {
+  const uint64_t bottom = (uint64_t)(uintptr_t)mem, top = bottom + size;
+  const size_t argc = count(a->argv), envc = count(a->envp);
+  const size_t execfn_len = strlen(a->execfn) + 1;
+  const size_t strings = strings_size(a->argv, a->envp);
+
+  /* The auxiliary vector, in the order of create_elf_tables() (no vDSO: no
+   * AT_SYSINFO_EHDR; no rseq: no AT_RSEQ_*). Addresses of the platform string and the
+   * random bytes are filled in below. */
+  enum { AUX_PLATFORM = 19, AUX_RANDOM = 27, AUX_EXECFN = 31 };
+  uint64_t aux[] = {
+      AT_HWCAP,  a->hwcap,      AT_PAGESZ, ABI_PAGE,   AT_CLKTCK, CLOCK_TICKS,
+      AT_PHDR,   a->phdr,       AT_PHENT,  sizeof(Elf64_Phdr),    AT_PHNUM, a->phnum,
+      AT_BASE,   a->base,       AT_FLAGS,  0,          AT_ENTRY,  a->entry,
+      AT_UID,    a->uid,        AT_EUID,   a->euid,    AT_GID,    a->gid,
+      AT_EGID,   a->egid,       AT_SECURE, a->secure,  AT_RANDOM, 0,
+      AT_HWCAP2, 0,             AT_EXECFN, 0,          AT_PLATFORM, 0,
+      AT_NULL,   0,
+  };
+  _Static_assert(sizeof aux / sizeof aux[0] == 38, "auxv slots moved: fix the AUX_ indexes");
+  const size_t items = (argc + 1) + (envc + 1) + 1; /* argv, envp, argc */
+
+  /* Worst case of everything below, so that nothing is written outside [mem, top). */
+  size_t need = 8 + execfn_len + strings + 15 + sizeof PLATFORM + 16 + sizeof aux + items * 8 + 15;
+  if (need > size || argc > SIZE_MAX / 16 || envc > SIZE_MAX / 16) return 0;
+
+  /* Strings, top down: an 8-byte end marker, the file name, then argv and envp strings in
+   * ascending order (exec copies them last to first, downward). */
+  uint64_t p = top - 8;
+  memset((void *)(uintptr_t)p, 0, 8);
+  p -= execfn_len;
+  memcpy((void *)(uintptr_t)p, a->execfn, execfn_len);
+  const uint64_t execfn_at = p;
+  p -= strings;
+
+  uint64_t argv_ptrs[argc + 1], envp_ptrs[envc + 1];
+  uint64_t at = p;
+  put_strings(a->argv, &at, argv_ptrs);
+  put_strings(a->envp, &at, envp_ptrs);
+  argv_ptrs[argc] = 0;
+  envp_ptrs[envc] = 0;
+
+  /* arch_align_stack() without the random offset, then platform and random bytes. */
+  p &= ~15ull;
+  p -= sizeof PLATFORM;
+  memcpy((void *)(uintptr_t)p, PLATFORM, sizeof PLATFORM);
+  aux[AUX_PLATFORM] = p;
+  p -= 16;
+  memcpy((void *)(uintptr_t)p, a->random, 16);
+  aux[AUX_RANDOM] = p;
+  aux[AUX_EXECFN] = execfn_at;
+
+  /* STACK_ROUND(): argc, argv, envp and auxv end at or below p, with rsp 16-aligned. */
+  uint64_t sp = (p - sizeof aux - items * 8) & ~15ull;
+  uint64_t w = sp;
+  const uint64_t argc64 = argc;
+  memcpy((void *)(uintptr_t)w, &argc64, 8);
+  w += 8;
+  memcpy((void *)(uintptr_t)w, argv_ptrs, (argc + 1) * 8);
+  w += (argc + 1) * 8;
+  memcpy((void *)(uintptr_t)w, envp_ptrs, (envc + 1) * 8);
+  w += (envc + 1) * 8;
+  memcpy((void *)(uintptr_t)w, aux, sizeof aux);
+  return sp;
+}
+
+uint64_t stack_create(const StackArgs *a, bool exec, char *err, size_t errlen) {
+  /* The kernel allows argument and environment strings up to a quarter of the stack. */
+  if (strings_size(a->argv, a->envp) + strlen(a->execfn) + 1 > GUEST_STACK_SIZE / 4) {
+    snprintf(err, errlen, "%s: Argument list too long", a->execfn);
+    return 0;
+  }
+  /* No address hint: the kernel puts a fresh mapping at the top of the free address space
+   * below the host stack, where a stack belongs. */
+  const size_t total = (size_t)GUEST_STACK_SIZE + GUEST_STACK_GUARD;
+  void *region = mmap(NULL, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (region == MAP_FAILED) {
+    snprintf(err, errlen, "cannot map the guest stack: %s", strerror(errno));
+    return 0;
+  }
+  void *mem = (char *)region + GUEST_STACK_GUARD;
+  int prot = PROT_READ | PROT_WRITE | (exec ? PROT_EXEC : 0);
+  /* A fresh mapping over our own reservation: accounted like a normal stack. */
+  if (mmap(mem, GUEST_STACK_SIZE, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_STACK, -1,
+           0) == MAP_FAILED) {
+    snprintf(err, errlen, "cannot map the guest stack: %s", strerror(errno));
+    munmap(region, total);
+    return 0;
+  }
+  uint64_t sp = stack_build(mem, GUEST_STACK_SIZE, a);
+  if (!sp) {
+    snprintf(err, errlen, "%s: Argument list too long", a->execfn);
+    munmap(region, total);
+  }
+  return sp;
+}
