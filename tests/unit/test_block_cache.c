@@ -1,0 +1,122 @@
+/* test_block_cache.c: blocks are decoded once, end at control transfers, chain, and are
+ * dropped when their memory changes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <cmocka.h>
+
+#include "decoder/block.h"
+#include "decoder/decode.h"
+#include "interp/fault.h"
+#include "interp/ops_int.h"
+#include "interp/run.h"
+
+static uint8_t *page(int prot) {
+  uint8_t *p = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  assert_true(p != MAP_FAILED);
+  mprotect(p + 4096, 4096, prot);
+  return p;
+}
+
+/* sum = 1000 + 999 + ... + 1, then jump to code + 64 */
+static const uint8_t sum_loop[] = {
+    0xb9, 0xe8, 0x03, 0x00, 0x00, /* mov ecx, 1000 */
+    0x31, 0xc0,                   /* xor eax, eax */
+    0x48, 0x01, 0xc8,             /* loop: add rax, rcx */
+    0x48, 0xff, 0xc9,             /* dec rcx */
+    0x75, 0xf8,                   /* jnz loop */
+    0xe9, 0x2c, 0x00, 0x00, 0x00, /* jmp code + 64 */
+};
+
+static int setup(void **state) {
+  assert_true(decoder_init());
+  return 0;
+}
+
+static void test_hot_loop_is_decoded_once(void **state) {
+  uint8_t *code = page(PROT_READ);
+  memcpy(code, sum_loop, sizeof sum_loop);
+  Cpu c;
+  memset(&c, 0, sizeof c);
+  cpu_reset(&c);
+  c.rip = (uint64_t)(uintptr_t)code;
+  uint64_t before = block_decode_count();
+  cpu_run(&c, (uint64_t)(uintptr_t)code + 64);
+  assert_int_equal(c.r[RAX], 500500);
+  assert_int_equal(c.rip, (uint64_t)(uintptr_t)code + 64);
+  /* entry block, loop block, exit jump: three decodes for 1000 iterations */
+  assert_int_equal(block_decode_count() - before, 3);
+  munmap(code, 2 * 4096);
+}
+
+static void test_blocks_end_at_control_transfers(void **state) {
+  uint8_t *code = page(PROT_READ);
+  memcpy(code, sum_loop, sizeof sum_loop);
+  Block *b = block_get((uint64_t)(uintptr_t)code);
+  assert_int_equal(b->start, (uint64_t)(uintptr_t)code);
+  assert_int_equal(b->n, 5); /* mov, xor, add, dec, jnz */
+  assert_int_equal(b->end, (uint64_t)(uintptr_t)code + 15);
+  assert_ptr_equal(block_get((uint64_t)(uintptr_t)code), b);
+  munmap(code, 2 * 4096);
+}
+
+static void test_invalidation_drops_only_overlapping_code(void **state) {
+  uint8_t *code = page(PROT_READ);
+  memcpy(code, sum_loop, sizeof sum_loop);
+  block_get((uint64_t)(uintptr_t)code);
+  uint64_t gen = block_generation;
+  assert_int_equal(block_invalidate_range((uint64_t)(uintptr_t)code + 1024 * 1024 * 1024ull, 4096), 0);
+  assert_int_equal(block_generation, gen);
+  assert_int_equal(block_invalidate_range((uint64_t)(uintptr_t)code, 4096), 1);
+  assert_true(block_generation != gen);
+  /* Changed bytes are decoded afresh: nop; jmp */
+  static const uint8_t nop_jmp[] = {0x90, 0xeb, 0x00};
+  memcpy(code, nop_jmp, sizeof nop_jmp);
+  uint64_t before = block_decode_count();
+  Block *b = block_get((uint64_t)(uintptr_t)code);
+  assert_int_equal(block_decode_count() - before, 1);
+  assert_int_equal(b->n, 2);
+  munmap(code, 2 * 4096);
+}
+
+static void test_instruction_running_into_unmapped_page_faults_when_reached(void **state) {
+  fault_install(); /* cmocka installs its own SIGSEGV handler around each test */
+  uint8_t *code = page(PROT_NONE);
+  uint8_t *at = code + 4096 - 3;
+  at[0] = 0x90; /* nop */
+  at[1] = 0x48; /* add rax, rcx, cut short by the page end */
+  at[2] = 0x01;
+  Block *b = block_get((uint64_t)(uintptr_t)at);
+  assert_int_equal(b->n, 2);
+  assert_ptr_equal(b->insns[0].fn, op_nop);
+  assert_ptr_equal(b->insns[1].fn, op_fetch_fault);
+  assert_int_equal((uint64_t)b->insns[1].disp, (uint64_t)(uintptr_t)(code + 4096));
+  munmap(code, 2 * 4096);
+}
+
+static void test_unimplemented_instruction_decodes_to_sigill_handler(void **state) {
+  uint8_t *code = page(PROT_READ);
+  static const uint8_t xgetbv[] = {0x0f, 0x01, 0xd0};
+  memcpy(code, xgetbv, sizeof xgetbv);
+  Insn in;
+  uint64_t fault = 0;
+  assert_int_equal(decode_insn((uint64_t)(uintptr_t)code, &in, &fault), -1);
+  assert_ptr_equal(in.fn, op_undefined);
+  assert_int_equal(in.len, 3);
+  munmap(code, 2 * 4096);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_hot_loop_is_decoded_once),
+      cmocka_unit_test(test_blocks_end_at_control_transfers),
+      cmocka_unit_test(test_invalidation_drops_only_overlapping_code),
+      cmocka_unit_test(test_instruction_running_into_unmapped_page_faults_when_reached),
+      cmocka_unit_test(test_unimplemented_instruction_decodes_to_sigill_handler),
+  };
+  return cmocka_run_group_tests(tests, setup, NULL);
+}
