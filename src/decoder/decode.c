@@ -169,7 +169,7 @@ int decode_insn(uint64_t rip, Insn *in, uint64_t *fault_at) {
       ok = (d.opcode >= 0xD8 && d.opcode <= 0xDF) ? decode_x87(&d, in) : decode_onebyte(&d, in);
       break;
     case MAP_0F: ok = decode_0f(&d, in) || decode_sse(&d, in); break;
-    default: ok = decode_sse(&d, in); break;
+    default: ok = decode_0f(&d, in) || decode_sse(&d, in); break; /* 0F 38 F0/F1: MOVBE */
     }
   }
   if (!ok) {

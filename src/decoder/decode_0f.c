@@ -43,7 +43,7 @@ bool decode_0f(DecodeCtx *d, Insn *in) {
     in->fn = op_setcc;
     return true;
   }
-  if (op >= 0xC8) {
+  if (op >= 0xC8 && op <= 0xCF) {
     in->osz = osz_default32(d);
     in->reg = (uint8_t)decode_opreg(d, false);
     in->fn = op_bswap;
@@ -94,6 +94,7 @@ bool decode_0f(DecodeCtx *d, Insn *in) {
   case 0xB6: case 0xB7: case 0xBE: case 0xBF:
     in->osz = osz_default32(d);
     decode_modrm(d, in, !(op & 1));
+    in->reg = (uint8_t)(d->modrm_reg | (d->rex_r ? 8 : 0)); /* the destination is never AH..BH */
     in->aux = (op & 1) ? 2 : 1;
     in->fn = op <= 0xB7 ? op_movzx : op_movsx;
     return true;

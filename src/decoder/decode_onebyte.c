@@ -17,6 +17,7 @@ static bool alu_form(DecodeCtx *d, Insn *in) {
     in->fn = op_alu_rm_r;
     return true;
   case 2: case 3:
+    if (d->lock) return false; /* a register destination: LOCK is #UD */
     in->osz = form == 2 ? 1 : osz_default32(d);
     decode_modrm(d, in, form == 2);
     in->fn = op_alu_r_rm;

@@ -109,10 +109,12 @@ void op_cmpxchg16b(Cpu *c, const Insn *in) {
 /* 0F C0 0F C1 */
 void op_xadd(Cpu *c, const Insn *in) {
   unsigned s = in->osz;
-  uint64_t dst = rm_get(c, in, s), src = reg_get(c, in->reg, s);
+  uint64_t a = in->mem ? ea(c, in) : 0; /* before the source register, maybe an address register, changes */
+  uint64_t dst = in->mem ? ld(a, s) : reg_get(c, in->rm, s), src = reg_get(c, in->reg, s);
   uint64_t sum = dst + src;
   reg_set(c, in->reg, dst, s);
-  rm_set(c, in, sum, s);
+  if (in->mem) st(a, sum, s);
+  else reg_set(c, in->rm, sum, s);
   lazy_set(c, LF_ADD, s, sum, dst, src);
 }
 

@@ -60,29 +60,41 @@ static bool string_bulk(Cpu *c, const Insn *in, uint64_t n) {
   return true;
 }
 
+/* With a 67 prefix the CPU advances ESI/EDI and zero-extends them, but only the registers
+ * the instruction uses. */
+static void truncate_index_regs(Cpu *c, const Insn *in) {
+  if (in->op == MOVS || in->op == CMPS || in->op == LODS) c->r[RSI] = (uint32_t)c->r[RSI];
+  if (in->op != LODS) c->r[RDI] = (uint32_t)c->r[RDI];
+}
+
 /* A4..AF */
 void op_string(Cpu *c, const Insn *in) {
   int64_t step = (c->rflags & F_DF) ? -(int64_t)in->osz : (int64_t)in->osz;
-  if (in->addr32) {
-    /* 32-bit addressing wraps RSI/RDI/RCX at 4 GiB; rare enough to go element-wise. */
-    c->r[RSI] = (uint32_t)c->r[RSI];
-    c->r[RDI] = (uint32_t)c->r[RDI];
+  uint64_t n = 1;
+  if (in->rep != REP_NONE) {
+    /* A 32-bit count is written back as ECX (zero-extended) even when it is 0. A zero
+     * count leaves RSI/RDI alone, except that REP MOVS/STOS (the fast-string microcode)
+     * still zero-extends them: what the host CPU does. */
+    if (in->addr32) c->r[RCX] = (uint32_t)c->r[RCX];
+    n = c->r[RCX];
+    if (n == 0) {
+      if (in->addr32 && (in->op == MOVS || in->op == STOS)) truncate_index_regs(c, in);
+      return;
+    }
   }
+  /* 32-bit addressing wraps RSI/RDI/RCX at 4 GiB; rare enough to go element-wise. */
+  if (in->addr32) truncate_index_regs(c, in);
   if (in->rep == REP_NONE) {
     string_step(c, in, step);
   } else {
-    uint64_t n = in->addr32 ? (uint32_t)c->r[RCX] : c->r[RCX];
-    if (n && !in->addr32 && string_bulk(c, in, n)) return;
+    if (!in->addr32 && string_bulk(c, in, n)) return;
     bool repeats = in->op == CMPS || in->op == SCAS;
     while (n) {
       bool go_on = string_step(c, in, step);
       n--;
-      c->r[RCX] = in->addr32 ? (uint32_t)n : n;
+      c->r[RCX] = n;
       if (repeats && !go_on) break;
     }
   }
-  if (in->addr32) {
-    c->r[RSI] = (uint32_t)c->r[RSI];
-    c->r[RDI] = (uint32_t)c->r[RDI];
-  }
+  if (in->addr32) truncate_index_regs(c, in);
 }

@@ -11,8 +11,8 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-/* CPUID.1:EDX of the modelled CPU (src/interp/cpuid.c). */
-uint32_t cpuid_hwcap(void);
+#include "../interp/cpuid.h"
+#include "sys_mem.h"
 
 #define ABI_PAGE 4096    /* AT_PAGESZ: x86-64's page size */
 #define CLOCK_TICKS 100  /* AT_CLKTCK: USER_HZ */
@@ -48,79 +48,69 @@ static size_t strings_size(char *const *argv, char *const *envp) {
   return total;
 }
 
-/* Copies the strings of v upward from *at; stores each one's address in ptrs[]. */
-static void put_strings(char *const *v, uint64_t *at, uint64_t *ptrs) {
+/* Copies the strings of v upward from *at and writes each one's address at *slot, then
+ * the NULL that ends the vector. */
+static void put_vector(char *const *v, uint64_t *at, uint64_t *slot) {
   for (size_t i = 0; v && v[i]; i++) {
     size_t len = strlen(v[i]) + 1;
     memcpy((void *)(uintptr_t)*at, v[i], len);
-    ptrs[i] = *at;
+    memcpy((void *)(uintptr_t)*slot, at, 8);
     *at += len;
+    *slot += 8;
   }
+  memset((void *)(uintptr_t)*slot, 0, 8);
+  *slot += 8;
 }
+
+#define AUX_WORDS (2 * 19) /* the entries stack_build writes, AT_NULL included */
 
 uint64_t stack_build(void *mem, size_t size, const StackArgs *a) {
   const uint64_t bottom = (uint64_t)(uintptr_t)mem, top = bottom + size;
   const size_t argc = count(a->argv), envc = count(a->envp);
   const size_t execfn_len = strlen(a->execfn) + 1;
   const size_t strings = strings_size(a->argv, a->envp);
-
-  /* The auxiliary vector, in the order of create_elf_tables() (no vDSO: no
-   * AT_SYSINFO_EHDR; no rseq: no AT_RSEQ_*). Addresses of the platform string and the
-   * random bytes are filled in below. */
-  enum { AUX_PLATFORM = 19, AUX_RANDOM = 27, AUX_EXECFN = 31 };
-  uint64_t aux[] = {
-      AT_HWCAP,  a->hwcap,      AT_PAGESZ, ABI_PAGE,   AT_CLKTCK, CLOCK_TICKS,
-      AT_PHDR,   a->phdr,       AT_PHENT,  sizeof(Elf64_Phdr),    AT_PHNUM, a->phnum,
-      AT_BASE,   a->base,       AT_FLAGS,  0,          AT_ENTRY,  a->entry,
-      AT_UID,    a->uid,        AT_EUID,   a->euid,    AT_GID,    a->gid,
-      AT_EGID,   a->egid,       AT_SECURE, a->secure,  AT_RANDOM, 0,
-      AT_HWCAP2, 0,             AT_EXECFN, 0,          AT_PLATFORM, 0,
-      AT_NULL,   0,
-  };
-  _Static_assert(sizeof aux / sizeof aux[0] == 38, "auxv slots moved: fix the AUX_ indexes");
   const size_t items = (argc + 1) + (envc + 1) + 1; /* argv, envp, argc */
 
-  /* Worst case of everything below, so that nothing is written outside [mem, top). */
-  size_t need = 8 + execfn_len + strings + 15 + sizeof PLATFORM + 16 + sizeof aux + items * 8 + 15;
-  if (need > size || argc > SIZE_MAX / 16 || envc > SIZE_MAX / 16) return 0;
+  /* The worst case of everything below, so that nothing lands outside [mem, top). */
+  if (argc > size / 8 || envc > size / 8 ||
+      8 + execfn_len + strings + 15 + sizeof PLATFORM + 16 + AUX_WORDS * 8 + items * 8 + 15 > size)
+    return 0;
 
-  /* Strings, top down: an 8-byte end marker, the file name, then argv and envp strings in
+  /* Top down: an 8-byte end marker, the file name, then the argv and envp strings in
    * ascending order (exec copies them last to first, downward). */
-  uint64_t p = top - 8;
-  memset((void *)(uintptr_t)p, 0, 8);
-  p -= execfn_len;
-  memcpy((void *)(uintptr_t)p, a->execfn, execfn_len);
-  const uint64_t execfn_at = p;
-  p -= strings;
+  memset((void *)(uintptr_t)(top - 8), 0, 8);
+  const uint64_t execfn_at = top - 8 - execfn_len;
+  memcpy((void *)(uintptr_t)execfn_at, a->execfn, execfn_len);
+  const uint64_t strings_at = execfn_at - strings;
 
-  uint64_t argv_ptrs[argc + 1], envp_ptrs[envc + 1];
-  uint64_t at = p;
-  put_strings(a->argv, &at, argv_ptrs);
-  put_strings(a->envp, &at, envp_ptrs);
-  argv_ptrs[argc] = 0;
-  envp_ptrs[envc] = 0;
+  /* arch_align_stack() without its random offset, then the platform name and the random
+   * bytes. */
+  const uint64_t platform_at = (strings_at & ~15ull) - sizeof PLATFORM;
+  memcpy((void *)(uintptr_t)platform_at, PLATFORM, sizeof PLATFORM);
+  const uint64_t random_at = platform_at - 16;
+  memcpy((void *)(uintptr_t)random_at, a->random, 16);
 
-  /* arch_align_stack() without the random offset, then platform and random bytes. */
-  p &= ~15ull;
-  p -= sizeof PLATFORM;
-  memcpy((void *)(uintptr_t)p, PLATFORM, sizeof PLATFORM);
-  aux[AUX_PLATFORM] = p;
-  p -= 16;
-  memcpy((void *)(uintptr_t)p, a->random, 16);
-  aux[AUX_RANDOM] = p;
-  aux[AUX_EXECFN] = execfn_at;
+  /* In the order of create_elf_tables(). Not given: AT_SYSINFO_EHDR (the guest has no
+   * vDSO), AT_MINSIGSTKSZ (optional), AT_RSEQ_* (rseq is ENOSYS). */
+  const uint64_t aux[AUX_WORDS] = {
+      AT_HWCAP,  a->hwcap,     AT_PAGESZ,  ABI_PAGE,    AT_CLKTCK, CLOCK_TICKS,
+      AT_PHDR,   a->phdr,      AT_PHENT,   sizeof(Elf64_Phdr),     AT_PHNUM,  a->phnum,
+      AT_BASE,   a->base,      AT_FLAGS,   0,           AT_ENTRY,  a->entry,
+      AT_UID,    a->uid,       AT_EUID,    a->euid,     AT_GID,    a->gid,
+      AT_EGID,   a->egid,      AT_SECURE,  a->secure,   AT_RANDOM, random_at,
+      AT_HWCAP2, 0,            AT_EXECFN,  execfn_at,   AT_PLATFORM, platform_at,
+      AT_NULL,   0,
+  };
 
-  /* STACK_ROUND(): argc, argv, envp and auxv end at or below p, with rsp 16-aligned. */
-  uint64_t sp = (p - sizeof aux - items * 8) & ~15ull;
-  uint64_t w = sp;
+  /* STACK_ROUND(): argc, argv, envp and auxv end at or below the random bytes, with rsp
+   * 16-byte aligned at argc. */
+  const uint64_t sp = (random_at - sizeof aux - items * 8) & ~15ull;
   const uint64_t argc64 = argc;
-  memcpy((void *)(uintptr_t)w, &argc64, 8);
-  w += 8;
-  memcpy((void *)(uintptr_t)w, argv_ptrs, (argc + 1) * 8);
-  w += (argc + 1) * 8;
-  memcpy((void *)(uintptr_t)w, envp_ptrs, (envc + 1) * 8);
-  w += (envc + 1) * 8;
-  memcpy((void *)(uintptr_t)w, aux, sizeof aux);
+  memcpy((void *)(uintptr_t)sp, &argc64, 8);
+  uint64_t slot = sp + 8, at = strings_at;
+  put_vector(a->argv, &at, &slot);
+  put_vector(a->envp, &at, &slot);
+  memcpy((void *)(uintptr_t)slot, aux, sizeof aux);
   return sp;
 }
 
@@ -151,6 +141,8 @@ uint64_t stack_create(const StackArgs *a, bool exec, char *err, size_t errlen) {
   if (!sp) {
     snprintf(err, errlen, "%s: Argument list too long", a->execfn);
     munmap(region, total);
+    return 0;
   }
+  guest_mem_note((uint64_t)(uintptr_t)region, total);
   return sp;
 }

@@ -1,0 +1,179 @@
+/* main.c: the x64emu command: options, the guest's environment, load, run, exit as the guest did. */
+#define _GNU_SOURCE
+#include <capstone/capstone.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "decoder/decode.h"
+#include "interp/fault.h"
+#include "interp/run.h"
+#include "loader/elf.h"
+#include "loader/process.h"
+
+#ifndef X64EMU_VERSION
+#define X64EMU_VERSION "0.1.0"
+#endif
+
+extern char **environ;
+
+static void usage(FILE *to) {
+  fprintf(to,
+          "Usage: x64emu [options] program [arguments...]\n"
+          "Runs a static x86-64 Linux program.\n"
+          "\n"
+          "Options:\n"
+          "  -h, --help        show this help and exit\n"
+          "  --version         show the version and exit\n"
+          "  --strace          print each guest system call (or X64EMU_STRACE=1)\n"
+          "  -E VAR=VALUE      set VAR in the guest's environment\n"
+          "  -U VAR            remove VAR from the guest's environment\n"
+          "  -0 ARGV0          the guest's argv[0] (default: program as given)\n"
+          "  --                end of options\n"
+          "\n"
+          "Options may be written with one dash or two (-strace, --strace).\n");
+}
+
+static _Noreturn void usage_error(const char *fmt, const char *arg) {
+  fprintf(stderr, "x64emu: ");
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\nTry 'x64emu --help' for more information.\n");
+  exit(1);
+}
+
+static void *xrealloc(void *p, size_t n) {
+  p = realloc(p, n);
+  if (!p) {
+    fprintf(stderr, "x64emu: out of memory\n");
+    exit(1);
+  }
+  return p;
+}
+
+/* The guest's environment: ours, changed by -E and -U in command-line order. */
+typedef struct Env {
+  char **v; /* NULL-terminated */
+  size_t n;
+} Env;
+
+static void env_unset(Env *e, const char *name, size_t len) {
+  size_t j = 0;
+  for (size_t i = 0; i < e->n; i++)
+    if (!(strncmp(e->v[i], name, len) == 0 && e->v[i][len] == '=')) e->v[j++] = e->v[i];
+  e->n = j;
+  e->v[j] = NULL;
+}
+
+static void env_set(Env *e, char *assignment) {
+  env_unset(e, assignment, (size_t)(strchr(assignment, '=') - assignment));
+  e->v = xrealloc(e->v, (e->n + 2) * sizeof *e->v);
+  e->v[e->n++] = assignment;
+  e->v[e->n] = NULL;
+}
+
+static bool env_flag(const char *name) {
+  const char *v = getenv(name);
+  return v && *v && strcmp(v, "0") != 0;
+}
+
+/* Ends x64emu the way the guest ended: the same signal, seen by the parent as it would be
+ * natively. */
+static _Noreturn void exit_like_guest(const Cpu *c) {
+  fflush(NULL);
+  int sig = c->term_signal;
+  if (!sig) exit(c->exit_status);
+  /* A core file would be x64emu's, not the guest's. */
+  struct rlimit no_core = {0, 0};
+  setrlimit(RLIMIT_CORE, &no_core);
+  signal(sig, SIG_DFL);
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, sig);
+  sigprocmask(SIG_UNBLOCK, &set, NULL);
+  raise(sig);
+  exit(128 + sig); /* a signal whose default action does not kill */
+}
+
+static Process proc;
+
+int main(int argc, char **argv) {
+  Env env = {0};
+  for (char **e = environ; *e; e++) env.n++;
+  env.v = xrealloc(NULL, (env.n + 1) * sizeof *env.v);
+  memcpy(env.v, environ, (env.n + 1) * sizeof *env.v);
+
+  bool strace = env_flag("X64EMU_STRACE");
+  const char *argv0 = NULL;
+  int i = 1;
+  for (; i < argc && argv[i][0] == '-'; i++) {
+    const char *opt = argv[i];
+    if (strcmp(opt, "--") == 0) {
+      i++;
+      break;
+    }
+    if (opt[1] == '-') opt++; /* --name and -name are the same option */
+    const char *value = i + 1 < argc ? argv[i + 1] : NULL;
+    if (strcmp(opt, "-h") == 0 || strcmp(opt, "-help") == 0) {
+      usage(stdout);
+      return 0;
+    } else if (strcmp(opt, "-version") == 0) {
+      int major, minor;
+      cs_version(&major, &minor);
+      printf("x64emu %s (Capstone %d.%d)\n", X64EMU_VERSION, major, minor);
+      return 0;
+    } else if (strcmp(opt, "-strace") == 0) {
+      strace = true;
+    } else if (strcmp(opt, "-E") == 0) {
+      if (!value || !strchr(value, '=') || value[0] == '=')
+        usage_error("-E needs VAR=VALUE, got '%s'", value ? value : "");
+      env_set(&env, argv[++i]);
+    } else if (strcmp(opt, "-U") == 0) {
+      if (!value || !*value || strchr(value, '='))
+        usage_error("-U needs a variable name, got '%s'", value ? value : "");
+      env_unset(&env, value, strlen(value));
+      i++;
+    } else if (strcmp(opt, "-0") == 0) {
+      if (!value) usage_error("%s needs an argument", "-0");
+      argv0 = argv[++i];
+    } else {
+      usage_error("unknown option '%s'", argv[i]);
+    }
+  }
+  if (i >= argc) usage_error("%s", "no program to run");
+
+  const char *program = argv[i];
+  char **guest_argv = xrealloc(NULL, (size_t)(argc - i + 1) * sizeof *guest_argv);
+  for (int j = i; j <= argc; j++) guest_argv[j - i] = argv[j];
+  if (argv0) guest_argv[0] = (char *)argv0;
+
+  /* What an execve in the guest runs: this x64emu again, with the options that carry over. */
+  static char self[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n > 0) self[n] = 0;
+  else if (!realpath(argv[0], self)) snprintf(self, sizeof self, "%s", argv[0]);
+  static char *reexec[3];
+  int r = 0;
+  reexec[r++] = self;
+  if (strace) reexec[r++] = "--strace";
+  reexec[r] = NULL;
+  proc.opt.strace = strace;
+  proc.opt.reexec_argv = reexec;
+
+  if (!decoder_init()) {
+    fprintf(stderr, "x64emu: cannot initialise Capstone for x86-64\n");
+    return 1;
+  }
+  fault_install();
+  char err[PATH_MAX + 512];
+  if (elf_load(&proc, program, guest_argv, env.v, err, sizeof err) != 0) {
+    fprintf(stderr, "x64emu: %s\n", err);
+    return 1;
+  }
+  cpu_run(&proc.cpu, 0);
+  exit_like_guest(&proc.cpu);
+}

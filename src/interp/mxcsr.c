@@ -1,0 +1,58 @@
+/* mxcsr.c: choosing the floating-point tier and faulting on unmasked SIMD exceptions. */
+#include "mxcsr.h"
+
+#include <signal.h>
+#include <string.h>
+
+#include "insn.h"
+#include "run.h"
+
+#ifdef __x86_64__
+enum FpTier fp_tier = FP_TIER_HOST;
+bool fp_tier_host_available(void) { return true; }
+#else
+enum FpTier fp_tier = FP_TIER_PORTABLE;
+bool fp_tier_host_available(void) { return false; }
+#endif
+
+bool fp_tier_select(const char *name) {
+  if (!strcmp(name, "portable")) {
+    fp_tier = FP_TIER_PORTABLE;
+    return true;
+  }
+  if (!strcmp(name, "host") || !strcmp(name, "native") || !strcmp(name, "auto")) {
+    if (!fp_tier_host_available()) {
+      if (strcmp(name, "auto")) return false;
+      fp_tier = FP_TIER_PORTABLE;
+      return true;
+    }
+    fp_tier = FP_TIER_HOST;
+    return true;
+  }
+  return false;
+}
+
+/* The order of the kernel's fpu__exception_code() for X86_TRAP_XF. */
+int mxcsr_fpe_code(uint32_t mxcsr) {
+  uint32_t err = ~(mxcsr >> 7) & mxcsr;
+  if (err & MXCSR_IE) return FPE_FLTINV;
+  if (err & MXCSR_ZE) return FPE_FLTDIV;
+  if (err & MXCSR_OE) return FPE_FLTOVF;
+  if (err & (MXCSR_DE | MXCSR_UE)) return FPE_FLTUND;
+  if (err & MXCSR_PE) return FPE_FLTRES;
+  return 0;
+}
+
+/* The flags come from running the operation with every exception masked. An unmasked
+ * invalid, denormal or divide-by-zero exception is found before computing and stops the
+ * instruction with only those flags. Not modelled: with overflow or underflow unmasked
+ * the CPU sets PE only if the result rounded with an unbounded exponent is inexact (the
+ * masked run always reports PE with them), and it faults on an exact tiny result too. */
+_Noreturn void fp_fault(Cpu *c, uint32_t raised) {
+  uint32_t unmasked = ~(c->mxcsr >> 7) & MXCSR_FLAGS;
+  uint32_t pre = raised & (MXCSR_IE | MXCSR_DE | MXCSR_ZE);
+  if (pre & unmasked) raised = pre;
+  c->mxcsr |= raised;
+  uint64_t rip = c->cur ? c->cur->rip : c->rip;
+  guest_trap(c, SIGFPE, mxcsr_fpe_code(c->mxcsr), rip);
+}

@@ -1,0 +1,113 @@
+/* ops_sse.h: handlers for the SSE/SSE2 instructions (decode_sse.c's table is the index).
+ *
+ * Most come in pairs from SSE_RM (sse_operand.h): op_X takes its source from the XMM
+ * register ModRM.rm, op_X_m from memory, loaded with the instruction's width and
+ * alignment rule into a temporary first. Destination is the XMM register ModRM.reg
+ * unless the comment says otherwise; in->imm holds an imm8, in->osz 4 or 8 selects the
+ * general-register width of MOVD/MOVQ, MOVNTI and the integer conversions. */
+#ifndef X64EMU_OPS_SSE_H
+#define X64EMU_OPS_SSE_H
+
+#include "insn.h"
+
+#define SSE_DECLARE_RM(name)                 \
+  void op_##name(Cpu *c, const Insn *in);    \
+  void op_##name##_m(Cpu *c, const Insn *in);
+
+/* sse_move.c */
+SSE_DECLARE_RM(movu_load)   /* MOVUPS/MOVUPD/MOVDQU loads */
+SSE_DECLARE_RM(mova_load)   /* MOVAPS/MOVAPD/MOVDQA loads (aligned memory) */
+void op_mov128_to_rm(Cpu *c, const Insn *in);   /* store forms, register destination */
+void op_movu_store_m(Cpu *c, const Insn *in);
+void op_mova_store_m(Cpu *c, const Insn *in);   /* also MOVNTPS/MOVNTPD/MOVNTDQ */
+SSE_DECLARE_RM(movss)       /* reg: merge the low lane; m: zero-extend */
+SSE_DECLARE_RM(movsd)
+void op_movss_to_rm(Cpu *c, const Insn *in);
+void op_movss_store_m(Cpu *c, const Insn *in);
+void op_movsd_to_rm(Cpu *c, const Insn *in);
+void op_movsd_store_m(Cpu *c, const Insn *in);
+void op_movhlps(Cpu *c, const Insn *in);
+void op_movlhps(Cpu *c, const Insn *in);
+void op_movlps_load_m(Cpu *c, const Insn *in);  /* also MOVLPD */
+void op_movlps_store_m(Cpu *c, const Insn *in);
+void op_movhps_load_m(Cpu *c, const Insn *in);  /* also MOVHPD */
+void op_movhps_store_m(Cpu *c, const Insn *in);
+SSE_DECLARE_RM(movd_to_xmm)   /* rm: general register or memory */
+SSE_DECLARE_RM(movd_from_xmm) /* destination rm: general register or memory */
+SSE_DECLARE_RM(movq_load)     /* F3 0F 7E */
+void op_movq_to_rm(Cpu *c, const Insn *in);     /* 66 0F D6 */
+void op_movq_store_m(Cpu *c, const Insn *in);
+void op_movmskps(Cpu *c, const Insn *in);       /* destination: general register */
+void op_movmskpd(Cpu *c, const Insn *in);
+void op_pmovmskb(Cpu *c, const Insn *in);
+SSE_DECLARE_RM(pinsrw)        /* rm: general register or m16 */
+void op_pextrw(Cpu *c, const Insn *in);         /* destination: general register */
+void op_movnti_m(Cpu *c, const Insn *in);
+void op_maskmovdqu(Cpu *c, const Insn *in);
+
+/* sse_int.c */
+SSE_DECLARE_RM(pand) SSE_DECLARE_RM(pandn) SSE_DECLARE_RM(por) SSE_DECLARE_RM(pxor)
+SSE_DECLARE_RM(pcmpeqb) SSE_DECLARE_RM(pcmpeqw) SSE_DECLARE_RM(pcmpeqd)
+SSE_DECLARE_RM(pcmpgtb) SSE_DECLARE_RM(pcmpgtw) SSE_DECLARE_RM(pcmpgtd)
+SSE_DECLARE_RM(paddb) SSE_DECLARE_RM(paddw) SSE_DECLARE_RM(paddd) SSE_DECLARE_RM(paddq)
+SSE_DECLARE_RM(psubb) SSE_DECLARE_RM(psubw) SSE_DECLARE_RM(psubd) SSE_DECLARE_RM(psubq)
+SSE_DECLARE_RM(paddusb) SSE_DECLARE_RM(paddusw) SSE_DECLARE_RM(psubusb) SSE_DECLARE_RM(psubusw)
+SSE_DECLARE_RM(paddsb) SSE_DECLARE_RM(paddsw) SSE_DECLARE_RM(psubsb) SSE_DECLARE_RM(psubsw)
+SSE_DECLARE_RM(pminub) SSE_DECLARE_RM(pmaxub) SSE_DECLARE_RM(pminsw) SSE_DECLARE_RM(pmaxsw)
+SSE_DECLARE_RM(pavgb) SSE_DECLARE_RM(pavgw) SSE_DECLARE_RM(psadbw)
+SSE_DECLARE_RM(pmullw) SSE_DECLARE_RM(pmulhw) SSE_DECLARE_RM(pmulhuw)
+SSE_DECLARE_RM(pmuludq) SSE_DECLARE_RM(pmaddwd)
+SSE_DECLARE_RM(psllw) SSE_DECLARE_RM(pslld) SSE_DECLARE_RM(psllq)
+SSE_DECLARE_RM(psrlw) SSE_DECLARE_RM(psrld) SSE_DECLARE_RM(psrlq)
+SSE_DECLARE_RM(psraw) SSE_DECLARE_RM(psrad)
+/* Immediate shifts (66 0F 71..73): the register is ModRM.rm. */
+void op_psllw_imm(Cpu *c, const Insn *in);
+void op_pslld_imm(Cpu *c, const Insn *in);
+void op_psllq_imm(Cpu *c, const Insn *in);
+void op_psrlw_imm(Cpu *c, const Insn *in);
+void op_psrld_imm(Cpu *c, const Insn *in);
+void op_psrlq_imm(Cpu *c, const Insn *in);
+void op_psraw_imm(Cpu *c, const Insn *in);
+void op_psrad_imm(Cpu *c, const Insn *in);
+void op_pslldq(Cpu *c, const Insn *in);
+void op_psrldq(Cpu *c, const Insn *in);
+
+/* sse_shuffle.c */
+SSE_DECLARE_RM(punpcklbw) SSE_DECLARE_RM(punpckhbw) SSE_DECLARE_RM(punpcklwd)
+SSE_DECLARE_RM(punpckhwd) SSE_DECLARE_RM(punpckldq) SSE_DECLARE_RM(punpckhdq)
+SSE_DECLARE_RM(punpcklqdq) SSE_DECLARE_RM(punpckhqdq)
+SSE_DECLARE_RM(packsswb) SSE_DECLARE_RM(packuswb) SSE_DECLARE_RM(packssdw)
+SSE_DECLARE_RM(pshufd) SSE_DECLARE_RM(pshuflw) SSE_DECLARE_RM(pshufhw)
+SSE_DECLARE_RM(shufps) SSE_DECLARE_RM(shufpd)
+
+/* sse_float.c */
+SSE_DECLARE_RM(addps) SSE_DECLARE_RM(addpd) SSE_DECLARE_RM(addss) SSE_DECLARE_RM(addsd)
+SSE_DECLARE_RM(subps) SSE_DECLARE_RM(subpd) SSE_DECLARE_RM(subss) SSE_DECLARE_RM(subsd)
+SSE_DECLARE_RM(mulps) SSE_DECLARE_RM(mulpd) SSE_DECLARE_RM(mulss) SSE_DECLARE_RM(mulsd)
+SSE_DECLARE_RM(divps) SSE_DECLARE_RM(divpd) SSE_DECLARE_RM(divss) SSE_DECLARE_RM(divsd)
+SSE_DECLARE_RM(minps) SSE_DECLARE_RM(minpd) SSE_DECLARE_RM(minss) SSE_DECLARE_RM(minsd)
+SSE_DECLARE_RM(maxps) SSE_DECLARE_RM(maxpd) SSE_DECLARE_RM(maxss) SSE_DECLARE_RM(maxsd)
+SSE_DECLARE_RM(sqrtps) SSE_DECLARE_RM(sqrtpd) SSE_DECLARE_RM(sqrtss) SSE_DECLARE_RM(sqrtsd)
+SSE_DECLARE_RM(cmpps) SSE_DECLARE_RM(cmppd) SSE_DECLARE_RM(cmpss) SSE_DECLARE_RM(cmpsd)
+SSE_DECLARE_RM(comiss) SSE_DECLARE_RM(comisd) SSE_DECLARE_RM(ucomiss) SSE_DECLARE_RM(ucomisd)
+SSE_DECLARE_RM(rcpps) SSE_DECLARE_RM(rcpss) SSE_DECLARE_RM(rsqrtps) SSE_DECLARE_RM(rsqrtss)
+
+/* sse_convert.c */
+SSE_DECLARE_RM(cvtss2sd) SSE_DECLARE_RM(cvtsd2ss) SSE_DECLARE_RM(cvtps2pd) SSE_DECLARE_RM(cvtpd2ps)
+SSE_DECLARE_RM(cvtdq2ps) SSE_DECLARE_RM(cvtps2dq) SSE_DECLARE_RM(cvttps2dq)
+SSE_DECLARE_RM(cvtdq2pd) SSE_DECLARE_RM(cvtpd2dq) SSE_DECLARE_RM(cvttpd2dq)
+SSE_DECLARE_RM(cvtsi2ss) SSE_DECLARE_RM(cvtsi2sd)  /* rm: general register or memory */
+SSE_DECLARE_RM(cvtss2si) SSE_DECLARE_RM(cvttss2si) /* destination: general register */
+SSE_DECLARE_RM(cvtsd2si) SSE_DECLARE_RM(cvttsd2si)
+
+/* sse_state.c */
+void op_ldmxcsr(Cpu *c, const Insn *in);
+void op_stmxcsr(Cpu *c, const Insn *in);
+void op_fxsave(Cpu *c, const Insn *in);   /* in->osz 8: FXSAVE64 */
+void op_fxrstor(Cpu *c, const Insn *in);
+void op_lfence(Cpu *c, const Insn *in);
+void op_mfence(Cpu *c, const Insn *in);
+void op_sfence(Cpu *c, const Insn *in);
+void op_clflush(Cpu *c, const Insn *in);
+
+#endif

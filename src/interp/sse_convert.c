@@ -1,0 +1,92 @@
+/* sse_convert.c: SSE/SSE2 conversions between floats, doubles and integers. */
+#include "ops_sse.h"
+#include "sse_fp.h"
+#include "sse_fp_host.h"
+#include "sse_operand.h"
+
+/* ---- XMM to XMM ---- */
+
+#define FP_CVT(name, cvt, load)                                                       \
+  SSE_RM(name, load) {                                                                \
+    Xmm r = *d;                                                                       \
+    uint32_t raised = HOST_OR_SOFT(host_##name(&r, s, c->mxcsr),                      \
+                                   soft_cvt(cvt, &r, s, c->mxcsr));                   \
+    fp_commit(c, raised);                                                             \
+    *d = r;                                                                           \
+  }
+
+/* F3 0F 5A */
+FP_CVT(cvtss2sd, CVT_SS2SD, load_m32)
+/* F2 0F 5A */
+FP_CVT(cvtsd2ss, CVT_SD2SS, load_m64)
+/* 0F 5A: the memory operand is 64 bits, no alignment */
+FP_CVT(cvtps2pd, CVT_PS2PD, load_m64)
+/* 66 0F 5A */
+FP_CVT(cvtpd2ps, CVT_PD2PS, load_m128a)
+/* 0F 5B */
+FP_CVT(cvtdq2ps, CVT_DQ2PS, load_m128a)
+/* 66 0F 5B */
+FP_CVT(cvtps2dq, CVT_PS2DQ, load_m128a)
+/* F3 0F 5B */
+FP_CVT(cvttps2dq, CVT_TPS2DQ, load_m128a)
+/* F3 0F E6: the memory operand is 64 bits, no alignment */
+FP_CVT(cvtdq2pd, CVT_DQ2PD, load_m64)
+/* F2 0F E6 */
+FP_CVT(cvtpd2dq, CVT_PD2DQ, load_m128a)
+/* 66 0F E6 */
+FP_CVT(cvttpd2dq, CVT_TPD2DQ, load_m128a)
+
+/* ---- integer to float: the source is r/m32 or r/m64 (in->osz) ---- */
+
+static inline void cvtsi2ss_body(Cpu *c, const Insn *in, uint64_t v) {
+  Xmm r = c->xmm[in->reg];
+  uint32_t raised =
+      in->osz == 8 ? HOST_OR_SOFT(host_cvtsi2ssq(&r, (int64_t)v, c->mxcsr),
+                                  soft_cvt_from_int(false, (int64_t)v, &r, c->mxcsr))
+                   : HOST_OR_SOFT(host_cvtsi2ssl(&r, (int32_t)v, c->mxcsr),
+                                  soft_cvt_from_int(false, (int32_t)v, &r, c->mxcsr));
+  fp_commit(c, raised);
+  c->xmm[in->reg] = r;
+}
+
+static inline void cvtsi2sd_body(Cpu *c, const Insn *in, uint64_t v) {
+  Xmm r = c->xmm[in->reg];
+  uint32_t raised =
+      in->osz == 8 ? HOST_OR_SOFT(host_cvtsi2sdq(&r, (int64_t)v, c->mxcsr),
+                                  soft_cvt_from_int(true, (int64_t)v, &r, c->mxcsr))
+                   : HOST_OR_SOFT(host_cvtsi2sdl(&r, (int32_t)v, c->mxcsr),
+                                  soft_cvt_from_int(true, (int32_t)v, &r, c->mxcsr));
+  fp_commit(c, raised);
+  c->xmm[in->reg] = r;
+}
+
+/* F3 [REX.W] 0F 2A */
+void op_cvtsi2ss(Cpu *c, const Insn *in) { cvtsi2ss_body(c, in, reg_get(c, in->rm, in->osz)); }
+void op_cvtsi2ss_m(Cpu *c, const Insn *in) { cvtsi2ss_body(c, in, ld(ea(c, in), in->osz)); }
+/* F2 [REX.W] 0F 2A */
+void op_cvtsi2sd(Cpu *c, const Insn *in) { cvtsi2sd_body(c, in, reg_get(c, in->rm, in->osz)); }
+void op_cvtsi2sd_m(Cpu *c, const Insn *in) { cvtsi2sd_body(c, in, ld(ea(c, in), in->osz)); }
+
+/* ---- float to integer: into r32 or r64 (in->osz), out of range gives 1 << (bits-1) ---- */
+
+#define FP_TO_INT(name, f64, truncate, load)                                          \
+  SSE_RM(name, load) {                                                                \
+    uint64_t v;                                                                       \
+    uint32_t raised =                                                                 \
+        in->osz == 8                                                                  \
+            ? HOST_OR_SOFT(host_##name##_64(s, c->mxcsr, &v),                         \
+                           soft_cvt_to_int(f64, truncate, 8, s, c->mxcsr, &v))        \
+            : HOST_OR_SOFT(host_##name##_32(s, c->mxcsr, &v),                         \
+                           soft_cvt_to_int(f64, truncate, 4, s, c->mxcsr, &v));       \
+    fp_commit(c, raised);                                                             \
+    reg_set(c, in->reg, v, in->osz);                                                  \
+  }
+
+/* F3 [REX.W] 0F 2D */
+FP_TO_INT(cvtss2si, false, false, load_m32)
+/* F3 [REX.W] 0F 2C */
+FP_TO_INT(cvttss2si, false, true, load_m32)
+/* F2 [REX.W] 0F 2D */
+FP_TO_INT(cvtsd2si, true, false, load_m64)
+/* F2 [REX.W] 0F 2C */
+FP_TO_INT(cvttsd2si, true, true, load_m64)

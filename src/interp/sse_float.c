@@ -1,0 +1,106 @@
+/* sse_float.c: SSE/SSE2 floating-point arithmetic, compares and reciprocal estimates,
+ * each computed by the chosen tier (sse_fp.h) and committed through MXCSR. */
+#include "flags.h"
+#include "ops_sse.h"
+#include "sse_fp.h"
+#include "sse_fp_host.h"
+#include "sse_operand.h"
+
+/* ---- arithmetic ---- */
+
+#define FP_ARITH(name, op, shape, load)                                               \
+  SSE_RM(name, load) {                                                                \
+    Xmm r = *d;                                                                       \
+    uint32_t raised = HOST_OR_SOFT(host_##name(&r, s, c->mxcsr),                      \
+                                   soft_arith(op, shape, &r, s, c->mxcsr));           \
+    fp_commit(c, raised);                                                             \
+    *d = r;                                                                           \
+  }
+
+/* 0F 58, 66 0F 58, F3 0F 58, F2 0F 58 */
+FP_ARITH(addps, FP_ADD, FP_PS, load_m128a)
+FP_ARITH(addpd, FP_ADD, FP_PD, load_m128a)
+FP_ARITH(addss, FP_ADD, FP_SS, load_m32)
+FP_ARITH(addsd, FP_ADD, FP_SD, load_m64)
+/* 0F 5C, 66 0F 5C, F3 0F 5C, F2 0F 5C */
+FP_ARITH(subps, FP_SUB, FP_PS, load_m128a)
+FP_ARITH(subpd, FP_SUB, FP_PD, load_m128a)
+FP_ARITH(subss, FP_SUB, FP_SS, load_m32)
+FP_ARITH(subsd, FP_SUB, FP_SD, load_m64)
+/* 0F 59, 66 0F 59, F3 0F 59, F2 0F 59 */
+FP_ARITH(mulps, FP_MUL, FP_PS, load_m128a)
+FP_ARITH(mulpd, FP_MUL, FP_PD, load_m128a)
+FP_ARITH(mulss, FP_MUL, FP_SS, load_m32)
+FP_ARITH(mulsd, FP_MUL, FP_SD, load_m64)
+/* 0F 5E, 66 0F 5E, F3 0F 5E, F2 0F 5E */
+FP_ARITH(divps, FP_DIV, FP_PS, load_m128a)
+FP_ARITH(divpd, FP_DIV, FP_PD, load_m128a)
+FP_ARITH(divss, FP_DIV, FP_SS, load_m32)
+FP_ARITH(divsd, FP_DIV, FP_SD, load_m64)
+/* 0F 5D, 66 0F 5D, F3 0F 5D, F2 0F 5D */
+FP_ARITH(minps, FP_MIN, FP_PS, load_m128a)
+FP_ARITH(minpd, FP_MIN, FP_PD, load_m128a)
+FP_ARITH(minss, FP_MIN, FP_SS, load_m32)
+FP_ARITH(minsd, FP_MIN, FP_SD, load_m64)
+/* 0F 5F, 66 0F 5F, F3 0F 5F, F2 0F 5F */
+FP_ARITH(maxps, FP_MAX, FP_PS, load_m128a)
+FP_ARITH(maxpd, FP_MAX, FP_PD, load_m128a)
+FP_ARITH(maxss, FP_MAX, FP_SS, load_m32)
+FP_ARITH(maxsd, FP_MAX, FP_SD, load_m64)
+/* 0F 51, 66 0F 51, F3 0F 51, F2 0F 51 */
+FP_ARITH(sqrtps, FP_SQRT, FP_PS, load_m128a)
+FP_ARITH(sqrtpd, FP_SQRT, FP_PD, load_m128a)
+FP_ARITH(sqrtss, FP_SQRT, FP_SS, load_m32)
+FP_ARITH(sqrtsd, FP_SQRT, FP_SD, load_m64)
+
+/* ---- compares into lane masks: predicate in->imm (only its low three bits count) ---- */
+
+#define FP_CMP(name, shape, load)                                                     \
+  SSE_RM(name, load) {                                                                \
+    Xmm r = *d;                                                                       \
+    unsigned pred = (unsigned)in->imm & 7;                                            \
+    uint32_t raised = HOST_OR_SOFT(host_##name(&r, s, c->mxcsr, pred),                \
+                                   soft_cmp(shape, pred, &r, s, c->mxcsr));           \
+    fp_commit(c, raised);                                                             \
+    *d = r;                                                                           \
+  }
+
+/* 0F C2, 66 0F C2, F3 0F C2, F2 0F C2 */
+FP_CMP(cmpps, FP_PS, load_m128a)
+FP_CMP(cmppd, FP_PD, load_m128a)
+FP_CMP(cmpss, FP_SS, load_m32)
+FP_CMP(cmpsd, FP_SD, load_m64)
+
+/* ---- compares into RFLAGS: ZF, PF, CF from the relation; OF, SF, AF cleared ---- */
+
+#define FP_COMI(name, f64, quiet, load)                                               \
+  SSE_RM(name, load) {                                                                \
+    uint64_t zpc;                                                                     \
+    uint32_t raised = HOST_OR_SOFT(host_##name(d, s, c->mxcsr, &zpc),                 \
+                                   soft_comi(f64, quiet, d, s, c->mxcsr, &zpc));      \
+    fp_commit(c, raised);                                                             \
+    flags_update(c, F_ARITH, zpc);                                                    \
+  }
+
+/* 0F 2F, 66 0F 2F */
+FP_COMI(comiss, false, false, load_m32)
+FP_COMI(comisd, true, false, load_m64)
+/* 0F 2E, 66 0F 2E */
+FP_COMI(ucomiss, false, true, load_m32)
+FP_COMI(ucomisd, true, true, load_m64)
+
+/* ---- reciprocal estimates: no exceptions, no MXCSR flags ---- */
+
+#define FP_RCP(name, shape, rsqrt, load)                                              \
+  SSE_RM(name, load) {                                                                \
+    Xmm r = *d;                                                                       \
+    (void)HOST_OR_SOFT(host_##name(&r, s, c->mxcsr), (soft_rcp(shape, rsqrt, &r, s), 0u)); \
+    *d = r;                                                                           \
+  }
+
+/* 0F 53, F3 0F 53 */
+FP_RCP(rcpps, FP_PS, false, load_m128a)
+FP_RCP(rcpss, FP_SS, false, load_m32)
+/* 0F 52, F3 0F 52 */
+FP_RCP(rsqrtps, FP_PS, true, load_m128a)
+FP_RCP(rsqrtss, FP_SS, true, load_m32)

@@ -1,0 +1,53 @@
+/* sse_fp.h: the floating-point kernels behind the SSE float handlers, in two tiers.
+ *
+ * Every kernel takes the guest's MXCSR (rounding, DAZ, FTZ) and returns the exception
+ * flags the operation raised; the handler passes them to fp_commit() before it writes
+ * the destination. The host tier (x86-64) runs the very instruction (sse_fp_host.h); the
+ * portable tier (sse_fp_soft.c) is C with <fenv.h> and spells out the x86 rules that
+ * other hosts do differently: which NaN propagates, the negative default NaN, DAZ/FTZ,
+ * the denormal-operand flag, and the "integer indefinite" of conversions. */
+#ifndef X64EMU_SSE_FP_H
+#define X64EMU_SSE_FP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cpu.h"
+#include "mxcsr.h"
+
+enum FpOp { FP_ADD, FP_SUB, FP_MUL, FP_DIV, FP_MIN, FP_MAX, FP_SQRT };
+/* Lanes: 4 x f32, 2 x f64, or the low f32 / f64 lane alone (the rest kept). */
+enum FpShape { FP_PS, FP_PD, FP_SS, FP_SD };
+enum FpCvt {
+  CVT_SS2SD, CVT_SD2SS, CVT_PS2PD, CVT_PD2PS, CVT_DQ2PS, CVT_DQ2PD,
+  CVT_PS2DQ, CVT_TPS2DQ, CVT_PD2DQ, CVT_TPD2DQ,
+};
+
+/* d = d op s (SQRT: d = sqrt(s)). */
+uint32_t soft_arith(enum FpOp op, enum FpShape sh, Xmm *d, const Xmm *s, uint32_t mxcsr);
+/* CMPccPS/PD/SS/SD with predicate 0..7: lanes become all ones or zero. */
+uint32_t soft_cmp(enum FpShape sh, unsigned pred, Xmm *d, const Xmm *s, uint32_t mxcsr);
+/* (U)COMISS/SD: *zpc gets ZF/PF/CF as RFLAGS bits. quiet: only SNaN is invalid. */
+uint32_t soft_comi(bool f64, bool quiet, const Xmm *a, const Xmm *b, uint32_t mxcsr,
+                   uint64_t *zpc);
+/* RCPPS/RCPSS/RSQRTPS/RSQRTSS (sh FP_PS or FP_SS): an approximation within the
+ * architectural 1.5 * 2^-12 relative error, not Intel's exact table; raises nothing. */
+void soft_rcp(enum FpShape sh, bool rsqrt, Xmm *d, const Xmm *s);
+/* Float/float and float/doubleword conversions: d is the whole destination (the scalar
+ * ones keep its upper lanes, the narrowing packed ones zero its upper half). */
+uint32_t soft_cvt(enum FpCvt op, Xmm *d, const Xmm *s, uint32_t mxcsr);
+/* CVTSI2SS/SD: the low lane of d from a signed integer. */
+uint32_t soft_cvt_from_int(bool f64, int64_t v, Xmm *d, uint32_t mxcsr);
+/* CVT(T)SS2SI/SD2SI into a size-byte integer (4 or 8). */
+uint32_t soft_cvt_to_int(bool f64, bool truncate, unsigned size, const Xmm *s, uint32_t mxcsr,
+                         uint64_t *out);
+
+/* HOST_OR_SOFT(h, s): the host expression where a host tier exists and is chosen. The
+ * host expression is not even compiled on other hosts. */
+#ifdef __x86_64__
+#define HOST_OR_SOFT(h, s) (fp_tier == FP_TIER_HOST ? (h) : (s))
+#else
+#define HOST_OR_SOFT(h, s) (s)
+#endif
+
+#endif

@@ -1,0 +1,377 @@
+/* sse_fp_soft.c: the portable tier of the SSE float kernels: host C arithmetic under
+ * <fenv.h> for rounding and exception flags, with the x86 rules written out. */
+#include <fenv.h>
+#include <math.h>
+#include <string.h>
+
+#include "sse_fp.h"
+
+/* One IEEE binary format, described by its bit fields so that the rules below are
+ * written once for f32 and f64. */
+typedef struct Fmt {
+  bool f64;
+  uint64_t sign, exp, frac, quiet, default_nan;
+} Fmt;
+
+static const Fmt F32 = {false, 0x80000000u, 0x7F800000u, 0x007FFFFFu, 0x00400000u, 0xFFC00000u};
+static const Fmt F64 = {true, 1ull << 63, 0x7FF0000000000000ull, 0x000FFFFFFFFFFFFFull,
+                        1ull << 51, 0xFFF8000000000000ull};
+
+static bool is_nan(const Fmt *f, uint64_t u) { return (u & ~f->sign) > f->exp; }
+static bool is_snan(const Fmt *f, uint64_t u) { return is_nan(f, u) && !(u & f->quiet); }
+static bool is_denormal(const Fmt *f, uint64_t u) { return !(u & f->exp) && (u & f->frac); }
+static bool is_zero(const Fmt *f, uint64_t u) { return !(u & ~f->sign); }
+
+/* DAZ: a denormal source reads as a zero of its sign (and raises no DE). */
+static uint64_t daz(const Fmt *f, uint64_t u, uint32_t mx) {
+  return (mx & MXCSR_DAZ) && is_denormal(f, u) ? u & f->sign : u;
+}
+
+static float u2f(uint32_t u) { float x; memcpy(&x, &u, 4); return x; }
+static double u2d(uint64_t u) { double x; memcpy(&x, &u, 8); return x; }
+static uint32_t f2u(float x) { uint32_t u; memcpy(&u, &x, 4); return u; }
+static uint64_t d2u(double x) { uint64_t u; memcpy(&u, &x, 8); return u; }
+static double as_double(const Fmt *f, uint64_t u) { return f->f64 ? u2d(u) : u2f((uint32_t)u); }
+
+static int fe_rounding(uint32_t mx) {
+  switch ((mx & MXCSR_RC) >> MXCSR_RC_SHIFT) {
+  case 0: return FE_TONEAREST;
+  case 1: return FE_DOWNWARD;
+  case 2: return FE_UPWARD;
+  default: return FE_TOWARDZERO;
+  }
+}
+
+static uint32_t mxcsr_flags_of(int e) {
+  return (e & FE_INVALID ? MXCSR_IE : 0) | (e & FE_DIVBYZERO ? MXCSR_ZE : 0) |
+         (e & FE_OVERFLOW ? MXCSR_OE : 0) | (e & FE_UNDERFLOW ? MXCSR_UE : 0) |
+         (e & FE_INEXACT ? MXCSR_PE : 0);
+}
+
+/* A host operation run in the guest's rounding mode, its flags collected. Volatile
+ * operands keep the compiler from moving the arithmetic across the fenv calls. */
+typedef struct HostFp {
+  int saved_round;
+} HostFp;
+
+static HostFp host_begin(uint32_t mx) {
+  HostFp h = {fegetround()};
+  fesetround(fe_rounding(mx));
+  feclearexcept(FE_ALL_EXCEPT);
+  return h;
+}
+
+static uint32_t host_end(HostFp h) {
+  int e = fetestexcept(FE_ALL_EXCEPT);
+  fesetround(h.saved_round);
+  return mxcsr_flags_of(e);
+}
+
+/* The rounded host result of a op b (or sqrt b); the inputs are not NaN. */
+static uint64_t host_arith(const Fmt *f, enum FpOp op, uint64_t a, uint64_t b, uint32_t mx,
+                           uint32_t *raised) {
+  HostFp h = host_begin(mx);
+  uint64_t r;
+  if (f->f64) {
+    volatile double x = u2d(a), y = u2d(b), z;
+    switch (op) {
+    case FP_ADD: z = x + y; break;
+    case FP_SUB: z = x - y; break;
+    case FP_MUL: z = x * y; break;
+    case FP_DIV: z = x / y; break;
+    default: z = __builtin_sqrt(y); break;
+    }
+    r = d2u(z);
+  } else {
+    volatile float x = u2f((uint32_t)a), y = u2f((uint32_t)b), z;
+    switch (op) {
+    case FP_ADD: z = x + y; break;
+    case FP_SUB: z = x - y; break;
+    case FP_MUL: z = x * y; break;
+    case FP_DIV: z = x / y; break;
+    default: z = __builtin_sqrtf(y); break;
+    }
+    r = f2u(z);
+  }
+  *raised |= host_end(h);
+  return r;
+}
+
+/* The x86 ending of a rounded result: an invalid operation gives the negative default
+ * NaN, and with FTZ a tiny result (x86 decides tininess after rounding, as the host's
+ * underflow flag does on x86) becomes a zero of its sign with UE and PE. */
+static uint64_t finish(const Fmt *f, uint64_t r, uint32_t mx, uint32_t *fl, uint32_t raised) {
+  if (is_nan(f, r)) r = f->default_nan;
+  if ((mx & MXCSR_FTZ) && ((raised & MXCSR_UE) || is_denormal(f, r))) {
+    r &= f->sign;
+    raised |= MXCSR_UE | MXCSR_PE;
+  }
+  *fl |= raised;
+  return r;
+}
+
+/* NaN operands of arithmetic: the first NaN operand, quieted; an SNaN is invalid. */
+static uint64_t propagate_nan(const Fmt *f, uint64_t a, uint64_t b, uint32_t *fl) {
+  if (is_snan(f, a) || is_snan(f, b)) *fl |= MXCSR_IE;
+  return (is_nan(f, a) ? a : b) | f->quiet;
+}
+
+static uint64_t lane_arith(const Fmt *f, enum FpOp op, uint64_t a, uint64_t b, uint32_t mx,
+                           uint32_t *fl) {
+  a = daz(f, a, mx);
+  b = daz(f, b, mx);
+  if (op == FP_SQRT) {
+    if (is_nan(f, b)) return propagate_nan(f, b, b, fl);
+    if ((b & f->sign) && !is_zero(f, b)) { /* invalid outranks the denormal flag */
+      *fl |= MXCSR_IE;
+      return f->default_nan;
+    }
+    if (is_denormal(f, b)) *fl |= MXCSR_DE;
+  } else if (op == FP_MIN || op == FP_MAX) {
+    /* The source whenever the operands are unordered or both zero, and any NaN (not
+     * only a signalling one) is invalid. */
+    if (is_nan(f, a) || is_nan(f, b)) {
+      *fl |= MXCSR_IE;
+      return b;
+    }
+    if (is_denormal(f, a) || is_denormal(f, b)) *fl |= MXCSR_DE;
+    double x = as_double(f, a), y = as_double(f, b);
+    if (op == FP_MIN) return x < y ? a : b;
+    return x > y ? a : b;
+  } else {
+    if (is_nan(f, a) || is_nan(f, b)) return propagate_nan(f, a, b, fl);
+    /* Division by zero outranks the denormal flag too. */
+    if ((is_denormal(f, a) || is_denormal(f, b)) && !(op == FP_DIV && is_zero(f, b)))
+      *fl |= MXCSR_DE;
+  }
+  uint32_t raised = 0;
+  uint64_t r = host_arith(f, op, a, b, mx, &raised);
+  return finish(f, r, mx, fl, raised);
+}
+
+static unsigned lanes_of(enum FpShape sh) { return sh == FP_PS ? 4 : sh == FP_PD ? 2 : 1; }
+static const Fmt *fmt_of(enum FpShape sh) { return sh == FP_PS || sh == FP_SS ? &F32 : &F64; }
+
+static uint64_t lane_get(const Fmt *f, const Xmm *x, unsigned i) { return f->f64 ? x->q[i] : x->d[i]; }
+static void lane_set(const Fmt *f, Xmm *x, unsigned i, uint64_t v) {
+  if (f->f64) x->q[i] = v;
+  else x->d[i] = (uint32_t)v;
+}
+
+uint32_t soft_arith(enum FpOp op, enum FpShape sh, Xmm *d, const Xmm *s, uint32_t mx) {
+  const Fmt *f = fmt_of(sh);
+  uint32_t fl = 0;
+  for (unsigned i = 0; i < lanes_of(sh); i++)
+    lane_set(f, d, i, lane_arith(f, op, lane_get(f, d, i), lane_get(f, s, i), mx, &fl));
+  return fl;
+}
+
+/* ---- compares ---- */
+
+enum Relation { REL_LT, REL_EQ, REL_GT, REL_UNORDERED };
+
+/* Orders two DAZ-adjusted operands; sets IE for an SNaN, or for any NaN when
+ * signalling, and DE for a denormal when neither is a NaN. */
+static enum Relation relate(const Fmt *f, uint64_t a, uint64_t b, bool signalling, uint32_t *fl) {
+  if (is_nan(f, a) || is_nan(f, b)) {
+    if (signalling || is_snan(f, a) || is_snan(f, b)) *fl |= MXCSR_IE;
+    return REL_UNORDERED;
+  }
+  if (is_denormal(f, a) || is_denormal(f, b)) *fl |= MXCSR_DE;
+  double x = as_double(f, a), y = as_double(f, b);
+  return x < y ? REL_LT : x > y ? REL_GT : REL_EQ;
+}
+
+uint32_t soft_cmp(enum FpShape sh, unsigned pred, Xmm *d, const Xmm *s, uint32_t mx) {
+  const Fmt *f = fmt_of(sh);
+  uint64_t ones = f->f64 ? ~0ull : 0xFFFFFFFFull;
+  /* LT, LE, NLT and NLE signal on QNaN operands; the others only on SNaN. */
+  bool signalling = pred == 1 || pred == 2 || pred == 5 || pred == 6;
+  uint32_t fl = 0;
+  for (unsigned i = 0; i < lanes_of(sh); i++) {
+    enum Relation r = relate(f, daz(f, lane_get(f, d, i), mx), daz(f, lane_get(f, s, i), mx),
+                             signalling, &fl);
+    bool t;
+    switch (pred & 7) {
+    case 0: t = r == REL_EQ; break;
+    case 1: t = r == REL_LT; break;
+    case 2: t = r == REL_LT || r == REL_EQ; break;
+    case 3: t = r == REL_UNORDERED; break;
+    case 4: t = r != REL_EQ; break;
+    case 5: t = r != REL_LT; break;
+    case 6: t = !(r == REL_LT || r == REL_EQ); break;
+    default: t = r != REL_UNORDERED; break;
+    }
+    lane_set(f, d, i, t ? ones : 0);
+  }
+  return fl;
+}
+
+uint32_t soft_comi(bool f64, bool quiet, const Xmm *a, const Xmm *b, uint32_t mx, uint64_t *zpc) {
+  const Fmt *f = f64 ? &F64 : &F32;
+  uint32_t fl = 0;
+  enum Relation r = relate(f, daz(f, lane_get(f, a, 0), mx), daz(f, lane_get(f, b, 0), mx),
+                           !quiet, &fl);
+  static const uint64_t bits[] = {[REL_LT] = F_CF, [REL_EQ] = F_ZF, [REL_GT] = 0,
+                                  [REL_UNORDERED] = F_ZF | F_PF | F_CF};
+  *zpc = bits[r];
+  return fl;
+}
+
+/* ---- reciprocal approximations ---- */
+
+/* 1/x or 1/sqrt(x) rounded to 12 significant bits; denormal inputs read as zero and
+ * results below the normal range flush to zero, as on x86. */
+static uint32_t approx_lane(uint32_t u, bool rsqrt) {
+  const Fmt *f = &F32;
+  if (is_nan(f, u)) return u | f->quiet;
+  if (is_denormal(f, u)) u &= f->sign;
+  uint32_t sign = u & 0x80000000u;
+  if (is_zero(f, u)) return sign | 0x7F800000u;
+  if (rsqrt && sign) return (uint32_t)f->default_nan;
+  if ((u & 0x7FFFFFFFu) == 0x7F800000u) return sign;
+  double x = u2f(u);
+  double r = rsqrt ? 1.0 / sqrt(x) : 1.0 / x;
+  int e;
+  double m = frexp(r, &e);             /* r = m * 2^e, 0.5 <= |m| < 1 */
+  m = nearbyint(m * 4096.0) / 4096.0;  /* 12 significant bits */
+  r = ldexp(m, e);
+  if (fabs(r) < 0x1p-126) return sign;
+  return f2u((float)r);
+}
+
+void soft_rcp(enum FpShape sh, bool rsqrt, Xmm *d, const Xmm *s) {
+  for (unsigned i = 0; i < lanes_of(sh); i++) d->d[i] = approx_lane(s->d[i], rsqrt);
+}
+
+/* ---- conversions ---- */
+
+/* f32 -> f64 is exact; a NaN keeps its payload (quieted). */
+static uint64_t widen(uint32_t u, uint32_t mx, uint32_t *fl) {
+  u = (uint32_t)daz(&F32, u, mx);
+  if (is_nan(&F32, u)) {
+    if (is_snan(&F32, u)) *fl |= MXCSR_IE;
+    return (uint64_t)(u & 0x80000000u) << 32 | F64.exp | F64.quiet |
+           (uint64_t)(u & F32.frac) << 29;
+  }
+  if (is_denormal(&F32, u)) *fl |= MXCSR_DE;
+  return d2u((double)u2f(u));
+}
+
+static uint32_t narrow(uint64_t u, uint32_t mx, uint32_t *fl) {
+  u = daz(&F64, u, mx);
+  if (is_nan(&F64, u)) {
+    if (is_snan(&F64, u)) *fl |= MXCSR_IE;
+    return (uint32_t)(u >> 32 & 0x80000000u) | 0x7F800000u | 0x00400000u |
+           (uint32_t)((u & F64.frac) >> 29);
+  }
+  if (is_denormal(&F64, u)) *fl |= MXCSR_DE;
+  uint32_t raised = 0;
+  HostFp h = host_begin(mx);
+  volatile double x = u2d(u);
+  volatile float z = (float)x;
+  raised |= host_end(h);
+  return (uint32_t)finish(&F32, f2u(z), mx, fl, raised);
+}
+
+static uint64_t from_int(bool f64, int64_t v, uint32_t mx, uint32_t *fl) {
+  HostFp h = host_begin(mx);
+  volatile int64_t x = v;
+  uint64_t r;
+  if (f64) {
+    volatile double z = (double)x;
+    r = d2u(z);
+  } else {
+    volatile float z = (float)x;
+    r = f2u(z);
+  }
+  *fl |= host_end(h);
+  return r;
+}
+
+/* Rounds to an integer in the guest's mode without touching the host's. */
+static double round_by_mode(double v, uint32_t mx) {
+  switch ((mx & MXCSR_RC) >> MXCSR_RC_SHIFT) {
+  case 1: return floor(v);
+  case 2: return ceil(v);
+  case 3: return trunc(v);
+  default: {
+    double r = floor(v), diff = v - r; /* exact: |v| < 2^52 or v is integral */
+    if (diff > 0.5 || (diff == 0.5 && fmod(r, 2.0) != 0.0)) r += 1.0;
+    return r;
+  }
+  }
+}
+
+/* To a signed integer of size bytes; NaN or out of range gives the "integer indefinite"
+ * (only the sign bit set) and IE. DAZ decides whether a denormal is inexact. */
+static uint64_t to_int(const Fmt *f, uint64_t u, bool truncate, unsigned size, uint32_t mx,
+                       uint32_t *fl) {
+  uint64_t indefinite = size == 8 ? 1ull << 63 : 1ull << 31;
+  u = daz(f, u, mx);
+  if (is_nan(f, u)) {
+    *fl |= MXCSR_IE;
+    return indefinite;
+  }
+  double v = as_double(f, u);
+  double r = truncate ? trunc(v) : round_by_mode(v, mx);
+  double limit = size == 8 ? 0x1p63 : 0x1p31;
+  if (!(r >= -limit && r < limit)) {
+    *fl |= MXCSR_IE;
+    return indefinite;
+  }
+  if (r != v) *fl |= MXCSR_PE;
+  return (uint64_t)(int64_t)r & (size == 8 ? ~0ull : 0xFFFFFFFFull);
+}
+
+uint32_t soft_cvt(enum FpCvt op, Xmm *d, const Xmm *s, uint32_t mx) {
+  uint32_t fl = 0;
+  Xmm r = *d;
+  switch (op) {
+  case CVT_SS2SD: r.q[0] = widen(s->d[0], mx, &fl); break;
+  case CVT_SD2SS: r.d[0] = narrow(s->q[0], mx, &fl); break;
+  case CVT_PS2PD:
+    r.q[0] = widen(s->d[0], mx, &fl);
+    r.q[1] = widen(s->d[1], mx, &fl);
+    break;
+  case CVT_PD2PS:
+    r.d[0] = narrow(s->q[0], mx, &fl);
+    r.d[1] = narrow(s->q[1], mx, &fl);
+    r.q[1] = 0;
+    break;
+  case CVT_DQ2PS:
+    for (int i = 0; i < 4; i++) r.d[i] = (uint32_t)from_int(false, s->sd[i], mx, &fl);
+    break;
+  case CVT_DQ2PD:
+    r.q[0] = d2u((double)s->sd[0]);
+    r.q[1] = d2u((double)s->sd[1]);
+    break;
+  case CVT_PS2DQ: case CVT_TPS2DQ:
+    for (int i = 0; i < 4; i++)
+      r.d[i] = (uint32_t)to_int(&F32, s->d[i], op == CVT_TPS2DQ, 4, mx, &fl);
+    break;
+  case CVT_PD2DQ: case CVT_TPD2DQ:
+    r.d[0] = (uint32_t)to_int(&F64, s->q[0], op == CVT_TPD2DQ, 4, mx, &fl);
+    r.d[1] = (uint32_t)to_int(&F64, s->q[1], op == CVT_TPD2DQ, 4, mx, &fl);
+    r.q[1] = 0;
+    break;
+  }
+  *d = r;
+  return fl;
+}
+
+uint32_t soft_cvt_from_int(bool f64, int64_t v, Xmm *d, uint32_t mx) {
+  uint32_t fl = 0;
+  uint64_t r = from_int(f64, v, mx, &fl);
+  if (f64) d->q[0] = r;
+  else d->d[0] = (uint32_t)r;
+  return fl;
+}
+
+uint32_t soft_cvt_to_int(bool f64, bool truncate, unsigned size, const Xmm *s, uint32_t mx,
+                         uint64_t *out) {
+  uint32_t fl = 0;
+  *out = f64 ? to_int(&F64, s->q[0], truncate, size, mx, &fl)
+             : to_int(&F32, s->d[0], truncate, size, mx, &fl);
+  return fl;
+}

@@ -1,0 +1,207 @@
+/* sse_int.c: SSE2 integer arithmetic, logic, compares and shifts on XMM registers. */
+#include "ops_sse.h"
+#include "sse_operand.h"
+
+/* ---- logic (the PS/PD forms 0F 54..57 are the same bit operations) ---- */
+
+/* 66 0F DB, 0F 54, 66 0F 54 */
+SSE_RM(pand, load_m128a) { d->q[0] &= s->q[0]; d->q[1] &= s->q[1]; }
+/* 66 0F DF, 0F 55, 66 0F 55 */
+SSE_RM(pandn, load_m128a) { d->q[0] = ~d->q[0] & s->q[0]; d->q[1] = ~d->q[1] & s->q[1]; }
+/* 66 0F EB, 0F 56, 66 0F 56 */
+SSE_RM(por, load_m128a) { d->q[0] |= s->q[0]; d->q[1] |= s->q[1]; }
+/* 66 0F EF, 0F 57, 66 0F 57 */
+SSE_RM(pxor, load_m128a) { d->q[0] ^= s->q[0]; d->q[1] ^= s->q[1]; }
+
+/* ---- compares: all-ones lanes where true ---- */
+
+/* 66 0F 74 */
+SSE_RM(pcmpeqb, load_m128a) { for (int i = 0; i < 16; i++) d->b[i] = d->b[i] == s->b[i] ? 0xff : 0; }
+/* 66 0F 75 */
+SSE_RM(pcmpeqw, load_m128a) { for (int i = 0; i < 8; i++) d->w[i] = d->w[i] == s->w[i] ? 0xffff : 0; }
+/* 66 0F 76 */
+SSE_RM(pcmpeqd, load_m128a) { for (int i = 0; i < 4; i++) d->d[i] = d->d[i] == s->d[i] ? ~0u : 0; }
+/* 66 0F 64 */
+SSE_RM(pcmpgtb, load_m128a) { for (int i = 0; i < 16; i++) d->b[i] = d->sb[i] > s->sb[i] ? 0xff : 0; }
+/* 66 0F 65 */
+SSE_RM(pcmpgtw, load_m128a) { for (int i = 0; i < 8; i++) d->w[i] = d->sw[i] > s->sw[i] ? 0xffff : 0; }
+/* 66 0F 66 */
+SSE_RM(pcmpgtd, load_m128a) { for (int i = 0; i < 4; i++) d->d[i] = d->sd[i] > s->sd[i] ? ~0u : 0; }
+
+/* ---- wrapping add and subtract ---- */
+
+/* 66 0F FC */
+SSE_RM(paddb, load_m128a) { for (int i = 0; i < 16; i++) d->b[i] += s->b[i]; }
+/* 66 0F FD */
+SSE_RM(paddw, load_m128a) { for (int i = 0; i < 8; i++) d->w[i] += s->w[i]; }
+/* 66 0F FE */
+SSE_RM(paddd, load_m128a) { for (int i = 0; i < 4; i++) d->d[i] += s->d[i]; }
+/* 66 0F D4 */
+SSE_RM(paddq, load_m128a) { for (int i = 0; i < 2; i++) d->q[i] += s->q[i]; }
+/* 66 0F F8 */
+SSE_RM(psubb, load_m128a) { for (int i = 0; i < 16; i++) d->b[i] -= s->b[i]; }
+/* 66 0F F9 */
+SSE_RM(psubw, load_m128a) { for (int i = 0; i < 8; i++) d->w[i] -= s->w[i]; }
+/* 66 0F FA */
+SSE_RM(psubd, load_m128a) { for (int i = 0; i < 4; i++) d->d[i] -= s->d[i]; }
+/* 66 0F FB */
+SSE_RM(psubq, load_m128a) { for (int i = 0; i < 2; i++) d->q[i] -= s->q[i]; }
+
+/* ---- saturating add and subtract ---- */
+
+static inline uint8_t sat_u8(int v) { return v < 0 ? 0 : v > 0xff ? 0xff : (uint8_t)v; }
+static inline uint16_t sat_u16(int v) { return v < 0 ? 0 : v > 0xffff ? 0xffff : (uint16_t)v; }
+static inline int8_t sat_s8(int v) { return v < -128 ? -128 : v > 127 ? 127 : (int8_t)v; }
+static inline int16_t sat_s16(int v) { return v < -32768 ? -32768 : v > 32767 ? 32767 : (int16_t)v; }
+
+/* 66 0F DC */
+SSE_RM(paddusb, load_m128a) { for (int i = 0; i < 16; i++) d->b[i] = sat_u8(d->b[i] + s->b[i]); }
+/* 66 0F DD */
+SSE_RM(paddusw, load_m128a) { for (int i = 0; i < 8; i++) d->w[i] = sat_u16(d->w[i] + s->w[i]); }
+/* 66 0F D8 */
+SSE_RM(psubusb, load_m128a) { for (int i = 0; i < 16; i++) d->b[i] = sat_u8(d->b[i] - s->b[i]); }
+/* 66 0F D9 */
+SSE_RM(psubusw, load_m128a) { for (int i = 0; i < 8; i++) d->w[i] = sat_u16(d->w[i] - s->w[i]); }
+/* 66 0F EC */
+SSE_RM(paddsb, load_m128a) { for (int i = 0; i < 16; i++) d->sb[i] = sat_s8(d->sb[i] + s->sb[i]); }
+/* 66 0F ED */
+SSE_RM(paddsw, load_m128a) { for (int i = 0; i < 8; i++) d->sw[i] = sat_s16(d->sw[i] + s->sw[i]); }
+/* 66 0F E8 */
+SSE_RM(psubsb, load_m128a) { for (int i = 0; i < 16; i++) d->sb[i] = sat_s8(d->sb[i] - s->sb[i]); }
+/* 66 0F E9 */
+SSE_RM(psubsw, load_m128a) { for (int i = 0; i < 8; i++) d->sw[i] = sat_s16(d->sw[i] - s->sw[i]); }
+
+/* ---- minimum, maximum, average, sum of absolute differences ---- */
+
+/* 66 0F DA */
+SSE_RM(pminub, load_m128a) { for (int i = 0; i < 16; i++) if (s->b[i] < d->b[i]) d->b[i] = s->b[i]; }
+/* 66 0F DE */
+SSE_RM(pmaxub, load_m128a) { for (int i = 0; i < 16; i++) if (s->b[i] > d->b[i]) d->b[i] = s->b[i]; }
+/* 66 0F EA */
+SSE_RM(pminsw, load_m128a) { for (int i = 0; i < 8; i++) if (s->sw[i] < d->sw[i]) d->sw[i] = s->sw[i]; }
+/* 66 0F EE */
+SSE_RM(pmaxsw, load_m128a) { for (int i = 0; i < 8; i++) if (s->sw[i] > d->sw[i]) d->sw[i] = s->sw[i]; }
+/* 66 0F E0: rounds half up */
+SSE_RM(pavgb, load_m128a) {
+  for (int i = 0; i < 16; i++) d->b[i] = (uint8_t)((d->b[i] + s->b[i] + 1) >> 1);
+}
+/* 66 0F E3 */
+SSE_RM(pavgw, load_m128a) {
+  for (int i = 0; i < 8; i++) d->w[i] = (uint16_t)((d->w[i] + s->w[i] + 1) >> 1);
+}
+/* 66 0F F6: each 8-byte half sums to a word in its low 16 bits; the rest is zero */
+SSE_RM(psadbw, load_m128a) {
+  uint64_t sum[2] = {0, 0};
+  for (int i = 0; i < 16; i++) {
+    int diff = d->b[i] - s->b[i];
+    sum[i / 8] += (uint64_t)(diff < 0 ? -diff : diff);
+  }
+  d->q[0] = sum[0];
+  d->q[1] = sum[1];
+}
+
+/* ---- multiplies ---- */
+
+/* 66 0F D5 */
+SSE_RM(pmullw, load_m128a) {
+  for (int i = 0; i < 8; i++) d->w[i] = (uint16_t)(d->w[i] * s->w[i]);
+}
+/* 66 0F E5 */
+SSE_RM(pmulhw, load_m128a) {
+  for (int i = 0; i < 8; i++) d->w[i] = (uint16_t)(((int32_t)d->sw[i] * s->sw[i]) >> 16);
+}
+/* 66 0F E4 */
+SSE_RM(pmulhuw, load_m128a) {
+  for (int i = 0; i < 8; i++) d->w[i] = (uint16_t)(((uint32_t)d->w[i] * s->w[i]) >> 16);
+}
+/* 66 0F F4: the even doublewords, unsigned, to full quadwords */
+SSE_RM(pmuludq, load_m128a) {
+  d->q[0] = (uint64_t)d->d[0] * s->d[0];
+  d->q[1] = (uint64_t)d->d[2] * s->d[2];
+}
+/* 66 0F F5: pairs of signed word products summed; only -32768^2 * 2 wraps */
+SSE_RM(pmaddwd, load_m128a) {
+  Xmm r;
+  for (int i = 0; i < 4; i++) {
+    uint32_t lo = (uint32_t)((int32_t)d->sw[2 * i] * s->sw[2 * i]);
+    uint32_t hi = (uint32_t)((int32_t)d->sw[2 * i + 1] * s->sw[2 * i + 1]);
+    r.d[i] = lo + hi;
+  }
+  *d = r;
+}
+
+/* ---- shifts: a count above the lane width clears the lane (arithmetic: fills signs) ---- */
+
+static inline void shl_lanes(Xmm *x, unsigned bits, uint64_t n) {
+  switch (bits) {
+  case 16: for (int i = 0; i < 8; i++) x->w[i] = n < 16 ? (uint16_t)(x->w[i] << n) : 0; break;
+  case 32: for (int i = 0; i < 4; i++) x->d[i] = n < 32 ? x->d[i] << n : 0; break;
+  default: for (int i = 0; i < 2; i++) x->q[i] = n < 64 ? x->q[i] << n : 0; break;
+  }
+}
+
+static inline void shr_lanes(Xmm *x, unsigned bits, uint64_t n) {
+  switch (bits) {
+  case 16: for (int i = 0; i < 8; i++) x->w[i] = n < 16 ? (uint16_t)(x->w[i] >> n) : 0; break;
+  case 32: for (int i = 0; i < 4; i++) x->d[i] = n < 32 ? x->d[i] >> n : 0; break;
+  default: for (int i = 0; i < 2; i++) x->q[i] = n < 64 ? x->q[i] >> n : 0; break;
+  }
+}
+
+static inline void sar_lanes(Xmm *x, unsigned bits, uint64_t n) {
+  if (n > bits - 1) n = bits - 1;
+  if (bits == 16) for (int i = 0; i < 8; i++) x->sw[i] = (int16_t)(x->sw[i] >> n);
+  else for (int i = 0; i < 4; i++) x->sd[i] >>= n;
+}
+
+/* Count in the low quadword of the source. */
+/* 66 0F F1 */
+SSE_RM(psllw, load_m128a) { shl_lanes(d, 16, s->q[0]); }
+/* 66 0F F2 */
+SSE_RM(pslld, load_m128a) { shl_lanes(d, 32, s->q[0]); }
+/* 66 0F F3 */
+SSE_RM(psllq, load_m128a) { shl_lanes(d, 64, s->q[0]); }
+/* 66 0F D1 */
+SSE_RM(psrlw, load_m128a) { shr_lanes(d, 16, s->q[0]); }
+/* 66 0F D2 */
+SSE_RM(psrld, load_m128a) { shr_lanes(d, 32, s->q[0]); }
+/* 66 0F D3 */
+SSE_RM(psrlq, load_m128a) { shr_lanes(d, 64, s->q[0]); }
+/* 66 0F E1 */
+SSE_RM(psraw, load_m128a) { sar_lanes(d, 16, s->q[0]); }
+/* 66 0F E2 */
+SSE_RM(psrad, load_m128a) { sar_lanes(d, 32, s->q[0]); }
+
+/* Immediate counts (groups 12..14): the register is ModRM.rm, the count in->imm. */
+/* 66 0F 71 /6 */
+void op_psllw_imm(Cpu *c, const Insn *in) { shl_lanes(&c->xmm[in->rm], 16, in->imm); }
+/* 66 0F 72 /6 */
+void op_pslld_imm(Cpu *c, const Insn *in) { shl_lanes(&c->xmm[in->rm], 32, in->imm); }
+/* 66 0F 73 /6 */
+void op_psllq_imm(Cpu *c, const Insn *in) { shl_lanes(&c->xmm[in->rm], 64, in->imm); }
+/* 66 0F 71 /2 */
+void op_psrlw_imm(Cpu *c, const Insn *in) { shr_lanes(&c->xmm[in->rm], 16, in->imm); }
+/* 66 0F 72 /2 */
+void op_psrld_imm(Cpu *c, const Insn *in) { shr_lanes(&c->xmm[in->rm], 32, in->imm); }
+/* 66 0F 73 /2 */
+void op_psrlq_imm(Cpu *c, const Insn *in) { shr_lanes(&c->xmm[in->rm], 64, in->imm); }
+/* 66 0F 71 /4 */
+void op_psraw_imm(Cpu *c, const Insn *in) { sar_lanes(&c->xmm[in->rm], 16, in->imm); }
+/* 66 0F 72 /4 */
+void op_psrad_imm(Cpu *c, const Insn *in) { sar_lanes(&c->xmm[in->rm], 32, in->imm); }
+
+/* Whole-register byte shifts; a count above 15 clears the register. */
+/* 66 0F 73 /7 */
+void op_pslldq(Cpu *c, const Insn *in) {
+  Xmm *x = &c->xmm[in->rm], r = {0};
+  unsigned n = (unsigned)in->imm;
+  for (unsigned i = n; i < 16; i++) r.b[i] = x->b[i - n];
+  *x = r;
+}
+/* 66 0F 73 /3 */
+void op_psrldq(Cpu *c, const Insn *in) {
+  Xmm *x = &c->xmm[in->rm], r = {0};
+  unsigned n = (unsigned)in->imm;
+  for (unsigned i = 0; i + n < 16; i++) r.b[i] = x->b[i + n];
+  *x = r;
+}

@@ -1,0 +1,148 @@
+/* sse_move.c: SSE/SSE2 data movement: whole-register, scalar and half moves, MOVD/MOVQ,
+ * sign masks, word insert/extract and the non-temporal stores. */
+#include "ops_sse.h"
+#include "sse_operand.h"
+
+/* ---- 128-bit moves ---- */
+
+/* 0F 10, 66 0F 10, F3 0F 6F: MOVUPS/MOVUPD/MOVDQU loads */
+SSE_RM(movu_load, load_m128u) { *d = *s; }
+/* 0F 28, 66 0F 28, 66 0F 6F: MOVAPS/MOVAPD/MOVDQA loads */
+SSE_RM(mova_load, load_m128a) { *d = *s; }
+
+/* 0F 11, 0F 29, 66 0F 7F, F3 0F 7F... with a register destination (ModRM.rm) */
+void op_mov128_to_rm(Cpu *c, const Insn *in) { c->xmm[in->rm] = c->xmm[in->reg]; }
+/* 0F 11, 66 0F 11, F3 0F 7F: unaligned stores */
+void op_movu_store_m(Cpu *c, const Insn *in) { st128(ea(c, in), &c->xmm[in->reg]); }
+/* 0F 29, 66 0F 29, 66 0F 7F, and MOVNTPS/MOVNTPD/MOVNTDQ (0F 2B, 66 0F 2B, 66 0F E7) */
+void op_mova_store_m(Cpu *c, const Insn *in) {
+  st128(sse_ea_aligned(c, in), &c->xmm[in->reg]);
+}
+
+/* ---- scalar moves: register to register merges, a load zero-extends ---- */
+
+/* F3 0F 10 */
+void op_movss(Cpu *c, const Insn *in) { c->xmm[in->reg].d[0] = c->xmm[in->rm].d[0]; }
+void op_movss_m(Cpu *c, const Insn *in) {
+  Xmm *d = &c->xmm[in->reg];
+  uint32_t v = ld32(ea(c, in));
+  d->q[1] = 0;
+  d->q[0] = v;
+}
+/* F3 0F 11 */
+void op_movss_to_rm(Cpu *c, const Insn *in) { c->xmm[in->rm].d[0] = c->xmm[in->reg].d[0]; }
+void op_movss_store_m(Cpu *c, const Insn *in) { st32(ea(c, in), c->xmm[in->reg].d[0]); }
+/* F2 0F 10 */
+void op_movsd(Cpu *c, const Insn *in) { c->xmm[in->reg].q[0] = c->xmm[in->rm].q[0]; }
+void op_movsd_m(Cpu *c, const Insn *in) {
+  Xmm *d = &c->xmm[in->reg];
+  d->q[0] = ld64(ea(c, in));
+  d->q[1] = 0;
+}
+/* F2 0F 11 */
+void op_movsd_to_rm(Cpu *c, const Insn *in) { c->xmm[in->rm].q[0] = c->xmm[in->reg].q[0]; }
+void op_movsd_store_m(Cpu *c, const Insn *in) { st64(ea(c, in), c->xmm[in->reg].q[0]); }
+
+/* ---- quadword halves ---- */
+
+/* 0F 12 with a register: MOVHLPS */
+void op_movhlps(Cpu *c, const Insn *in) { c->xmm[in->reg].q[0] = c->xmm[in->rm].q[1]; }
+/* 0F 12, 66 0F 12 from memory: MOVLPS/MOVLPD load the low half, keeping the high one */
+void op_movlps_load_m(Cpu *c, const Insn *in) { c->xmm[in->reg].q[0] = ld64(ea(c, in)); }
+/* 0F 13, 66 0F 13 */
+void op_movlps_store_m(Cpu *c, const Insn *in) { st64(ea(c, in), c->xmm[in->reg].q[0]); }
+/* 0F 16 with a register: MOVLHPS */
+void op_movlhps(Cpu *c, const Insn *in) { c->xmm[in->reg].q[1] = c->xmm[in->rm].q[0]; }
+/* 0F 16, 66 0F 16 from memory: MOVHPS/MOVHPD */
+void op_movhps_load_m(Cpu *c, const Insn *in) { c->xmm[in->reg].q[1] = ld64(ea(c, in)); }
+/* 0F 17, 66 0F 17 */
+void op_movhps_store_m(Cpu *c, const Insn *in) { st64(ea(c, in), c->xmm[in->reg].q[1]); }
+
+/* ---- MOVD/MOVQ between XMM and general registers or memory (in->osz 4 or 8) ---- */
+
+/* 66 [REX.W] 0F 6E: zero-extends into the whole XMM register */
+void op_movd_to_xmm(Cpu *c, const Insn *in) {
+  Xmm *d = &c->xmm[in->reg];
+  d->q[0] = reg_get(c, in->rm, in->osz);
+  d->q[1] = 0;
+}
+void op_movd_to_xmm_m(Cpu *c, const Insn *in) {
+  Xmm *d = &c->xmm[in->reg];
+  uint64_t v = ld(ea(c, in), in->osz);
+  d->q[0] = v;
+  d->q[1] = 0;
+}
+/* 66 [REX.W] 0F 7E */
+void op_movd_from_xmm(Cpu *c, const Insn *in) {
+  reg_set(c, in->rm, c->xmm[in->reg].q[0], in->osz);
+}
+void op_movd_from_xmm_m(Cpu *c, const Insn *in) {
+  st(ea(c, in), c->xmm[in->reg].q[0], in->osz);
+}
+/* F3 0F 7E: MOVQ xmm, xmm/m64 */
+void op_movq_load(Cpu *c, const Insn *in) {
+  Xmm *d = &c->xmm[in->reg];
+  d->q[0] = c->xmm[in->rm].q[0];
+  d->q[1] = 0;
+}
+void op_movq_load_m(Cpu *c, const Insn *in) {
+  Xmm *d = &c->xmm[in->reg];
+  d->q[0] = ld64(ea(c, in));
+  d->q[1] = 0;
+}
+/* 66 0F D6: MOVQ xmm/m64, xmm */
+void op_movq_to_rm(Cpu *c, const Insn *in) {
+  Xmm *d = &c->xmm[in->rm];
+  d->q[0] = c->xmm[in->reg].q[0];
+  d->q[1] = 0;
+}
+void op_movq_store_m(Cpu *c, const Insn *in) { st64(ea(c, in), c->xmm[in->reg].q[0]); }
+
+/* ---- sign masks into a general register (zero-extended) ---- */
+
+/* 0F 50 */
+void op_movmskps(Cpu *c, const Insn *in) {
+  const Xmm *s = &c->xmm[in->rm];
+  uint64_t m = 0;
+  for (int i = 0; i < 4; i++) m |= (uint64_t)(s->d[i] >> 31) << i;
+  c->r[in->reg] = m;
+}
+/* 66 0F 50 */
+void op_movmskpd(Cpu *c, const Insn *in) {
+  const Xmm *s = &c->xmm[in->rm];
+  c->r[in->reg] = (s->q[0] >> 63) | (s->q[1] >> 63) << 1;
+}
+/* 66 0F D7 */
+void op_pmovmskb(Cpu *c, const Insn *in) {
+  const Xmm *s = &c->xmm[in->rm];
+  uint64_t m = 0;
+  for (int i = 0; i < 16; i++) m |= (uint64_t)(s->b[i] >> 7) << i;
+  c->r[in->reg] = m;
+}
+
+/* ---- words ---- */
+
+/* 66 0F C4: PINSRW xmm, r32/m16, imm8 */
+void op_pinsrw(Cpu *c, const Insn *in) {
+  c->xmm[in->reg].w[in->imm & 7] = (uint16_t)c->r[in->rm];
+}
+void op_pinsrw_m(Cpu *c, const Insn *in) {
+  c->xmm[in->reg].w[in->imm & 7] = ld16(ea(c, in));
+}
+/* 66 0F C5: PEXTRW r32, xmm, imm8 */
+void op_pextrw(Cpu *c, const Insn *in) { c->r[in->reg] = c->xmm[in->rm].w[in->imm & 7]; }
+
+/* ---- stores that bypass the cache on real hardware: plain stores here ---- */
+
+/* 0F C3: MOVNTI m32/m64, r */
+void op_movnti_m(Cpu *c, const Insn *in) {
+  st(ea(c, in), reg_get(c, in->reg, in->osz), in->osz);
+}
+/* 66 0F F7: MASKMOVDQU xmm1, xmm2 stores the bytes of xmm1 whose mask byte in xmm2 has
+ * its top bit set, at [rdi] (the decoder set base = RDI and the segment). */
+void op_maskmovdqu(Cpu *c, const Insn *in) {
+  const Xmm *v = &c->xmm[in->reg], *mask = &c->xmm[in->rm];
+  uint64_t a = ea(c, in);
+  for (int i = 0; i < 16; i++)
+    if (mask->b[i] & 0x80) st8(a + (uint64_t)i, v->b[i]);
+}

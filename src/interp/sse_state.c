@@ -1,0 +1,95 @@
+/* sse_state.c: group 15 (0F AE): LDMXCSR/STMXCSR, FXSAVE/FXRSTOR, the fences, CLFLUSH. */
+#include "mxcsr.h"
+#include "ops_sse.h"
+#include "sse_operand.h"
+#include "x87.h"
+
+/* A write of a reserved MXCSR bit is #GP(0). */
+static void mxcsr_write(Cpu *c, uint32_t v) {
+  if (v & ~(uint32_t)MXCSR_WRITABLE) guest_trap(c, SIGSEGV, SI_KERNEL, 0);
+  c->mxcsr = v;
+}
+
+/* 0F AE /2 */
+void op_ldmxcsr(Cpu *c, const Insn *in) { mxcsr_write(c, ld32(ea(c, in))); }
+/* 0F AE /3 */
+void op_stmxcsr(Cpu *c, const Insn *in) { st32(ea(c, in), c->mxcsr); }
+
+/* ---- FXSAVE/FXRSTOR: the 512-byte image, 16-byte aligned. in->osz 8 is the REX.W form
+ * with 64-bit FPU instruction and data pointers; otherwise 32-bit pointers and the
+ * selectors, which this CPU model (like current Intel CPUs) stores as zero. ---- */
+
+enum {
+  FX_FCW = 0, FX_FSW = 2, FX_FTW = 4, FX_FOP = 6, FX_FIP = 8, FX_FDP = 16,
+  FX_MXCSR = 24, FX_MXCSR_MASK = 28, FX_ST = 32, FX_XMM = 160, FX_WRITTEN = 416,
+};
+
+/* 0F AE /0 */
+void op_fxsave(Cpu *c, const Insn *in) {
+  uint64_t a = sse_ea_aligned(c, in);
+  const X87 *f = &c->fpu;
+  uint8_t img[FX_WRITTEN];
+  memset(img, 0, sizeof img);
+  uint16_t fsw = x87_status_word(f);
+  uint16_t fop = f->last_op & 0x7FF;
+  memcpy(img + FX_FCW, &f->cw, 2);
+  memcpy(img + FX_FSW, &fsw, 2);
+  img[FX_FTW] = x87_abridged_tag(f);
+  memcpy(img + FX_FOP, &fop, 2);
+  if (in->osz == 8) {
+    memcpy(img + FX_FIP, &f->last_ip, 8);
+    memcpy(img + FX_FDP, &f->last_dp, 8);
+  } else {
+    uint32_t ip = (uint32_t)f->last_ip, dp = (uint32_t)f->last_dp;
+    memcpy(img + FX_FIP, &ip, 4);
+    memcpy(img + FX_FDP, &dp, 4);
+  }
+  uint32_t mask = MXCSR_WRITABLE;
+  memcpy(img + FX_MXCSR, &c->mxcsr, 4);
+  memcpy(img + FX_MXCSR_MASK, &mask, 4);
+  for (unsigned i = 0; i < 8; i++) x87_to_ext80(f->st[(f->top + i) & 7], img + FX_ST + 16 * i);
+  memcpy(img + FX_XMM, c->xmm, 16 * 16);
+  memcpy((void *)(uintptr_t)a, img, sizeof img);
+}
+
+/* 0F AE /1 */
+void op_fxrstor(Cpu *c, const Insn *in) {
+  uint64_t a = sse_ea_aligned(c, in);
+  uint8_t img[FX_WRITTEN];
+  memcpy(img, (const void *)(uintptr_t)a, sizeof img);
+  uint32_t mxcsr;
+  memcpy(&mxcsr, img + FX_MXCSR, 4);
+  mxcsr_write(c, mxcsr); /* faults before anything changes */
+  X87 *f = &c->fpu;
+  uint16_t fsw, fop;
+  memcpy(&f->cw, img + FX_FCW, 2);
+  memcpy(&fsw, img + FX_FSW, 2);
+  memcpy(&fop, img + FX_FOP, 2);
+  x87_set_status_word(f, fsw);
+  f->last_op = fop & 0x7FF;
+  if (in->osz == 8) {
+    memcpy(&f->last_ip, img + FX_FIP, 8);
+    memcpy(&f->last_dp, img + FX_FDP, 8);
+  } else {
+    uint32_t ip, dp;
+    memcpy(&ip, img + FX_FIP, 4);
+    memcpy(&dp, img + FX_FDP, 4);
+    f->last_ip = ip;
+    f->last_dp = dp;
+  }
+  x87_set_abridged_tag(f, img[FX_FTW]);
+  for (unsigned i = 0; i < 8; i++) f->st[(f->top + i) & 7] = x87_from_ext80(img + FX_ST + 16 * i);
+  memcpy(c->xmm, img + FX_XMM, 16 * 16);
+}
+
+/* ---- ordering and cache control ---- */
+
+/* 0F AE /5 (register form) */
+void op_lfence(Cpu *c, const Insn *in) { __atomic_thread_fence(__ATOMIC_ACQUIRE); }
+/* 0F AE /6 (register form) */
+void op_mfence(Cpu *c, const Insn *in) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+/* 0F AE /7 (register form) */
+void op_sfence(Cpu *c, const Insn *in) { __atomic_thread_fence(__ATOMIC_RELEASE); }
+/* 0F AE /7 (memory form): faults like a load on an unmapped line, nothing else to do
+ * when memory is the host's own */
+void op_clflush(Cpu *c, const Insn *in) { (void)ld8(ea(c, in)); }

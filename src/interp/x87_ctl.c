@@ -1,0 +1,127 @@
+/* x87_ctl.c: x87 control instructions: status and control words, FNINIT, FNCLEX, FFREE,
+ * FINCSTP/FDECSTP, the environment and whole-state saves (FNSTENV, FLDENV, FNSAVE,
+ * FRSTOR, in the 32-bit protected-mode layout the CPU uses in 64-bit mode), FWAIT. */
+#include "ops_x87.h"
+#include "x87_state.h"
+
+enum { ENV_SIZE = 28, SAVE_SIZE = ENV_SIZE + 8 * 10 };
+/* Bits of the control word that exist; bit 6 always reads as 1. */
+enum { CW_BITS = 0x1F3F, CW_ONE = 0x0040 };
+
+static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+static uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static uint32_t get32(const uint8_t *p) {
+  uint32_t v;
+  memcpy(&v, p, 4);
+  return v;
+}
+
+/* DF E0 */
+void op_x87_fnstsw_ax(Cpu *c, const Insn *in) { reg_set(c, RAX, x87_status_word(&c->fpu), 2); }
+
+/* DD /7 */
+void op_x87_fnstsw_m16(Cpu *c, const Insn *in) { st16(ea(c, in), x87_status_word(&c->fpu)); }
+
+/* D9 /7 */
+void op_x87_fnstcw(Cpu *c, const Insn *in) { st16(ea(c, in), c->fpu.cw); }
+
+/* D9 /5: unmasking an exception whose flag is set makes it pending. */
+void op_x87_fldcw(Cpu *c, const Insn *in) {
+  x87_wait(c);
+  uint16_t v = ld16(ea(c, in));
+  c->fpu.cw = (v & CW_BITS) | CW_ONE;
+  x87_update_es(&c->fpu);
+}
+
+/* DB E3 */
+void op_x87_fninit(Cpu *c, const Insn *in) { x87_init(&c->fpu); }
+
+/* DB E2: clears the exception flags, SF, ES and B. */
+void op_x87_fnclex(Cpu *c, const Insn *in) {
+  c->fpu.sw &= (uint16_t)~(X87_EXC | X87_SF | X87_ES | X87_B);
+}
+
+/* DD C0+i: tag ST(i) empty; DF C0+i (FFREEP): then pop (in->aux 1). C1 = 0. */
+void op_x87_ffree(Cpu *c, const Insn *in) {
+  x87_begin(c, in);
+  X87 *f = &c->fpu;
+  f->sw &= (uint16_t)~X87_C1;
+  f->tag |= (uint16_t)(3u << (2 * x87_phys(f, in->rm)));
+  if (in->aux) x87_pop(f);
+}
+
+/* D9 F7, D9 F6: move TOP without touching the registers or tags; C1 = 0. */
+void op_x87_fincstp(Cpu *c, const Insn *in) {
+  x87_begin(c, in);
+  c->fpu.top = (c->fpu.top + 1) & 7;
+  c->fpu.sw &= (uint16_t)~X87_C1;
+}
+
+void op_x87_fdecstp(Cpu *c, const Insn *in) {
+  x87_begin(c, in);
+  c->fpu.top = (c->fpu.top - 1) & 7;
+  c->fpu.sw &= (uint16_t)~X87_C1;
+}
+
+/* D9 D0. */
+void op_x87_fnop(Cpu *c, const Insn *in) { x87_begin(c, in); }
+
+/* 9B */
+void op_x87_fwait(Cpu *c, const Insn *in) { x87_wait(c); }
+
+/* The 28-byte environment: the upper halves of the first three words read as ones; the
+ * code and data selectors are zero in 64-bit mode. */
+static void env_store(const X87 *f, uint8_t *e) {
+  put32(e + 0, 0xFFFF0000u | f->cw);
+  put32(e + 4, 0xFFFF0000u | x87_status_word(f));
+  put32(e + 8, 0xFFFF0000u | x87_tag_word(f));
+  put32(e + 12, (uint32_t)f->last_ip);
+  put32(e + 16, (uint32_t)(f->last_op & 0x7FF) << 16);
+  put32(e + 20, (uint32_t)f->last_dp);
+  put32(e + 24, 0xFFFF0000u);
+}
+
+static void env_load(X87 *f, const uint8_t *e) {
+  f->cw = (get16(e + 0) & CW_BITS) | CW_ONE;
+  x87_set_status_word(f, get16(e + 4));
+  x87_update_es(f);
+  x87_set_tag_word(f, get16(e + 8));
+  f->last_ip = get32(e + 12);
+  f->last_op = get16(e + 18) & 0x7FF;
+  f->last_dp = get32(e + 20);
+}
+
+/* D9 /6: store the environment, then mask every exception. */
+void op_x87_fnstenv(Cpu *c, const Insn *in) {
+  uint8_t e[ENV_SIZE];
+  env_store(&c->fpu, e);
+  memcpy((void *)(uintptr_t)ea(c, in), e, sizeof e);
+  c->fpu.cw |= X87_EXC;
+  x87_update_es(&c->fpu);
+}
+
+/* D9 /4 */
+void op_x87_fldenv(Cpu *c, const Insn *in) {
+  uint8_t e[ENV_SIZE];
+  memcpy(e, (const void *)(uintptr_t)ea(c, in), sizeof e);
+  env_load(&c->fpu, e);
+}
+
+/* DD /6: the environment and ST(0)..ST(7) in stack order, then FNINIT. */
+void op_x87_fnsave(Cpu *c, const Insn *in) {
+  X87 *f = &c->fpu;
+  uint8_t s[SAVE_SIZE];
+  env_store(f, s);
+  for (unsigned i = 0; i < 8; i++) x87_to_ext80(*x87_st(f, i), s + ENV_SIZE + 10 * i);
+  memcpy((void *)(uintptr_t)ea(c, in), s, sizeof s);
+  x87_init(f);
+}
+
+/* DD /4 */
+void op_x87_frstor(Cpu *c, const Insn *in) {
+  X87 *f = &c->fpu;
+  uint8_t s[SAVE_SIZE];
+  memcpy(s, (const void *)(uintptr_t)ea(c, in), sizeof s);
+  env_load(f, s);
+  for (unsigned i = 0; i < 8; i++) *x87_st(f, i) = x87_from_ext80(s + ENV_SIZE + 10 * i);
+}

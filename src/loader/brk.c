@@ -1,0 +1,64 @@
+/* brk.c: the guest's program break, emulated in a reservation of its own. */
+#define _GNU_SOURCE
+#include "brk.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "../decoder/block.h"
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+
+#define USER_TOP 0x800000000000ull /* end of the 47-bit user address space */
+
+static uint64_t host_page(void) { return (uint64_t)sysconf(_SC_PAGESIZE); }
+
+static uint64_t page_up(uint64_t a) { return (a + host_page() - 1) & ~(host_page() - 1); }
+
+void brk_adopt(Process *p, uint64_t start, uint64_t end) {
+  p->brk_start = p->brk_cur = start;
+  p->brk_end = end;
+}
+
+void brk_init(Process *p, uint64_t start) {
+  /* Halve the size until the range is free: the heap is only as large as the hole after
+   * the image (the kernel would refuse to grow brk into another mapping too). */
+  for (uint64_t size = BRK_RESERVE; size >= host_page(); size /= 2) {
+    if (start + size > USER_TOP) continue;
+    void *want = (void *)(uintptr_t)start;
+    void *got = mmap(want, size, PROT_NONE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+    if (got == want) {
+      brk_adopt(p, start, start + size);
+      return;
+    }
+    /* A kernel without MAP_FIXED_NOREPLACE takes it as a hint and maps elsewhere. */
+    if (got != MAP_FAILED) munmap(got, size);
+  }
+  brk_adopt(p, start, start);
+}
+
+uint64_t brk_set(Process *p, uint64_t want) {
+  const uint64_t old = p->brk_cur;
+  if (want < p->brk_start) return old;
+  const uint64_t new_top = page_up(want), old_top = page_up(old);
+  if (new_top > p->brk_end || new_top < want) return old;
+  if (new_top > old_top) {
+    /* Pages beyond the break were dropped when it last shrank, so they read as zero. */
+    if (mprotect((void *)(uintptr_t)old_top, new_top - old_top, PROT_READ | PROT_WRITE) != 0)
+      return old;
+  } else if (new_top < old_top) {
+    void *from = (void *)(uintptr_t)new_top;
+    size_t len = old_top - new_top;
+    /* Replace the pages with fresh PROT_NONE ones: frees the memory, and growing again
+     * exposes zeros as the kernel's brk does. The range is our own reservation. */
+    if (mmap(from, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1,
+             0) == MAP_FAILED)
+      return old;
+    block_invalidate_range(new_top, len);
+  }
+  p->brk_cur = want;
+  return want;
+}

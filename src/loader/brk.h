@@ -1,0 +1,23 @@
+/* brk.h: the guest's program break, in an address range reserved for it alone. */
+#ifndef X64EMU_BRK_H
+#define X64EMU_BRK_H
+
+#include <stdint.h>
+
+#include "process.h"
+
+#define BRK_RESERVE (1ull << 30) /* address space set aside for the guest heap */
+
+/* Reserves up to BRK_RESERVE bytes (PROT_NONE) starting at start (page-aligned, just past
+ * the loaded image), less if something already lives there, and makes it p's heap. */
+void brk_init(Process *p, uint64_t start);
+
+/* Makes [start, end), already reserved PROT_NONE by the caller, p's heap. */
+void brk_adopt(Process *p, uint64_t start, uint64_t end);
+
+/* The brk system call: moves the break to want and returns the new break, or the old one
+ * when want is below the start of the heap or beyond the reservation. Pages up to the
+ * break are read-write (newly exposed ones are zero); pages beyond it are PROT_NONE. */
+uint64_t brk_set(Process *p, uint64_t want);
+
+#endif

@@ -1,0 +1,235 @@
+/* sys_common.h: what the syscall group files share: the handler type, results, guest copies. */
+#ifndef X64EMU_SYS_COMMON_H
+#define X64EMU_SYS_COMMON_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../interp/cpu.h"
+#include "process.h"
+#include "sys_nr.h"
+
+/* One guest system call: a[0..5] are rdi, rsi, rdx, r10, r8, r9; returns the value for
+ * rax, or -errno. */
+typedef int64_t (*SysFn)(Cpu *c, const uint64_t *a);
+
+/* Guest addresses are host addresses (DESIGN.md): a guest pointer is passed on as is. */
+#define GUEST_PTR(x) ((void *)(uintptr_t)(x))
+
+/* The result of a host call that returns -1 with errno. Host errno values are the guest's:
+ * x86-64, aarch64 and riscv64 all use asm-generic/errno.h. */
+static inline int64_t host_result(long r) { return r < 0 ? -(int64_t)errno : (int64_t)r; }
+
+/* x86-64 AT_FDCWD and the *at() flags: the same numbers on every Linux architecture. */
+#define X64_AT_FDCWD (-100)
+#define X64_AT_SYMLINK_NOFOLLOW 0x100
+#define X64_AT_EMPTY_PATH 0x1000
+
+/* The guest's file descriptor or dirfd argument (an int in the kernel ABI). */
+static inline int arg_fd(uint64_t v) { return (int)(int32_t)v; }
+
+/* Copies between guest and host memory, returning -EFAULT (not a guest SIGSEGV) when the
+ * guest passed a bad pointer, as the kernel does. */
+int guest_copy_out(uint64_t dst, const void *src, size_t n);
+int guest_copy_in(void *dst, uint64_t src, size_t n);
+/* Reads a NUL-terminated guest string into dst[cap]: its length, -EFAULT or -ENAMETOOLONG. */
+int64_t guest_read_str(char *dst, size_t cap, uint64_t src);
+
+/* Whether the guest path (relative to dirfd) names this process's /proc/self/exe, which
+ * must mean the guest program, not the emulator. */
+bool path_names_self_exe(int dirfd, uint64_t path);
+
+/* Translations of the x86-64 open(2) flags, which differ from aarch64's (O_DIRECTORY...). */
+int open_flags_to_host(uint64_t x64_flags);
+uint64_t open_flags_from_host(int host_flags);
+
+/* The ioctl requests the shim knows (sys_fd.c): their names, or NULL. */
+typedef struct IoctlName {
+  uint32_t req;
+  const char *name;
+} IoctlName;
+const char *ioctl_name(uint32_t req);
+
+/* The x86-64 name of a system call number, or NULL (sys_names.c). */
+const char *x64_syscall_name(uint64_t nr);
+
+/* ---- the handlers, by group file ---- */
+
+/* sys_io.c: reading and writing file descriptors, polling */
+int64_t sys_read(Cpu *c, const uint64_t *a);
+int64_t sys_write(Cpu *c, const uint64_t *a);
+int64_t sys_readv(Cpu *c, const uint64_t *a);
+int64_t sys_writev(Cpu *c, const uint64_t *a);
+int64_t sys_pread64(Cpu *c, const uint64_t *a);
+int64_t sys_pwrite64(Cpu *c, const uint64_t *a);
+int64_t sys_preadv(Cpu *c, const uint64_t *a);
+int64_t sys_pwritev(Cpu *c, const uint64_t *a);
+int64_t sys_preadv2(Cpu *c, const uint64_t *a);
+int64_t sys_pwritev2(Cpu *c, const uint64_t *a);
+int64_t sys_lseek(Cpu *c, const uint64_t *a);
+int64_t sys_sendfile(Cpu *c, const uint64_t *a);
+int64_t sys_copy_file_range(Cpu *c, const uint64_t *a);
+int64_t sys_getdents64(Cpu *c, const uint64_t *a);
+int64_t sys_poll(Cpu *c, const uint64_t *a);
+int64_t sys_ppoll(Cpu *c, const uint64_t *a);
+int64_t sys_select(Cpu *c, const uint64_t *a);
+int64_t sys_pselect6(Cpu *c, const uint64_t *a);
+int64_t sys_fsync(Cpu *c, const uint64_t *a);
+int64_t sys_fdatasync(Cpu *c, const uint64_t *a);
+int64_t sys_ftruncate(Cpu *c, const uint64_t *a);
+int64_t sys_fadvise64(Cpu *c, const uint64_t *a);
+int64_t sys_fallocate(Cpu *c, const uint64_t *a);
+
+/* sys_fd.c: opening, duplicating and controlling file descriptors */
+int64_t sys_open(Cpu *c, const uint64_t *a);
+int64_t sys_openat(Cpu *c, const uint64_t *a);
+int64_t sys_creat(Cpu *c, const uint64_t *a);
+int64_t sys_close(Cpu *c, const uint64_t *a);
+int64_t sys_close_range(Cpu *c, const uint64_t *a);
+int64_t sys_pipe(Cpu *c, const uint64_t *a);
+int64_t sys_pipe2(Cpu *c, const uint64_t *a);
+int64_t sys_dup(Cpu *c, const uint64_t *a);
+int64_t sys_dup2(Cpu *c, const uint64_t *a);
+int64_t sys_dup3(Cpu *c, const uint64_t *a);
+int64_t sys_fcntl(Cpu *c, const uint64_t *a);
+int64_t sys_flock(Cpu *c, const uint64_t *a);
+int64_t sys_ioctl(Cpu *c, const uint64_t *a);
+int64_t sys_fchmod(Cpu *c, const uint64_t *a);
+int64_t sys_fchown(Cpu *c, const uint64_t *a);
+int64_t sys_fchdir(Cpu *c, const uint64_t *a);
+
+/* sys_stat.c: the stat family, in the x86-64 layouts */
+int64_t sys_stat(Cpu *c, const uint64_t *a);
+int64_t sys_fstat(Cpu *c, const uint64_t *a);
+int64_t sys_lstat(Cpu *c, const uint64_t *a);
+int64_t sys_newfstatat(Cpu *c, const uint64_t *a);
+int64_t sys_statx(Cpu *c, const uint64_t *a);
+int64_t sys_statfs(Cpu *c, const uint64_t *a);
+int64_t sys_fstatfs(Cpu *c, const uint64_t *a);
+
+/* sys_path.c: calls that name files by path */
+int64_t sys_access(Cpu *c, const uint64_t *a);
+int64_t sys_faccessat(Cpu *c, const uint64_t *a);
+int64_t sys_faccessat2(Cpu *c, const uint64_t *a);
+int64_t sys_readlink(Cpu *c, const uint64_t *a);
+int64_t sys_readlinkat(Cpu *c, const uint64_t *a);
+int64_t sys_mkdir(Cpu *c, const uint64_t *a);
+int64_t sys_mkdirat(Cpu *c, const uint64_t *a);
+int64_t sys_mknod(Cpu *c, const uint64_t *a);
+int64_t sys_mknodat(Cpu *c, const uint64_t *a);
+int64_t sys_rmdir(Cpu *c, const uint64_t *a);
+int64_t sys_unlink(Cpu *c, const uint64_t *a);
+int64_t sys_unlinkat(Cpu *c, const uint64_t *a);
+int64_t sys_rename(Cpu *c, const uint64_t *a);
+int64_t sys_renameat(Cpu *c, const uint64_t *a);
+int64_t sys_renameat2(Cpu *c, const uint64_t *a);
+int64_t sys_link(Cpu *c, const uint64_t *a);
+int64_t sys_linkat(Cpu *c, const uint64_t *a);
+int64_t sys_symlink(Cpu *c, const uint64_t *a);
+int64_t sys_symlinkat(Cpu *c, const uint64_t *a);
+int64_t sys_chmod(Cpu *c, const uint64_t *a);
+int64_t sys_fchmodat(Cpu *c, const uint64_t *a);
+int64_t sys_fchmodat2(Cpu *c, const uint64_t *a);
+int64_t sys_chown(Cpu *c, const uint64_t *a);
+int64_t sys_lchown(Cpu *c, const uint64_t *a);
+int64_t sys_fchownat(Cpu *c, const uint64_t *a);
+int64_t sys_utimensat(Cpu *c, const uint64_t *a);
+int64_t sys_utimes(Cpu *c, const uint64_t *a);
+int64_t sys_futimesat(Cpu *c, const uint64_t *a);
+int64_t sys_utime(Cpu *c, const uint64_t *a);
+int64_t sys_truncate(Cpu *c, const uint64_t *a);
+int64_t sys_getcwd(Cpu *c, const uint64_t *a);
+int64_t sys_chdir(Cpu *c, const uint64_t *a);
+int64_t sys_umask(Cpu *c, const uint64_t *a);
+int64_t sys_sync(Cpu *c, const uint64_t *a);
+
+/* sys_mem.c: the guest's address space */
+int64_t sys_mmap(Cpu *c, const uint64_t *a);
+int64_t sys_munmap(Cpu *c, const uint64_t *a);
+int64_t sys_mprotect(Cpu *c, const uint64_t *a);
+int64_t sys_mremap(Cpu *c, const uint64_t *a);
+int64_t sys_madvise(Cpu *c, const uint64_t *a);
+int64_t sys_msync(Cpu *c, const uint64_t *a);
+int64_t sys_mincore(Cpu *c, const uint64_t *a);
+int64_t sys_mlock(Cpu *c, const uint64_t *a);
+int64_t sys_munlock(Cpu *c, const uint64_t *a);
+int64_t sys_brk(Cpu *c, const uint64_t *a);
+
+/* sys_proc.c: process identity, life and death */
+int64_t sys_exit(Cpu *c, const uint64_t *a);
+int64_t sys_exit_group(Cpu *c, const uint64_t *a);
+int64_t sys_getpid(Cpu *c, const uint64_t *a);
+int64_t sys_getppid(Cpu *c, const uint64_t *a);
+int64_t sys_gettid(Cpu *c, const uint64_t *a);
+int64_t sys_getuid(Cpu *c, const uint64_t *a);
+int64_t sys_geteuid(Cpu *c, const uint64_t *a);
+int64_t sys_getgid(Cpu *c, const uint64_t *a);
+int64_t sys_getegid(Cpu *c, const uint64_t *a);
+int64_t sys_getresuid(Cpu *c, const uint64_t *a);
+int64_t sys_getresgid(Cpu *c, const uint64_t *a);
+int64_t sys_getgroups(Cpu *c, const uint64_t *a);
+int64_t sys_setgroups(Cpu *c, const uint64_t *a);
+int64_t sys_setuid(Cpu *c, const uint64_t *a);
+int64_t sys_setgid(Cpu *c, const uint64_t *a);
+int64_t sys_setreuid(Cpu *c, const uint64_t *a);
+int64_t sys_setregid(Cpu *c, const uint64_t *a);
+int64_t sys_setresuid(Cpu *c, const uint64_t *a);
+int64_t sys_setresgid(Cpu *c, const uint64_t *a);
+int64_t sys_setfsuid(Cpu *c, const uint64_t *a);
+int64_t sys_setfsgid(Cpu *c, const uint64_t *a);
+int64_t sys_getpgrp(Cpu *c, const uint64_t *a);
+int64_t sys_getpgid(Cpu *c, const uint64_t *a);
+int64_t sys_setpgid(Cpu *c, const uint64_t *a);
+int64_t sys_getsid(Cpu *c, const uint64_t *a);
+int64_t sys_setsid(Cpu *c, const uint64_t *a);
+int64_t sys_kill(Cpu *c, const uint64_t *a);
+int64_t sys_tkill(Cpu *c, const uint64_t *a);
+int64_t sys_tgkill(Cpu *c, const uint64_t *a);
+int64_t sys_wait4(Cpu *c, const uint64_t *a);
+int64_t sys_waitid(Cpu *c, const uint64_t *a);
+int64_t sys_fork(Cpu *c, const uint64_t *a);
+int64_t sys_vfork(Cpu *c, const uint64_t *a);
+int64_t sys_clone(Cpu *c, const uint64_t *a);
+int64_t sys_arch_prctl(Cpu *c, const uint64_t *a);
+int64_t sys_prctl(Cpu *c, const uint64_t *a);
+int64_t sys_set_tid_address(Cpu *c, const uint64_t *a);
+int64_t sys_set_robust_list(Cpu *c, const uint64_t *a);
+int64_t sys_get_robust_list(Cpu *c, const uint64_t *a);
+int64_t sys_rseq(Cpu *c, const uint64_t *a);
+int64_t sys_getpriority(Cpu *c, const uint64_t *a);
+int64_t sys_setpriority(Cpu *c, const uint64_t *a);
+
+/* sys_exec.c */
+int64_t sys_execve(Cpu *c, const uint64_t *a);
+int64_t sys_execveat(Cpu *c, const uint64_t *a);
+
+/* sys_time.c */
+int64_t sys_clock_gettime(Cpu *c, const uint64_t *a);
+int64_t sys_clock_getres(Cpu *c, const uint64_t *a);
+int64_t sys_clock_nanosleep(Cpu *c, const uint64_t *a);
+int64_t sys_gettimeofday(Cpu *c, const uint64_t *a);
+int64_t sys_time(Cpu *c, const uint64_t *a);
+int64_t sys_nanosleep(Cpu *c, const uint64_t *a);
+int64_t sys_times(Cpu *c, const uint64_t *a);
+int64_t sys_getrusage(Cpu *c, const uint64_t *a);
+
+/* sys_info.c: the machine and the process's limits */
+int64_t sys_uname(Cpu *c, const uint64_t *a);
+int64_t sys_sysinfo(Cpu *c, const uint64_t *a);
+int64_t sys_getrandom(Cpu *c, const uint64_t *a);
+int64_t sys_getrlimit(Cpu *c, const uint64_t *a);
+int64_t sys_setrlimit(Cpu *c, const uint64_t *a);
+int64_t sys_prlimit64(Cpu *c, const uint64_t *a);
+int64_t sys_sched_getaffinity(Cpu *c, const uint64_t *a);
+int64_t sys_sched_setaffinity(Cpu *c, const uint64_t *a);
+int64_t sys_sched_yield(Cpu *c, const uint64_t *a);
+int64_t sys_getcpu(Cpu *c, const uint64_t *a);
+
+/* signals.c: the guest's signal dispositions and mask */
+int64_t sys_rt_sigaction(Cpu *c, const uint64_t *a);
+int64_t sys_rt_sigprocmask(Cpu *c, const uint64_t *a);
+int64_t sys_sigaltstack(Cpu *c, const uint64_t *a);
+
+#endif

@@ -1,0 +1,188 @@
+/* sys_exec.c: execve of an x86-64 program or a #! script: x64emu runs again, on the new program. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "strace.h"
+#include "sys_common.h"
+
+#define SCRIPT_LINE_MAX 256 /* the kernel's BINPRM_BUF_SIZE: only this much of #! is read */
+#define MAX_INTERP_DEPTH 4   /* a script whose interpreter is a script... */
+#define MAX_ARGS (1u << 20)
+
+enum { EXEC_ELF, EXEC_SCRIPT };
+
+/* Parses "#!interp [arg]" as fs/binfmt_script.c does: blanks around, one optional argument
+ * that keeps inner blanks. Returns 0 or -ENOEXEC. */
+static int parse_shebang(char *buf, size_t len, char **interp, char **arg) {
+  char *end = memchr(buf, '\n', len);
+  bool truncated = !end;
+  if (!end) end = buf + len;
+  *end = 0;
+  char *p = buf + 2;
+  while (*p == ' ' || *p == '\t') p++;
+  if (!*p) return -ENOEXEC;
+  char *q = p;
+  while (*q && *q != ' ' && *q != '\t') q++;
+  if (truncated && !*q) return -ENOEXEC; /* the interpreter's name may go on past the buffer */
+  char *rest = q;
+  if (*q) *q++ = 0, rest = q;
+  while (*rest == ' ' || *rest == '\t') rest++;
+  char *tail = rest + strlen(rest);
+  while (tail > rest && (tail[-1] == ' ' || tail[-1] == '\t')) *--tail = 0;
+  *interp = p;
+  *arg = *rest ? rest : NULL;
+  return 0;
+}
+
+/* What the file at path is, with the kernel's errors: EXEC_ELF for an x86-64 ELF,
+ * EXEC_SCRIPT (line filled) for #!, else -ENOEXEC, -ENOENT, -EACCES... */
+static int probe(const char *path, char *line, size_t cap) {
+  if (faccessat(AT_FDCWD, path, X_OK, AT_EACCESS) < 0) return -errno;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -errno;
+  struct stat st;
+  if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return -EACCES;
+  }
+  ssize_t n = pread(fd, line, cap - 1, 0);
+  close(fd);
+  if (n < 0) return -errno;
+  line[n] = 0;
+  if (n >= 20 && !memcmp(line, "\x7f" "ELF", 4)) {
+    const unsigned char *h = (const unsigned char *)line;
+    bool x86_64 = h[4] == 2 /* ELFCLASS64 */ && h[5] == 1 /* little-endian */ &&
+                  (h[18] | h[19] << 8) == 62 /* EM_X86_64 */;
+    return x86_64 ? EXEC_ELF : -ENOEXEC;
+  }
+  if (n >= 2 && line[0] == '#' && line[1] == '!') return EXEC_SCRIPT;
+  return -ENOEXEC;
+}
+
+/* Reads the guest's NULL-terminated pointer array (argv): its length or -errno. */
+static int64_t read_guest_vector(uint64_t vec, uint64_t **out) {
+  size_t n = 0, cap = 16;
+  uint64_t *v = malloc(cap * sizeof *v);
+  if (!v) return -ENOMEM;
+  for (; vec; n++) {
+    if (n == MAX_ARGS) {
+      free(v);
+      return -E2BIG;
+    }
+    if (n + 1 >= cap) {
+      uint64_t *bigger = realloc(v, (cap *= 2) * sizeof *v);
+      if (!bigger) {
+        free(v);
+        return -ENOMEM;
+      }
+      v = bigger;
+    }
+    int r = guest_copy_in(&v[n], vec + 8 * n, 8);
+    if (r < 0) {
+      free(v);
+      return r;
+    }
+    if (!v[n]) break;
+  }
+  v[n] = 0;
+  *out = v;
+  return (int64_t)n;
+}
+
+static int64_t exec_guest(Cpu *c, int dirfd, uint64_t guest_path, uint64_t guest_argv,
+                          uint64_t guest_envp, int flags) {
+  char given[4096], path[4200];
+  int64_t r = guest_read_str(given, sizeof given, guest_path);
+  if (r < 0) return r;
+  if (!given[0]) {
+    if (!(flags & X64_AT_EMPTY_PATH) || dirfd < 0) return -ENOENT;
+    snprintf(path, sizeof path, "/proc/self/fd/%d", dirfd);
+  } else if (path_names_self_exe(dirfd, guest_path)) {
+    snprintf(path, sizeof path, "%s", c->proc->exe_path);
+  } else if (given[0] != '/' && dirfd != X64_AT_FDCWD) {
+    snprintf(path, sizeof path, "/proc/self/fd/%d/%s", dirfd, given);
+  } else {
+    snprintf(path, sizeof path, "%s", given);
+  }
+
+  uint64_t *gargs;
+  int64_t argc = read_guest_vector(guest_argv, &gargs);
+  if (argc < 0) return argc;
+
+  /* args: the new program's argv, built the way the kernel rewrites it for scripts; the
+   * strings stay where they are (guest strings are host strings). */
+  size_t n_args = (size_t)argc + 2 * MAX_INTERP_DEPTH + 2;
+  char **args = calloc(n_args + 1, sizeof *args);
+  char(*lines)[SCRIPT_LINE_MAX + 1] = calloc(MAX_INTERP_DEPTH + 1, sizeof *lines);
+  if (!args || !lines) {
+    free(gargs);
+    free(args);
+    free(lines);
+    return -ENOMEM;
+  }
+  size_t nargs = 0;
+  for (int64_t i = 0; i < argc; i++) args[nargs++] = GUEST_PTR(gargs[i]);
+  free(gargs);
+
+  const char *file = path;
+  int kind;
+  for (int depth = 0;; depth++) {
+    kind = probe(file, lines[depth], sizeof lines[depth]);
+    if (kind != EXEC_SCRIPT) break;
+    if (depth == MAX_INTERP_DEPTH) {
+      kind = -ELOOP;
+      break;
+    }
+    char *interp, *arg;
+    kind = parse_shebang(lines[depth], strlen(lines[depth]), &interp, &arg);
+    if (kind < 0) break;
+    /* argv becomes: interp [arg] file argv[1..] */
+    size_t keep = nargs ? nargs - 1 : 0, head = arg ? 3 : 2;
+    memmove(args + head, args + (nargs ? 1 : 0), keep * sizeof *args);
+    args[0] = interp;
+    if (arg) args[1] = arg;
+    args[head - 1] = (char *)file;
+    nargs = keep + head;
+    file = interp;
+  }
+
+  if (kind == EXEC_ELF) {
+    /* x64emu [options] -0 argv[0] -- file argv[1..] */
+    char **reexec = c->proc->opt.reexec_argv;
+    size_t n_re = 0;
+    while (reexec[n_re]) n_re++;
+    char **host_argv = calloc(n_re + 4 + nargs + 1, sizeof *host_argv);
+    if (!host_argv) {
+      kind = -ENOMEM;
+    } else {
+      size_t k = 0;
+      for (size_t i = 0; i < n_re; i++) host_argv[k++] = reexec[i];
+      host_argv[k++] = "-0";
+      host_argv[k++] = nargs ? args[0] : "";
+      host_argv[k++] = "--";
+      host_argv[k++] = (char *)file;
+      for (size_t i = 1; i < nargs; i++) host_argv[k++] = args[i];
+      host_argv[k] = NULL;
+      strace_exec_now();
+      execve(reexec[0], host_argv, GUEST_PTR(guest_envp));
+      kind = -errno;
+      free(host_argv);
+    }
+  }
+  free(args);
+  free(lines);
+  return kind;
+}
+
+int64_t sys_execve(Cpu *c, const uint64_t *a) {
+  return exec_guest(c, X64_AT_FDCWD, a[0], a[1], a[2], 0);
+}
+
+int64_t sys_execveat(Cpu *c, const uint64_t *a) {
+  return exec_guest(c, arg_fd(a[0]), a[1], a[2], a[3], (int)a[4]);
+}

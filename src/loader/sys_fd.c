@@ -1,0 +1,165 @@
+/* sys_fd.c: opening, duplicating and controlling file descriptors (fcntl, ioctl). */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "sys_common.h"
+
+/* The guest program itself when the guest opens /proc/self/exe. */
+static int64_t open_at(Cpu *c, int dirfd, uint64_t path, uint64_t flags, uint64_t mode) {
+  int hflags = open_flags_to_host(flags);
+  if (path_names_self_exe(dirfd, path))
+    return host_result(open(c->proc->exe_path, hflags, (mode_t)mode));
+  return host_result(openat(dirfd, GUEST_PTR(path), hflags, (mode_t)mode));
+}
+
+int64_t sys_open(Cpu *c, const uint64_t *a) { return open_at(c, X64_AT_FDCWD, a[0], a[1], a[2]); }
+
+int64_t sys_openat(Cpu *c, const uint64_t *a) { return open_at(c, arg_fd(a[0]), a[1], a[2], a[3]); }
+
+/* creat = open(O_CREAT|O_WRONLY|O_TRUNC), in x86-64 numbers */
+int64_t sys_creat(Cpu *c, const uint64_t *a) {
+  return open_at(c, X64_AT_FDCWD, a[0], 00000100 | 01 | 00001000, a[1]);
+}
+
+int64_t sys_close(Cpu *c, const uint64_t *a) { return host_result(close(arg_fd(a[0]))); }
+
+int64_t sys_close_range(Cpu *c, const uint64_t *a) {
+  return host_result(close_range((unsigned)a[0], (unsigned)a[1], (int)a[2]));
+}
+
+/* ---- pipes and duplicates ---- */
+
+int64_t sys_pipe2(Cpu *c, const uint64_t *a) {
+  int fds[2];
+  if (pipe2(fds, open_flags_to_host(a[1])) < 0) return -errno;
+  int r = guest_copy_out(a[0], fds, sizeof fds);
+  if (r < 0) {
+    close(fds[0]);
+    close(fds[1]);
+  }
+  return r;
+}
+
+int64_t sys_pipe(Cpu *c, const uint64_t *a) {
+  const uint64_t args[2] = {a[0], 0};
+  return sys_pipe2(c, args);
+}
+
+int64_t sys_dup(Cpu *c, const uint64_t *a) { return host_result(dup(arg_fd(a[0]))); }
+
+int64_t sys_dup2(Cpu *c, const uint64_t *a) {
+  return host_result(dup2(arg_fd(a[0]), arg_fd(a[1])));
+}
+
+int64_t sys_dup3(Cpu *c, const uint64_t *a) {
+  return host_result(dup3(arg_fd(a[0]), arg_fd(a[1]), open_flags_to_host(a[2])));
+}
+
+int64_t sys_flock(Cpu *c, const uint64_t *a) { return host_result(flock(arg_fd(a[0]), (int)a[1])); }
+
+int64_t sys_fchmod(Cpu *c, const uint64_t *a) {
+  return host_result(fchmod(arg_fd(a[0]), (mode_t)a[1]));
+}
+
+int64_t sys_fchown(Cpu *c, const uint64_t *a) {
+  return host_result(fchown(arg_fd(a[0]), (uid_t)a[1], (gid_t)a[2]));
+}
+
+int64_t sys_fchdir(Cpu *c, const uint64_t *a) { return host_result(fchdir(arg_fd(a[0]))); }
+
+/* ---- fcntl ---- */
+
+/* x86-64 fcntl commands. struct flock and f_owner_ex have one layout on 64-bit hosts. */
+enum {
+  X64_F_DUPFD = 0, X64_F_GETFD = 1, X64_F_SETFD = 2, X64_F_GETFL = 3, X64_F_SETFL = 4,
+  X64_F_GETLK = 5, X64_F_SETLK = 6, X64_F_SETLKW = 7, X64_F_SETOWN = 8, X64_F_GETOWN = 9,
+  X64_F_SETSIG = 10, X64_F_GETSIG = 11, X64_F_SETOWN_EX = 15, X64_F_GETOWN_EX = 16,
+  X64_F_OFD_GETLK = 36, X64_F_OFD_SETLK = 37, X64_F_OFD_SETLKW = 38,
+  X64_F_SETLEASE = 1024, X64_F_GETLEASE = 1025, X64_F_NOTIFY = 1026,
+  X64_F_DUPFD_CLOEXEC = 1030, X64_F_SETPIPE_SZ = 1031, X64_F_GETPIPE_SZ = 1032,
+  X64_F_ADD_SEALS = 1033, X64_F_GET_SEALS = 1034,
+};
+
+/* The raw host call, so that glibc does not rewrite F_GETOWN and friends. */
+static int64_t host_fcntl(int fd, int cmd, uint64_t arg) {
+  return host_result(syscall(SYS_fcntl, fd, cmd, (unsigned long)arg));
+}
+
+int64_t sys_fcntl(Cpu *c, const uint64_t *a) {
+  int fd = arg_fd(a[0]);
+  uint64_t arg = a[2];
+  switch ((int)a[1]) {
+  case X64_F_GETFL: {
+    int64_t r = host_fcntl(fd, F_GETFL, 0);
+    return r < 0 ? r : (int64_t)open_flags_from_host((int)r);
+  }
+  case X64_F_SETFL: return host_fcntl(fd, F_SETFL, (uint64_t)open_flags_to_host(arg));
+  case X64_F_DUPFD: return host_fcntl(fd, F_DUPFD, (uint32_t)arg);
+  case X64_F_DUPFD_CLOEXEC: return host_fcntl(fd, F_DUPFD_CLOEXEC, (uint32_t)arg);
+  case X64_F_GETFD: return host_fcntl(fd, F_GETFD, 0);
+  case X64_F_SETFD: return host_fcntl(fd, F_SETFD, (uint32_t)arg);
+  case X64_F_GETLK: return host_fcntl(fd, F_GETLK, arg);
+  case X64_F_SETLK: return host_fcntl(fd, F_SETLK, arg);
+  case X64_F_SETLKW: return host_fcntl(fd, F_SETLKW, arg);
+  case X64_F_OFD_GETLK: return host_fcntl(fd, F_OFD_GETLK, arg);
+  case X64_F_OFD_SETLK: return host_fcntl(fd, F_OFD_SETLK, arg);
+  case X64_F_OFD_SETLKW: return host_fcntl(fd, F_OFD_SETLKW, arg);
+  case X64_F_SETOWN: return host_fcntl(fd, F_SETOWN, (uint32_t)arg);
+  case X64_F_GETOWN: return host_fcntl(fd, F_GETOWN, 0);
+  case X64_F_SETOWN_EX: return host_fcntl(fd, F_SETOWN_EX, arg);
+  case X64_F_GETOWN_EX: return host_fcntl(fd, F_GETOWN_EX, arg);
+  case X64_F_SETSIG: return host_fcntl(fd, F_SETSIG, (uint32_t)arg);
+  case X64_F_GETSIG: return host_fcntl(fd, F_GETSIG, 0);
+  case X64_F_SETLEASE: return host_fcntl(fd, F_SETLEASE, (uint32_t)arg);
+  case X64_F_GETLEASE: return host_fcntl(fd, F_GETLEASE, 0);
+  case X64_F_NOTIFY: return host_fcntl(fd, F_NOTIFY, (uint32_t)arg);
+  case X64_F_SETPIPE_SZ: return host_fcntl(fd, F_SETPIPE_SZ, (uint32_t)arg);
+  case X64_F_GETPIPE_SZ: return host_fcntl(fd, F_GETPIPE_SZ, 0);
+  case X64_F_ADD_SEALS: return host_fcntl(fd, F_ADD_SEALS, (uint32_t)arg);
+  case X64_F_GET_SEALS: return host_fcntl(fd, F_GET_SEALS, 0);
+  default: return -EINVAL;
+  }
+}
+
+/* ---- ioctl ---- */
+
+/* Requests whose number and argument layout are the same on x86-64 and on the other
+ * 64-bit hosts (they use the generic ioctl encoding and struct termios/winsize). */
+static const IoctlName ioctl_known[] = {
+    {0x5401, "TCGETS"},      {0x5402, "TCSETS"},        {0x5403, "TCSETSW"},
+    {0x5404, "TCSETSF"},     {0x5405, "TCGETA"},        {0x5406, "TCSETA"},
+    {0x5407, "TCSETAW"},     {0x5408, "TCSETAF"},       {0x5409, "TCSBRK"},
+    {0x540A, "TCXONC"},      {0x540B, "TCFLSH"},        {0x540C, "TIOCEXCL"},
+    {0x540D, "TIOCNXCL"},    {0x540E, "TIOCSCTTY"},     {0x540F, "TIOCGPGRP"},
+    {0x5410, "TIOCSPGRP"},   {0x5411, "TIOCOUTQ"},      {0x5412, "TIOCSTI"},
+    {0x5413, "TIOCGWINSZ"},  {0x5414, "TIOCSWINSZ"},    {0x5415, "TIOCMGET"},
+    {0x5416, "TIOCMBIS"},    {0x5417, "TIOCMBIC"},      {0x5418, "TIOCMSET"},
+    {0x541B, "FIONREAD"},    {0x541D, "TIOCCONS"},      {0x5420, "TIOCPKT"},
+    {0x5421, "FIONBIO"},     {0x5422, "TIOCNOTTY"},     {0x5423, "TIOCSETD"},
+    {0x5424, "TIOCGETD"},    {0x5425, "TCSBRKP"},       {0x5429, "TIOCGSID"},
+    {0x802C542A, "TCGETS2"}, {0x402C542B, "TCSETS2"},   {0x402C542C, "TCSETSW2"},
+    {0x402C542D, "TCSETSF2"}, {0x80045430, "TIOCGPTN"}, {0x40045431, "TIOCSPTLCK"},
+    {0x5441, "TIOCGPTPEER"}, {0x5450, "FIONCLEX"},      {0x5451, "FIOCLEX"},
+    {0x5452, "FIOASYNC"},    {0x5460, "FIOQSIZE"},      {0x80086601, "FS_IOC_GETFLAGS"},
+    {0x40086602, "FS_IOC_SETFLAGS"}, {0x80081272, "BLKGETSIZE64"}, {0x40049409, "FICLONE"},
+};
+
+const char *ioctl_name(uint32_t req) {
+  for (size_t i = 0; i < sizeof ioctl_known / sizeof ioctl_known[0]; i++)
+    if (ioctl_known[i].req == req) return ioctl_known[i].name;
+  return NULL;
+}
+
+int64_t sys_ioctl(Cpu *c, const uint64_t *a) {
+  uint32_t req = (uint32_t)a[1];
+#if !defined(__x86_64__)
+  /* Elsewhere an unknown request may mean something else, or take another layout. */
+  if (!ioctl_name(req)) return -ENOTTY;
+#endif
+  return host_result(ioctl(arg_fd(a[0]), (unsigned long)req, GUEST_PTR(a[2])));
+}

@@ -1,0 +1,116 @@
+/* sys_io.c: reading, writing and polling file descriptors. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/select.h>
+#include <sys/sendfile.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "sys_common.h"
+
+/* struct iovec, struct pollfd, fd_set and struct timespec/timeval have the same layout
+ * on every 64-bit Linux host, so guest arrays of them are handed to the host as they are. */
+
+int64_t sys_read(Cpu *c, const uint64_t *a) {
+  return host_result(read(arg_fd(a[0]), GUEST_PTR(a[1]), a[2]));
+}
+
+int64_t sys_write(Cpu *c, const uint64_t *a) {
+  return host_result(write(arg_fd(a[0]), GUEST_PTR(a[1]), a[2]));
+}
+
+int64_t sys_readv(Cpu *c, const uint64_t *a) {
+  return host_result(readv(arg_fd(a[0]), GUEST_PTR(a[1]), (int)a[2]));
+}
+
+int64_t sys_writev(Cpu *c, const uint64_t *a) {
+  return host_result(writev(arg_fd(a[0]), GUEST_PTR(a[1]), (int)a[2]));
+}
+
+int64_t sys_pread64(Cpu *c, const uint64_t *a) {
+  return host_result(pread(arg_fd(a[0]), GUEST_PTR(a[1]), a[2], (off_t)a[3]));
+}
+
+int64_t sys_pwrite64(Cpu *c, const uint64_t *a) {
+  return host_result(pwrite(arg_fd(a[0]), GUEST_PTR(a[1]), a[2], (off_t)a[3]));
+}
+
+/* preadv(fd, iov, cnt, pos_l, pos_h): on a 64-bit kernel pos_l holds the whole offset. */
+int64_t sys_preadv(Cpu *c, const uint64_t *a) {
+  return host_result(preadv(arg_fd(a[0]), GUEST_PTR(a[1]), (int)a[2], (off_t)a[3]));
+}
+
+int64_t sys_pwritev(Cpu *c, const uint64_t *a) {
+  return host_result(pwritev(arg_fd(a[0]), GUEST_PTR(a[1]), (int)a[2], (off_t)a[3]));
+}
+
+int64_t sys_preadv2(Cpu *c, const uint64_t *a) {
+  return host_result(preadv2(arg_fd(a[0]), GUEST_PTR(a[1]), (int)a[2], (off_t)a[3], (int)a[5]));
+}
+
+int64_t sys_pwritev2(Cpu *c, const uint64_t *a) {
+  return host_result(pwritev2(arg_fd(a[0]), GUEST_PTR(a[1]), (int)a[2], (off_t)a[3], (int)a[5]));
+}
+
+int64_t sys_lseek(Cpu *c, const uint64_t *a) {
+  return host_result(lseek(arg_fd(a[0]), (off_t)a[1], (int)a[2]));
+}
+
+int64_t sys_sendfile(Cpu *c, const uint64_t *a) {
+  return host_result(sendfile(arg_fd(a[0]), arg_fd(a[1]), GUEST_PTR(a[2]), a[3]));
+}
+
+int64_t sys_copy_file_range(Cpu *c, const uint64_t *a) {
+  return host_result(copy_file_range(arg_fd(a[0]), GUEST_PTR(a[1]), arg_fd(a[2]), GUEST_PTR(a[3]),
+                                     a[4], (unsigned)a[5]));
+}
+
+/* struct linux_dirent64 is the same on every architecture. */
+int64_t sys_getdents64(Cpu *c, const uint64_t *a) {
+  return host_result(syscall(SYS_getdents64, arg_fd(a[0]), GUEST_PTR(a[1]), (unsigned)a[2]));
+}
+
+int64_t sys_fsync(Cpu *c, const uint64_t *a) { return host_result(fsync(arg_fd(a[0]))); }
+
+int64_t sys_fdatasync(Cpu *c, const uint64_t *a) { return host_result(fdatasync(arg_fd(a[0]))); }
+
+int64_t sys_ftruncate(Cpu *c, const uint64_t *a) {
+  return host_result(ftruncate(arg_fd(a[0]), (off_t)a[1]));
+}
+
+/* posix_fadvise returns the error instead of setting errno. */
+int64_t sys_fadvise64(Cpu *c, const uint64_t *a) {
+  return -(int64_t)posix_fadvise(arg_fd(a[0]), (off_t)a[1], (off_t)a[2], (int)a[3]);
+}
+
+int64_t sys_fallocate(Cpu *c, const uint64_t *a) {
+  return host_result(fallocate(arg_fd(a[0]), (int)a[1], (off_t)a[2], (off_t)a[3]));
+}
+
+/* ---- waiting for descriptors ---- */
+
+int64_t sys_poll(Cpu *c, const uint64_t *a) {
+  return host_result(poll(GUEST_PTR(a[0]), (nfds_t)a[1], (int)a[2]));
+}
+
+/* The guest's sigset is the kernel's 8-byte one, which ppoll and pselect6 take as they are:
+ * the raw host call is used so that no libc-sized sigset_t is read past it. */
+int64_t sys_ppoll(Cpu *c, const uint64_t *a) {
+  return host_result(syscall(SYS_ppoll, GUEST_PTR(a[0]), (unsigned long)a[1], GUEST_PTR(a[2]),
+                             GUEST_PTR(a[3]), (size_t)a[4]));
+}
+
+/* select(2) updates the timeout with the time left, as Linux does; glibc's select keeps
+ * that behaviour on hosts that only have pselect6. */
+int64_t sys_select(Cpu *c, const uint64_t *a) {
+  return host_result(select((int)a[0], GUEST_PTR(a[1]), GUEST_PTR(a[2]), GUEST_PTR(a[3]),
+                            GUEST_PTR(a[4])));
+}
+
+int64_t sys_pselect6(Cpu *c, const uint64_t *a) {
+  return host_result(syscall(SYS_pselect6, (int)a[0], GUEST_PTR(a[1]), GUEST_PTR(a[2]),
+                             GUEST_PTR(a[3]), GUEST_PTR(a[4]), GUEST_PTR(a[5])));
+}

@@ -1,0 +1,297 @@
+/* sys_mem.c: mmap and friends on the shared address space, keeping the emulator's own memory out of reach. */
+#define _GNU_SOURCE
+#include "sys_mem.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "../decoder/block.h"
+#include "brk.h"
+#include "sys_common.h"
+
+#define PAGE 4096ull
+static inline uint64_t page_up(uint64_t v) { return (v + PAGE - 1) & ~(PAGE - 1); }
+
+/* ---- the guest's ranges: sorted, disjoint, merged ---- */
+
+typedef struct Range {
+  uint64_t lo, hi;
+} Range;
+
+static Range *ranges;
+static size_t n_ranges, cap_ranges;
+static bool noted_by_loader, guessed;
+
+static void ranges_remove(uint64_t lo, uint64_t hi) {
+  size_t out = 0;
+  Range *kept = malloc((n_ranges + 1) * sizeof *kept);
+  if (!kept) abort();
+  for (size_t i = 0; i < n_ranges; i++) {
+    Range r = ranges[i];
+    if (r.hi <= lo || r.lo >= hi) {
+      kept[out++] = r;
+      continue;
+    }
+    if (r.lo < lo) kept[out++] = (Range){r.lo, lo};
+    if (r.hi > hi) kept[out++] = (Range){hi, r.hi};
+  }
+  free(ranges);
+  ranges = kept;
+  n_ranges = out;
+  cap_ranges = n_ranges + 1;
+}
+
+static void ranges_add(uint64_t lo, uint64_t hi) {
+  if (lo >= hi) return;
+  ranges_remove(lo, hi);
+  size_t i = 0;
+  while (i < n_ranges && ranges[i].hi < lo) i++;
+  /* Merge with touching neighbours on either side. */
+  if (i < n_ranges && ranges[i].hi == lo) {
+    lo = ranges[i].lo;
+    memmove(&ranges[i], &ranges[i + 1], (n_ranges - i - 1) * sizeof *ranges);
+    n_ranges--;
+  }
+  if (i < n_ranges && ranges[i].lo == hi) {
+    hi = ranges[i].hi;
+    memmove(&ranges[i], &ranges[i + 1], (n_ranges - i - 1) * sizeof *ranges);
+    n_ranges--;
+  }
+  if (n_ranges == cap_ranges) {
+    cap_ranges = cap_ranges ? cap_ranges * 2 : 16;
+    ranges = realloc(ranges, cap_ranges * sizeof *ranges);
+    if (!ranges) abort();
+  }
+  memmove(&ranges[i + 1], &ranges[i], (n_ranges - i) * sizeof *ranges);
+  ranges[i] = (Range){lo, hi};
+  n_ranges++;
+}
+
+/* Whether [lo, hi) lies entirely inside guest ranges. */
+static bool ranges_cover(uint64_t lo, uint64_t hi) {
+  for (size_t i = 0; i < n_ranges && lo < hi; i++) {
+    if (ranges[i].hi <= lo) continue;
+    if (ranges[i].lo > lo) return false;
+    lo = ranges[i].hi;
+  }
+  return lo >= hi;
+}
+
+void guest_mem_note(uint64_t addr, uint64_t len) {
+  noted_by_loader = true;
+  ranges_add(addr & ~(PAGE - 1), page_up(addr + len));
+}
+
+/* ---- the host's view: /proc/self/maps ---- */
+
+typedef struct HostMap {
+  uint64_t lo, hi;
+  bool anon, none; /* no file behind it; PROT_NONE */
+} HostMap;
+
+static size_t read_host_maps(HostMap **out) {
+  FILE *f = fopen("/proc/self/maps", "re");
+  size_t n = 0, cap = 64;
+  HostMap *m = malloc(cap * sizeof *m);
+  if (!f || !m) {
+    if (f) fclose(f);
+    free(m);
+    *out = NULL;
+    return 0;
+  }
+  char line[4352];
+  while (fgets(line, sizeof line, f)) {
+    unsigned long long lo, hi, inode;
+    char perms[8];
+    int path_at = 0;
+    if (sscanf(line, "%llx-%llx %7s %*s %*s %llu %n", &lo, &hi, perms, &inode, &path_at) < 4)
+      continue;
+    if (n == cap) {
+      HostMap *bigger = realloc(m, (cap *= 2) * sizeof *m);
+      if (!bigger) break;
+      m = bigger;
+    }
+    const char *path = line + path_at;
+    m[n++] = (HostMap){lo, hi, inode == 0 && (path[0] == '\n' || path[0] == 0),
+                       !strncmp(perms, "---", 3)};
+  }
+  fclose(f);
+  *out = m;
+  return n;
+}
+
+/* Without notes from the loader: the image is the run of anonymous mappings that ends where
+ * the heap starts, the stack the mapping holding rsp with its PROT_NONE guard below. */
+static void guess_loader_mappings(Cpu *c) {
+  guessed = true;
+  Process *p = c->proc;
+  HostMap *m;
+  size_t n = read_host_maps(&m);
+  for (size_t i = 0; i < n; i++) {
+    if (p && m[i].hi == p->brk_start) {
+      size_t j = i;
+      while (j > 0 && m[j].anon && m[j - 1].hi == m[j].lo && m[j - 1].anon) j--;
+      if (m[j].anon) ranges_add(m[j].lo, m[i].hi);
+    }
+    uint64_t sp = c->r[RSP];
+    if (sp >= m[i].lo && sp < m[i].hi && m[i].anon) {
+      uint64_t lo = m[i].lo;
+      if (i > 0 && m[i - 1].hi == lo && m[i - 1].anon && m[i - 1].none) lo = m[i - 1].lo;
+      ranges_add(lo, m[i].hi);
+    }
+  }
+  free(m);
+}
+
+static void mem_init(Cpu *c) {
+  if (guessed) return;
+  Process *p = c->proc;
+  if (p && p->brk_end > p->brk_start) ranges_add(p->brk_start, page_up(p->brk_end));
+  if (!noted_by_loader) guess_loader_mappings(c);
+  guessed = true;
+}
+
+bool guest_mem_hits_emulator(uint64_t lo, uint64_t len) {
+  uint64_t hi = lo + len;
+  if (hi < lo) return true;
+  if (ranges_cover(lo, hi)) return false;
+  HostMap *m;
+  size_t n = read_host_maps(&m);
+  bool hit = false;
+  for (size_t i = 0; i < n && !hit; i++) {
+    uint64_t s = m[i].lo > lo ? m[i].lo : lo, e = m[i].hi < hi ? m[i].hi : hi;
+    if (s < e && !ranges_cover(s, e)) hit = true;
+  }
+  free(m);
+  return hit;
+}
+
+/* ---- the calls ---- */
+
+/* x86-64 PROT_* and MAP_* values; the generic ones other hosts use are equal, except that
+ * MAP_32BIT exists only on x86. */
+enum {
+  X64_PROT_READ = 1, X64_PROT_WRITE = 2, X64_PROT_EXEC = 4,
+  X64_MAP_FIXED = 0x10, X64_MAP_32BIT = 0x40, X64_MAP_FIXED_NOREPLACE = 0x100000,
+  X64_MREMAP_MAYMOVE = 1, X64_MREMAP_FIXED = 2, X64_MREMAP_DONTUNMAP = 4,
+};
+
+/* Guest code is read by the decoder, never run by the host: executable means readable. */
+static int host_prot(uint64_t prot) {
+  int p = (int)(prot & ~(uint64_t)X64_PROT_EXEC);
+  if (prot & X64_PROT_EXEC) p |= PROT_READ;
+  return p;
+}
+
+int64_t sys_mmap(Cpu *c, const uint64_t *a) {
+  uint64_t addr = a[0], len = a[1], flags = a[3], off = a[5];
+  mem_init(c);
+  if (len == 0 || (off & (PAGE - 1))) return -EINVAL;
+  uint64_t span = page_up(len);
+  if (span < len) return -ENOMEM;
+  bool fixed = (flags & X64_MAP_FIXED) && !(flags & X64_MAP_FIXED_NOREPLACE);
+  if (fixed) {
+    if (addr & (PAGE - 1)) return -EINVAL;
+    if (guest_mem_hits_emulator(addr, span)) return -ENOMEM;
+  }
+  int hflags = (int)flags;
+#if !defined(__x86_64__)
+  if (flags & X64_MAP_32BIT) {
+    hflags &= ~X64_MAP_32BIT;
+    if (!addr) addr = 0x40000000; /* a hint low in memory, as x86's MAP_32BIT gives */
+  }
+#endif
+  void *r = mmap(GUEST_PTR(addr), len, host_prot(a[2]), hflags, arg_fd(a[4]), (off_t)off);
+  if (r == MAP_FAILED) return -errno;
+  uint64_t got = (uint64_t)(uintptr_t)r;
+  /* Code decoded from what was there before is gone. */
+  if (fixed) block_invalidate_range(got, span);
+  ranges_add(got, got + span);
+  return (int64_t)got;
+}
+
+int64_t sys_munmap(Cpu *c, const uint64_t *a) {
+  uint64_t addr = a[0], span = page_up(a[1]);
+  mem_init(c);
+  if ((addr & (PAGE - 1)) || a[1] == 0 || span < a[1]) return -EINVAL;
+  if (guest_mem_hits_emulator(addr, span)) return -EINVAL;
+  if (munmap(GUEST_PTR(addr), span) < 0) return -errno;
+  block_invalidate_range(addr, span);
+  ranges_remove(addr, addr + span);
+  return 0;
+}
+
+int64_t sys_mprotect(Cpu *c, const uint64_t *a) {
+  uint64_t addr = a[0], span = page_up(a[1]);
+  mem_init(c);
+  if (addr & (PAGE - 1)) return -EINVAL;
+  if (span < a[1]) return -ENOMEM;
+  if (span && guest_mem_hits_emulator(addr, span)) return -ENOMEM;
+  if (mprotect(GUEST_PTR(addr), span, host_prot(a[2])) < 0) return -errno;
+  block_invalidate_range(addr, span);
+  return 0;
+}
+
+int64_t sys_mremap(Cpu *c, const uint64_t *a) {
+  uint64_t old = a[0], old_len = page_up(a[1]), new_len = page_up(a[2]), flags = a[3], to = a[4];
+  mem_init(c);
+  if (old & (PAGE - 1)) return -EINVAL;
+  if (old_len && guest_mem_hits_emulator(old, old_len)) return -EFAULT;
+  if ((flags & X64_MREMAP_FIXED) && guest_mem_hits_emulator(to, new_len)) return -ENOMEM;
+  void *r = mremap(GUEST_PTR(old), a[1], a[2], (int)flags, GUEST_PTR(to));
+  if (r == MAP_FAILED) return -errno;
+  uint64_t got = (uint64_t)(uintptr_t)r;
+  block_invalidate_range(old, old_len);
+  if (got != old) block_invalidate_range(got, new_len);
+  if (!(flags & X64_MREMAP_DONTUNMAP)) {
+    if (got != old) ranges_remove(old, old + old_len);
+    else if (new_len < old_len) ranges_remove(old + new_len, old + old_len);
+  }
+  ranges_add(got, got + new_len);
+  return (int64_t)got;
+}
+
+/* Advice that discards or hides contents: refused on the emulator's memory. */
+static bool advice_is_destructive(int advice) {
+  switch (advice) {
+  case MADV_DONTNEED: case MADV_FREE: case MADV_REMOVE: case MADV_DONTFORK:
+  case MADV_WIPEONFORK: case MADV_HWPOISON: case 101 /* MADV_SOFT_OFFLINE */:
+  case 24 /* MADV_DONTNEED_LOCKED */:
+    return true;
+  default:
+    return false;
+  }
+}
+
+int64_t sys_madvise(Cpu *c, const uint64_t *a) {
+  uint64_t addr = a[0], span = page_up(a[1]);
+  int advice = (int)a[2];
+  mem_init(c);
+  if (addr & (PAGE - 1)) return -EINVAL;
+  if (advice_is_destructive(advice) && span && guest_mem_hits_emulator(addr, span))
+    return -EINVAL;
+  if (madvise(GUEST_PTR(addr), a[1], advice) < 0) return -errno;
+  if (advice_is_destructive(advice)) block_invalidate_range(addr, span);
+  return 0;
+}
+
+int64_t sys_msync(Cpu *c, const uint64_t *a) {
+  return host_result(msync(GUEST_PTR(a[0]), a[1], (int)a[2]));
+}
+
+int64_t sys_mincore(Cpu *c, const uint64_t *a) {
+  return host_result(mincore(GUEST_PTR(a[0]), a[1], GUEST_PTR(a[2])));
+}
+
+int64_t sys_mlock(Cpu *c, const uint64_t *a) { return host_result(mlock(GUEST_PTR(a[0]), a[1])); }
+
+int64_t sys_munlock(Cpu *c, const uint64_t *a) {
+  return host_result(munlock(GUEST_PTR(a[0]), a[1]));
+}
+
+/* The heap lives in a reservation of its own (brk.c), which also drops decoded code when
+ * the break shrinks. */
+int64_t sys_brk(Cpu *c, const uint64_t *a) { return (int64_t)brk_set(c->proc, a[0]); }

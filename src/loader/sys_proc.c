@@ -1,0 +1,291 @@
+/* sys_proc.c: process identity, fork/clone, wait, kill, exit, and per-process settings. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/fsuid.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sys_common.h"
+
+/* What the kernel keeps per task for the guest's runtime (glibc's pthread setup). */
+static uint64_t clear_child_tid, robust_list_head;
+
+/* ---- exit ---- */
+
+/* One guest thread per process: exit and exit_group both end the process. */
+int64_t sys_exit_group(Cpu *c, const uint64_t *a) {
+  c->exit_status = (int)(a[0] & 0xff);
+  c->events |= EV_EXIT;
+  return 0;
+}
+
+int64_t sys_exit(Cpu *c, const uint64_t *a) { return sys_exit_group(c, a); }
+
+/* ---- identity ---- */
+
+int64_t sys_getpid(Cpu *c, const uint64_t *a) { return getpid(); }
+int64_t sys_getppid(Cpu *c, const uint64_t *a) { return getppid(); }
+int64_t sys_gettid(Cpu *c, const uint64_t *a) { return gettid(); }
+int64_t sys_getuid(Cpu *c, const uint64_t *a) { return getuid(); }
+int64_t sys_geteuid(Cpu *c, const uint64_t *a) { return geteuid(); }
+int64_t sys_getgid(Cpu *c, const uint64_t *a) { return getgid(); }
+int64_t sys_getegid(Cpu *c, const uint64_t *a) { return getegid(); }
+
+static int64_t copy_out_ids(const uint64_t *a, const unsigned ids[3]) {
+  for (int i = 0; i < 3; i++) {
+    int r = guest_copy_out(a[i], &ids[i], sizeof ids[i]);
+    if (r < 0) return r;
+  }
+  return 0;
+}
+
+int64_t sys_getresuid(Cpu *c, const uint64_t *a) {
+  uid_t r, e, s;
+  if (getresuid(&r, &e, &s) < 0) return -errno;
+  const unsigned ids[3] = {r, e, s};
+  return copy_out_ids(a, ids);
+}
+
+int64_t sys_getresgid(Cpu *c, const uint64_t *a) {
+  gid_t r, e, s;
+  if (getresgid(&r, &e, &s) < 0) return -errno;
+  const unsigned ids[3] = {r, e, s};
+  return copy_out_ids(a, ids);
+}
+
+/* gid_t is 32 bits everywhere; the raw call keeps the kernel's size-0 query. */
+int64_t sys_getgroups(Cpu *c, const uint64_t *a) {
+  return host_result(syscall(SYS_getgroups, (int)a[0], GUEST_PTR(a[1])));
+}
+
+int64_t sys_setgroups(Cpu *c, const uint64_t *a) {
+  return host_result(syscall(SYS_setgroups, (size_t)a[0], GUEST_PTR(a[1])));
+}
+
+int64_t sys_setuid(Cpu *c, const uint64_t *a) { return host_result(setuid((uid_t)a[0])); }
+int64_t sys_setgid(Cpu *c, const uint64_t *a) { return host_result(setgid((gid_t)a[0])); }
+
+int64_t sys_setreuid(Cpu *c, const uint64_t *a) {
+  return host_result(setreuid((uid_t)a[0], (uid_t)a[1]));
+}
+
+int64_t sys_setregid(Cpu *c, const uint64_t *a) {
+  return host_result(setregid((gid_t)a[0], (gid_t)a[1]));
+}
+
+int64_t sys_setresuid(Cpu *c, const uint64_t *a) {
+  return host_result(setresuid((uid_t)a[0], (uid_t)a[1], (uid_t)a[2]));
+}
+
+int64_t sys_setresgid(Cpu *c, const uint64_t *a) {
+  return host_result(setresgid((gid_t)a[0], (gid_t)a[1], (gid_t)a[2]));
+}
+
+int64_t sys_setfsuid(Cpu *c, const uint64_t *a) { return setfsuid((uid_t)a[0]); }
+int64_t sys_setfsgid(Cpu *c, const uint64_t *a) { return setfsgid((gid_t)a[0]); }
+
+int64_t sys_getpgrp(Cpu *c, const uint64_t *a) { return host_result(getpgid(0)); }
+int64_t sys_getpgid(Cpu *c, const uint64_t *a) { return host_result(getpgid((pid_t)a[0])); }
+
+int64_t sys_setpgid(Cpu *c, const uint64_t *a) {
+  return host_result(setpgid((pid_t)a[0], (pid_t)a[1]));
+}
+
+int64_t sys_getsid(Cpu *c, const uint64_t *a) { return host_result(getsid((pid_t)a[0])); }
+int64_t sys_setsid(Cpu *c, const uint64_t *a) { return host_result(setsid()); }
+
+/* The raw call returns 20 - nice, as the guest's libc expects. */
+int64_t sys_getpriority(Cpu *c, const uint64_t *a) {
+  return host_result(syscall(SYS_getpriority, (int)a[0], (id_t)a[1]));
+}
+
+int64_t sys_setpriority(Cpu *c, const uint64_t *a) {
+  return host_result(setpriority((int)a[0], (id_t)a[1], (int)a[2]));
+}
+
+/* ---- signals to processes (signal numbers are the same on every Linux host) ---- */
+
+int64_t sys_kill(Cpu *c, const uint64_t *a) { return host_result(kill((pid_t)a[0], (int)a[1])); }
+
+int64_t sys_tkill(Cpu *c, const uint64_t *a) {
+  return host_result(syscall(SYS_tkill, (pid_t)a[0], (int)a[1]));
+}
+
+int64_t sys_tgkill(Cpu *c, const uint64_t *a) {
+  return host_result(syscall(SYS_tgkill, (pid_t)a[0], (pid_t)a[1], (int)a[2]));
+}
+
+/* ---- waiting: status words, struct rusage and siginfo_t share one layout ---- */
+
+int64_t sys_wait4(Cpu *c, const uint64_t *a) {
+  return host_result(wait4((pid_t)a[0], GUEST_PTR(a[1]), (int)a[2], GUEST_PTR(a[3])));
+}
+
+int64_t sys_waitid(Cpu *c, const uint64_t *a) {
+  return host_result(syscall(SYS_waitid, (int)a[0], (pid_t)a[1], GUEST_PTR(a[2]), (int)a[3],
+                             GUEST_PTR(a[4])));
+}
+
+/* ---- fork, vfork, clone ---- */
+
+enum {
+  X64_CSIGNAL = 0xff,
+  X64_CLONE_VM = 0x100,
+  X64_CLONE_VFORK = 0x4000,
+  X64_CLONE_SETTLS = 0x80000,
+  X64_CLONE_PARENT_SETTID = 0x100000,
+  X64_CLONE_CHILD_CLEARTID = 0x200000,
+  X64_CLONE_DETACHED = 0x400000, /* ignored by the kernel */
+  X64_CLONE_CHILD_SETTID = 0x1000000,
+};
+#define CLONE_AS_FORK                                                                      \
+  (X64_CSIGNAL | X64_CLONE_VM | X64_CLONE_VFORK | X64_CLONE_SETTLS | X64_CLONE_PARENT_SETTID | \
+   X64_CLONE_CHILD_CLEARTID | X64_CLONE_DETACHED | X64_CLONE_CHILD_SETTID)
+
+/* In a vfork child: the write end of a close-on-exec pipe whose end-of-file tells the
+ * waiting parent that the child has exec'd or exited. */
+static int vfork_release_fd = -1;
+
+/* A descriptor number the guest is unlikely to pick, so that its dup2()s leave ours be. */
+static int out_of_the_way(int fd) {
+  int high = fcntl(fd, F_DUPFD_CLOEXEC, 512);
+  if (high < 0) return fd;
+  close(fd);
+  return high;
+}
+
+/* fork semantics for every form: guest memory is copied, never shared. With vfork the
+ * parent still waits, as the kernel makes it, until the child execs or exits; a
+ * CLONE_VM|CLONE_VFORK child (posix_spawn) starts on the stack it was given. */
+static int64_t fork_guest(Cpu *c, uint64_t flags, uint64_t child_sp, uint64_t ptid, uint64_t ctid,
+                          uint64_t tls) {
+  const bool vfork_like = flags & X64_CLONE_VFORK;
+  const int exit_signal = (int)(flags & X64_CSIGNAL);
+  int release[2] = {-1, -1};
+  if (vfork_like) {
+    if (pipe2(release, O_CLOEXEC) < 0) return -errno;
+    release[1] = out_of_the_way(release[1]);
+  }
+  fflush(NULL);
+  /* glibc's fork keeps the host libc consistent in the child; another exit signal needs
+   * the raw call, whose first two arguments mean the same on every host. */
+  pid_t pid = exit_signal == SIGCHLD ? fork() : (pid_t)syscall(SYS_clone, exit_signal, 0, 0, 0, 0);
+  if (pid < 0) {
+    int e = errno;
+    if (vfork_like) {
+      close(release[0]);
+      close(release[1]);
+    }
+    return -e;
+  }
+  if (pid == 0) {
+    if (vfork_release_fd >= 0) close(vfork_release_fd); /* an outer vfork's, not ours */
+    vfork_release_fd = -1;
+    if (vfork_like) {
+      close(release[0]);
+      vfork_release_fd = release[1];
+    }
+    if (child_sp) c->r[RSP] = child_sp;
+    if (flags & X64_CLONE_SETTLS) c->fs_base = tls;
+    if (flags & X64_CLONE_CHILD_SETTID) {
+      int32_t tid = gettid();
+      guest_copy_out(ctid, &tid, sizeof tid);
+    }
+    if (flags & X64_CLONE_CHILD_CLEARTID) clear_child_tid = ctid;
+    return 0;
+  }
+  if (flags & X64_CLONE_PARENT_SETTID) {
+    int32_t tid = pid;
+    guest_copy_out(ptid, &tid, sizeof tid);
+  }
+  if (vfork_like) {
+    close(release[1]);
+    char byte;
+    while (read(release[0], &byte, 1) < 0 && errno == EINTR) {
+    }
+    close(release[0]);
+  }
+  return pid;
+}
+
+int64_t sys_fork(Cpu *c, const uint64_t *a) { return fork_guest(c, SIGCHLD, 0, 0, 0, 0); }
+
+int64_t sys_vfork(Cpu *c, const uint64_t *a) {
+  return fork_guest(c, X64_CLONE_VFORK | SIGCHLD, 0, 0, 0, 0);
+}
+
+/* x86-64 clone(flags, stack, parent_tid, child_tid, tls). */
+int64_t sys_clone(Cpu *c, const uint64_t *a) {
+  uint64_t flags = a[0];
+  /* Shared memory without vfork's wait means threads, which the interpreter cannot run. */
+  if ((flags & X64_CLONE_VM) && !(flags & X64_CLONE_VFORK)) return -ENOSYS;
+  if (flags & ~(uint64_t)CLONE_AS_FORK) return -ENOSYS;
+  return fork_guest(c, flags, a[1], a[2], a[3], a[4]);
+}
+
+/* ---- per-task settings ---- */
+
+enum {
+  X64_ARCH_SET_GS = 0x1001, X64_ARCH_SET_FS = 0x1002, X64_ARCH_GET_FS = 0x1003,
+  X64_ARCH_GET_GS = 0x1004, X64_ARCH_GET_CPUID = 0x1011, X64_ARCH_SET_CPUID = 0x1012,
+};
+#define X64_TASK_SIZE_MAX 0x7ffffffff000ull /* bases at or above it are refused (EPERM) */
+
+/* The guest's FS/GS bases live in the Cpu; the host's own are never touched. */
+int64_t sys_arch_prctl(Cpu *c, const uint64_t *a) {
+  switch (a[0]) {
+  case X64_ARCH_SET_FS:
+  case X64_ARCH_SET_GS:
+    if (a[1] >= X64_TASK_SIZE_MAX) return -EPERM;
+    *(a[0] == X64_ARCH_SET_FS ? &c->fs_base : &c->gs_base) = a[1];
+    return 0;
+  case X64_ARCH_GET_FS: return guest_copy_out(a[1], &c->fs_base, 8);
+  case X64_ARCH_GET_GS: return guest_copy_out(a[1], &c->gs_base, 8);
+  case X64_ARCH_GET_CPUID: return 1; /* CPUID does not fault */
+  case X64_ARCH_SET_CPUID: return -ENODEV;
+  default: return -EINVAL;
+  }
+}
+
+/* prctl options that are safe to hand to the host; the rest (seccomp filters, which would
+ * apply to the emulator, PR_SET_MM...) are refused. */
+int64_t sys_prctl(Cpu *c, const uint64_t *a) {
+  switch ((int)a[0]) {
+  case PR_SET_PDEATHSIG: case PR_GET_PDEATHSIG: case PR_GET_DUMPABLE: case PR_SET_DUMPABLE:
+  case PR_GET_KEEPCAPS: case PR_SET_KEEPCAPS: case PR_SET_NAME: case PR_GET_NAME:
+  case PR_CAPBSET_READ: case PR_SET_CHILD_SUBREAPER: case PR_GET_CHILD_SUBREAPER:
+  case PR_SET_NO_NEW_PRIVS: case PR_GET_NO_NEW_PRIVS: case PR_GET_TIMERSLACK:
+  case PR_SET_TIMERSLACK: case PR_SET_VMA:
+    return host_result(prctl((int)a[0], a[1], a[2], a[3], a[4]));
+  case PR_GET_TID_ADDRESS: return guest_copy_out(a[1], &clear_child_tid, 8);
+  default: return -EINVAL;
+  }
+}
+
+int64_t sys_set_tid_address(Cpu *c, const uint64_t *a) {
+  clear_child_tid = a[0];
+  return gettid();
+}
+
+/* Recorded for get_robust_list; with one thread per process nothing else reads it. */
+int64_t sys_set_robust_list(Cpu *c, const uint64_t *a) {
+  if (a[1] != 24) return -EINVAL; /* sizeof(struct robust_list_head) */
+  robust_list_head = a[0];
+  return 0;
+}
+
+int64_t sys_get_robust_list(Cpu *c, const uint64_t *a) {
+  if (a[0] && (pid_t)a[0] != gettid()) return -EPERM;
+  uint64_t len = 24;
+  int r = guest_copy_out(a[1], &robust_list_head, 8);
+  return r < 0 ? r : guest_copy_out(a[2], &len, 8);
+}
+
+/* Restartable sequences are not offered; glibc then goes without. */
+int64_t sys_rseq(Cpu *c, const uint64_t *a) { return -ENOSYS; }

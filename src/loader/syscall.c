@@ -1,0 +1,200 @@
+/* syscall.c: the x86-64 system call table: handler and --strace argument kinds per call number. */
+#include "syscall.h"
+
+#include "strace.h"
+#include "sys_common.h"
+
+typedef struct SysEntry {
+  SysFn fn;
+  StraceSig sig;
+} SysEntry;
+
+/* S(name, how the result shows, how each argument shows...): handled by sys_<name>. */
+#define S(nr, ret, ...) [X64_NR_##nr] = {sys_##nr, {ret, {__VA_ARGS__}}}
+
+/* Every number missing here is answered with -ENOSYS. */
+static const SysEntry table[X64_NR_COUNT] = {
+    /* reading and writing */
+    S(read, R_DEC, A_FD, A_BUF_OUT, A_ULONG),
+    S(write, R_DEC, A_FD, A_BUF_IN, A_ULONG),
+    S(readv, R_DEC, A_FD, A_PTR, A_INT),
+    S(writev, R_DEC, A_FD, A_PTR, A_INT),
+    S(pread64, R_DEC, A_FD, A_BUF_OUT, A_ULONG, A_LONG),
+    S(pwrite64, R_DEC, A_FD, A_BUF_IN, A_ULONG, A_LONG),
+    S(preadv, R_DEC, A_FD, A_PTR, A_INT, A_LONG),
+    S(pwritev, R_DEC, A_FD, A_PTR, A_INT, A_LONG),
+    S(preadv2, R_DEC, A_FD, A_PTR, A_INT, A_LONG, A_LONG, A_HEX),
+    S(pwritev2, R_DEC, A_FD, A_PTR, A_INT, A_LONG, A_LONG, A_HEX),
+    S(lseek, R_DEC, A_FD, A_LONG, A_WHENCE),
+    S(sendfile, R_DEC, A_FD, A_FD, A_PTR, A_ULONG),
+    S(copy_file_range, R_DEC, A_FD, A_PTR, A_FD, A_PTR, A_ULONG, A_HEX),
+    S(getdents64, R_DEC, A_FD, A_PTR, A_ULONG),
+    S(poll, R_DEC, A_PTR, A_ULONG, A_INT),
+    S(ppoll, R_DEC, A_PTR, A_ULONG, A_PTR, A_PTR, A_ULONG),
+    S(select, R_DEC, A_INT, A_PTR, A_PTR, A_PTR, A_PTR),
+    S(pselect6, R_DEC, A_INT, A_PTR, A_PTR, A_PTR, A_PTR, A_PTR),
+    S(fsync, R_DEC, A_FD),
+    S(fdatasync, R_DEC, A_FD),
+    S(ftruncate, R_DEC, A_FD, A_LONG),
+    S(fadvise64, R_DEC, A_FD, A_LONG, A_LONG, A_INT),
+    S(fallocate, R_DEC, A_FD, A_INT, A_LONG, A_LONG),
+
+    /* file descriptors */
+    S(open, R_DEC, A_PATH, A_OFLAGS, A_OMODE),
+    S(openat, R_DEC, A_DIRFD, A_PATH, A_OFLAGS, A_OMODE),
+    S(creat, R_DEC, A_PATH, A_MODE),
+    S(close, R_DEC, A_FD),
+    S(close_range, R_DEC, A_FD, A_FD, A_HEX),
+    S(pipe, R_DEC, A_PTR),
+    S(pipe2, R_DEC, A_PTR, A_FDFLAGS),
+    S(dup, R_DEC, A_FD),
+    S(dup2, R_DEC, A_FD, A_FD),
+    S(dup3, R_DEC, A_FD, A_FD, A_FDFLAGS),
+    S(fcntl, R_DEC, A_FD, A_FCNTL, A_HEX),
+    S(flock, R_DEC, A_FD, A_INT),
+    S(ioctl, R_DEC, A_FD, A_IOCTL, A_PTR),
+    S(fchmod, R_DEC, A_FD, A_MODE),
+    S(fchown, R_DEC, A_FD, A_INT, A_INT),
+    S(fchdir, R_DEC, A_FD),
+
+    /* the stat family */
+    S(stat, R_DEC, A_PATH, A_PTR),
+    S(fstat, R_DEC, A_FD, A_PTR),
+    S(lstat, R_DEC, A_PATH, A_PTR),
+    S(newfstatat, R_DEC, A_DIRFD, A_PATH, A_PTR, A_ATF),
+    S(statx, R_DEC, A_DIRFD, A_PATH, A_ATF, A_HEX, A_PTR),
+    S(statfs, R_DEC, A_PATH, A_PTR),
+    S(fstatfs, R_DEC, A_FD, A_PTR),
+
+    /* paths */
+    S(access, R_DEC, A_PATH, A_ACCESS),
+    S(faccessat, R_DEC, A_DIRFD, A_PATH, A_ACCESS),
+    S(faccessat2, R_DEC, A_DIRFD, A_PATH, A_ACCESS, A_ATF),
+    S(readlink, R_DEC, A_PATH, A_BUF_OUT, A_ULONG),
+    S(readlinkat, R_DEC, A_DIRFD, A_PATH, A_BUF_OUT, A_ULONG),
+    S(mkdir, R_DEC, A_PATH, A_MODE),
+    S(mkdirat, R_DEC, A_DIRFD, A_PATH, A_MODE),
+    S(mknod, R_DEC, A_PATH, A_MODE, A_HEX),
+    S(mknodat, R_DEC, A_DIRFD, A_PATH, A_MODE, A_HEX),
+    S(rmdir, R_DEC, A_PATH),
+    S(unlink, R_DEC, A_PATH),
+    S(unlinkat, R_DEC, A_DIRFD, A_PATH, A_ATF),
+    S(rename, R_DEC, A_PATH, A_PATH),
+    S(renameat, R_DEC, A_DIRFD, A_PATH, A_DIRFD, A_PATH),
+    S(renameat2, R_DEC, A_DIRFD, A_PATH, A_DIRFD, A_PATH, A_HEX),
+    S(link, R_DEC, A_PATH, A_PATH),
+    S(linkat, R_DEC, A_DIRFD, A_PATH, A_DIRFD, A_PATH, A_ATF),
+    S(symlink, R_DEC, A_PATH, A_PATH),
+    S(symlinkat, R_DEC, A_PATH, A_DIRFD, A_PATH),
+    S(chmod, R_DEC, A_PATH, A_MODE),
+    S(fchmodat, R_DEC, A_DIRFD, A_PATH, A_MODE),
+    S(fchmodat2, R_DEC, A_DIRFD, A_PATH, A_MODE, A_ATF),
+    S(chown, R_DEC, A_PATH, A_INT, A_INT),
+    S(lchown, R_DEC, A_PATH, A_INT, A_INT),
+    S(fchownat, R_DEC, A_DIRFD, A_PATH, A_INT, A_INT, A_ATF),
+    S(utimensat, R_DEC, A_DIRFD, A_PATH, A_PTR, A_ATF),
+    S(utimes, R_DEC, A_PATH, A_PTR),
+    S(futimesat, R_DEC, A_DIRFD, A_PATH, A_PTR),
+    S(utime, R_DEC, A_PATH, A_PTR),
+    S(truncate, R_DEC, A_PATH, A_LONG),
+    S(getcwd, R_DEC, A_PTR, A_ULONG),
+    S(chdir, R_DEC, A_PATH),
+    S(umask, R_OCT, A_MODE),
+    S(sync, R_DEC),
+
+    /* memory */
+    S(mmap, R_HEX, A_PTR, A_ULONG, A_PROT, A_MAPF, A_FD, A_HEX),
+    S(munmap, R_DEC, A_PTR, A_ULONG),
+    S(mprotect, R_DEC, A_PTR, A_ULONG, A_PROT),
+    S(mremap, R_HEX, A_PTR, A_ULONG, A_ULONG, A_HEX, A_PTR),
+    S(madvise, R_DEC, A_PTR, A_ULONG, A_INT),
+    S(msync, R_DEC, A_PTR, A_ULONG, A_HEX),
+    S(mincore, R_DEC, A_PTR, A_ULONG, A_PTR),
+    S(mlock, R_DEC, A_PTR, A_ULONG),
+    S(munlock, R_DEC, A_PTR, A_ULONG),
+    S(brk, R_HEX, A_PTR),
+
+    /* processes */
+    S(exit, R_NONE, A_INT),
+    S(exit_group, R_NONE, A_INT),
+    S(getpid, R_DEC),
+    S(getppid, R_DEC),
+    S(gettid, R_DEC),
+    S(getuid, R_DEC),
+    S(geteuid, R_DEC),
+    S(getgid, R_DEC),
+    S(getegid, R_DEC),
+    S(getresuid, R_DEC, A_PTR, A_PTR, A_PTR),
+    S(getresgid, R_DEC, A_PTR, A_PTR, A_PTR),
+    S(getgroups, R_DEC, A_INT, A_PTR),
+    S(setgroups, R_DEC, A_INT, A_PTR),
+    S(setuid, R_DEC, A_INT),
+    S(setgid, R_DEC, A_INT),
+    S(setreuid, R_DEC, A_INT, A_INT),
+    S(setregid, R_DEC, A_INT, A_INT),
+    S(setresuid, R_DEC, A_INT, A_INT, A_INT),
+    S(setresgid, R_DEC, A_INT, A_INT, A_INT),
+    S(setfsuid, R_DEC, A_INT),
+    S(setfsgid, R_DEC, A_INT),
+    S(getpgrp, R_DEC),
+    S(getpgid, R_DEC, A_INT),
+    S(setpgid, R_DEC, A_INT, A_INT),
+    S(getsid, R_DEC, A_INT),
+    S(setsid, R_DEC),
+    S(getpriority, R_DEC, A_INT, A_INT),
+    S(setpriority, R_DEC, A_INT, A_INT, A_INT),
+    S(kill, R_DEC, A_INT, A_SIG),
+    S(tkill, R_DEC, A_INT, A_SIG),
+    S(tgkill, R_DEC, A_INT, A_INT, A_SIG),
+    S(wait4, R_DEC, A_INT, A_PTR, A_WAITF, A_PTR),
+    S(waitid, R_DEC, A_INT, A_INT, A_PTR, A_WAITF, A_PTR),
+    S(fork, R_DEC),
+    S(vfork, R_DEC),
+    S(clone, R_DEC, A_CLONEF, A_PTR, A_PTR, A_PTR, A_PTR),
+    S(execve, R_DEC, A_PATH, A_ARGV, A_ENVP),
+    S(execveat, R_DEC, A_DIRFD, A_PATH, A_ARGV, A_ENVP, A_ATF),
+    S(arch_prctl, R_DEC, A_ARCH, A_HEX),
+    S(prctl, R_DEC, A_PRCTL, A_HEX, A_HEX, A_HEX, A_HEX),
+    S(set_tid_address, R_DEC, A_PTR),
+    S(set_robust_list, R_DEC, A_PTR, A_ULONG),
+    S(get_robust_list, R_DEC, A_INT, A_PTR, A_PTR),
+    S(rseq, R_DEC, A_PTR, A_ULONG, A_INT, A_HEX),
+
+    /* signals */
+    S(rt_sigaction, R_DEC, A_SIG, A_PTR, A_PTR, A_ULONG),
+    S(rt_sigprocmask, R_DEC, A_SIGHOW, A_PTR, A_PTR, A_ULONG),
+    S(sigaltstack, R_DEC, A_PTR, A_PTR),
+
+    /* time */
+    S(clock_gettime, R_DEC, A_CLOCK, A_PTR),
+    S(clock_getres, R_DEC, A_CLOCK, A_PTR),
+    S(clock_nanosleep, R_DEC, A_CLOCK, A_INT, A_PTR, A_PTR),
+    S(gettimeofday, R_DEC, A_PTR, A_PTR),
+    S(time, R_DEC, A_PTR),
+    S(nanosleep, R_DEC, A_PTR, A_PTR),
+    S(times, R_DEC, A_PTR),
+    S(getrusage, R_DEC, A_INT, A_PTR),
+
+    /* the machine and limits */
+    S(uname, R_DEC, A_PTR),
+    S(sysinfo, R_DEC, A_PTR),
+    S(getrandom, R_DEC, A_BUF_OUT, A_ULONG, A_HEX),
+    S(getrlimit, R_DEC, A_RLIMIT, A_PTR),
+    S(setrlimit, R_DEC, A_RLIMIT, A_PTR),
+    S(prlimit64, R_DEC, A_INT, A_RLIMIT, A_PTR, A_PTR),
+    S(sched_getaffinity, R_DEC, A_INT, A_ULONG, A_PTR),
+    S(sched_setaffinity, R_DEC, A_INT, A_ULONG, A_PTR),
+    S(sched_yield, R_DEC),
+    S(getcpu, R_DEC, A_PTR, A_PTR, A_PTR),
+};
+
+void syscall_dispatch(Cpu *c) {
+  const uint64_t nr = c->r[RAX];
+  const uint64_t args[6] = {c->r[RDI], c->r[RSI], c->r[RDX], c->r[R10], c->r[R8], c->r[R9]};
+  const SysEntry *e = nr < X64_NR_COUNT && table[nr].fn ? &table[nr] : NULL;
+  const bool trace = c->proc && c->proc->opt.strace;
+  if (trace) strace_begin(nr, e ? &e->sig : NULL, args);
+  int64_t ret = e ? e->fn(c, args) : -ENOSYS;
+  c->r[RAX] = (uint64_t)ret;
+  if (trace) strace_end(ret);
+}

@@ -1,0 +1,152 @@
+#!/bin/bash
+# compare.sh: runs a static x86-64 program natively and under x64emu, and compares stdout,
+# stderr and the exit status (or terminating signal) byte for byte.
+#
+# usage: compare.sh [--stdin FILE] [--dir DIR] [--name NAME] X64EMU PROGRAM [ARG...]
+#   --stdin FILE  feed FILE to both runs (default /dev/null)
+#   --dir DIR     run both in DIR, which the program must leave as it found it
+#                 (default: a fresh empty directory for each run, at the same path)
+#   --name NAME   what to call the case in messages (default: the program's name)
+# Environment:
+#   X64EMU_OPTS     extra options for x64emu, e.g. --strace
+#   COMPARE_TIMEOUT seconds allowed for each run (default 60)
+#   COMPARE_KEEP    if set, the scratch directory is kept and named
+#   COMPARE_SHOW    if set, the native run's stdout and stderr are printed too
+# Exit status: 0 when both runs agree, 1 when they differ, 2 on a usage or set-up error.
+set -u
+
+stdin_file=/dev/null
+run_dir=
+name=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --stdin) stdin_file=$2; shift 2 ;;
+    --dir) run_dir=$2; shift 2 ;;
+    --name) name=$2; shift 2 ;;
+    --) shift; break ;;
+    -*) echo "compare.sh: unknown option $1" >&2; exit 2 ;;
+    *) break ;;
+  esac
+done
+if [ $# -lt 2 ]; then
+  echo "usage: compare.sh [--stdin FILE] [--dir DIR] [--name NAME] X64EMU PROGRAM [ARG...]" >&2
+  exit 2
+fi
+# Absolute paths: the runs happen in another directory.
+absolute() { case "$1" in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
+x64emu=$(absolute "$1")
+shift
+set -- "$(absolute "$1")" "${@:2}"
+[ -n "$name" ] || name=$(basename "$1")
+for f in "$x64emu" "$1"; do
+  if [ ! -x "$f" ]; then
+    echo "compare.sh: $f is missing or not executable" >&2
+    exit 2
+  fi
+done
+
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/x64emu-compare.XXXXXX") || exit 2
+if [ -n "${COMPARE_KEEP:-}" ]; then
+  echo "scratch directory kept: $scratch"
+else
+  trap 'rm -rf "$scratch"' EXIT
+fi
+timeout_s=${COMPARE_TIMEOUT:-60}
+
+# Both runs see the same small environment, so that what a program prints of it agrees.
+guest_env=(PATH=/usr/bin:/bin HOME=/nonexistent LC_ALL=C TZ=UTC
+           GUEST_TEST_VAR="a value with spaces" EMPTY_VAR=)
+
+# No core files: they are slow to write and would only litter the build tree.
+ulimit -c 0
+
+# run LABEL COMMAND...: runs COMMAND in the case's directory; leaves LABEL.out/.err/.status.
+run() {
+  local label=$1
+  shift
+  local dir=$run_dir
+  if [ -z "$dir" ]; then
+    # The same path for both runs, so that a printed working directory agrees.
+    dir=$scratch/cwd
+    rm -rf "$dir"
+    mkdir "$dir"
+  fi
+  local status
+  # The braces keep bash's own "Segmentation fault" report (with a pid) out of the log.
+  {
+    (cd "$dir" && exec env -i "${guest_env[@]}" timeout -k 5 "$timeout_s" "$@") \
+      <"$stdin_file" >"$scratch/$label.out" 2>"$scratch/$label.err"
+    status=$?
+  } 2>/dev/null
+  echo "$status" >"$scratch/$label.status"
+}
+
+describe_status() {
+  local s=$1
+  if [ "$s" -eq 124 ]; then
+    echo "$s (timed out after ${timeout_s}s)"
+  elif [ "$s" -gt 128 ] && [ "$s" -lt 160 ]; then
+    echo "$s (killed by SIG$(kill -l $((s - 128))))"
+  else
+    echo "$s (exit status)"
+  fi
+}
+
+# show_difference WHAT: a unified diff of the two runs' stream, cut to a readable length.
+show_difference() {
+  local what=$1
+  echo "--- $what differs (native vs x64emu):"
+  if grep -qI . "$scratch/native.$what" "$scratch/emu.$what" 2>/dev/null &&
+     ! LC_ALL=C grep -q '[^[:print:][:space:]]' "$scratch/native.$what" "$scratch/emu.$what"; then
+    diff -u --label "native $what" --label "x64emu $what" \
+      "$scratch/native.$what" "$scratch/emu.$what" | head -n 80
+  else
+    cmp "$scratch/native.$what" "$scratch/emu.$what" 2>&1 | head -n 3
+    echo "native $what: $(wc -c <"$scratch/native.$what") bytes, x64emu: $(wc -c <"$scratch/emu.$what") bytes"
+    echo "first differing bytes, native then x64emu:"
+    local offset
+    offset=$(cmp "$scratch/native.$what" "$scratch/emu.$what" 2>/dev/null | sed -n 's/.*byte \([0-9]*\).*/\1/p')
+    offset=$(( ${offset:-1} > 16 ? ${offset:-1} - 16 : 0 ))
+    od -A d -t x1z -j "$offset" -N 64 "$scratch/native.$what" | head -n 5
+    od -A d -t x1z -j "$offset" -N 64 "$scratch/emu.$what" | head -n 5
+  fi
+}
+
+run native "$@"
+# shellcheck disable=SC2086 # X64EMU_OPTS is a list of options
+run emu "$x64emu" ${X64EMU_OPTS:-} "$@"
+
+native_status=$(cat "$scratch/native.status")
+if [ -n "${COMPARE_SHOW:-}" ]; then
+  echo "=== native stdout:"
+  cat -v "$scratch/native.out"
+  echo "=== native stderr:"
+  cat -v "$scratch/native.err"
+fi
+emu_status=$(cat "$scratch/emu.status")
+failed=0
+if [ "$native_status" -eq 124 ]; then
+  echo "$name: the native run timed out; the test itself is broken"
+  exit 2
+fi
+if [ "$native_status" != "$emu_status" ]; then
+  echo "--- exit status differs: native $(describe_status "$native_status"), x64emu $(describe_status "$emu_status")"
+  failed=1
+fi
+for what in out err; do
+  if ! cmp -s "$scratch/native.$what" "$scratch/emu.$what"; then
+    show_difference "$what"
+    failed=1
+  fi
+done
+
+if [ "$failed" -ne 0 ]; then
+  if [ "$(wc -l <"$scratch/emu.err")" -gt 80 ]; then
+    echo "--- x64emu stderr, last lines (its own messages come last):"
+    tail -n 10 "$scratch/emu.err"
+  fi
+  echo "$name: FAILED (native and x64emu differ; rerun with X64EMU_OPTS=--strace for a syscall trace)"
+  exit 1
+fi
+echo "$name: identical stdout ($(wc -c <"$scratch/native.out") bytes), stderr ($(wc -c <"$scratch/native.err") bytes) and status $(describe_status "$native_status")"
+exit 0

@@ -1,0 +1,87 @@
+/* exec.c: execve of ourselves through /proc/self/exe, of another guest by path, and its
+ * failures; descriptors crossing exec with and without close-on-exec. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static void print_args(int argc, char **argv) {
+  for (int i = 0; i < argc; i++) printf("  argv[%d]=\"%s\"\n", i, argv[i]);
+  for (char **e = environ; *e; e++) printf("  env \"%s\"\n", *e);
+}
+
+/* The lowest free descriptor shows whether anything leaked into us. */
+static int first_free_fd(void) {
+  int fd = open("/dev/null", O_RDONLY);
+  close(fd);
+  return fd;
+}
+
+static void describe(const char *what, int status) {
+  if (WIFEXITED(status))
+    printf("%s: exited, status %d\n", what, WEXITSTATUS(status));
+  else
+    printf("%s: killed by signal %d\n", what, WTERMSIG(status));
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: exec HELLO-PATH\n");
+    return 2;
+  }
+  if (argc == 2) {
+    printf("stage 0: first free fd %d\n", first_free_fd());
+    print_args(argc, argv);
+    int kept = open("/dev/null", O_RDONLY);
+    int closed = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    dup2(kept, 40), dup2(closed, 41);
+    fcntl(41, F_SETFD, FD_CLOEXEC);
+    close(kept), close(closed);
+    fflush(stdout);
+    char *args[] = {"exec-stage-1", argv[1], "stage1", "", "an argument with spaces", NULL};
+    char *env[] = {"STAGE=1", "EMPTY=", "LONG=" "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", NULL};
+    execve("/proc/self/exe", args, env);
+    printf("execve /proc/self/exe failed: %s\n", strerrorname_np(errno));
+    return 1;
+  }
+
+  printf("stage 1\n");
+  print_args(argc, argv);
+  printf("fd 40 (kept) open: %s, fd 41 (close-on-exec) open: %s\n",
+         fcntl(40, F_GETFD) >= 0 ? "yes" : "no", fcntl(41, F_GETFD) >= 0 ? "yes" : "no");
+  close(40);
+  printf("first free fd %d\n", first_free_fd());
+
+  errno = 0;
+  int r = execve("./no-such-program", argv, environ);
+  printf("execve missing: %d %s\n", r, strerrorname_np(errno));
+  r = execve("/", argv, environ);
+  printf("execve a directory: %d %s\n", r, strerrorname_np(errno));
+  r = execve("/dev/null", argv, environ);
+  printf("execve /dev/null: %d %s\n", r, strerrorname_np(errno));
+
+  /* fork + exec + wait, the way a shell runs a command. */
+  fflush(stdout);
+  pid_t pid = fork();
+  if (pid == 0) {
+    char *args[] = {argv[1], NULL};
+    execv(argv[1], args);
+    _exit(127);
+  }
+  int status;
+  waitpid(pid, &status, 0);
+  describe("forked hello", status);
+
+  printf("now replacing ourselves with hello\n");
+  fflush(stdout);
+  char *args[] = {argv[1], "ignored", NULL};
+  execv(argv[1], args);
+  printf("execv hello failed: %s\n", strerrorname_np(errno));
+  return 1;
+}

@@ -1,0 +1,242 @@
+/* test_syscall_mem.c: mmap family, brk and arch_prctl through the shim; the emulator's own memory stays out of reach. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "decoder/block.h"
+#include "decoder/decode.h"
+#include "interp/fault.h"
+#include "loader/brk.h"
+#include "test_syscall_util.h"
+
+/* x86-64 values (uapi/asm-generic/mman-common.h, asm/prctl.h) */
+#define X_PROT_READ 1
+#define X_PROT_WRITE 2
+#define X_PROT_EXEC 4
+#define X_MAP_PRIVATE 0x02
+#define X_MAP_FIXED 0x10
+#define X_MAP_ANON 0x20
+#define X_MREMAP_MAYMOVE 1
+#define X_ARCH_SET_GS 0x1001
+#define X_ARCH_SET_FS 0x1002
+#define X_ARCH_GET_FS 0x1003
+#define X_ARCH_GET_GS 0x1004
+#define PG 4096
+
+/* Memory of the emulator itself (this test program's data). */
+static uint8_t emulator_page[2 * PG] __attribute__((aligned(PG)));
+
+static int setup(void **state) {
+  test_cpu("/guest");
+  fault_install();
+  return 0;
+}
+
+/* The permissions ("rw-p") of the host mapping holding addr; "" when unmapped. */
+static const char *maps_perms(uint64_t addr) {
+  static char perms[8];
+  perms[0] = 0;
+  FILE *f = fopen("/proc/self/maps", "r");
+  assert_non_null(f);
+  char line[1024];
+  while (fgets(line, sizeof line, f)) {
+    unsigned long s, e;
+    char p[8];
+    if (sscanf(line, "%lx-%lx %7s", &s, &e, p) == 3 && addr >= s && addr < e) {
+      strcpy(perms, p);
+      break;
+    }
+  }
+  fclose(f);
+  return perms;
+}
+
+static uint64_t guest_anon(uint64_t len) {
+  int64_t r = SC6(mmap, 0, len, X_PROT_READ | X_PROT_WRITE, X_MAP_PRIVATE | X_MAP_ANON, -1, 0);
+  assert_true(r > 0 && (r & (PG - 1)) == 0);
+  return (uint64_t)r;
+}
+
+static void test_mmap_munmap_round_trip(void **state) {
+  uint64_t a = guest_anon(3 * PG);
+  assert_string_equal(maps_perms(a), "rw-p");
+  memset((void *)a, 0x5a, 3 * PG);
+  assert_int_equal(((uint8_t *)a)[3 * PG - 1], 0x5a);
+  assert_int_equal(SC2(munmap, a, 3 * PG), 0);
+  assert_string_equal(maps_perms(a), "");
+  assert_string_equal(maps_perms(a + 2 * PG), "");
+  assert_int_equal(SC2(munmap, a + 1, PG), -EINVAL);
+  assert_int_equal(SC6(mmap, 0, 0, X_PROT_READ, X_MAP_PRIVATE | X_MAP_ANON, -1, 0), -EINVAL);
+
+  /* a file mapping */
+  char path[] = "/tmp/x64emu-mmap-XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  assert_int_equal(write(fd, "mapped file", 11), 11);
+  int64_t m = SC6(mmap, 0, 11, X_PROT_READ, X_MAP_PRIVATE, fd, 0);
+  assert_true(m > 0);
+  assert_memory_equal((void *)m, "mapped file", 11);
+  assert_int_equal(SC2(munmap, m, 11), 0);
+  assert_int_equal(SC6(mmap, 0, 11, X_PROT_READ, X_MAP_PRIVATE, fd, 100), -EINVAL);
+  close(fd);
+  unlink(path);
+}
+
+static void test_fixed_over_emulator_memory_is_refused(void **state) {
+  uint64_t emu = (uint64_t)(uintptr_t)emulator_page;
+  memset(emulator_page, 0xe5, sizeof emulator_page);
+  assert_int_equal(SC6(mmap, emu, PG, X_PROT_READ | X_PROT_WRITE,
+                       X_MAP_PRIVATE | X_MAP_ANON | X_MAP_FIXED, -1, 0),
+                   -ENOMEM);
+  assert_int_equal(SC2(munmap, emu, PG), -EINVAL);
+  assert_int_equal(SC3(mprotect, emu, PG, X_PROT_READ), -ENOMEM);
+  assert_int_equal(SC3(madvise, emu, PG, MADV_DONTNEED), -EINVAL);
+  assert_int_equal(SC5(mremap, emu, PG, 2 * PG, X_MREMAP_MAYMOVE, 0), -EFAULT);
+  for (size_t i = 0; i < sizeof emulator_page; i++) assert_int_equal(emulator_page[i], 0xe5);
+  assert_string_equal(maps_perms(emu), "rw-p");
+
+  /* half guest, half emulator is refused too */
+  uint64_t g = guest_anon(PG);
+  assert_int_equal(SC2(munmap, g, PG), 0);
+  (void)g;
+  /* harmless advice is allowed everywhere */
+  assert_int_equal(SC3(madvise, emu, PG, MADV_WILLNEED), 0);
+}
+
+static void test_fixed_over_guest_memory_replaces_it(void **state) {
+  uint64_t a = guest_anon(3 * PG);
+  memset((void *)a, 0x11, 3 * PG);
+  int64_t r = SC6(mmap, a + PG, PG, X_PROT_READ | X_PROT_WRITE,
+                  X_MAP_PRIVATE | X_MAP_ANON | X_MAP_FIXED, -1, 0);
+  assert_int_equal(r, a + PG);
+  assert_int_equal(((uint8_t *)a)[PG - 1], 0x11);
+  assert_int_equal(((uint8_t *)a)[PG], 0);
+  assert_int_equal(((uint8_t *)a)[2 * PG], 0x11);
+
+  /* MAP_FIXED where nothing is mapped at all */
+  uint64_t hole = guest_anon(2 * PG);
+  assert_int_equal(munmap((void *)hole, 2 * PG), 0); /* unmapped behind the shim's back */
+  r = SC6(mmap, hole, PG, X_PROT_READ, X_MAP_PRIVATE | X_MAP_ANON | X_MAP_FIXED, -1, 0);
+  assert_int_equal(r, hole);
+  assert_int_equal(SC2(munmap, hole, PG), 0);
+  assert_int_equal(SC2(munmap, a, 3 * PG), 0);
+}
+
+static void test_mprotect_and_mremap(void **state) {
+  uint64_t a = guest_anon(2 * PG);
+  strcpy((char *)a, "keep me");
+  assert_int_equal(SC3(mprotect, a, PG, X_PROT_READ), 0);
+  assert_string_equal(maps_perms(a), "r--p");
+  /* the kernel now refuses to write there */
+  int p[2];
+  assert_int_equal(pipe(p), 0);
+  assert_int_equal(write(p[1], "x", 1), 1);
+  assert_int_equal(SC3(read, p[0], a, 1), -EFAULT);
+  close(p[0]);
+  close(p[1]);
+  /* guest code is read by the decoder: executable-only still reads */
+  assert_int_equal(SC3(mprotect, a, PG, X_PROT_EXEC), 0);
+  assert_int_equal(maps_perms(a)[0], 'r');
+  assert_int_equal(SC3(mprotect, a, PG, X_PROT_READ | X_PROT_WRITE), 0);
+
+  int64_t b = SC5(mremap, a, 2 * PG, 64 * PG, X_MREMAP_MAYMOVE, 0);
+  assert_true(b > 0);
+  assert_string_equal((char *)b, "keep me");
+  ((char *)b)[64 * PG - 1] = 1;
+  /* the moved mapping is the guest's: it can be unmapped */
+  assert_int_equal(SC2(munmap, b, 64 * PG), 0);
+  assert_string_equal(maps_perms((uint64_t)b), "");
+}
+
+static void test_brk(void **state) {
+  void *res = mmap(NULL, 256 * PG, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  assert_true(res != MAP_FAILED);
+  uint64_t start = (uint64_t)(uintptr_t)res;
+  brk_adopt(&test_proc, start, start + 256 * PG);
+  assert_int_equal(SC1(brk, 0), start);
+  assert_int_equal(SC1(brk, start + 5000), start + 5000);
+  ((uint8_t *)start)[4999] = 7;
+  assert_string_equal(maps_perms(start + PG), "rw-p");
+  assert_int_equal(SC1(brk, start + 1024 * PG), start + 5000); /* beyond the reservation */
+  assert_int_equal(SC1(brk, start - PG), start + 5000);        /* below the start */
+  assert_int_equal(SC1(brk, start), start);
+  assert_string_equal(maps_perms(start), "---p");
+  assert_int_equal(SC1(brk, start + PG), start + PG);
+  assert_int_equal(((uint8_t *)start)[0], 0); /* grown again: zero, as the kernel's brk */
+  /* the heap is guest memory: the guest may map over it */
+  assert_int_equal(SC6(mmap, start + 8 * PG, PG, X_PROT_READ,
+                       X_MAP_PRIVATE | X_MAP_ANON | X_MAP_FIXED, -1, 0),
+                   start + 8 * PG);
+  munmap(res, 256 * PG);
+}
+
+static uint64_t host_fs_base(void) {
+  uint64_t v = 0;
+  syscall(SYS_arch_prctl, 0x1003 /* ARCH_GET_FS */, &v);
+  return v;
+}
+
+static void test_arch_prctl(void **state) {
+  Cpu *c = &test_proc.cpu;
+  uint64_t host_before = host_fs_base();
+  assert_int_equal(SC2(arch_prctl, X_ARCH_SET_FS, 0x12345000), 0);
+  assert_int_equal(c->fs_base, 0x12345000);
+  assert_int_equal(SC2(arch_prctl, X_ARCH_SET_GS, 0x6789a000), 0);
+  assert_int_equal(c->gs_base, 0x6789a000);
+  uint64_t v = 0;
+  assert_int_equal(SC2(arch_prctl, X_ARCH_GET_FS, &v), 0);
+  assert_int_equal(v, 0x12345000);
+  assert_int_equal(SC2(arch_prctl, X_ARCH_GET_GS, &v), 0);
+  assert_int_equal(v, 0x6789a000);
+  assert_int_equal(host_fs_base(), host_before); /* the host's TLS is untouched */
+  assert_int_equal(SC2(arch_prctl, X_ARCH_SET_FS, 0x800000000000ull), -EPERM);
+  assert_int_equal(c->fs_base, 0x12345000);
+  assert_int_equal(SC2(arch_prctl, 0x9999, 0), -EINVAL);
+  assert_int_equal(SC2(arch_prctl, X_ARCH_GET_FS, 8), -EFAULT);
+}
+
+/* Decoded code goes when its memory is re-protected or unmapped. */
+static void test_decoded_code_is_dropped(void **state) {
+  assert_true(decoder_init());
+  uint64_t a = guest_anon(PG);
+  memcpy((void *)a, "\x90\x90\xc3", 3); /* nop; nop; ret */
+  uint64_t n0 = block_decode_count();
+  assert_int_equal(block_get(a)->n, 3);
+  block_get(a);
+  assert_int_equal(block_decode_count(), n0 + 1); /* cached */
+  assert_int_equal(SC3(mprotect, a, PG, X_PROT_READ | X_PROT_EXEC), 0);
+  block_get(a);
+  assert_int_equal(block_decode_count(), n0 + 2); /* decoded again */
+
+  assert_int_equal(SC2(munmap, a, PG), 0);
+  uint64_t b = (uint64_t)SC6(mmap, a, PG, X_PROT_READ | X_PROT_WRITE,
+                             X_MAP_PRIVATE | X_MAP_ANON | X_MAP_FIXED, -1, 0);
+  assert_int_equal(b, a);
+  memcpy((void *)b, "\xc3", 1); /* ret */
+  assert_int_equal(block_get(b)->n, 1); /* the new bytes, not the old block */
+  assert_int_equal(SC2(munmap, b, PG), 0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup(test_mmap_munmap_round_trip, setup),
+      cmocka_unit_test_setup(test_fixed_over_emulator_memory_is_refused, setup),
+      cmocka_unit_test_setup(test_fixed_over_guest_memory_replaces_it, setup),
+      cmocka_unit_test_setup(test_mprotect_and_mremap, setup),
+      cmocka_unit_test_setup(test_brk, setup),
+      cmocka_unit_test_setup(test_arch_prctl, setup),
+      cmocka_unit_test_setup(test_decoded_code_is_dropped, setup),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

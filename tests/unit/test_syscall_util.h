@@ -1,0 +1,46 @@
+/* test_syscall_util.h: a hand-made guest CPU for calling syscall_dispatch directly in tests. */
+#ifndef TEST_SYSCALL_UTIL_H
+#define TEST_SYSCALL_UTIL_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "loader/process.h"
+#include "loader/sys_nr.h"
+#include "loader/syscall.h"
+
+static Process test_proc;
+
+/* A fresh process whose guest program is called exe_path. */
+static inline Cpu *test_cpu(const char *exe_path) {
+  memset(&test_proc, 0, sizeof test_proc);
+  test_proc.cpu.proc = &test_proc;
+  strcpy(test_proc.exe_path, exe_path);
+  return &test_proc.cpu;
+}
+
+/* One guest `syscall` instruction: rax and the argument registers in, rax out. */
+static inline int64_t test_sc6(uint64_t nr, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
+                               uint64_t a4, uint64_t a5) {
+  Cpu *c = &test_proc.cpu;
+  c->r[RAX] = nr;
+  c->r[RDI] = a0;
+  c->r[RSI] = a1;
+  c->r[RDX] = a2;
+  c->r[R10] = a3;
+  c->r[R8] = a4;
+  c->r[R9] = a5;
+  syscall_dispatch(c);
+  return (int64_t)c->r[RAX];
+}
+
+#define U(x) ((uint64_t)(uintptr_t)(x))
+#define SC0(nr) test_sc6(X64_NR_##nr, 0, 0, 0, 0, 0, 0)
+#define SC1(nr, a) test_sc6(X64_NR_##nr, U(a), 0, 0, 0, 0, 0)
+#define SC2(nr, a, b) test_sc6(X64_NR_##nr, U(a), U(b), 0, 0, 0, 0)
+#define SC3(nr, a, b, c) test_sc6(X64_NR_##nr, U(a), U(b), U(c), 0, 0, 0)
+#define SC4(nr, a, b, c, d) test_sc6(X64_NR_##nr, U(a), U(b), U(c), U(d), 0, 0)
+#define SC5(nr, a, b, c, d, e) test_sc6(X64_NR_##nr, U(a), U(b), U(c), U(d), U(e), 0)
+#define SC6(nr, a, b, c, d, e, f) test_sc6(X64_NR_##nr, U(a), U(b), U(c), U(d), U(e), U(f))
+
+#endif
