@@ -16,9 +16,6 @@
 #include "loader/elf.h"
 #include "loader/process.h"
 
-#ifndef X64EMU_VERSION
-#define X64EMU_VERSION "0.1.0"
-#endif
 
 extern char **environ;
 

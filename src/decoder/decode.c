@@ -91,11 +91,23 @@ uint64_t decode_imm(const DecodeCtx *d, unsigned n, unsigned after) {
   return n >= 8 ? v : sign_extend(v, n);
 }
 
+static bool is_legacy_prefix(uint8_t b) {
+  switch (b) {
+  case 0x66: case 0x67: case 0xF0: case 0xF2: case 0xF3:
+  case 0x26: case 0x2E: case 0x36: case 0x3E: case 0x64: case 0x65:
+    return true;
+  default:
+    return false;
+  }
+}
+
 /* Legacy prefixes, REX and the opcode map; false if the bytes run out. */
 static bool parse_prefixes(DecodeCtx *d) {
   unsigned i = 0;
   for (; i < d->len; i++) {
     uint8_t b = d->bytes[i];
+    /* A REX counts only right before the opcode; one followed by a prefix is ignored. */
+    if ((b & 0xF0) == 0x40 && i + 1 < d->len && is_legacy_prefix(d->bytes[i + 1])) continue;
     if (b == 0x66) d->p66 = true;
     else if (b == 0x67) d->p67 = true;
     else if (b == 0xF0) d->lock = true;

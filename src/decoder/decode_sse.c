@@ -6,7 +6,6 @@
  * and becomes a guest SIGILL. */
 #include <stddef.h>
 
-#include "../interp/ops_int.h"
 #include "../interp/ops_sse.h"
 #include "decode.h"
 
@@ -175,13 +174,13 @@ static bool decode_shift_imm(DecodeCtx *d, Insn *in) {
 }
 
 /* 0F AE (group 15). XSAVE and friends are absent (OSXSAVE is not advertised), as are
- * CLFLUSHOPT/CLWB and the FSGSBASE instructions. */
+ * CLFLUSHOPT/CLWB. */
 static bool decode_group15(DecodeCtx *d, Insn *in) {
   unsigned pfx = mandatory_prefix(d);
   decode_modrm(d, in, false);
   unsigned r = d->modrm_reg;
-  if (pfx == PF3)  /* INCSSP: a NOP while shadow stacks are off */
-    return !in->mem && r == 5 ? (in->fn = op_nop, true) : false;
+  /* F3 forms: the FSGSBASE instructions, and INCSSP, which is #UD (not a NOP like
+   * RDSSP) while shadow stacks are off: the host CPU agrees. */
   if (pfx != NP) return false;
   if (!in->mem) {
     static const Handler fences[8] = {[5] = op_lfence, [6] = op_mfence, [7] = op_sfence};

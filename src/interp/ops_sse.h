@@ -8,6 +8,9 @@
 #ifndef X64EMU_OPS_SSE_H
 #define X64EMU_OPS_SSE_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 #include "insn.h"
 
 #define SSE_DECLARE_RM(name)                 \
@@ -101,6 +104,14 @@ SSE_DECLARE_RM(cvtss2si) SSE_DECLARE_RM(cvttss2si) /* destination: general regis
 SSE_DECLARE_RM(cvtsd2si) SSE_DECLARE_RM(cvttsd2si)
 
 /* sse_state.c */
+/* The FXSAVE image (also the fpstate of signal frames): bytes [0, 416) hold x87, MXCSR
+ * and XMM state, the rest is left alone. ptr64: 64-bit FPU instruction/data pointers
+ * (FXSAVE64) instead of 32-bit ones and zero selectors. Loading fails, changing nothing,
+ * if the image sets reserved MXCSR bits (FXRSTOR's #GP, sigreturn's rejection). */
+enum { FX_IMAGE_SIZE = 512, FX_IMAGE_WRITTEN = 416 };
+void fx_image_save(const Cpu *c, uint8_t img[FX_IMAGE_WRITTEN], bool ptr64);
+bool fx_image_load(Cpu *c, const uint8_t img[FX_IMAGE_WRITTEN], bool ptr64);
+
 void op_ldmxcsr(Cpu *c, const Insn *in);
 void op_stmxcsr(Cpu *c, const Insn *in);
 void op_fxsave(Cpu *c, const Insn *in);   /* in->osz 8: FXSAVE64 */

@@ -15,28 +15,23 @@ void op_ldmxcsr(Cpu *c, const Insn *in) { mxcsr_write(c, ld32(ea(c, in))); }
 /* 0F AE /3 */
 void op_stmxcsr(Cpu *c, const Insn *in) { st32(ea(c, in), c->mxcsr); }
 
-/* ---- FXSAVE/FXRSTOR: the 512-byte image, 16-byte aligned. in->osz 8 is the REX.W form
- * with 64-bit FPU instruction and data pointers; otherwise 32-bit pointers and the
- * selectors, which this CPU model (like current Intel CPUs) stores as zero. ---- */
+/* ---- FXSAVE/FXRSTOR: the image layout of the SDM (vol. 1, 10.5.1), 64-bit mode ---- */
 
 enum {
   FX_FCW = 0, FX_FSW = 2, FX_FTW = 4, FX_FOP = 6, FX_FIP = 8, FX_FDP = 16,
-  FX_MXCSR = 24, FX_MXCSR_MASK = 28, FX_ST = 32, FX_XMM = 160, FX_WRITTEN = 416,
+  FX_MXCSR = 24, FX_MXCSR_MASK = 28, FX_ST = 32, FX_XMM = 160,
 };
 
-/* 0F AE /0 */
-void op_fxsave(Cpu *c, const Insn *in) {
-  uint64_t a = sse_ea_aligned(c, in);
+void fx_image_save(const Cpu *c, uint8_t img[FX_IMAGE_WRITTEN], bool ptr64) {
   const X87 *f = &c->fpu;
-  uint8_t img[FX_WRITTEN];
-  memset(img, 0, sizeof img);
+  memset(img, 0, FX_IMAGE_WRITTEN);
   uint16_t fsw = x87_status_word(f);
   uint16_t fop = f->last_op & 0x7FF;
   memcpy(img + FX_FCW, &f->cw, 2);
   memcpy(img + FX_FSW, &fsw, 2);
   img[FX_FTW] = x87_abridged_tag(f);
   memcpy(img + FX_FOP, &fop, 2);
-  if (in->osz == 8) {
+  if (ptr64) {
     memcpy(img + FX_FIP, &f->last_ip, 8);
     memcpy(img + FX_FDP, &f->last_dp, 8);
   } else {
@@ -49,25 +44,27 @@ void op_fxsave(Cpu *c, const Insn *in) {
   memcpy(img + FX_MXCSR_MASK, &mask, 4);
   for (unsigned i = 0; i < 8; i++) x87_to_ext80(f->st[(f->top + i) & 7], img + FX_ST + 16 * i);
   memcpy(img + FX_XMM, c->xmm, 16 * 16);
-  memcpy((void *)(uintptr_t)a, img, sizeof img);
 }
 
-/* 0F AE /1 */
-void op_fxrstor(Cpu *c, const Insn *in) {
-  uint64_t a = sse_ea_aligned(c, in);
-  uint8_t img[FX_WRITTEN];
-  memcpy(img, (const void *)(uintptr_t)a, sizeof img);
+bool fx_image_load(Cpu *c, const uint8_t img[FX_IMAGE_WRITTEN], bool ptr64) {
   uint32_t mxcsr;
   memcpy(&mxcsr, img + FX_MXCSR, 4);
-  mxcsr_write(c, mxcsr); /* faults before anything changes */
+  if (mxcsr & ~(uint32_t)MXCSR_WRITABLE) return false;
+  c->mxcsr = mxcsr;
   X87 *f = &c->fpu;
   uint16_t fsw, fop;
   memcpy(&f->cw, img + FX_FCW, 2);
   memcpy(&fsw, img + FX_FSW, 2);
   memcpy(&fop, img + FX_FOP, 2);
+  /* As the CPU loads them: reserved control bits clear except bit 6, which reads as 1;
+   * the error summary (and the busy bit that mirrors it) says whether an exception flag
+   * is unmasked. */
+  f->cw = (uint16_t)((f->cw & 0x1F3F) | 0x40);
+  fsw &= (uint16_t)~(X87_ES | X87_B);
+  if (fsw & ~f->cw & X87_EXC) fsw |= X87_ES | X87_B;
   x87_set_status_word(f, fsw);
   f->last_op = fop & 0x7FF;
-  if (in->osz == 8) {
+  if (ptr64) {
     memcpy(&f->last_ip, img + FX_FIP, 8);
     memcpy(&f->last_dp, img + FX_FDP, 8);
   } else {
@@ -80,6 +77,23 @@ void op_fxrstor(Cpu *c, const Insn *in) {
   x87_set_abridged_tag(f, img[FX_FTW]);
   for (unsigned i = 0; i < 8; i++) f->st[(f->top + i) & 7] = x87_from_ext80(img + FX_ST + 16 * i);
   memcpy(c->xmm, img + FX_XMM, 16 * 16);
+  return true;
+}
+
+/* 0F AE /0 */
+void op_fxsave(Cpu *c, const Insn *in) {
+  uint64_t a = sse_ea_aligned(c, in);
+  uint8_t img[FX_IMAGE_WRITTEN];
+  fx_image_save(c, img, in->osz == 8);
+  memcpy((void *)(uintptr_t)a, img, sizeof img);
+}
+
+/* 0F AE /1 */
+void op_fxrstor(Cpu *c, const Insn *in) {
+  uint64_t a = sse_ea_aligned(c, in);
+  uint8_t img[FX_IMAGE_WRITTEN];
+  memcpy(img, (const void *)(uintptr_t)a, sizeof img);
+  if (!fx_image_load(c, img, in->osz == 8)) guest_trap(c, SIGSEGV, SI_KERNEL, 0);
 }
 
 /* ---- ordering and cache control ---- */

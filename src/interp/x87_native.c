@@ -5,25 +5,52 @@
 #include "x87.h"
 #include "x87_host.h"
 
-/* Around every operation: keep the host control word, load the guest's, clear the flags,
- * run, read the status word, clear the flags again, restore the host's. The guest's own
- * exception masks apply, so an unmasked exception gets the CPU's unmasked response
- * (operands unchanged, or a wrapped exponent for overflow and underflow); the FNCLEX
- * right after it keeps the host from ever taking the #MF. The operation sits inside the
- * same asm statement, so the compiler cannot move it outside the window, and its status
- * bits (C1 in particular) are read before compiler-generated x87 code changes them. */
-#define ENTER "fnstcw %[saved]\n\tfldcw %[gcw]\n\tfnclex\n\t"
-#define LEAVE "\n\tfnstsw %[hsw]\n\tfnclex\n\tfldcw %[saved]"
-#define CTL [saved] "+m"(saved), [hsw] "+m"(hsw)
-#define GCW [gcw] "m"(gcw)
-#define LOCALS(cw) uint16_t saved = 0, hsw = 0, gcw = (cw)
+/* The window around one operation. The host runs it under the guest's control word
+ * (loaded only when it differs from the host's), so rounding, precision and exception
+ * masks are the guest's: an unmasked exception gets the CPU's unmasked response
+ * (operands unchanged, or a wrapped exponent for overflow and underflow), and an FNCLEX
+ * right after it keeps the host from ever taking the #MF.
+ *
+ * FNCLEX costs several times the operation, so the host's exception flags are not
+ * cleared before each one: they only have to be a subset of the guest's (x87_ctl), so
+ * that every flag the operation leaves set is one the guest has or has just raised.
+ * They are cleared when they are not, and before running with unmasked exceptions.
+ *
+ * The operation sits inside the asm statement that reads the status word, so the
+ * compiler cannot move it out of the window, and its status bits (C1 in particular)
+ * are read before compiler-generated x87 code changes them. */
+typedef struct Window {
+  uint16_t saved, gcw;
+  uint32_t swap; /* the guest's control word differs from the host's */
+} Window;
+
+static inline Window open_window(uint32_t ctl) {
+  Window w;
+  uint16_t hsw;
+  __asm__ volatile("fnstcw %0\n\tfnstsw %1" : "=m"(w.saved), "=m"(hsw));
+  if ((hsw & X87_EXC & ~(ctl >> 16)) || (~ctl & X87_EXC)) __asm__ volatile("fnclex");
+  w.gcw = (uint16_t)ctl;
+  w.swap = w.gcw != w.saved;
+  return w;
+}
+
+#define ENTER "testl %[swap], %[swap]\n\tjz 7f\n\tfldcw %[gcw]\n7:\n\t"
+#define LEAVE                                                                          \
+  "\n\tfnstsw %%ax\n\ttestb $0x80, %%al\n\tjz 8f\n\tfnclex\n8:\n\t"                     \
+  "testl %[swap], %[swap]\n\tjz 9f\n\tfldcw %[saved]\n9:"
+#define WINDOW [swap] "r"(w.swap), [gcw] "m"(w.gcw), [saved] "m"(w.saved)
+#define OPEN(ctl)   \
+  uint16_t hsw = 0; \
+  Window w = open_window(ctl)
 
 /* ST(0) = ST(0) op ST(1), the D8 register form with the destination's role kept. */
-#define ARITH_ST(mn) __asm__ volatile(ENTER mn " %%st(1), %%st" LEAVE : "+t"(r), CTL : "u"(s), GCW)
-#define ARITH_MEM(mn) __asm__ volatile(ENTER mn " %[src]" LEAVE : "+t"(r), CTL : [src] "m"(s), GCW)
+#define ARITH_ST(mn) \
+  __asm__ volatile(ENTER mn " %%st(1), %%st" LEAVE : "+t"(r), "=&a"(hsw) : "u"(s), WINDOW : "cc")
+#define ARITH_MEM(mn) \
+  __asm__ volatile(ENTER mn " %[src]" LEAVE : "+t"(r), "=&a"(hsw) : [src] "m"(s), WINDOW : "cc")
 
-uint16_t x87_native_arith(unsigned op, long double *d, long double s, uint16_t cw) {
-  LOCALS(cw);
+uint16_t x87_native_arith(unsigned op, long double *d, long double s, uint32_t ctl) {
+  OPEN(ctl);
   long double r = *d;
   switch (op) {
   case X87_ADD: ARITH_ST("fadd"); break;
@@ -39,8 +66,8 @@ uint16_t x87_native_arith(unsigned op, long double *d, long double s, uint16_t c
 
 /* The memory forms run as memory forms: converting the operand first would change
  * which NaN an SNaN/QNaN pair produces. */
-uint16_t x87_native_arith_f32(unsigned op, long double *d, float s, uint16_t cw) {
-  LOCALS(cw);
+uint16_t x87_native_arith_f32(unsigned op, long double *d, float s, uint32_t ctl) {
+  OPEN(ctl);
   long double r = *d;
   switch (op) {
   case X87_ADD: ARITH_MEM("fadds"); break;
@@ -54,8 +81,8 @@ uint16_t x87_native_arith_f32(unsigned op, long double *d, float s, uint16_t cw)
   return hsw;
 }
 
-uint16_t x87_native_arith_f64(unsigned op, long double *d, double s, uint16_t cw) {
-  LOCALS(cw);
+uint16_t x87_native_arith_f64(unsigned op, long double *d, double s, uint32_t ctl) {
+  OPEN(ctl);
   long double r = *d;
   switch (op) {
   case X87_ADD: ARITH_MEM("faddl"); break;
@@ -69,34 +96,38 @@ uint16_t x87_native_arith_f64(unsigned op, long double *d, double s, uint16_t cw
   return hsw;
 }
 
-uint16_t x87_native_compare(long double a, long double b, bool quiet, uint16_t cw) {
-  LOCALS(cw);
-  if (quiet) __asm__ volatile(ENTER "fucom %%st(1)" LEAVE : CTL : "t"(a), "u"(b), GCW);
-  else __asm__ volatile(ENTER "fcom %%st(1)" LEAVE : CTL : "t"(a), "u"(b), GCW);
+#define COMPARE(body, ...) \
+  __asm__ volatile(ENTER body LEAVE : "=&a"(hsw) : "t"(a), __VA_ARGS__, WINDOW : "cc")
+
+uint16_t x87_native_compare(long double a, long double b, bool quiet, uint32_t ctl) {
+  OPEN(ctl);
+  if (quiet) COMPARE("fucom %%st(1)", "u"(b));
+  else COMPARE("fcom %%st(1)", "u"(b));
   return hsw;
 }
 
-uint16_t x87_native_compare_f32(long double a, float s, uint16_t cw) {
-  LOCALS(cw);
-  __asm__ volatile(ENTER "fcoms %[src]" LEAVE : CTL : "t"(a), [src] "m"(s), GCW);
+uint16_t x87_native_compare_f32(long double a, float s, uint32_t ctl) {
+  OPEN(ctl);
+  COMPARE("fcoms %[src]", [src] "m"(s));
   return hsw;
 }
 
-uint16_t x87_native_compare_f64(long double a, double s, uint16_t cw) {
-  LOCALS(cw);
-  __asm__ volatile(ENTER "fcoml %[src]" LEAVE : CTL : "t"(a), [src] "m"(s), GCW);
+uint16_t x87_native_compare_f64(long double a, double s, uint32_t ctl) {
+  OPEN(ctl);
+  COMPARE("fcoml %[src]", [src] "m"(s));
   return hsw;
 }
 
-uint16_t x87_native_test(long double a, uint16_t cw) {
-  LOCALS(cw);
-  __asm__ volatile(ENTER "ftst" LEAVE : CTL : "t"(a), GCW);
+uint16_t x87_native_test(long double a, uint32_t ctl) {
+  OPEN(ctl);
+  __asm__ volatile(ENTER "ftst" LEAVE : "=&a"(hsw) : "t"(a), WINDOW : "cc");
   return hsw;
 }
 
+/* FXAM raises nothing: no window. */
 uint16_t x87_native_examine(long double a) {
-  LOCALS(X87_CW_DEFAULT);
-  __asm__ volatile(ENTER "fxam" LEAVE : CTL : "t"(a), GCW);
+  uint16_t hsw;
+  __asm__ volatile("fxam\n\tfnstsw %%ax" : "=a"(hsw) : "t"(a));
   return hsw;
 }
 
@@ -105,86 +136,87 @@ uint16_t x87_native_examine(long double a) {
  * so that they always leave the registers their constraints promise; the caller
  * ignores the results of an instruction that did not complete. */
 #define BEFORE "fnstsw %%ax\n\tmovw %%ax, %%dx\n\t"
-#define AFTER "\n\tfnstsw %%ax\n\tfnclex\n\tfldcw %[saved]\n\txorw %%ax, %%dx\n\ttestw $0x3800, %%dx\n\tjnz 1f\n\t"
-#define PUSHING(body, ...)                                                              \
-  __asm__ volatile(ENTER BEFORE body AFTER "fld %%st(0)\n1:"                             \
-                   : "=t"(r), "=&a"(hsw), [saved] "+m"(saved)                           \
-                   : __VA_ARGS__, GCW                                                   \
+#define AFTER LEAVE "\n\txorw %%ax, %%dx\n\ttestw $0x3800, %%dx\n\tjnz 1f\n\t"
+#define PUSHING(body, ...)                                                           \
+  __asm__ volatile(ENTER BEFORE body AFTER "fld %%st(0)\n1:"                          \
+                   : "=t"(r), "=&a"(hsw)                                              \
+                   : __VA_ARGS__, WINDOW                                              \
                    : "dx", "cc")
 
-uint16_t x87_native_load_f32(long double *d, float s, uint16_t cw) {
-  LOCALS(cw);
+uint16_t x87_native_load_f32(long double *d, float s, uint32_t ctl) {
+  OPEN(ctl);
   long double r;
   PUSHING("flds %[src]", [src] "m"(s));
   *d = r;
   return hsw;
 }
 
-uint16_t x87_native_load_f64(long double *d, double s, uint16_t cw) {
-  LOCALS(cw);
+uint16_t x87_native_load_f64(long double *d, double s, uint32_t ctl) {
+  OPEN(ctl);
   long double r;
   PUSHING("fldl %[src]", [src] "m"(s));
   *d = r;
   return hsw;
 }
 
-uint16_t x87_native_store_f32(float *d, long double s, uint16_t cw) {
-  LOCALS(cw);
-  float v;
-  __asm__ volatile(ENTER "fsts %[dst]" LEAVE : [dst] "=m"(v), CTL : "t"(s), GCW);
+#define STORE(mn) \
+  __asm__ volatile(ENTER mn " %[dst]" LEAVE : [dst] "=m"(v), "=&a"(hsw) : "t"(s), WINDOW : "cc")
+
+uint16_t x87_native_store_f32(float *d, long double s, uint32_t ctl) {
+  OPEN(ctl);
+  float v = 0;
+  STORE("fsts");
   *d = v;
   return hsw;
 }
 
-uint16_t x87_native_store_f64(double *d, long double s, uint16_t cw) {
-  LOCALS(cw);
-  double v;
-  __asm__ volatile(ENTER "fstl %[dst]" LEAVE : [dst] "=m"(v), CTL : "t"(s), GCW);
+uint16_t x87_native_store_f64(double *d, long double s, uint32_t ctl) {
+  OPEN(ctl);
+  double v = 0;
+  STORE("fstl");
   *d = v;
   return hsw;
 }
 
 /* FISTTP and the 64-bit FISTP only exist as popping forms: they store a copy. */
-#define STORE_INT(mn) \
-  __asm__ volatile(ENTER mn " %[dst]" LEAVE : [dst] "=m"(v), CTL : "t"(s), GCW)
-#define STORE_INT_POP(mn)                                                               \
-  __asm__ volatile(ENTER "fld %%st(0)\n\t" BEFORE mn " %[dst]" AFTER "fstp %%st(0)\n1:"   \
-                   : [dst] "=m"(v), "=&a"(hsw), [saved] "+m"(saved)                     \
-                   : "t"(s), GCW                                                        \
+#define STORE_POP(mn)                                                                \
+  __asm__ volatile(ENTER "fld %%st(0)\n\t" BEFORE mn " %[dst]" AFTER "fstp %%st(0)\n1:" \
+                   : [dst] "=m"(v), "=&a"(hsw)                                        \
+                   : "t"(s), WINDOW                                                   \
                    : "dx", "cc")
 
-uint16_t x87_native_store_i16(int16_t *d, long double s, uint16_t cw, bool trunc) {
-  LOCALS(cw);
-  int16_t v;
-  if (trunc) STORE_INT_POP("fisttps");
-  else STORE_INT("fists");
+uint16_t x87_native_store_i16(int16_t *d, long double s, uint32_t ctl, bool trunc) {
+  OPEN(ctl);
+  int16_t v = 0;
+  if (trunc) STORE_POP("fisttps");
+  else STORE("fists");
   *d = v;
   return hsw;
 }
 
-uint16_t x87_native_store_i32(int32_t *d, long double s, uint16_t cw, bool trunc) {
-  LOCALS(cw);
-  int32_t v;
-  if (trunc) STORE_INT_POP("fisttpl");
-  else STORE_INT("fistl");
+uint16_t x87_native_store_i32(int32_t *d, long double s, uint32_t ctl, bool trunc) {
+  OPEN(ctl);
+  int32_t v = 0;
+  if (trunc) STORE_POP("fisttpl");
+  else STORE("fistl");
   *d = v;
   return hsw;
 }
 
-uint16_t x87_native_store_i64(int64_t *d, long double s, uint16_t cw, bool trunc) {
-  LOCALS(cw);
-  int64_t v;
-  if (trunc) STORE_INT_POP("fisttpll");
-  else STORE_INT_POP("fistpll");
+uint16_t x87_native_store_i64(int64_t *d, long double s, uint32_t ctl, bool trunc) {
+  OPEN(ctl);
+  int64_t v = 0;
+  if (trunc) STORE_POP("fisttpll");
+  else STORE_POP("fistpll");
   *d = v;
   return hsw;
 }
 
-#define CONSTANT(mn) __asm__ volatile(ENTER mn LEAVE : "=t"(r), CTL : GCW)
+#define CONSTANT(mn) __asm__ volatile(ENTER mn LEAVE : "=t"(r), "=&a"(hsw) : WINDOW : "cc")
 
 /* The constants are rounded from the CPU's internal 66-bit values by RC. */
-uint16_t x87_native_constant(unsigned op, long double *d, uint16_t cw) {
-  LOCALS(cw);
+uint16_t x87_native_constant(unsigned op, long double *d, uint32_t ctl) {
+  OPEN(ctl);
   long double r;
   switch (op) {
   case X87_FLD1: CONSTANT("fld1"); break;
@@ -199,10 +231,10 @@ uint16_t x87_native_constant(unsigned op, long double *d, uint16_t cw) {
   return hsw;
 }
 
-#define UNARY(mn) __asm__ volatile(ENTER mn LEAVE : "+t"(r), CTL : GCW)
+#define UNARY(mn) __asm__ volatile(ENTER mn LEAVE : "+t"(r), "=&a"(hsw) : WINDOW : "cc")
 
-uint16_t x87_native_unary(unsigned op, long double *x, uint16_t cw) {
-  LOCALS(cw);
+uint16_t x87_native_unary(unsigned op, long double *x, uint32_t ctl) {
+  OPEN(ctl);
   long double r = *x;
   switch (op) {
   case X87_F2XM1: UNARY("f2xm1"); break;
@@ -215,10 +247,10 @@ uint16_t x87_native_unary(unsigned op, long double *x, uint16_t cw) {
   return hsw;
 }
 
-#define BINARY(mn) __asm__ volatile(ENTER mn LEAVE : "+t"(r), CTL : "u"(st1), GCW)
+#define BINARY(mn) __asm__ volatile(ENTER mn LEAVE : "+t"(r), "=&a"(hsw) : "u"(st1), WINDOW : "cc")
 
-uint16_t x87_native_binary(unsigned op, long double *st0, long double st1, uint16_t cw) {
-  LOCALS(cw);
+uint16_t x87_native_binary(unsigned op, long double *st0, long double st1, uint32_t ctl) {
+  OPEN(ctl);
   long double r = *st0;
   switch (op) {
   case X87_FPREM: BINARY("fprem"); break;
@@ -230,15 +262,15 @@ uint16_t x87_native_binary(unsigned op, long double *st0, long double st1, uint1
 }
 
 /* These pop ST(1)'s input: the asm consumes both registers and leaves one result. */
-#define BINARY_POP(mn)                                                                  \
-  __asm__ volatile(ENTER BEFORE mn AFTER "fstp %%st(0)\n1:"                              \
-                   : "=t"(res), "=&a"(hsw), [saved] "+m"(saved)                         \
-                   : "0"(st0), "u"(st1), GCW                                            \
+#define BINARY_POP(mn)                                                               \
+  __asm__ volatile(ENTER BEFORE mn AFTER "fstp %%st(0)\n1:"                           \
+                   : "=t"(res), "=&a"(hsw)                                            \
+                   : "0"(st0), "u"(st1), WINDOW                                       \
                    : "st(1)", "dx", "cc")
 
 uint16_t x87_native_binary_pop(unsigned op, long double *r, long double st0, long double st1,
-                               uint16_t cw) {
-  LOCALS(cw);
+                               uint32_t ctl) {
+  OPEN(ctl);
   long double res;
   switch (op) {
   case X87_FYL2X: BINARY_POP("fyl2x"); break;
@@ -251,14 +283,14 @@ uint16_t x87_native_binary_pop(unsigned op, long double *r, long double st0, lon
 
 /* FPTAN and FSINCOS push only when in range (C2 clear); none of the three pushes after
  * an unmasked exception stopped it. */
-#define SPLIT(mn)                                                                       \
-  __asm__ volatile(ENTER BEFORE mn AFTER "fld %%st(0)\n1:"                               \
-                   : "=t"(top), "=u"(below), "=&a"(hsw), [saved] "+m"(saved)            \
-                   : "0"(*st0), GCW                                                     \
+#define SPLIT(mn)                                                                    \
+  __asm__ volatile(ENTER BEFORE mn AFTER "fld %%st(0)\n1:"                            \
+                   : "=t"(top), "=u"(below), "=&a"(hsw)                               \
+                   : "0"(*st0), WINDOW                                                \
                    : "dx", "cc")
 
-uint16_t x87_native_split(unsigned op, long double *st0, long double *push, uint16_t cw) {
-  LOCALS(cw);
+uint16_t x87_native_split(unsigned op, long double *st0, long double *push, uint32_t ctl) {
+  OPEN(ctl);
   long double top, below;
   switch (op) {
   case X87_FPTAN: SPLIT("fptan"); break;

@@ -1,14 +1,20 @@
 /* x87_portable.c: the portable tier of x87_host.h: host long double arithmetic with
  * <fenv.h> for rounding and exception flags, plus the x87's own rules where C leaves
- * them open: which NaN a result carries, the indefinite value, integer overflow, the
- * DE flag, FPREM's partial remainders.
+ * them open: which NaN a result carries, the indefinite value, integer overflow, when
+ * DE is reported, FPREM's partial remainders.
  *
- * Known differences from the CPU (the host tier has none): precision control is not
- * applied (results keep the host's long double precision); C1 ("rounded up") is exact
- * for stores, FIST and FRNDINT but 0 after arithmetic; transcendental results come from
- * the C library (FSIN/FCOS/FPTAN reduce their argument exactly where the CPU uses a
- * 66-bit pi, so huge arguments differ by more than the last bit); on hosts whose long
- * double is wider than 64 bits, results are not rounded to 64 bits between operations. */
+ * Known differences from the CPU (the host tier has none):
+ * - precision control is not applied: results keep the host's long double precision,
+ *   and on hosts whose long double is wider than 64 bits they are not rounded to 64
+ *   bits between operations;
+ * - C1 ("rounded up") is exact for stores, FIST and FRNDINT, but 0 after arithmetic;
+ * - an unmasked exception gets the masked response (the handlers then stop the
+ *   instruction as the CPU would, but the CPU's wrapped exponents are not produced);
+ * - the unsupported encodings (unnormals, pseudo-NaNs, pseudo-infinities), which the
+ *   CPU rejects with IE, are taken as the values they spell;
+ * - transcendental results come from the C library: FSIN, FCOS, FPTAN reduce their
+ *   argument by an exact pi where the CPU uses a 66-bit one, so large arguments differ
+ *   by more than the last bit (tests/unit/test_x87_portable.c measures the bounds). */
 #define _GNU_SOURCE
 #include <fenv.h>
 #include <math.h>
@@ -96,20 +102,29 @@ static long double widen_f64(double s) {
 }
 
 /* The x87's NaN operand rules: an SNaN raises IE; of two NaNs a quiet one beats a
- * signaling one, then the larger significand wins; the result is quiet. */
+ * signaling one, then the larger significand wins, then the positive one; the result
+ * is quiet. */
 static bool nan_operands(long double a, long double b, bool two, long double *r, uint16_t *sw) {
   bool na = isnan(a), nb = two && isnan(b);
   if (!na && !nb) return false;
   if ((na && is_snan(a)) || (nb && is_snan(b))) *sw |= X87_IE;
   if (na && nb) {
     bool qa = !is_snan(a), qb = !is_snan(b);
+    uint64_t ma = mantissa64(a), mb = mantissa64(b);
     if (qa != qb) *r = qa ? a : b;
-    else *r = (mantissa64(b) | QUIET_BIT) > (mantissa64(a) | QUIET_BIT) ? b : a;
+    else if (ma != mb) *r = mb > ma ? b : a;
+    else *r = signbit(a) ? b : a; /* equal significands: the positive one */
   } else {
     *r = na ? a : b;
   }
   *r = quieted(*r);
   return true;
+}
+
+/* The CPU reports a denormal operand only for an operation that goes ahead: not with
+ * an invalid operation or a division by zero (NaN operands return before this). */
+static uint16_t with_denormal(uint16_t sw, uint16_t de) {
+  return (sw & (X87_IE | X87_ZE)) ? sw : sw | de;
 }
 
 /* An invalid operation that produced a NaN from non-NaN operands gives the indefinite. */
@@ -124,8 +139,6 @@ static uint16_t arith(unsigned op, long double *d, long double s, uint16_t de, u
     *d = r;
     return sw;
   }
-  if (denormal(a) || denormal(s)) sw |= X87_DE;
-  sw |= de;
   volatile long double va = a, vb = s, vr;
   int saved = enter(cw);
   switch (op) {
@@ -138,7 +151,7 @@ static uint16_t arith(unsigned op, long double *d, long double s, uint16_t de, u
   }
   sw |= leave(saved);
   *d = or_indefinite(vr);
-  return sw;
+  return with_denormal(sw, de | (denormal(a) || denormal(s) ? X87_DE : 0));
 }
 
 uint16_t x87_portable_arith(unsigned op, long double *d, long double s, uint16_t cw) {
@@ -156,12 +169,12 @@ uint16_t x87_portable_arith_f64(unsigned op, long double *d, double s, uint16_t 
 /* ---- compares ---- */
 
 static uint16_t compare(long double a, long double b, bool quiet, uint16_t de) {
-  uint16_t sw = de;
-  if (denormal(a) || denormal(b)) sw |= X87_DE;
   if (isnan(a) || isnan(b)) {
+    uint16_t sw = X87_C0 | X87_C2 | X87_C3;
     if (!quiet || is_snan(a) || is_snan(b)) sw |= X87_IE;
-    return sw | X87_C0 | X87_C2 | X87_C3;
+    return sw;
   }
+  uint16_t sw = de | (denormal(a) || denormal(b) ? X87_DE : 0);
   if (a < b) sw |= X87_C0;
   else if (a == b) sw |= X87_C3;
   return sw;
@@ -248,8 +261,8 @@ uint16_t x87_portable_store_f64(double *d, long double s, uint16_t cw) {
 /* FIST/FISTTP: the integer in [lo, hi] or IE (the caller stores the indefinite). */
 static uint16_t to_integer(long double s, uint16_t cw, bool trunc, long double lo, long double hi,
                            long double *r) {
-  uint16_t sw = denormal(s) ? X87_DE : 0;
-  if (isnan(s) || isinf(s)) return sw | X87_IE;
+  uint16_t sw = 0;
+  if (isnan(s) || isinf(s)) return X87_IE;
   int saved = fegetround();
   fesetround(trunc ? FE_TOWARDZERO : host_rounding(cw));
   volatile long double vs = s;
@@ -312,7 +325,7 @@ uint16_t x87_portable_constant(unsigned op, long double *d, uint16_t cw) {
   b[8] = (uint8_t)constants[op - X87_FLD1].exp;
   b[9] = (uint8_t)(constants[op - X87_FLD1].exp >> 8);
   *d = x87_from_ext80(b);
-  return up ? X87_C1 : 0;
+  return 0; /* no exception, and C1 = 0 even when rounded up */
 }
 
 /* ---- one-operand operations ---- */
@@ -326,13 +339,13 @@ uint16_t x87_portable_unary(unsigned op, long double *x, uint16_t cw) {
     *x = r;
     return sw;
   }
-  if (denormal(a)) sw |= X87_DE;
+  uint16_t de = denormal(a) ? X87_DE : 0;
   bool trig = op == X87_FSIN || op == X87_FCOS;
   if (trig && isinf(a)) {
     *x = indefinite();
-    return sw | X87_IE;
+    return X87_IE;
   }
-  if (trig && trig_out_of_range(a)) return sw | X87_C2;
+  if (trig && trig_out_of_range(a)) return X87_C2;
   volatile long double va = a, vr;
   int saved = enter(cw);
   switch (op) {
@@ -349,13 +362,13 @@ uint16_t x87_portable_unary(unsigned op, long double *x, uint16_t cw) {
     if (r != a) sw |= X87_PE | rounded_up(a, r);
   }
   *x = or_indefinite(r);
-  return sw;
+  return with_denormal(sw, de);
 }
 
 /* ---- two-operand operations ---- */
 
-/* FPREM and FPREM1 reduce by at most 2^63 at a time: a larger exponent difference gives
- * a partial remainder (C2) that software loops on. */
+/* FPREM and FPREM1 finish only when the exponents differ by less than 64: otherwise
+ * they give a partial remainder (C2) that software loops on. */
 enum { PREM_PARTIAL_BITS = 32 };
 
 static uint16_t quotient_bits(uint64_t q) {
@@ -369,15 +382,17 @@ static uint16_t prem(bool ieee, long double *st0, long double st1) {
     *st0 = r;
     return sw;
   }
-  if (denormal(a) || denormal(st1)) sw |= X87_DE;
   if (isinf(a) || st1 == 0) {
     *st0 = indefinite();
-    return sw | X87_IE;
+    return X87_IE;
   }
+  if (denormal(a) || denormal(st1)) sw |= X87_DE;
   if (isinf(st1) || a == 0) return sw;
   int d = ilogbl(a) - ilogbl(st1);
   if (d >= 64) {
-    *st0 = fmodl(a, ldexpl(st1, d - PREM_PARTIAL_BITS));
+    /* As the CPU does: reduce by ST(1) * 2^(32 * (d / 32) - 32), the quotient's low
+     * bits stay those of the whole quotient. */
+    *st0 = fmodl(a, ldexpl(st1, d / PREM_PARTIAL_BITS * PREM_PARTIAL_BITS - PREM_PARTIAL_BITS));
     return sw | X87_C2;
   }
   int q = 0;

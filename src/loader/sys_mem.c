@@ -146,11 +146,17 @@ static void guess_loader_mappings(Cpu *c) {
   free(m);
 }
 
+/* Before any change to the address space: the heap's reservation is the guest's, and so
+ * is what the loader mapped. */
 static void mem_init(Cpu *c) {
-  if (guessed) return;
+  static uint64_t heap_lo, heap_hi;
   Process *p = c->proc;
-  if (p && p->brk_end > p->brk_start) ranges_add(p->brk_start, page_up(p->brk_end));
-  if (!noted_by_loader) guess_loader_mappings(c);
+  if (p && p->brk_end > p->brk_start && (p->brk_start != heap_lo || p->brk_end != heap_hi)) {
+    heap_lo = p->brk_start;
+    heap_hi = p->brk_end;
+    ranges_add(heap_lo, page_up(heap_hi));
+  }
+  if (!guessed && !noted_by_loader) guess_loader_mappings(c);
   guessed = true;
 }
 

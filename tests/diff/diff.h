@@ -40,6 +40,10 @@ uint64_t rng_value(Rng *g);
 extern uint8_t *code_page;   /* RWX, below 2 GiB (32-bit addressing reaches it) */
 extern uint8_t *data;        /* DATA_SIZE bytes just after the code page */
 extern uint8_t data_init[DATA_SIZE]; /* the image both runs start from */
+/* The host's FS base (the C library's TLS) and a GS base the tester sets; the emulated
+ * CPU gets the same, so FS/GS overrides can be compared. */
+extern uint64_t fs_base, gs_base;
+uint64_t seg_base(uint8_t prefix);
 
 /* ---- one instruction to encode ---- */
 
@@ -55,11 +59,12 @@ typedef struct Mem {
   unsigned disp_size; /* 0, 1 or 4 */
   bool rip_relative;
   bool addr32;        /* 67 prefix */
+  uint8_t seg;        /* 0x64 (FS), 0x65 (GS) or 0 */
   uint64_t target;    /* the effective address the generator aims at */
 } Mem;
 
 typedef struct Spec {
-  uint8_t legacy[6];  /* prefixes in emission order (66, 67, F0, segment, F2/F3) */
+  uint8_t legacy[8];  /* prefixes in emission order (66, 67, F0, segment, F2/F3) */
   unsigned n_legacy;
   bool rex_w, force_rex;
   uint8_t opc[3];

@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <asm/prctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -128,6 +130,8 @@ static void run_emulated(const Case *k, const Insn *insns, Outcome *o) {
   cpu_reset(&cpu);
   memcpy(cpu.r, k->in.r, sizeof cpu.r);
   flags_set(&cpu, k->in.rflags);
+  cpu.fs_base = fs_base;
+  cpu.gs_base = gs_base;
   o->sig = o->code = 0;
   int sig = sigsetjmp(cpu.fault_jmp, 0);
   if (sig == 0) {
@@ -319,6 +323,13 @@ int main(int argc, char **argv) {
   }
   code_page = area;
   data = area + 4096;
+  /* GS is free in user space: give it a small base so that GS-relative operands (also
+   * with 32-bit addresses) can be compared. */
+  gs_base = 0x10000;
+  if (syscall(SYS_arch_prctl, ARCH_SET_GS, gs_base) != 0 || syscall(SYS_arch_prctl, ARCH_GET_FS, &fs_base) != 0) {
+    perror("diff_int: arch_prctl");
+    return 2;
+  }
   install_traps();
 
   printf("diff_int: seed %#" PRIx64 " (X64EMU_DIFF_SEED), %" PRIu64 " cases per form\n", seed, iter);

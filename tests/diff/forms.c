@@ -16,32 +16,33 @@ static unsigned cap_forms;
 static unsigned size_bits(unsigned size) { return size * 8; }
 static uint64_t size_mask(unsigned size) { return size >= 8 ? ~0ull : (1ull << (8 * size)) - 1; }
 
-/* Adds one form per operand size in `sizes`; reg_size/rm_size 0 follow the operand size. */
+static void append(Form f) {
+  if (n_forms == cap_forms) {
+    cap_forms = cap_forms ? cap_forms * 2 : 256;
+    forms = realloc(forms, cap_forms * sizeof *forms);
+    if (!forms) abort();
+  }
+  if (!f.opc_len) f.opc_len = f.opc[0] == 0x0F ? 2 : 1;
+  forms[n_forms++] = f;
+}
+
+/* Adds one form per operand size in `sizes` (named name/16, name/32...; one byte-sized
+ * or size-less form keeps the bare name); reg_size/rm_size 0 follow the operand size. */
 static void add(const char *name, Form t, unsigned sizes) {
+  if (sizes == 0) {
+    snprintf(t.name, sizeof t.name, "%s", name);
+    append(t);
+    return;
+  }
   for (unsigned size = 1; size <= 8; size <<= 1) {
     if (!(sizes & size)) continue;
-    if (n_forms == cap_forms) {
-      cap_forms = cap_forms ? cap_forms * 2 : 256;
-      forms = realloc(forms, cap_forms * sizeof *forms);
-    }
     Form f = t;
     f.size = (uint8_t)size;
     if (!f.reg_size) f.reg_size = f.size;
     if (!f.rm_size) f.rm_size = f.size;
-    if (!f.opc_len) f.opc_len = f.opc[0] == 0x0F ? 2 : 1;
-    if (sizes == S8 || sizes == 0) snprintf(f.name, sizeof f.name, "%s", name);
+    if ((sizes & (sizes - 1)) == 0) snprintf(f.name, sizeof f.name, "%s", name);
     else snprintf(f.name, sizeof f.name, "%s/%u", name, size_bits(size));
-    forms[n_forms++] = f;
-  }
-  if (sizes == 0) { /* no operand size: added once */
-    if (n_forms == cap_forms) {
-      cap_forms = cap_forms ? cap_forms * 2 : 256;
-      forms = realloc(forms, cap_forms * sizeof *forms);
-    }
-    Form f = t;
-    if (!f.opc_len) f.opc_len = f.opc[0] == 0x0F ? 2 : 1;
-    snprintf(f.name, sizeof f.name, "%s", name);
-    forms[n_forms++] = f;
+    append(f);
   }
 }
 
@@ -197,9 +198,11 @@ static void gen_string(Case *k, Rng *g) {
   s->opc_len = 1;
   s->opreg = REG_NO;
   s->rex_w = size == 8;
-  if (rng_chance(g, 4)) s->legacy[s->n_legacy++] = 0x3E;
-  if (size == 2) s->legacy[s->n_legacy++] = 0x66;
   bool a32 = rng_chance(g, 15);
+  /* The source (DS:RSI) takes a segment override; the destination (ES:RDI) cannot. */
+  uint8_t seg = rng_chance(g, 10) ? (a32 || rng_chance(g, 50) ? 0x65 : 0x64) : rng_chance(g, 4) ? 0x3E : 0;
+  if (seg) s->legacy[s->n_legacy++] = seg;
+  if (size == 2) s->legacy[s->n_legacy++] = 0x66;
   if (a32) s->legacy[s->n_legacy++] = 0x67;
   if (f->mandatory) s->legacy[s->n_legacy++] = f->mandatory;
 
@@ -211,7 +214,7 @@ static void gen_string(Case *k, Rng *g) {
   unsigned si = lo + rng_below(g, span), di = lo + rng_below(g, span);
   if (rng_chance(g, 30)) di = si + rng_below(g, 49) - 24; /* overlapping runs */
   uint64_t noise = a32 ? rng_next(g) << 32 : 0;
-  k->in.r[6] = noise ^ data_at(si);
+  k->in.r[6] = noise ^ (data_at(si) - seg_base(seg));
   k->in.r[7] = (a32 ? rng_next(g) << 32 : 0) ^ data_at(di);
   if (f->mandatory) k->in.r[RCX] = (a32 ? rng_next(g) << 32 : 0) | n;
 
@@ -545,7 +548,7 @@ static void add_moves(void) {
   add("movzx Gv,Ew", (Form){OPC(0x0F, 0xB7), .enc = ENC_MODRM_REG, .where = WHERE_BOTH, .rm_size = 2, .flags = keep}, SV);
   add("movsx Gv,Eb", (Form){OPC(0x0F, 0xBE), .enc = ENC_MODRM_REG, .where = WHERE_BOTH, .rm_size = 1, .flags = keep}, SV);
   add("movsx Gv,Ew", (Form){OPC(0x0F, 0xBF), .enc = ENC_MODRM_REG, .where = WHERE_BOTH, .rm_size = 2, .flags = keep}, SV);
-  add("movsxd Gv,Ed", (Form){OPC(0x63), .enc = ENC_MODRM_REG, .where = WHERE_BOTH, .rm_size = 4, .flags = keep}, S64);
+  add("movsxd Gq,Ed", (Form){OPC(0x63), .enc = ENC_MODRM_REG, .where = WHERE_BOTH, .rm_size = 4, .flags = keep}, S64);
   add("movsxd Gv,Ev", (Form){OPC(0x63), .enc = ENC_MODRM_REG, .where = WHERE_BOTH, .flags = keep}, S16 | S32);
   char name[40];
   for (unsigned cc = 0; cc < 16; cc++) {

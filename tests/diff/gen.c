@@ -54,6 +54,9 @@ uint64_t rng_value(Rng *g) {
 
 uint8_t *code_page, *data;
 uint8_t data_init[DATA_SIZE];
+uint64_t fs_base, gs_base;
+
+uint64_t seg_base(uint8_t prefix) { return prefix == 0x64 ? fs_base : prefix == 0x65 ? gs_base : 0; }
 
 void mem_put(uint64_t addr, uint64_t v, unsigned size) {
   memcpy(&data_init[addr - (uint64_t)(uintptr_t)data], &v, size);
@@ -164,7 +167,9 @@ unsigned encode(const Spec *s, uint8_t *out, uint64_t rip) {
 }
 
 void case_emit(Case *k, const Spec *s) {
-  k->len += encode(s, k->code + k->len, (uint64_t)(uintptr_t)code_page + k->len);
+  unsigned n = encode(s, k->code + k->len, (uint64_t)(uintptr_t)code_page + k->len);
+  if (n > 15) k->reject = true; /* too long for the CPU: #GP, not what is tested */
+  k->len += n;
   k->n_insn++;
   k->s = *s;
 }
@@ -183,6 +188,7 @@ static void choose_address(Case *k, Rng *g, unsigned avoid, bool legacy) {
   const Form *f = k->f;
   m->base = m->index = REG_NO;
   m->addr32 = rng_chance(g, 10);
+
   unsigned shape = rng_below(g, 20);
   if (shape == 0) {
     m->rip_relative = true;
@@ -194,6 +200,9 @@ static void choose_address(Case *k, Rng *g, unsigned avoid, bool legacy) {
       m->scale = rng_below(g, 4);
     }
   }
+  /* FS/GS overrides, with a base register to absorb the segment base. That base is added
+   * after 32-bit truncation, so with 67 only GS (a small base) keeps the operand reachable. */
+  if (m->base != REG_NO && rng_chance(g, 8)) m->seg = m->addr32 || rng_chance(g, 50) ? 0x65 : 0x64;
   unsigned d = rng_below(g, 3);
   m->disp_size = d == 0 ? 0 : d == 1 ? 1 : 4;
   if (m->base != REG_NO && m->disp_size == 0 && (m->base & 7) == 5) m->disp_size = 1;
@@ -212,15 +221,16 @@ static void choose_address(Case *k, Rng *g, unsigned avoid, bool legacy) {
  * LEA, anything at all). */
 static void assign_address(Case *k, Rng *g) {
   Mem *m = &k->s.m;
-  if (m->rip_relative) return;
-  if (k->f->x & X_LEA) {
+  if (k->f->x & X_LEA) { /* LEA ignores segments: the overrides stay, as noise */
     if (m->base == REG_NO) m->disp = (int32_t)rng_next(g);
     return; /* the random register values are the test */
   }
   int64_t iv = m->index == REG_NO ? 0 : (int64_t)rng_below(g, 129) - 64;
   uint64_t scaled = (uint64_t)iv << m->scale;
-  if (m->base == REG_NO) m->disp = (int64_t)(m->target - scaled);
-  uint64_t bv = m->target - (uint64_t)m->disp - scaled;
+  uint64_t offset = m->target - seg_base(m->seg);
+  if (m->base == REG_NO) m->disp = (int64_t)(offset - scaled);
+  uint64_t bv = offset - (uint64_t)m->disp - scaled;
+  if (m->rip_relative) return;
   if (m->addr32) {
     /* Only the low halves count; the upper ones are noise the CPU must drop. */
     if (m->index != REG_NO) k->in.r[m->index] = rng_next(g) << 32 | (uint32_t)iv;
@@ -243,7 +253,6 @@ static void generic(Case *k, Rng *g) {
   bool bytes = f->reg_size == 1 || f->rm_size == 1;
   bool legacy = bytes && !s->rex_w && rng_chance(g, 35); /* AH..BH reachable, no REX */
 
-  if (junk && rng_chance(g, 4)) s->legacy[s->n_legacy++] = (uint8_t[]){0x2E, 0x3E, 0x26, 0x36}[rng_below(g, 4)];
   if (f->size == 2) s->legacy[s->n_legacy++] = 0x66;
 
   unsigned avoid = f->fixed;
@@ -263,21 +272,23 @@ static void generic(Case *k, Rng *g) {
   default:
     break;
   }
+  bool locked = f->x & X_LOCK;
   if (s->modrm) {
     s->mem = f->where == WHERE_MEM || (f->where == WHERE_BOTH && rng_chance(g, 50));
     if (s->mem) {
       choose_address(k, g, avoid, legacy);
+      if (s->m.seg) s->legacy[s->n_legacy++] = s->m.seg;
       if (s->m.addr32) s->legacy[s->n_legacy++] = 0x67;
-      if ((f->x & X_LOCKABLE) && rng_chance(g, 20)) s->legacy[s->n_legacy++] = 0xF0;
+      if ((f->x & X_LOCKABLE) && rng_chance(g, 20)) locked = true;
     } else {
-      if (f->x & X_LOCK) s->legacy[s->n_legacy++] = 0xF0;
       s->rm = f->rm_size == 1 ? pick_byte_reg(g, legacy) : pick_gpr(g, 0, legacy);
     }
   }
-  if ((f->x & X_LOCK) && s->mem) s->legacy[s->n_legacy++] = 0xF0;
+  if (locked) s->legacy[s->n_legacy++] = 0xF0;
+  /* Segment prefixes other than FS/GS change nothing in 64-bit mode. */
+  if (junk && !s->m.seg && rng_chance(g, 4)) s->legacy[s->n_legacy++] = (uint8_t[]){0x2E, 0x3E, 0x26, 0x36}[rng_below(g, 4)];
   /* REP/REPNE mean nothing to one-byte-map operations that are not strings (with LOCK
    * they would be HLE hints: left out). */
-  bool locked = s->n_legacy && s->legacy[s->n_legacy - 1] == 0xF0;
   if (junk && !locked && f->opc[0] != 0x0F && f->enc != ENC_OPREG && rng_chance(g, 4))
     s->legacy[s->n_legacy++] = rng_chance(g, 50) ? 0xF2 : 0xF3;
   if (f->mandatory) s->legacy[s->n_legacy++] = f->mandatory;
@@ -287,6 +298,14 @@ static void generic(Case *k, Rng *g) {
     if (f->rm_size == 1 && s->modrm && !s->mem && s->rm >= 4 && s->rm < 8) s->force_rex = true;
     if (f->reg_size == 1 && s->opreg >= 4 && s->opreg < 8) s->force_rex = true;
     if (junk && rng_chance(g, 5)) s->force_rex = true;
+    if (junk && f->size == 1 && rng_chance(g, 5)) s->rex_w = true; /* W means nothing to byte operations */
+  }
+  /* A REX followed by a legacy prefix is ignored by the CPU. */
+  if (junk && s->n_legacy && s->n_legacy < sizeof s->legacy && rng_chance(g, 3)) {
+    unsigned at = rng_below(g, s->n_legacy);
+    memmove(&s->legacy[at + 1], &s->legacy[at], s->n_legacy - at);
+    s->legacy[at] = (uint8_t)(0x40 | rng_below(g, 16));
+    s->n_legacy++;
   }
   s->imm_size = imm_bytes(f);
   if (s->imm_size) {

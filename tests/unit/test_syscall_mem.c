@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -39,7 +40,6 @@ static uint8_t emulator_page[2 * PG] __attribute__((aligned(PG)));
 
 static int setup(void **state) {
   test_cpu("/guest");
-  fault_install();
   return 0;
 }
 
@@ -69,6 +69,7 @@ static uint64_t guest_anon(uint64_t len) {
 }
 
 static void test_mmap_munmap_round_trip(void **state) {
+  catch_guest_faults();
   uint64_t a = guest_anon(3 * PG);
   assert_string_equal(maps_perms(a), "rw-p");
   memset((void *)a, 0x5a, 3 * PG);
@@ -94,6 +95,7 @@ static void test_mmap_munmap_round_trip(void **state) {
 }
 
 static void test_fixed_over_emulator_memory_is_refused(void **state) {
+  catch_guest_faults();
   uint64_t emu = (uint64_t)(uintptr_t)emulator_page;
   memset(emulator_page, 0xe5, sizeof emulator_page);
   assert_int_equal(SC6(mmap, emu, PG, X_PROT_READ | X_PROT_WRITE,
@@ -115,6 +117,7 @@ static void test_fixed_over_emulator_memory_is_refused(void **state) {
 }
 
 static void test_fixed_over_guest_memory_replaces_it(void **state) {
+  catch_guest_faults();
   uint64_t a = guest_anon(3 * PG);
   memset((void *)a, 0x11, 3 * PG);
   int64_t r = SC6(mmap, a + PG, PG, X_PROT_READ | X_PROT_WRITE,
@@ -134,6 +137,7 @@ static void test_fixed_over_guest_memory_replaces_it(void **state) {
 }
 
 static void test_mprotect_and_mremap(void **state) {
+  catch_guest_faults();
   uint64_t a = guest_anon(2 * PG);
   strcpy((char *)a, "keep me");
   assert_int_equal(SC3(mprotect, a, PG, X_PROT_READ), 0);
@@ -160,6 +164,7 @@ static void test_mprotect_and_mremap(void **state) {
 }
 
 static void test_brk(void **state) {
+  catch_guest_faults();
   void *res = mmap(NULL, 256 * PG, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   assert_true(res != MAP_FAILED);
   uint64_t start = (uint64_t)(uintptr_t)res;
@@ -188,6 +193,7 @@ static uint64_t host_fs_base(void) {
 }
 
 static void test_arch_prctl(void **state) {
+  catch_guest_faults();
   Cpu *c = &test_proc.cpu;
   uint64_t host_before = host_fs_base();
   assert_int_equal(SC2(arch_prctl, X_ARCH_SET_FS, 0x12345000), 0);
@@ -208,6 +214,7 @@ static void test_arch_prctl(void **state) {
 
 /* Decoded code goes when its memory is re-protected or unmapped. */
 static void test_decoded_code_is_dropped(void **state) {
+  catch_guest_faults();
   assert_true(decoder_init());
   uint64_t a = guest_anon(PG);
   memcpy((void *)a, "\x90\x90\xc3", 3); /* nop; nop; ret */

@@ -34,7 +34,6 @@ static char dir[64];
 
 static int setup(void **state) {
   test_cpu("/opt/guest/prog");
-  fault_install();
   strcpy(dir, "/tmp/x64emu-proc-XXXXXX");
   assert_non_null(mkdtemp(dir));
   return 0;
@@ -55,6 +54,7 @@ static int64_t elapsed_ms(const struct timespec *a) {
 /* ---- fork, vfork, clone, wait ---- */
 
 static void test_fork_and_wait4(void **state) {
+  catch_guest_faults();
   int64_t pid = SC0(fork);
   if (pid == 0) _exit(42);
   assert_true(pid > 0);
@@ -67,6 +67,7 @@ static void test_fork_and_wait4(void **state) {
 
 /* The vfork parent resumes only once the child has exited (or exec'd). */
 static void test_vfork_waits_for_the_child(void **state) {
+  catch_guest_faults();
   struct timespec t0;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   int64_t pid = SC0(vfork);
@@ -94,6 +95,7 @@ static void test_vfork_waits_for_the_child(void **state) {
 /* posix_spawn's clone(CLONE_VM|CLONE_VFORK): the child runs on the stack it was given;
  * clone's tid and TLS requests are honoured. */
 static void test_clone_forms(void **state) {
+  catch_guest_faults();
   static uint8_t child_stack[4096];
   uint64_t top = (uint64_t)(uintptr_t)(child_stack + sizeof child_stack);
   int p[2];
@@ -183,6 +185,7 @@ static int64_t exec_recorded(const char *path, char *const argv[], char *const e
 }
 
 static void test_execve_of_elf_reruns_the_emulator(void **state) {
+  catch_guest_faults();
   char rec[1024];
   char *argv[] = {"echo-applet", "hello world", "", NULL};
   char *envp[] = {"ENVVAR=from-guest", NULL};
@@ -203,9 +206,11 @@ static void test_execve_of_elf_reruns_the_emulator(void **state) {
 }
 
 static void test_execve_of_scripts(void **state) {
+  catch_guest_faults();
   char rec[1024];
   char *envp[] = {"ENVVAR=x", NULL};
-  const char *script = in_dir("script");
+  char script[128], outer[128];
+  strcpy(script, in_dir("script"));
   /* one optional argument, inner blanks kept, outer ones dropped */
   write_file(script, "#!  /bin/busybox   sh -x  \necho not run\n", 0755);
   char *argv[] = {"ignored-argv0", "arg1", NULL};
@@ -216,7 +221,7 @@ static void test_execve_of_scripts(void **state) {
   assert_string_equal(rec, want);
 
   /* a script whose interpreter is a script */
-  const char *outer = in_dir("outer");
+  strcpy(outer, in_dir("outer"));
   write_file(outer, "#!/tmp/does-not-matter\n", 0755);
   snprintf(want, sizeof want, "#!%s\n", script);
   write_file(outer, want, 0755);
@@ -236,12 +241,14 @@ static void test_execve_of_scripts(void **state) {
 }
 
 static void test_execve_errors(void **state) {
+  catch_guest_faults();
   char rec[256];
   char *argv[] = {"x", NULL};
   char *envp[] = {NULL};
   assert_int_equal(exec_recorded(in_dir("missing"), argv, envp, in_dir("out"), rec, sizeof rec),
                    -ENOENT);
-  const char *text = in_dir("text");
+  char text[128], arm[128];
+  strcpy(text, in_dir("text"));
   write_file(text, "just text\n", 0755);
   assert_int_equal(exec_recorded(text, argv, envp, in_dir("out"), rec, sizeof rec), -ENOEXEC);
   assert_string_equal(rec, "");
@@ -249,7 +256,7 @@ static void test_execve_errors(void **state) {
   assert_int_equal(exec_recorded(text, argv, envp, in_dir("out"), rec, sizeof rec), -EACCES);
   assert_int_equal(exec_recorded(dir, argv, envp, in_dir("out"), rec, sizeof rec), -EACCES);
   /* an ELF for another machine: the first bytes of an aarch64 executable */
-  const char *arm = in_dir("arm");
+  strcpy(arm, in_dir("arm"));
   FILE *f = fopen(arm, "w");
   static const unsigned char hdr[64] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0, [16] = 2, 0, 183, 0};
   fwrite(hdr, 1, sizeof hdr, f);
@@ -267,6 +274,7 @@ typedef struct {
 } KSigaction; /* the x86-64 kernel's struct sigaction */
 
 static void test_rt_sigaction(void **state) {
+  catch_guest_faults();
   KSigaction act = {1 /* SIG_IGN */, 0x04000000 /* SA_RESTORER */, 0x401000, 1ull << (SIGINT - 1)};
   KSigaction old;
   memset(&old, 0xff, sizeof old);
@@ -302,6 +310,7 @@ static bool host_blocks(int sig) {
 }
 
 static void test_rt_sigprocmask(void **state) {
+  catch_guest_faults();
   uint64_t set = (1ull << (SIGUSR1 - 1)) | (1ull << (SIGSEGV - 1)) | (1ull << (SIGKILL - 1));
   uint64_t old = ~0ull;
   assert_int_equal(SC4(rt_sigprocmask, 0 /* SIG_BLOCK */, &set, &old, 8), 0);
@@ -320,11 +329,12 @@ static void test_rt_sigprocmask(void **state) {
 }
 
 static void test_sigaltstack(void **state) {
+  catch_guest_faults();
   struct {
     uint64_t sp;
     int32_t flags, pad;
     uint64_t size;
-  } ss = {0x10000, 0, 0, 0, 65536}, old;
+  } ss = {0x10000, 0, 0, 65536}, old;
   assert_int_equal(SC2(sigaltstack, &ss, &old), 0);
   assert_int_equal(old.flags, 2 /* SS_DISABLE */);
   assert_int_equal(SC2(sigaltstack, 0, &old), 0);
@@ -341,6 +351,7 @@ static void test_sigaltstack(void **state) {
 }
 
 static void test_sync_signal_ends_the_guest(void **state) {
+  catch_guest_faults();
   Cpu *c = &test_proc.cpu;
   c->events = 0;
   c->term_signal = 0;
@@ -353,6 +364,7 @@ static void test_sync_signal_ends_the_guest(void **state) {
 }
 
 static void test_kill_and_ids(void **state) {
+  catch_guest_faults();
   assert_int_equal(SC2(kill, getpid(), 0), 0);
   assert_int_equal(SC2(kill, 999999999, 0), -ESRCH);
   assert_int_equal(SC3(tgkill, getpid(), gettid(), 0), 0);

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "interp/fault.h"
 #include "loader/process.h"
 #include "loader/sys_nr.h"
 #include "loader/syscall.h"
@@ -18,6 +19,10 @@ static inline Cpu *test_cpu(const char *exe_path) {
   strcpy(test_proc.exe_path, exe_path);
   return &test_proc.cpu;
 }
+
+/* Bad guest pointers must give EFAULT through fault.c's handler; cmocka installs its own
+ * SIGSEGV handler around every test, so each test that passes one calls this first. */
+static inline void catch_guest_faults(void) { fault_install(); }
 
 /* One guest `syscall` instruction: rax and the argument registers in, rax out. */
 static inline int64_t test_sc6(uint64_t nr, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
