@@ -1,6 +1,7 @@
 /* decode_onebyte.c: the one-byte opcode map (general-purpose instructions). */
 #include "../interp/access.h"
 #include "../interp/ops_int.h"
+#include "../interp/ops_x87.h"
 #include "decode.h"
 
 /* Immediate of an "Iz" operand: 2 bytes with a 16-bit operand size, else 4 (sign-extended
@@ -144,7 +145,7 @@ bool decode_onebyte(DecodeCtx *d, Insn *in) {
     in->fn = op_pop_rm;
     return true;
   case 0x90:
-    if (!d->rex_b) { /* NOP, PAUSE (F3 90) */
+    if (!d->rex_b || d->rep == 0xF3) { /* NOP, PAUSE (F3 90, even with REX.B) */
       in->fn = op_nop;
       return true;
     }
@@ -157,7 +158,7 @@ bool decode_onebyte(DecodeCtx *d, Insn *in) {
     return true;
   case 0x98: in->osz = osz_default32(d); in->fn = op_cbw; return true;
   case 0x99: in->osz = osz_default32(d); in->fn = op_cwd; return true;
-  case 0x9B: in->fn = op_nop; return true; /* FWAIT: no unmasked x87 exceptions pending */
+  case 0x9B: in->fn = op_x87_fwait; return true; /* raises a pending unmasked x87 exception */
   case 0x9C: in->osz = osz_default64(d); in->fn = op_pushf; return true;
   case 0x9D: in->osz = osz_default64(d); in->fn = op_popf; return true;
   case 0x9E: in->fn = op_sahf; return true;
@@ -221,6 +222,11 @@ bool decode_onebyte(DecodeCtx *d, Insn *in) {
   case 0xC9: in->fn = op_leave; return true;
   case 0xCC: in->fn = op_int3; in->ends = 1; return true;
   case 0xCD: in->fn = op_int; in->ends = 1; return true;
+  case 0xD7:
+    in->seg = d->seg;
+    in->addr32 = d->p67;
+    in->fn = op_xlat;
+    return true;
   case 0xE0: case 0xE1: case 0xE2: case 0xE3:
     in->op = op - 0xE0;
     in->addr32 = d->p67;

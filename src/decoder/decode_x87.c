@@ -177,6 +177,7 @@ static bool decode_reg(const DecodeCtx *d, Insn *in) {
 }
 
 bool decode_x87(DecodeCtx *d, Insn *in) {
+  if (d->lock) return false; /* #UD */
   decode_modrm(d, in, false);
   return d->mod == 3 ? decode_reg(d, in) : decode_mem(d, in);
 }

@@ -49,6 +49,15 @@ void op_cmov(Cpu *c, const Insn *in) {
 /* 0F 90+cc */
 void op_setcc(Cpu *c, const Insn *in) { rm_set(c, in, cond(c, in->op), 1); }
 
+/* D7 */
+void op_xlat(Cpu *c, const Insn *in) {
+  uint64_t a = c->r[RBX] + (uint8_t)c->r[RAX];
+  if (in->addr32) a = (uint32_t)a;
+  if (in->seg == SEG_FS) a += c->fs_base;
+  else if (in->seg == SEG_GS) a += c->gs_base;
+  reg_set(c, RAX, ld8(a), 1);
+}
+
 /* 98 */
 void op_cbw(Cpu *c, const Insn *in) {
   unsigned half = in->osz / 2;

@@ -49,6 +49,7 @@ void op_lea(Cpu *c, const Insn *in);
 void op_xchg(Cpu *c, const Insn *in);       /* reg <-> rm */
 void op_cmov(Cpu *c, const Insn *in);       /* in->op: condition code */
 void op_setcc(Cpu *c, const Insn *in);
+void op_xlat(Cpu *c, const Insn *in);        /* D7: AL = [RBX + AL] */
 void op_cbw(Cpu *c, const Insn *in);        /* 98: cbw/cwde/cdqe */
 void op_cwd(Cpu *c, const Insn *in);        /* 99: cwd/cdq/cqo */
 void op_cmpxchg(Cpu *c, const Insn *in);

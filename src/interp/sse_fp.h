@@ -5,7 +5,10 @@
  * the destination. The host tier (x86-64) runs the very instruction (sse_fp_host.h); the
  * portable tier (sse_fp_soft.c) is C with <fenv.h> and spells out the x86 rules that
  * other hosts do differently: which NaN propagates, the negative default NaN, DAZ/FTZ,
- * the denormal-operand flag, and the "integer indefinite" of conversions. */
+ * the denormal-operand flag, tininess after rounding, and the "integer indefinite" of
+ * conversions. Both tiers are compared with the host CPU in tests/unit/test_sse_float.c.
+ * The portable RCPPS/RSQRTPS estimates are the one place where results may differ from
+ * an Intel CPU (as AMD's do), within the architectural error bound. */
 #ifndef X64EMU_SSE_FP_H
 #define X64EMU_SSE_FP_H
 

@@ -10,12 +10,13 @@
  * written once for f32 and f64. */
 typedef struct Fmt {
   bool f64;
-  uint64_t sign, exp, frac, quiet, default_nan;
+  uint64_t sign, exp, frac, quiet, default_nan, min_normal;
 } Fmt;
 
-static const Fmt F32 = {false, 0x80000000u, 0x7F800000u, 0x007FFFFFu, 0x00400000u, 0xFFC00000u};
+static const Fmt F32 = {false, 0x80000000u, 0x7F800000u, 0x007FFFFFu, 0x00400000u, 0xFFC00000u,
+                        0x00800000u};
 static const Fmt F64 = {true, 1ull << 63, 0x7FF0000000000000ull, 0x000FFFFFFFFFFFFFull,
-                        1ull << 51, 0xFFF8000000000000ull};
+                        1ull << 51, 0xFFF8000000000000ull, 1ull << 52};
 
 static bool is_nan(const Fmt *f, uint64_t u) { return (u & ~f->sign) > f->exp; }
 static bool is_snan(const Fmt *f, uint64_t u) { return is_nan(f, u) && !(u & f->quiet); }
@@ -97,9 +98,44 @@ static uint64_t host_arith(const Fmt *f, enum FpOp op, uint64_t a, uint64_t b, u
   return r;
 }
 
+/* Underflow is a tiny result; x86 calls a result tiny when, rounded with an unbounded
+ * exponent, it is below the smallest normal number. Arm decides before rounding, so its
+ * underflow flag also comes with results that round up to the smallest normal. For
+ * those the operation is redone scaled into the normal range, where its rounding is the
+ * unbounded one. (Only multiply, divide and narrowing can underflow inexactly: a tiny sum
+ * is always exact.) */
+static bool tiny_after_rounding(const Fmt *f, enum FpOp op, uint64_t a, uint64_t b, uint32_t mx) {
+  HostFp h = host_begin(mx);
+  bool tiny;
+  if (f->f64) {
+    volatile double x = u2d(a), y = u2d(b), z;
+    if (op == FP_MUL && fabs(x) > fabs(y)) y = y * 0x1p64; /* scale the smaller factor */
+    else x = x * 0x1p64;
+    z = op == FP_MUL ? x * y : x / y;
+    tiny = fabs(z) < 0x1p-958;
+  } else {
+    volatile float x = u2f((uint32_t)a), y = u2f((uint32_t)b), z;
+    if (op == FP_MUL && fabsf(x) > fabsf(y)) y = y * 0x1p32f;
+    else x = x * 0x1p32f;
+    z = op == FP_MUL ? x * y : x / y;
+    tiny = fabsf(z) < 0x1p-94f;
+  }
+  host_end(h);
+  return tiny;
+}
+
+static bool narrowing_tiny_after_rounding(uint64_t u, uint32_t mx) {
+  HostFp h = host_begin(mx);
+  volatile double x = u2d(u) * 0x1p32;
+  volatile float z = (float)x;
+  bool tiny = fabsf(z) < 0x1p-94f;
+  host_end(h);
+  return tiny;
+}
+
 /* The x86 ending of a rounded result: an invalid operation gives the negative default
- * NaN, and with FTZ a tiny result (x86 decides tininess after rounding, as the host's
- * underflow flag does on x86) becomes a zero of its sign with UE and PE. */
+ * NaN, and with FTZ a tiny result (UE already raised as x86 would, or an exact denormal)
+ * becomes a zero of its sign with UE and PE. */
 static uint64_t finish(const Fmt *f, uint64_t r, uint32_t mx, uint32_t *fl, uint32_t raised) {
   if (is_nan(f, r)) r = f->default_nan;
   if ((mx & MXCSR_FTZ) && ((raised & MXCSR_UE) || is_denormal(f, r))) {
@@ -146,13 +182,18 @@ static uint64_t lane_arith(const Fmt *f, enum FpOp op, uint64_t a, uint64_t b, u
   }
   uint32_t raised = 0;
   uint64_t r = host_arith(f, op, a, b, mx, &raised);
+  if ((raised & MXCSR_UE) && (r & ~f->sign) == f->min_normal &&
+      (op == FP_MUL || op == FP_DIV) && !tiny_after_rounding(f, op, a, b, mx))
+    raised &= ~(uint32_t)MXCSR_UE;
   return finish(f, r, mx, fl, raised);
 }
 
 static unsigned lanes_of(enum FpShape sh) { return sh == FP_PS ? 4 : sh == FP_PD ? 2 : 1; }
 static const Fmt *fmt_of(enum FpShape sh) { return sh == FP_PS || sh == FP_SS ? &F32 : &F64; }
 
-static uint64_t lane_get(const Fmt *f, const Xmm *x, unsigned i) { return f->f64 ? x->q[i] : x->d[i]; }
+static uint64_t lane_get(const Fmt *f, const Xmm *x, unsigned i) {
+  return f->f64 ? x->q[i] : x->d[i];
+}
 static void lane_set(const Fmt *f, Xmm *x, unsigned i, uint64_t v) {
   if (f->f64) x->q[i] = v;
   else x->d[i] = (uint32_t)v;
@@ -271,7 +312,11 @@ static uint32_t narrow(uint64_t u, uint32_t mx, uint32_t *fl) {
   volatile double x = u2d(u);
   volatile float z = (float)x;
   raised |= host_end(h);
-  return (uint32_t)finish(&F32, f2u(z), mx, fl, raised);
+  uint32_t r = f2u(z);
+  if ((raised & MXCSR_UE) && (r & 0x7FFFFFFFu) == F32.min_normal &&
+      !narrowing_tiny_after_rounding(u, mx))
+    raised &= ~(uint32_t)MXCSR_UE;
+  return (uint32_t)finish(&F32, r, mx, fl, raised);
 }
 
 static uint64_t from_int(bool f64, int64_t v, uint32_t mx, uint32_t *fl) {

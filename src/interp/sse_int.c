@@ -16,15 +16,23 @@ SSE_RM(pxor, load_m128a) { d->q[0] ^= s->q[0]; d->q[1] ^= s->q[1]; }
 /* ---- compares: all-ones lanes where true ---- */
 
 /* 66 0F 74 */
-SSE_RM(pcmpeqb, load_m128a) { for (int i = 0; i < 16; i++) d->b[i] = d->b[i] == s->b[i] ? 0xff : 0; }
+SSE_RM(pcmpeqb, load_m128a) {
+  for (int i = 0; i < 16; i++) d->b[i] = d->b[i] == s->b[i] ? 0xff : 0;
+}
 /* 66 0F 75 */
-SSE_RM(pcmpeqw, load_m128a) { for (int i = 0; i < 8; i++) d->w[i] = d->w[i] == s->w[i] ? 0xffff : 0; }
+SSE_RM(pcmpeqw, load_m128a) {
+  for (int i = 0; i < 8; i++) d->w[i] = d->w[i] == s->w[i] ? 0xffff : 0;
+}
 /* 66 0F 76 */
 SSE_RM(pcmpeqd, load_m128a) { for (int i = 0; i < 4; i++) d->d[i] = d->d[i] == s->d[i] ? ~0u : 0; }
 /* 66 0F 64 */
-SSE_RM(pcmpgtb, load_m128a) { for (int i = 0; i < 16; i++) d->b[i] = d->sb[i] > s->sb[i] ? 0xff : 0; }
+SSE_RM(pcmpgtb, load_m128a) {
+  for (int i = 0; i < 16; i++) d->b[i] = d->sb[i] > s->sb[i] ? 0xff : 0;
+}
 /* 66 0F 65 */
-SSE_RM(pcmpgtw, load_m128a) { for (int i = 0; i < 8; i++) d->w[i] = d->sw[i] > s->sw[i] ? 0xffff : 0; }
+SSE_RM(pcmpgtw, load_m128a) {
+  for (int i = 0; i < 8; i++) d->w[i] = d->sw[i] > s->sw[i] ? 0xffff : 0;
+}
 /* 66 0F 66 */
 SSE_RM(pcmpgtd, load_m128a) { for (int i = 0; i < 4; i++) d->d[i] = d->sd[i] > s->sd[i] ? ~0u : 0; }
 
@@ -52,7 +60,9 @@ SSE_RM(psubq, load_m128a) { for (int i = 0; i < 2; i++) d->q[i] -= s->q[i]; }
 static inline uint8_t sat_u8(int v) { return v < 0 ? 0 : v > 0xff ? 0xff : (uint8_t)v; }
 static inline uint16_t sat_u16(int v) { return v < 0 ? 0 : v > 0xffff ? 0xffff : (uint16_t)v; }
 static inline int8_t sat_s8(int v) { return v < -128 ? -128 : v > 127 ? 127 : (int8_t)v; }
-static inline int16_t sat_s16(int v) { return v < -32768 ? -32768 : v > 32767 ? 32767 : (int16_t)v; }
+static inline int16_t sat_s16(int v) {
+  return v < -32768 ? -32768 : v > 32767 ? 32767 : (int16_t)v;
+}
 
 /* 66 0F DC */
 SSE_RM(paddusb, load_m128a) { for (int i = 0; i < 16; i++) d->b[i] = sat_u8(d->b[i] + s->b[i]); }
@@ -74,13 +84,21 @@ SSE_RM(psubsw, load_m128a) { for (int i = 0; i < 8; i++) d->sw[i] = sat_s16(d->s
 /* ---- minimum, maximum, average, sum of absolute differences ---- */
 
 /* 66 0F DA */
-SSE_RM(pminub, load_m128a) { for (int i = 0; i < 16; i++) if (s->b[i] < d->b[i]) d->b[i] = s->b[i]; }
+SSE_RM(pminub, load_m128a) {
+  for (int i = 0; i < 16; i++) if (s->b[i] < d->b[i]) d->b[i] = s->b[i];
+}
 /* 66 0F DE */
-SSE_RM(pmaxub, load_m128a) { for (int i = 0; i < 16; i++) if (s->b[i] > d->b[i]) d->b[i] = s->b[i]; }
+SSE_RM(pmaxub, load_m128a) {
+  for (int i = 0; i < 16; i++) if (s->b[i] > d->b[i]) d->b[i] = s->b[i];
+}
 /* 66 0F EA */
-SSE_RM(pminsw, load_m128a) { for (int i = 0; i < 8; i++) if (s->sw[i] < d->sw[i]) d->sw[i] = s->sw[i]; }
+SSE_RM(pminsw, load_m128a) {
+  for (int i = 0; i < 8; i++) if (s->sw[i] < d->sw[i]) d->sw[i] = s->sw[i];
+}
 /* 66 0F EE */
-SSE_RM(pmaxsw, load_m128a) { for (int i = 0; i < 8; i++) if (s->sw[i] > d->sw[i]) d->sw[i] = s->sw[i]; }
+SSE_RM(pmaxsw, load_m128a) {
+  for (int i = 0; i < 8; i++) if (s->sw[i] > d->sw[i]) d->sw[i] = s->sw[i];
+}
 /* 66 0F E0: rounds half up */
 SSE_RM(pavgb, load_m128a) {
   for (int i = 0; i < 16; i++) d->b[i] = (uint8_t)((d->b[i] + s->b[i] + 1) >> 1);

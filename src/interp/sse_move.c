@@ -1,5 +1,9 @@
 /* sse_move.c: SSE/SSE2 data movement: whole-register, scalar and half moves, MOVD/MOVQ,
  * sign masks, word insert/extract and the non-temporal stores. */
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #include "ops_sse.h"
 #include "sse_operand.h"
 
@@ -112,12 +116,22 @@ void op_movmskpd(Cpu *c, const Insn *in) {
   const Xmm *s = &c->xmm[in->rm];
   c->r[in->reg] = (s->q[0] >> 63) | (s->q[1] >> 63) << 1;
 }
-/* 66 0F D7 */
+#ifndef __SSE2__
+/* The top bits of the eight bytes of q, byte i's in bit i: each byte's bit lands in the
+ * top byte of the product at its own position (the partial products cannot carry). */
+static inline uint64_t byte_signs(uint64_t q) {
+  return (((q & 0x8080808080808080ull) >> 7) * 0x0102040810204080ull) >> 56;
+}
+#endif
+
+/* 66 0F D7: half of the inner loop of glibc's string functions (with PCMPEQB) */
 void op_pmovmskb(Cpu *c, const Insn *in) {
   const Xmm *s = &c->xmm[in->rm];
-  uint64_t m = 0;
-  for (int i = 0; i < 16; i++) m |= (uint64_t)(s->b[i] >> 7) << i;
-  c->r[in->reg] = m;
+#ifdef __SSE2__
+  c->r[in->reg] = (uint32_t)_mm_movemask_epi8(_mm_load_si128((const __m128i *)s));
+#else
+  c->r[in->reg] = byte_signs(s->q[0]) | byte_signs(s->q[1]) << 8;
+#endif
 }
 
 /* ---- words ---- */

@@ -30,17 +30,22 @@ static inline void load_m32(Cpu *c, const Insn *in, Xmm *t) {
 }
 
 /* Defines op_<name> (source is xmm[in->rm]) and op_<name>_m (source loaded by `load`),
- * both running the body that follows, with d = xmm[in->reg] and s = the source. d and s
- * may be the same register: bodies that read s after writing d work on a copy. */
+ * both running the body that follows with d = the destination xmm[in->reg] and s = the
+ * source. The body works on local copies, stored back when it returns: they cannot
+ * alias, so its lane loops compile to vector code, and a body that faults (fp_commit)
+ * leaves the destination as it was. */
 #define SSE_RM(name, load)                                                              \
   static inline void name##_body(Cpu *c, const Insn *in, Xmm *d, const Xmm *s);         \
   void op_##name(Cpu *c, const Insn *in) {                                              \
-    name##_body(c, in, &c->xmm[in->reg], &c->xmm[in->rm]);                              \
+    Xmm dv = c->xmm[in->reg], sv = c->xmm[in->rm];                                      \
+    name##_body(c, in, &dv, &sv);                                                       \
+    c->xmm[in->reg] = dv;                                                               \
   }                                                                                     \
   void op_##name##_m(Cpu *c, const Insn *in) {                                          \
-    Xmm t;                                                                              \
-    load(c, in, &t);                                                                    \
-    name##_body(c, in, &c->xmm[in->reg], &t);                                           \
+    Xmm dv = c->xmm[in->reg], sv;                                                       \
+    load(c, in, &sv);                                                                   \
+    name##_body(c, in, &dv, &sv);                                                       \
+    c->xmm[in->reg] = dv;                                                               \
   }                                                                                     \
   static inline void name##_body(Cpu *c, const Insn *in, Xmm *d, const Xmm *s)
 

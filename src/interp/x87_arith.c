@@ -41,11 +41,11 @@ static void st0_op_value(X87 *f, unsigned op, long double s) {
     return;
   }
   if (is_compare(op)) {
-    compare_done(f, XH(compare, *x87_st(f, 0), s, false, f->cw), compare_pops(op));
+    compare_done(f, XH(compare, *x87_st(f, 0), s, false, x87_ctl_of(f)), compare_pops(op));
     return;
   }
   long double r = *x87_st(f, 0);
-  uint16_t hsw = XH(arith, op, &r, s, f->cw);
+  uint16_t hsw = XH(arith, op, &r, s, x87_ctl_of(f));
   arith_done(f, hsw, 0, r, 0);
 }
 
@@ -59,10 +59,10 @@ void op_x87_arith_m32fp(Cpu *c, const Insn *in) {
   if (x87_empty(f, 0)) {
     arith_underflow(f, op, 0, compare_pops(op));
   } else if (is_compare(op)) {
-    compare_done(f, XH(compare_f32, *x87_st(f, 0), s, f->cw), compare_pops(op));
+    compare_done(f, XH(compare_f32, *x87_st(f, 0), s, x87_ctl_of(f)), compare_pops(op));
   } else {
     long double r = *x87_st(f, 0);
-    uint16_t hsw = XH(arith_f32, op, &r, s, f->cw);
+    uint16_t hsw = XH(arith_f32, op, &r, s, x87_ctl_of(f));
     arith_done(f, hsw, 0, r, 0);
   }
 }
@@ -77,10 +77,10 @@ void op_x87_arith_m64fp(Cpu *c, const Insn *in) {
   if (x87_empty(f, 0)) {
     arith_underflow(f, op, 0, compare_pops(op));
   } else if (is_compare(op)) {
-    compare_done(f, XH(compare_f64, *x87_st(f, 0), s, f->cw), compare_pops(op));
+    compare_done(f, XH(compare_f64, *x87_st(f, 0), s, x87_ctl_of(f)), compare_pops(op));
   } else {
     long double r = *x87_st(f, 0);
-    uint16_t hsw = XH(arith_f64, op, &r, s, f->cw);
+    uint16_t hsw = XH(arith_f64, op, &r, s, x87_ctl_of(f));
     arith_done(f, hsw, 0, r, 0);
   }
 }
@@ -120,7 +120,7 @@ void op_x87_arith_sti_st0(Cpu *c, const Insn *in) {
     return;
   }
   long double r = *x87_st(f, in->rm);
-  uint16_t hsw = XH(arith, in->op, &r, *x87_st(f, 0), f->cw);
+  uint16_t hsw = XH(arith, in->op, &r, *x87_st(f, 0), x87_ctl_of(f));
   arith_done(f, hsw, in->rm, r, in->aux);
 }
 
@@ -132,7 +132,7 @@ void op_x87_fucom(Cpu *c, const Insn *in) {
     arith_underflow(f, X87_COM, 0, in->aux);
     return;
   }
-  compare_done(f, XH(compare, *x87_st(f, 0), *x87_st(f, in->rm), true, f->cw), in->aux);
+  compare_done(f, XH(compare, *x87_st(f, 0), *x87_st(f, in->rm), true, x87_ctl_of(f)), in->aux);
 }
 
 /* DE D9: FCOMPP; DA E9: FUCOMPP (in->op 1). Both pop twice. */
@@ -143,7 +143,7 @@ void op_x87_fcompp(Cpu *c, const Insn *in) {
     arith_underflow(f, X87_COM, 0, 2);
     return;
   }
-  compare_done(f, XH(compare, *x87_st(f, 0), *x87_st(f, 1), in->op != 0, f->cw), 2);
+  compare_done(f, XH(compare, *x87_st(f, 0), *x87_st(f, 1), in->op != 0, x87_ctl_of(f)), 2);
 }
 
 /* DB F0+i: FCOMI; DF F0+i: FCOMIP; DB E8+i, DF E8+i: FUCOMI(P) (in->op 1).
@@ -158,7 +158,7 @@ void op_x87_fcomi(Cpu *c, const Insn *in) {
     done = x87_underflow(f);
     hsw = X87_C0 | X87_C2 | X87_C3;
   } else {
-    hsw = XH(compare, *x87_st(f, 0), *x87_st(f, in->rm), in->op != 0, f->cw);
+    hsw = XH(compare, *x87_st(f, 0), *x87_st(f, in->rm), in->op != 0, x87_ctl_of(f));
     done = x87_commit(f, hsw, 0);
   }
   /* The flags are set even when an unmasked exception stops the pop. */
@@ -175,7 +175,7 @@ void op_x87_ftst(Cpu *c, const Insn *in) {
     arith_underflow(f, X87_COM, 0, 0);
     return;
   }
-  compare_done(f, XH(test, *x87_st(f, 0), f->cw), 0);
+  compare_done(f, XH(test, *x87_st(f, 0), x87_ctl_of(f)), 0);
 }
 
 /* D9 E5: classify ST(0) into C3 C2 C0, its sign into C1; no exceptions. */

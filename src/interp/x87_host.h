@@ -2,11 +2,12 @@
  * fp_tier (mxcsr.h): the host's own x87 running the same operation (x86-64 only; exact
  * by construction, flags and condition codes included) and portable C with <fenv.h>.
  *
- * Every primitive runs under the guest control word `cw` (rounding, precision, and
- * exception masks: an unmasked exception gets the CPU's unmasked response, never a host
- * trap; the portable tier gives the masked response instead) and returns the status
- * word bits the operation produced: exception flags and C0-C3. Stack checks (empty
- * registers, overflow) are the caller's: operands here are always valid registers. */
+ * Every primitive runs under the guest control word in `ctl` (x87_ctl: rounding,
+ * precision, and exception masks: an unmasked exception gets the CPU's unmasked
+ * response, never a host trap; the portable tier gives the masked response instead)
+ * and returns status word bits: the exception flags the operation raised (possibly
+ * with some the guest already has) and C0-C3. Stack checks (empty registers, overflow)
+ * are the caller's: operands here are always valid registers. */
 #ifndef X64EMU_X87_HOST_H
 #define X64EMU_X87_HOST_H
 
@@ -14,6 +15,11 @@
 #include <stdint.h>
 
 #include "mxcsr.h"
+
+/* The guest's control word, and above it the exception flags it already has. */
+static inline uint32_t x87_ctl(uint16_t cw, uint16_t sw) {
+  return cw | (uint32_t)(sw & 0x3F) << 16;
+}
 
 /* D8 /r order: the ModRM.reg field of the arithmetic escape opcodes. */
 enum { X87_ADD, X87_MUL, X87_COM, X87_COMP, X87_SUB, X87_SUBR, X87_DIV, X87_DIVR };
@@ -28,34 +34,34 @@ enum {
 
 #define X87_HOST_OPS(T)                                                                   \
   /* *d = *d op s for X87_ADD, MUL, SUB, SUBR, DIV, DIVR. */                             \
-  uint16_t T##_arith(unsigned op, long double *d, long double s, uint16_t cw);            \
-  uint16_t T##_arith_f32(unsigned op, long double *d, float s, uint16_t cw);              \
-  uint16_t T##_arith_f64(unsigned op, long double *d, double s, uint16_t cw);             \
+  uint16_t T##_arith(unsigned op, long double *d, long double s, uint32_t ctl);            \
+  uint16_t T##_arith_f32(unsigned op, long double *d, float s, uint32_t ctl);              \
+  uint16_t T##_arith_f64(unsigned op, long double *d, double s, uint32_t ctl);             \
   /* FCOM (quiet false) or FUCOM (quiet true) of a with b: C0, C2, C3 and IE/DE. */      \
-  uint16_t T##_compare(long double a, long double b, bool quiet, uint16_t cw);            \
-  uint16_t T##_compare_f32(long double a, float s, uint16_t cw);                          \
-  uint16_t T##_compare_f64(long double a, double s, uint16_t cw);                         \
-  uint16_t T##_test(long double a, uint16_t cw); /* FTST */                               \
+  uint16_t T##_compare(long double a, long double b, bool quiet, uint32_t ctl);            \
+  uint16_t T##_compare_f32(long double a, float s, uint32_t ctl);                          \
+  uint16_t T##_compare_f64(long double a, double s, uint32_t ctl);                         \
+  uint16_t T##_test(long double a, uint32_t ctl); /* FTST */                               \
   uint16_t T##_examine(long double a); /* FXAM of a non-empty register */                 \
-  uint16_t T##_load_f32(long double *d, float s, uint16_t cw);                            \
-  uint16_t T##_load_f64(long double *d, double s, uint16_t cw);                           \
-  uint16_t T##_store_f32(float *d, long double s, uint16_t cw);                           \
-  uint16_t T##_store_f64(double *d, long double s, uint16_t cw);                          \
+  uint16_t T##_load_f32(long double *d, float s, uint32_t ctl);                            \
+  uint16_t T##_load_f64(long double *d, double s, uint32_t ctl);                           \
+  uint16_t T##_store_f32(float *d, long double s, uint32_t ctl);                           \
+  uint16_t T##_store_f64(double *d, long double s, uint32_t ctl);                          \
   /* FIST (trunc false, rounding by cw) and FISTTP (trunc true). */                      \
-  uint16_t T##_store_i16(int16_t *d, long double s, uint16_t cw, bool trunc);             \
-  uint16_t T##_store_i32(int32_t *d, long double s, uint16_t cw, bool trunc);             \
-  uint16_t T##_store_i64(int64_t *d, long double s, uint16_t cw, bool trunc);             \
-  uint16_t T##_constant(unsigned op, long double *d, uint16_t cw);                        \
+  uint16_t T##_store_i16(int16_t *d, long double s, uint32_t ctl, bool trunc);             \
+  uint16_t T##_store_i32(int32_t *d, long double s, uint32_t ctl, bool trunc);             \
+  uint16_t T##_store_i64(int64_t *d, long double s, uint32_t ctl, bool trunc);             \
+  uint16_t T##_constant(unsigned op, long double *d, uint32_t ctl);                        \
   /* F2XM1, FSQRT, FRNDINT, FSIN, FCOS on *x. */                                          \
-  uint16_t T##_unary(unsigned op, long double *x, uint16_t cw);                           \
+  uint16_t T##_unary(unsigned op, long double *x, uint32_t ctl);                           \
   /* FPREM, FPREM1, FSCALE: *st0 = op(*st0, st1). */                                      \
-  uint16_t T##_binary(unsigned op, long double *st0, long double st1, uint16_t cw);       \
+  uint16_t T##_binary(unsigned op, long double *st0, long double st1, uint32_t ctl);       \
   /* FYL2X, FYL2XP1, FPATAN: *r = op(st0, st1), the new ST(1) before the pop. */          \
   uint16_t T##_binary_pop(unsigned op, long double *r, long double st0, long double st1,  \
-                          uint16_t cw);                                                   \
+                          uint32_t ctl);                                                   \
   /* FPTAN, FSINCOS, FXTRACT: ST(0) becomes *st0, then *push is pushed (FPTAN and        \
    * FSINCOS push nothing and change nothing when they report C2, out of range). */      \
-  uint16_t T##_split(unsigned op, long double *st0, long double *push, uint16_t cw);
+  uint16_t T##_split(unsigned op, long double *st0, long double *push, uint32_t ctl);
 
 #ifdef __x86_64__
 X87_HOST_OPS(x87_native)
@@ -65,7 +71,8 @@ X87_HOST_OPS(x87_native)
 #endif
 X87_HOST_OPS(x87_portable)
 
-/* The tier dispatch: xh_NAME(args) runs x87_native_NAME or x87_portable_NAME. */
-#define XH(name, ...) X87_NATIVE_OR(x87_native_##name(__VA_ARGS__), x87_portable_##name(__VA_ARGS__))
+/* The tier dispatch: XH(name, args) runs x87_native_name or x87_portable_name. */
+#define XH(name, ...) \
+  X87_NATIVE_OR(x87_native_##name(__VA_ARGS__), x87_portable_##name(__VA_ARGS__))
 
 #endif

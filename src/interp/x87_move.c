@@ -22,7 +22,7 @@ void op_x87_fld_m32(Cpu *c, const Insn *in) {
   uint64_t a = ea(c, in);
   x87_begin(c, in);
   long double v = 0;
-  uint16_t hsw = XH(load_f32, &v, x87_f32(ld32(a)), c->fpu.cw);
+  uint16_t hsw = XH(load_f32, &v, x87_f32(ld32(a)), x87_ctl_of(&c->fpu));
   push_converted(&c->fpu, v, hsw);
 }
 
@@ -31,7 +31,7 @@ void op_x87_fld_m64(Cpu *c, const Insn *in) {
   uint64_t a = ea(c, in);
   x87_begin(c, in);
   long double v = 0;
-  uint16_t hsw = XH(load_f64, &v, x87_f64(ld64(a)), c->fpu.cw);
+  uint16_t hsw = XH(load_f64, &v, x87_f64(ld64(a)), x87_ctl_of(&c->fpu));
   push_converted(&c->fpu, v, hsw);
 }
 
@@ -55,11 +55,10 @@ void op_x87_fld_sti(Cpu *c, const Insn *in) {
   x87_push_checked(f, *x87_st(f, in->rm));
 }
 
-/* A store from an empty ST(0): masked, the indefinite value of the destination format
- * is stored and the pops happen. */
-static bool store_underflow(X87 *f) { return x87_underflow(f); }
-
-/* After a rounded store: the flags, and the pop unless an unmasked exception stopped
+/* A store from an empty ST(0) is an underflow: masked, the indefinite value of the
+ * destination format is stored and the pops happen.
+ *
+ * After a rounded store: the flags, and the pop unless an unmasked exception stopped
  * the instruction. */
 static void store_done(X87 *f, uint16_t hsw, bool pop) {
   bool allowed = x87_store_allowed(f, hsw);
@@ -72,13 +71,13 @@ void op_x87_fst_m32(Cpu *c, const Insn *in) {
   x87_begin(c, in);
   X87 *f = &c->fpu;
   if (x87_empty(f, 0)) {
-    if (!store_underflow(f)) return;
+    if (!x87_underflow(f)) return;
     st32(a, 0xFFC00000u);
     if (in->aux) x87_pop(f);
     return;
   }
   float v = 0;
-  uint16_t hsw = XH(store_f32, &v, *x87_st(f, 0), f->cw);
+  uint16_t hsw = XH(store_f32, &v, *x87_st(f, 0), x87_ctl_of(f));
   uint32_t bits;
   memcpy(&bits, &v, 4);
   if (x87_store_allowed(f, hsw)) st32(a, bits);
@@ -91,13 +90,13 @@ void op_x87_fst_m64(Cpu *c, const Insn *in) {
   x87_begin(c, in);
   X87 *f = &c->fpu;
   if (x87_empty(f, 0)) {
-    if (!store_underflow(f)) return;
+    if (!x87_underflow(f)) return;
     st64(a, 0xFFF8000000000000ull);
     if (in->aux) x87_pop(f);
     return;
   }
   double v = 0;
-  uint16_t hsw = XH(store_f64, &v, *x87_st(f, 0), f->cw);
+  uint16_t hsw = XH(store_f64, &v, *x87_st(f, 0), x87_ctl_of(f));
   uint64_t bits;
   memcpy(&bits, &v, 8);
   if (x87_store_allowed(f, hsw)) st64(a, bits);
@@ -111,7 +110,7 @@ void op_x87_fstp_m80(Cpu *c, const Insn *in) {
   X87 *f = &c->fpu;
   uint8_t b[10];
   if (x87_empty(f, 0)) {
-    if (!store_underflow(f)) return;
+    if (!x87_underflow(f)) return;
     x87_to_ext80(x87_indefinite(), b);
   } else {
     x87_to_ext80(*x87_st(f, 0), b);
@@ -127,7 +126,7 @@ void op_x87_fst_sti(Cpu *c, const Insn *in) {
   x87_begin(c, in);
   X87 *f = &c->fpu;
   if (x87_empty(f, 0)) {
-    if (!store_underflow(f)) return;
+    if (!x87_underflow(f)) return;
     x87_set_st(f, in->rm, x87_indefinite());
   } else {
     f->sw &= (uint16_t)~X87_C1;
@@ -173,7 +172,7 @@ static void fist(Cpu *c, const Insn *in, unsigned size) {
   x87_begin(c, in);
   X87 *f = &c->fpu;
   if (x87_empty(f, 0)) {
-    if (!store_underflow(f)) return;
+    if (!x87_underflow(f)) return;
     st(a, 1ull << (size * 8 - 1), size);
     if (in->aux) x87_pop(f);
     return;
@@ -184,15 +183,15 @@ static void fist(Cpu *c, const Insn *in, unsigned size) {
   bool trunc = in->op != 0;
   if (size == 2) {
     int16_t r = 0;
-    hsw = XH(store_i16, &r, s, f->cw, trunc);
+    hsw = XH(store_i16, &r, s, x87_ctl_of(f), trunc);
     v = (uint16_t)r;
   } else if (size == 4) {
     int32_t r = 0;
-    hsw = XH(store_i32, &r, s, f->cw, trunc);
+    hsw = XH(store_i32, &r, s, x87_ctl_of(f), trunc);
     v = (uint32_t)r;
   } else {
     int64_t r = 0;
-    hsw = XH(store_i64, &r, s, f->cw, trunc);
+    hsw = XH(store_i64, &r, s, x87_ctl_of(f), trunc);
     v = (uint64_t)r;
   }
   if (x87_store_allowed(f, hsw)) st(a, v, size);
@@ -224,14 +223,14 @@ void op_x87_fbstp(Cpu *c, const Insn *in) {
   static const uint8_t bcd_indefinite[10] = {0, 0, 0, 0, 0, 0, 0, 0xC0, 0xFF, 0xFF};
   uint8_t b[10];
   if (x87_empty(f, 0)) {
-    if (!store_underflow(f)) return;
+    if (!x87_underflow(f)) return;
     memcpy((void *)(uintptr_t)a, bcd_indefinite, 10);
     x87_pop(f);
     return;
   }
   long double s = *x87_st(f, 0);
   int64_t r = 0;
-  uint16_t hsw = XH(store_i64, &r, s, f->cw, false);
+  uint16_t hsw = XH(store_i64, &r, s, x87_ctl_of(f), false);
   uint64_t mag = r < 0 ? 0 - (uint64_t)r : (uint64_t)r;
   if ((hsw & X87_IE) || mag >= 1000000000000000000ull) {
     hsw = (uint16_t)((hsw & ~(X87_PE | X87_C1)) | X87_IE);
@@ -249,7 +248,7 @@ void op_x87_fldconst(Cpu *c, const Insn *in) {
   x87_begin(c, in);
   X87 *f = &c->fpu;
   long double v = 0;
-  uint16_t hsw = XH(constant, in->op, &v, f->cw);
+  uint16_t hsw = XH(constant, in->op, &v, x87_ctl_of(f));
   push_converted(f, v, hsw);
 }
 

@@ -24,9 +24,12 @@
 
 #define QUIET_BIT (1ull << 62)
 
+/* The primitives' `cw` is x87_ctl(): the guest's flags above the control word are of no
+ * use here, as <fenv.h> can clear the host's flags cheaply. */
+
 /* ---- the host floating-point environment around one operation ---- */
 
-static int host_rounding(uint16_t cw) {
+static int host_rounding(uint32_t cw) {
   switch ((cw >> X87_RC_SHIFT) & 3) {
   case 0: return FE_TONEAREST;
   case 1: return FE_DOWNWARD;
@@ -35,7 +38,7 @@ static int host_rounding(uint16_t cw) {
   }
 }
 
-static int enter(uint16_t cw) {
+static int enter(uint32_t cw) {
   int saved = fegetround();
   fesetround(host_rounding(cw));
   feclearexcept(FE_ALL_EXCEPT);
@@ -132,7 +135,7 @@ static long double or_indefinite(long double r) { return isnan(r) ? indefinite()
 
 /* ---- arithmetic ---- */
 
-static uint16_t arith(unsigned op, long double *d, long double s, uint16_t de, uint16_t cw) {
+static uint16_t arith(unsigned op, long double *d, long double s, uint16_t de, uint32_t cw) {
   long double a = *d, r;
   uint16_t sw = 0;
   if (nan_operands(a, s, true, &r, &sw)) {
@@ -154,15 +157,15 @@ static uint16_t arith(unsigned op, long double *d, long double s, uint16_t de, u
   return with_denormal(sw, de | (denormal(a) || denormal(s) ? X87_DE : 0));
 }
 
-uint16_t x87_portable_arith(unsigned op, long double *d, long double s, uint16_t cw) {
+uint16_t x87_portable_arith(unsigned op, long double *d, long double s, uint32_t cw) {
   return arith(op, d, s, 0, cw);
 }
 
-uint16_t x87_portable_arith_f32(unsigned op, long double *d, float s, uint16_t cw) {
+uint16_t x87_portable_arith_f32(unsigned op, long double *d, float s, uint32_t cw) {
   return arith(op, d, widen_f32(s), fpclassify(s) == FP_SUBNORMAL ? X87_DE : 0, cw);
 }
 
-uint16_t x87_portable_arith_f64(unsigned op, long double *d, double s, uint16_t cw) {
+uint16_t x87_portable_arith_f64(unsigned op, long double *d, double s, uint32_t cw) {
   return arith(op, d, widen_f64(s), fpclassify(s) == FP_SUBNORMAL ? X87_DE : 0, cw);
 }
 
@@ -180,16 +183,16 @@ static uint16_t compare(long double a, long double b, bool quiet, uint16_t de) {
   return sw;
 }
 
-uint16_t x87_portable_compare(long double a, long double b, bool quiet, uint16_t cw) {
+uint16_t x87_portable_compare(long double a, long double b, bool quiet, uint32_t cw) {
   return compare(a, b, quiet, 0);
 }
-uint16_t x87_portable_compare_f32(long double a, float s, uint16_t cw) {
+uint16_t x87_portable_compare_f32(long double a, float s, uint32_t cw) {
   return compare(a, widen_f32(s), false, fpclassify(s) == FP_SUBNORMAL ? X87_DE : 0);
 }
-uint16_t x87_portable_compare_f64(long double a, double s, uint16_t cw) {
+uint16_t x87_portable_compare_f64(long double a, double s, uint32_t cw) {
   return compare(a, widen_f64(s), false, fpclassify(s) == FP_SUBNORMAL ? X87_DE : 0);
 }
-uint16_t x87_portable_test(long double a, uint16_t cw) { return compare(a, 0.0L, false, 0); }
+uint16_t x87_portable_test(long double a, uint32_t cw) { return compare(a, 0.0L, false, 0); }
 
 uint16_t x87_portable_examine(long double a) {
   uint16_t sw = signbit(a) ? X87_C1 : 0;
@@ -214,10 +217,10 @@ static uint16_t load(long double *d, long double v, bool was_denormal) {
   return sw;
 }
 
-uint16_t x87_portable_load_f32(long double *d, float s, uint16_t cw) {
+uint16_t x87_portable_load_f32(long double *d, float s, uint32_t cw) {
   return load(d, widen_f32(s), fpclassify(s) == FP_SUBNORMAL);
 }
-uint16_t x87_portable_load_f64(long double *d, double s, uint16_t cw) {
+uint16_t x87_portable_load_f64(long double *d, double s, uint32_t cw) {
   return load(d, widen_f64(s), fpclassify(s) == FP_SUBNORMAL);
 }
 
@@ -226,7 +229,7 @@ static uint16_t rounded_up(long double exact, long double stored) {
   return fabsl(stored) > fabsl(exact) ? X87_C1 : 0;
 }
 
-uint16_t x87_portable_store_f32(float *d, long double s, uint16_t cw) {
+uint16_t x87_portable_store_f32(float *d, long double s, uint32_t cw) {
   if (isnan(s)) {
     uint32_t bits = (signbit(s) ? 0x80000000u : 0) | 0x7FC00000u |
                     (uint32_t)(mantissa64(s) >> 40 & 0x3FFFFF);
@@ -242,7 +245,7 @@ uint16_t x87_portable_store_f32(float *d, long double s, uint16_t cw) {
   return sw | ((sw & X87_PE) ? rounded_up(s, vr) : 0);
 }
 
-uint16_t x87_portable_store_f64(double *d, long double s, uint16_t cw) {
+uint16_t x87_portable_store_f64(double *d, long double s, uint32_t cw) {
   if (isnan(s)) {
     uint64_t bits = (signbit(s) ? 1ull << 63 : 0) | 0x7FF8000000000000ull |
                     (mantissa64(s) >> 11 & 0x7FFFFFFFFFFFFull);
@@ -273,21 +276,21 @@ static uint16_t to_integer(long double s, uint16_t cw, bool trunc, long double l
   return sw;
 }
 
-uint16_t x87_portable_store_i16(int16_t *d, long double s, uint16_t cw, bool trunc) {
+uint16_t x87_portable_store_i16(int16_t *d, long double s, uint32_t cw, bool trunc) {
   long double r = 0;
   uint16_t sw = to_integer(s, cw, trunc, -0x1p15L, 0x1p15L - 1, &r);
   *d = (sw & X87_IE) ? INT16_MIN : (int16_t)r;
   return sw;
 }
 
-uint16_t x87_portable_store_i32(int32_t *d, long double s, uint16_t cw, bool trunc) {
+uint16_t x87_portable_store_i32(int32_t *d, long double s, uint32_t cw, bool trunc) {
   long double r = 0;
   uint16_t sw = to_integer(s, cw, trunc, -0x1p31L, 0x1p31L - 1, &r);
   *d = (sw & X87_IE) ? INT32_MIN : (int32_t)r;
   return sw;
 }
 
-uint16_t x87_portable_store_i64(int64_t *d, long double s, uint16_t cw, bool trunc) {
+uint16_t x87_portable_store_i64(int64_t *d, long double s, uint32_t cw, bool trunc) {
   long double r = 0;
   /* 2^63 - 1 is not a long double on every host: compare with 2^63 instead. */
   uint16_t sw = to_integer(s, cw, trunc, -0x1p63L, 0x1p63L, &r);
@@ -311,7 +314,7 @@ static const struct {
     [X87_FLDLN2 - X87_FLD1] = {0xB17217F7D1CF79ABull, 0x3FFE, true},
 };
 
-uint16_t x87_portable_constant(unsigned op, long double *d, uint16_t cw) {
+uint16_t x87_portable_constant(unsigned op, long double *d, uint32_t cw) {
   if (op == X87_FLD1 || op == X87_FLDZ) {
     *d = op == X87_FLD1 ? 1.0L : 0.0L;
     return 0;
@@ -332,7 +335,7 @@ uint16_t x87_portable_constant(unsigned op, long double *d, uint16_t cw) {
 
 static bool trig_out_of_range(long double x) { return fabsl(x) >= 0x1p63L; }
 
-uint16_t x87_portable_unary(unsigned op, long double *x, uint16_t cw) {
+uint16_t x87_portable_unary(unsigned op, long double *x, uint32_t cw) {
   long double a = *x, r;
   uint16_t sw = 0;
   if (nan_operands(a, 0, false, &r, &sw)) {
@@ -408,7 +411,7 @@ static uint16_t prem(bool ieee, long double *st0, long double st1) {
   return sw | quotient_bits(mag);
 }
 
-static uint16_t scale(long double *st0, long double st1, uint16_t cw) {
+static uint16_t scale(long double *st0, long double st1, uint32_t cw) {
   long double a = *st0, r;
   uint16_t sw = 0;
   if (nan_operands(a, st1, true, &r, &sw)) {
@@ -435,7 +438,7 @@ static uint16_t scale(long double *st0, long double st1, uint16_t cw) {
   return sw;
 }
 
-uint16_t x87_portable_binary(unsigned op, long double *st0, long double st1, uint16_t cw) {
+uint16_t x87_portable_binary(unsigned op, long double *st0, long double st1, uint32_t cw) {
   switch (op) {
   case X87_FPREM: return prem(false, st0, st1);
   case X87_FPREM1: return prem(true, st0, st1);
@@ -444,7 +447,7 @@ uint16_t x87_portable_binary(unsigned op, long double *st0, long double st1, uin
 }
 
 uint16_t x87_portable_binary_pop(unsigned op, long double *r, long double st0, long double st1,
-                                 uint16_t cw) {
+                                 uint32_t cw) {
   uint16_t sw = 0;
   if (nan_operands(st0, st1, true, r, &sw)) return sw;
   if (denormal(st0) || denormal(st1)) sw |= X87_DE;
@@ -460,7 +463,7 @@ uint16_t x87_portable_binary_pop(unsigned op, long double *r, long double st0, l
   return sw;
 }
 
-uint16_t x87_portable_split(unsigned op, long double *st0, long double *push, uint16_t cw) {
+uint16_t x87_portable_split(unsigned op, long double *st0, long double *push, uint32_t cw) {
   long double a = *st0, r;
   uint16_t sw = 0;
   if (nan_operands(a, 0, false, &r, &sw)) {

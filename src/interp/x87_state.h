@@ -39,6 +39,9 @@ static inline long double x87_indefinite(void) {
   return x87_from_ext80(bytes);
 }
 
+/* What the host tier needs of the guest's state: x87_host.h. */
+static inline uint32_t x87_ctl_of(const X87 *f) { return x87_ctl(f->cw, f->sw); }
+
 /* ES and B summarize "an unmasked exception flag is set": the next waiting instruction
  * then faults (#MF, the guest's SIGFPE). */
 static inline void x87_update_es(X87 *f) {
@@ -110,7 +113,7 @@ static inline void x87_begin(Cpu *c, const Insn *in) {
   if (__builtin_expect(c->fpu.sw & X87_ES, 0)) x87_fault(c);
   c->fpu.last_ip = in->rip;
 }
-/* Waiting control instructions (FLDCW, FLDENV, FRSTOR) only check. */
+/* The waiting control instructions (FLDCW, FWAIT) only check. */
 static inline void x87_wait(Cpu *c) {
   if (__builtin_expect(c->fpu.sw & X87_ES, 0)) x87_fault(c);
 }

@@ -54,7 +54,7 @@ void op_x87_unary(Cpu *c, const Insn *in) {
     return;
   }
   long double r = *x87_st(f, 0);
-  uint16_t hsw = XH(unary, in->op, &r, f->cw);
+  uint16_t hsw = XH(unary, in->op, &r, x87_ctl_of(f));
   if (x87_commit(f, hsw, trig ? X87_C1 | X87_C2 : X87_C1)) x87_set_st(f, 0, r);
 }
 
@@ -69,7 +69,7 @@ void op_x87_binary(Cpu *c, const Insn *in) {
     return;
   }
   long double r = *x87_st(f, 0);
-  uint16_t hsw = XH(binary, in->op, &r, *x87_st(f, 1), f->cw);
+  uint16_t hsw = XH(binary, in->op, &r, *x87_st(f, 1), x87_ctl_of(f));
   /* FPREM and FPREM1 leave C0 and C3 as they were when the result is a NaN or an
    * unmasked exception stopped them. */
   bool no_quotient = isnan(r) || (hsw & ~f->cw & (X87_IE | X87_DE | X87_ZE));
@@ -81,12 +81,12 @@ void op_x87_binary(Cpu *c, const Insn *in) {
 void op_x87_binary_pop(Cpu *c, const Insn *in) {
   x87_begin(c, in);
   X87 *f = &c->fpu;
-  long double r;
+  long double r = 0;
   if (x87_empty(f, 0) || x87_empty(f, 1)) {
     if (!x87_underflow(f)) return;
     r = x87_indefinite();
   } else {
-    uint16_t hsw = XH(binary_pop, in->op, &r, *x87_st(f, 0), *x87_st(f, 1), f->cw);
+    uint16_t hsw = XH(binary_pop, in->op, &r, *x87_st(f, 0), *x87_st(f, 1), x87_ctl_of(f));
     if (!x87_commit(f, hsw, X87_C1)) return;
   }
   x87_set_st(f, 1, r);
@@ -114,7 +114,7 @@ void op_x87_split(Cpu *c, const Insn *in) {
     return;
   }
   long double st0 = *x87_st(f, 0), pushed = 0;
-  uint16_t hsw = XH(split, in->op, &st0, &pushed, f->cw);
+  uint16_t hsw = XH(split, in->op, &st0, &pushed, x87_ctl_of(f));
   if (!x87_commit(f, hsw, trig ? X87_C1 | X87_C2 : X87_C1)) return;
   if (trig && (hsw & X87_C2)) return;
   x87_set_st(f, 0, st0);

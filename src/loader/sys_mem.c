@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "../decoder/block.h"
@@ -89,7 +90,7 @@ void guest_mem_note(uint64_t addr, uint64_t len) {
 
 typedef struct HostMap {
   uint64_t lo, hi;
-  bool anon, none; /* no file behind it; PROT_NONE */
+  bool anon, none, writable; /* no file behind it; PROT_NONE; PROT_WRITE */
 } HostMap;
 
 static size_t read_host_maps(HostMap **out) {
@@ -116,7 +117,7 @@ static size_t read_host_maps(HostMap **out) {
     }
     const char *path = line + path_at;
     m[n++] = (HostMap){lo, hi, inode == 0 && (path[0] == '\n' || path[0] == 0),
-                       !strncmp(perms, "---", 3)};
+                       !strncmp(perms, "---", 3), perms[1] == 'w'};
   }
   fclose(f);
   *out = m;
@@ -173,6 +174,43 @@ bool guest_mem_hits_emulator(uint64_t lo, uint64_t len) {
   }
   free(m);
   return hit;
+}
+
+/* ---- vfork: the memory a child shares with its parent ---- */
+
+/* Copies the pages of [lo, hi) that differ in the child into ours. */
+static void take_range(pid_t child, uint64_t lo, uint64_t hi, uint8_t *buf, size_t cap) {
+  for (uint64_t at = lo; at < hi;) {
+    size_t len = hi - at < cap ? (size_t)(hi - at) : cap;
+    struct iovec mine = {buf, len}, theirs = {GUEST_PTR(at), len};
+    ssize_t got = process_vm_readv(child, &mine, 1, &theirs, 1, 0);
+    if (got <= 0) {
+      at += PAGE; /* not mapped in the child any more */
+      continue;
+    }
+    for (size_t off = 0; off + PAGE <= (size_t)got; off += PAGE)
+      if (memcmp(buf + off, GUEST_PTR(at + off), PAGE)) memcpy(GUEST_PTR(at + off), buf + off, PAGE);
+    uint64_t whole_pages = (uint64_t)got & ~(PAGE - 1);
+    at += whole_pages ? whole_pages : PAGE;
+  }
+}
+
+void guest_mem_take_from(Cpu *c, int child) {
+  mem_init(c);
+  HostMap *m;
+  size_t n = read_host_maps(&m);
+  size_t cap = 1u << 20;
+  uint8_t *buf = malloc(cap);
+  for (size_t i = 0; buf && i < n; i++) {
+    if (!m[i].writable) continue;
+    for (size_t j = 0; j < n_ranges; j++) {
+      uint64_t lo = m[i].lo > ranges[j].lo ? m[i].lo : ranges[j].lo;
+      uint64_t hi = m[i].hi < ranges[j].hi ? m[i].hi : ranges[j].hi;
+      if (lo < hi) take_range(child, lo, hi, buf, cap);
+    }
+  }
+  free(buf);
+  free(m);
 }
 
 /* ---- the calls ---- */

@@ -20,6 +20,7 @@ static uint64_t clear_child_tid, robust_list_head;
 
 /* One guest thread per process: exit and exit_group both end the process. */
 int64_t sys_exit_group(Cpu *c, const uint64_t *a) {
+  vfork_child_sync();
   c->exit_status = (int)(a[0] & 0xff);
   c->events |= EV_EXIT;
   return 0;
@@ -148,9 +149,10 @@ enum {
   (X64_CSIGNAL | X64_CLONE_VM | X64_CLONE_VFORK | X64_CLONE_SETTLS | X64_CLONE_PARENT_SETTID | \
    X64_CLONE_CHILD_CLEARTID | X64_CLONE_DETACHED | X64_CLONE_CHILD_SETTID)
 
-/* In a vfork child: the write end of a close-on-exec pipe whose end-of-file tells the
- * waiting parent that the child has exec'd or exited. */
-static int vfork_release_fd = -1;
+/* In a vfork child: the write end of a close-on-exec pipe to the waiting parent, whose
+ * end-of-file tells it that the child has exec'd or exited, and the read end of the pipe
+ * on which the parent answers a request to take the child's memory. */
+static int vfork_notify_fd = -1, vfork_answer_fd = -1;
 
 /* A descriptor number the guest is unlikely to pick, so that its dup2()s leave ours be. */
 static int out_of_the_way(int fd) {
@@ -160,17 +162,44 @@ static int out_of_the_way(int fd) {
   return high;
 }
 
-/* fork semantics for every form: guest memory is copied, never shared. With vfork the
- * parent still waits, as the kernel makes it, until the child execs or exits; a
- * CLONE_VM|CLONE_VFORK child (posix_spawn) starts on the stack it was given. */
+void vfork_child_sync(void) {
+  if (vfork_notify_fd < 0) return;
+  char byte = 's';
+  if (write(vfork_notify_fd, &byte, 1) != 1) return;
+  while (read(vfork_answer_fd, &byte, 1) < 0 && errno == EINTR) {
+  }
+}
+
+/* The vfork parent: until the child execs or exits, take its memory when it asks. */
+static void vfork_parent_wait(Cpu *c, pid_t child, int notified, int answer) {
+  for (;;) {
+    char byte;
+    ssize_t n = read(notified, &byte, 1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    guest_mem_take_from(c, child);
+    if (write(answer, "g", 1) != 1) break;
+  }
+}
+
+/* fork semantics for every form, with vfork's on top: the parent waits until the child
+ * execs or exits and then sees what the child wrote to memory, as with a shared address
+ * space; a CLONE_VM|CLONE_VFORK child (posix_spawn) starts on the stack it was given. */
 static int64_t fork_guest(Cpu *c, uint64_t flags, uint64_t child_sp, uint64_t ptid, uint64_t ctid,
                           uint64_t tls) {
   const bool vfork_like = flags & X64_CLONE_VFORK;
   const int exit_signal = (int)(flags & X64_CSIGNAL);
-  int release[2] = {-1, -1};
+  int notify[2] = {-1, -1}, answer[2] = {-1, -1};
   if (vfork_like) {
-    if (pipe2(release, O_CLOEXEC) < 0) return -errno;
-    release[1] = out_of_the_way(release[1]);
+    if (pipe2(notify, O_CLOEXEC) < 0) return -errno;
+    if (pipe2(answer, O_CLOEXEC) < 0) {
+      int e = errno;
+      close(notify[0]);
+      close(notify[1]);
+      return -e;
+    }
+    notify[1] = out_of_the_way(notify[1]);
+    answer[0] = out_of_the_way(answer[0]);
   }
   fflush(NULL);
   /* glibc's fork keeps the host libc consistent in the child; another exit signal needs
@@ -178,18 +207,22 @@ static int64_t fork_guest(Cpu *c, uint64_t flags, uint64_t child_sp, uint64_t pt
   pid_t pid = exit_signal == SIGCHLD ? fork() : (pid_t)syscall(SYS_clone, exit_signal, 0, 0, 0, 0);
   if (pid < 0) {
     int e = errno;
-    if (vfork_like) {
-      close(release[0]);
-      close(release[1]);
+    for (int i = 0; vfork_like && i < 2; i++) {
+      close(notify[i]);
+      close(answer[i]);
     }
     return -e;
   }
   if (pid == 0) {
-    if (vfork_release_fd >= 0) close(vfork_release_fd); /* an outer vfork's, not ours */
-    vfork_release_fd = -1;
+    /* An outer vfork's descriptors belong to our parent, not to us. */
+    if (vfork_notify_fd >= 0) close(vfork_notify_fd);
+    if (vfork_answer_fd >= 0) close(vfork_answer_fd);
+    vfork_notify_fd = vfork_answer_fd = -1;
     if (vfork_like) {
-      close(release[0]);
-      vfork_release_fd = release[1];
+      close(notify[0]);
+      close(answer[1]);
+      vfork_notify_fd = notify[1];
+      vfork_answer_fd = answer[0];
     }
     if (child_sp) c->r[RSP] = child_sp;
     if (flags & X64_CLONE_SETTLS) c->fs_base = tls;
@@ -205,11 +238,11 @@ static int64_t fork_guest(Cpu *c, uint64_t flags, uint64_t child_sp, uint64_t pt
     guest_copy_out(ptid, &tid, sizeof tid);
   }
   if (vfork_like) {
-    close(release[1]);
-    char byte;
-    while (read(release[0], &byte, 1) < 0 && errno == EINTR) {
-    }
-    close(release[0]);
+    close(notify[1]);
+    close(answer[0]);
+    vfork_parent_wait(c, pid, notify[0], answer[1]);
+    close(notify[0]);
+    close(answer[1]);
   }
   return pid;
 }

@@ -2,8 +2,10 @@
  * random operands both on the host CPU and through the decoder and handlers, and the
  * registers, memory, defined flags and traps must agree.
  *
- * Usage: diff_int [--iter N] [--seed S] [--only SUBSTRING] [--list] [--verbose]
- * Environment: X64EMU_DIFF_ITER (cases per form, default 10000), X64EMU_DIFF_SEED. */
+ * Usage: diff_int [--iter N] [--seed S] [--only SUBSTRING] [--max-reports N] [--list] [--verbose]
+ * Environment: X64EMU_DIFF_ITER (cases per form, default 10000), X64EMU_DIFF_SEED (default:
+ * from the clock; always printed, and each form's cases depend only on it and the form's
+ * name, so `--only` reproduces a failure). */
 #define _GNU_SOURCE
 #include <inttypes.h>
 #include <setjmp.h>

@@ -253,7 +253,9 @@ static void generic(Case *k, Rng *g) {
   bool bytes = f->reg_size == 1 || f->rm_size == 1;
   bool legacy = bytes && !s->rex_w && rng_chance(g, 35); /* AH..BH reachable, no REX */
 
-  if (f->size == 2) s->legacy[s->n_legacy++] = 0x66;
+  /* 66 sets 16 bits, except for byte operations and under REX.W, where it means nothing. */
+  if (f->size == 2 || (junk && (f->size == 1 || f->size == 8) && rng_chance(g, 5)))
+    s->legacy[s->n_legacy++] = 0x66;
 
   unsigned avoid = f->fixed;
   switch (f->enc) {
@@ -288,8 +290,8 @@ static void generic(Case *k, Rng *g) {
   /* Segment prefixes other than FS/GS change nothing in 64-bit mode. */
   if (junk && !s->m.seg && rng_chance(g, 4)) s->legacy[s->n_legacy++] = (uint8_t[]){0x2E, 0x3E, 0x26, 0x36}[rng_below(g, 4)];
   /* REP/REPNE mean nothing to one-byte-map operations that are not strings (with LOCK
-   * they would be HLE hints: left out). */
-  if (junk && !locked && f->opc[0] != 0x0F && f->enc != ENC_OPREG && rng_chance(g, 4))
+   * they would be HLE hints: left out); but F3 90 is PAUSE, whatever the REX. */
+  if (junk && !locked && f->opc[0] != 0x0F && rng_chance(g, 4))
     s->legacy[s->n_legacy++] = rng_chance(g, 50) ? 0xF2 : 0xF3;
   if (f->mandatory) s->legacy[s->n_legacy++] = f->mandatory;
   /* SPL..DIL need a REX; a bare REX (40) on other forms must change nothing. */

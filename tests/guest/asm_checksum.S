@@ -471,45 +471,16 @@ sec_bits:
         ret
 
 sec_cond:
-        xor     edx, edx
+        /* all sixteen conditions after one compare, into memory (setcc leaves the flags) */
+        lea     rdi, [rip + conditions]
         cmp     r8, r9
-        seto    dl
-        shl     edx, 1
-        setno   dl
-        shl     edx, 1
-        setb    dl
-        shl     edx, 1
-        setae   dl
-        shl     edx, 1
-        sete    dl
-        shl     edx, 1
-        FOLD    rdx                     /* shl clobbered the flags: compare again */
-        xor     edx, edx
+        call    store_conditions
         cmp     r8d, r9d
-        setne   dl
-        shl     edx, 1
-        setbe   dl
-        shl     edx, 1
-        seta    dl
-        shl     edx, 1
-        sets    dl
-        shl     edx, 1
-        setns   dl
-        FOLD    rdx
-        xor     edx, edx
+        call    store_conditions
         cmp     r8w, r9w
-        setp    dl
-        rol     rdx, 8
-        setnp   dl
-        rol     rdx, 8
-        setl    dl
-        rol     rdx, 8
-        setge   dl
-        rol     rdx, 8
-        setle   dl
-        rol     rdx, 8
-        setg    dl
-        FOLD    rdx
+        call    store_conditions
+        test    r8b, r9b
+        call    store_conditions
         mov     rdx, r10
         sub     r8b, r9b
         cmovo   rdx, r8
@@ -734,6 +705,29 @@ sec_atomic:
         FOLD    rdx
         ret
 
+/* setcc of every condition to [rdi .. rdi+15], folded; the flags are the caller's */
+store_conditions:
+        seto    byte ptr [rdi + 0]
+        setno   byte ptr [rdi + 1]
+        setb    byte ptr [rdi + 2]
+        setae   byte ptr [rdi + 3]
+        sete    byte ptr [rdi + 4]
+        setne   byte ptr [rdi + 5]
+        setbe   byte ptr [rdi + 6]
+        seta    byte ptr [rdi + 7]
+        sets    byte ptr [rdi + 8]
+        setns   byte ptr [rdi + 9]
+        setp    byte ptr [rdi + 10]
+        setnp   byte ptr [rdi + 11]
+        setl    byte ptr [rdi + 12]
+        setge   byte ptr [rdi + 13]
+        setle   byte ptr [rdi + 14]
+        setg    dl
+        mov     [rdi + 15], dl
+        FOLD    [rdi]
+        FOLD    [rdi + 8]
+        ret
+
 /* Prints "name: <checksum in hex>\n"; rsi points at the name (NUL-terminated). */
 print_line:
         lea     rdi, [rip + line]
@@ -791,4 +785,5 @@ bitmap:         .skip 32
 src:            .skip 1024
 dst:            .skip 1024
 line:           .skip 64
+conditions:     .skip 16
         .section .note.GNU-stack, "", @progbits

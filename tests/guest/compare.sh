@@ -9,7 +9,7 @@
 #   --name NAME   what to call the case in messages (default: the program's name)
 # Environment:
 #   X64EMU_OPTS     extra options for x64emu, e.g. --strace
-#   COMPARE_TIMEOUT seconds allowed for each run (default 60)
+#   COMPARE_TIMEOUT seconds allowed for each run (default 20)
 #   COMPARE_KEEP    if set, the scratch directory is kept and named
 #   COMPARE_SHOW    if set, the native run's stdout and stderr are printed too
 # Exit status: 0 when both runs agree, 1 when they differ, 2 on a usage or set-up error.
@@ -51,7 +51,7 @@ if [ -n "${COMPARE_KEEP:-}" ]; then
 else
   trap 'rm -rf "$scratch"' EXIT
 fi
-timeout_s=${COMPARE_TIMEOUT:-60}
+timeout_s=${COMPARE_TIMEOUT:-20}
 
 # Both runs see the same small environment, so that what a program prints of it agrees.
 guest_env=(PATH=/usr/bin:/bin HOME=/nonexistent LC_ALL=C TZ=UTC
@@ -71,13 +71,15 @@ run() {
     rm -rf "$dir"
     mkdir "$dir"
   fi
-  local status
+  local status started=$SECONDS
   # The braces keep bash's own "Segmentation fault" report (with a pid) out of the log.
   {
     (cd "$dir" && exec env -i "${guest_env[@]}" timeout -k 5 "$timeout_s" "$@") \
       <"$stdin_file" >"$scratch/$label.out" 2>"$scratch/$label.err"
     status=$?
   } 2>/dev/null
+  # A run that ignored timeout's SIGTERM ends by its SIGKILL: call that a timeout too.
+  if [ $((SECONDS - started)) -ge "$timeout_s" ] && [ "$status" -eq 137 ]; then status=124; fi
   echo "$status" >"$scratch/$label.status"
 }
 

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +78,20 @@ int main(int argc, char **argv) {
   int status;
   waitpid(pid, &status, 0);
   describe("forked hello", status);
+
+  /* posix_spawn: glibc runs it with clone(CLONE_VM|CLONE_VFORK) and learns of a failed
+   * exec through the memory it shares with the child. */
+  char *spawn_args[] = {argv[1], "spawned", NULL};
+  fflush(stdout);
+  r = posix_spawn(&pid, argv[1], NULL, NULL, spawn_args, environ);
+  printf("posix_spawn hello: %s\n", r == 0 ? "0" : strerrorname_np(r));
+  if (r == 0) {
+    waitpid(pid, &status, 0);
+    describe("spawned hello", status);
+  }
+  r = posix_spawn(&pid, "./no-such-program", NULL, NULL, spawn_args, environ);
+  printf("posix_spawn missing: %s\n", r == 0 ? "0 (no error reported)" : strerrorname_np(r));
+  if (r == 0) waitpid(pid, &status, 0);
 
   printf("now replacing ourselves with hello\n");
   fflush(stdout);

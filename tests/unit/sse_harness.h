@@ -6,7 +6,9 @@
 #ifndef X64EMU_TEST_SSE_HARNESS_H
 #define X64EMU_TEST_SSE_HARNESS_H
 
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <math.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -291,7 +293,8 @@ static bool states_match(const MachineState *nat, const Outcome *on, const Machi
                          size_t mem_size, uint64_t rflags_mask) {
   bool ok = true;
   if (on->sig != oe->sig || on->code != oe->code || on->addr != oe->addr) {
-    fprintf(stderr, "    outcome: native sig %d code %d addr %#llx, emulated sig %d code %d addr %#llx\n",
+    fprintf(stderr,
+            "    outcome: native sig %d code %d addr %#llx, emulated sig %d code %d addr %#llx\n",
             on->sig, on->code, (unsigned long long)on->addr, oe->sig, oe->code,
             (unsigned long long)oe->addr);
     ok = false;
@@ -591,7 +594,8 @@ static unsigned run_forms(const Form *forms, size_t n, uint32_t unmask, Reconcil
 
 /* Memory operands at misaligned addresses: #GP (SIGSEGV, SI_KERNEL) for the aligned
  * forms, a plain access for the others, as on the host. */
-__attribute__((unused)) static unsigned run_forms_misaligned(const Form *forms, size_t n, Reconcile fix) {
+__attribute__((unused)) static unsigned run_forms_misaligned(const Form *forms, size_t n,
+                                                             Reconcile fix) {
   force_misaligned = true;
   unsigned bad = run_forms_n(forms, n, 500, 0, fix);
   force_misaligned = false;

@@ -92,6 +92,52 @@ static void test_vfork_waits_for_the_child(void **state) {
   assert_int_equal(waitpid((pid_t)pid, &status, 0), pid);
 }
 
+/* Natively a vfork child writes into its parent's memory; here the parent takes the pages
+ * the child changed when the child exits or execs. */
+static void test_vfork_child_writes_reach_the_parent(void **state) {
+  catch_guest_faults();
+  int64_t m = SC6(mmap, 0, 3 * 4096, 3 /* PROT_READ|PROT_WRITE */, 0x22 /* PRIVATE|ANON */, -1, 0);
+  assert_true(m > 0);
+  volatile int32_t *shared = (int32_t *)m;
+  shared[0] = 1;
+  shared[2048] = 10; /* the second page */
+  int64_t pid = SC0(vfork);
+  if (pid == 0) {
+    shared[0] = 2;
+    SC1(exit_group, 3); /* what the guest's _exit does */
+    _exit(3);
+  }
+  assert_int_equal(shared[0], 2);
+  assert_int_equal(shared[2048], 10);
+  int status;
+  assert_int_equal(waitpid((pid_t)pid, &status, 0), pid);
+  assert_int_equal(WEXITSTATUS(status), 3);
+
+  /* posix_spawn's pattern: a failed exec reports its error through shared memory */
+  char *argv[] = {"x", NULL};
+  pid = SC5(clone, X_CLONE_VM | X_CLONE_VFORK | SIGCHLD, 0, 0, 0, 0);
+  if (pid == 0) {
+    shared[1] = (int32_t)-SC3(execve, "/nonexistent/program", argv, 0);
+    SC1(exit_group, 127);
+    _exit(127);
+  }
+  assert_int_equal(shared[1], ENOENT);
+  assert_int_equal(waitpid((pid_t)pid, &status, 0), pid);
+  assert_int_equal(SC2(munmap, m, 3 * 4096), 0);
+
+  /* a fork child's writes stay its own */
+  int32_t *own = (int32_t *)(uintptr_t)SC6(mmap, 0, 4096, 3, 0x22, -1, 0);
+  own[0] = 1;
+  pid = SC0(fork);
+  if (pid == 0) {
+    own[0] = 2;
+    SC1(exit_group, 0);
+    _exit(0);
+  }
+  assert_int_equal(waitpid((pid_t)pid, &status, 0), pid);
+  assert_int_equal(own[0], 1);
+}
+
 /* posix_spawn's clone(CLONE_VM|CLONE_VFORK): the child runs on the stack it was given;
  * clone's tid and TLS requests are honoured. */
 static void test_clone_forms(void **state) {
@@ -386,6 +432,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_fork_and_wait4, setup, teardown),
       cmocka_unit_test_setup_teardown(test_vfork_waits_for_the_child, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_vfork_child_writes_reach_the_parent, setup, teardown),
       cmocka_unit_test_setup_teardown(test_clone_forms, setup, teardown),
       cmocka_unit_test_setup_teardown(test_execve_of_elf_reruns_the_emulator, setup, teardown),
       cmocka_unit_test_setup_teardown(test_execve_of_scripts, setup, teardown),

@@ -56,8 +56,8 @@ static long double random_value(int max_exp_spread) {
   case 5: return make(r | 1ull << 63, sign | (1 + rnd_below(0x7FFE)));
   case 6: return (long double)(int)(rnd_below(41) - 20) * (rnd_below(2) ? 0.5L : 1.0L);
   default:
-    return make(r | 1ull << 63,
-                sign | (unsigned)(0x3FFF - max_exp_spread + (int)rnd_below(2 * max_exp_spread + 1)));
+    return make(r | 1ull << 63, sign | (unsigned)(0x3FFF - max_exp_spread +
+                                                  (int)rnd_below(2 * max_exp_spread + 1)));
   }
 }
 
@@ -115,7 +115,8 @@ static void test_arith_exact(void **state) {
     for (unsigned i = 0; i < n && bad < 10; i++) {
       long double a = random_value(20), b = random_value(20), rn = a, rp = a;
       uint16_t cw = random_cw();
-      uint16_t sn = x87_native_arith(ops[k], &rn, b, cw), sp = x87_portable_arith(ops[k], &rp, b, cw);
+      uint16_t sn = x87_native_arith(ops[k], &rn, b, cw),
+               sp = x87_portable_arith(ops[k], &rp, b, cw);
       bad += !check("arith", same_bits(rn, rp) && !((sn ^ sp) & EXACT_BITS), a, b, cw, sn, sp);
       float f;
       uint32_t fb = (uint32_t)rnd();
@@ -174,18 +175,22 @@ static void test_load_store_exact(void **state) {
     memcpy(&f, &fb, 4);
     memcpy(&d, &db, 8);
     uint16_t sn = x87_native_load_f32(&rn, f, cw), sp = x87_portable_load_f32(&rp, f, cw);
-    bad += !check("load_f32", same_bits(rn, rp) && !((sn ^ sp) & (X87_EXC | X87_C1)), f, 0, cw, sn, sp);
+    bad += !check("load_f32", same_bits(rn, rp) && !((sn ^ sp) & (X87_EXC | X87_C1)), f, 0, cw, sn,
+                  sp);
     sn = x87_native_load_f64(&rn, d, cw);
     sp = x87_portable_load_f64(&rp, d, cw);
-    bad += !check("load_f64", same_bits(rn, rp) && !((sn ^ sp) & (X87_EXC | X87_C1)), d, 0, cw, sn, sp);
+    bad += !check("load_f64", same_bits(rn, rp) && !((sn ^ sp) & (X87_EXC | X87_C1)), d, 0, cw, sn,
+                  sp);
     float fn = 0, fp = 0;
     sn = x87_native_store_f32(&fn, a, cw);
     sp = x87_portable_store_f32(&fp, a, cw);
-    bad += !check("store_f32", !memcmp(&fn, &fp, 4) && !((sn ^ sp) & (X87_EXC | X87_C1)), a, 0, cw, sn, sp);
+    bad += !check("store_f32", !memcmp(&fn, &fp, 4) && !((sn ^ sp) & (X87_EXC | X87_C1)), a, 0, cw,
+                  sn, sp);
     double dn = 0, dp = 0;
     sn = x87_native_store_f64(&dn, a, cw);
     sp = x87_portable_store_f64(&dp, a, cw);
-    bad += !check("store_f64", !memcmp(&dn, &dp, 8) && !((sn ^ sp) & (X87_EXC | X87_C1)), a, 0, cw, sn, sp);
+    bad += !check("store_f64", !memcmp(&dn, &dp, 8) && !((sn ^ sp) & (X87_EXC | X87_C1)), a, 0, cw,
+                  sn, sp);
   }
   assert_int_equal(bad, 0);
 }
@@ -208,7 +213,8 @@ static void test_integer_exact(void **state) {
     int16_t hn = 0, hp = 0;
     int32_t wn = 0, wp = 0;
     int64_t qn = 0, qp = 0;
-    uint16_t sn = x87_native_store_i16(&hn, a, cw, trunc), sp = x87_portable_store_i16(&hp, a, cw, trunc);
+    uint16_t sn = x87_native_store_i16(&hn, a, cw, trunc),
+             sp = x87_portable_store_i16(&hp, a, cw, trunc);
     bad += !check("store_i16", hn == hp && !((sn ^ sp) & (X87_EXC | X87_C1)), a, trunc, cw, sn, sp);
     sn = x87_native_store_i32(&wn, a, cw, trunc);
     sp = x87_portable_store_i32(&wp, a, cw, trunc);
@@ -219,7 +225,8 @@ static void test_integer_exact(void **state) {
     long double rn = a, rp = a;
     sn = x87_native_unary(X87_FRNDINT, &rn, cw);
     sp = x87_portable_unary(X87_FRNDINT, &rp, cw);
-    bad += !check("frndint", same_bits(rn, rp) && !((sn ^ sp) & (X87_EXC | X87_C1)), a, 0, cw, sn, sp);
+    bad +=
+        !check("frndint", same_bits(rn, rp) && !((sn ^ sp) & (X87_EXC | X87_C1)), a, 0, cw, sn, sp);
   }
   assert_int_equal(bad, 0);
 }
@@ -246,8 +253,9 @@ static void test_sqrt_scale_extract_exact(void **state) {
     long double rn = a, rp = a;
     uint16_t sn = x87_native_unary(X87_FSQRT, &rn, cw), sp = x87_portable_unary(X87_FSQRT, &rp, cw);
     bad += !check("fsqrt", same_bits(rn, rp) && !((sn ^ sp) & X87_EXC), a, 0, cw, sn, sp);
-    long double s = rnd_below(3) ? (long double)((int)rnd_below(200) - 100) + (rnd_below(2) ? 0.5L : 0)
-                                 : random_value(20);
+    long double s = rnd_below(3)
+                        ? (long double)((int)rnd_below(200) - 100) + (rnd_below(2) ? 0.5L : 0)
+                        : random_value(20);
     rn = rp = a;
     sn = x87_native_binary(X87_FSCALE, &rn, s, cw);
     sp = x87_portable_binary(X87_FSCALE, &rp, s, cw);
@@ -256,8 +264,8 @@ static void test_sqrt_scale_extract_exact(void **state) {
     rn = rp = a;
     sn = x87_native_split(X87_FXTRACT, &rn, &pn, cw);
     sp = x87_portable_split(X87_FXTRACT, &rp, &pp, cw);
-    bad += !check("fxtract", same_bits(rn, rp) && same_bits(pn, pp) && !((sn ^ sp) & X87_EXC), a,
-                  0, cw, sn, sp);
+    bad += !check("fxtract", same_bits(rn, rp) && same_bits(pn, pp) && !((sn ^ sp) & X87_EXC), a, 0,
+                  cw, sn, sp);
   }
   assert_int_equal(bad, 0);
 }
@@ -321,7 +329,8 @@ static void test_transcendental_close(void **state) {
         yl_w = {"fyl2x", 0}, yp_w = {"fyl2xp1", 0}, at_w = {"fpatan", 0};
   unsigned c2_mismatch = 0;
   for (unsigned i = 0; i < n; i++) {
-    long double x = make(rnd() | 1ull << 63, (rnd_below(2) ? 0x8000 : 0) | (0x3FFF - 30 + rnd_below(50)));
+    long double x =
+        make(rnd() | 1ull << 63, (rnd_below(2) ? 0x8000 : 0) | (0x3FFF - 30 + rnd_below(50)));
     long double rn = x, rp = x, pn = 0, pp = 0;
     uint16_t sn = x87_native_unary(X87_FSIN, &rn, X87_CW_DEFAULT);
     uint16_t sp = x87_portable_unary(X87_FSIN, &rp, X87_CW_DEFAULT);
@@ -332,22 +341,26 @@ static void test_transcendental_close(void **state) {
     x87_portable_unary(X87_FCOS, &rp, X87_CW_DEFAULT);
     note(&cos_w, trig_units(x, rn, rp));
     /* tan: relative, away from its poles. */
-    long double t = make(rnd() | 1ull << 63, (rnd_below(2) ? 0x8000 : 0) | (0x3FFE - rnd_below(30)));
+    long double t =
+        make(rnd() | 1ull << 63, (rnd_below(2) ? 0x8000 : 0) | (0x3FFE - rnd_below(30)));
     rn = rp = t;
     x87_native_split(X87_FPTAN, &rn, &pn, X87_CW_DEFAULT);
     x87_portable_split(X87_FPTAN, &rp, &pp, X87_CW_DEFAULT);
     note(&tan_w, ulps(rn, rp));
-    long double u = make(rnd() | 1ull << 63, (rnd_below(2) ? 0x8000 : 0) | (0x3FFE - rnd_below(40)));
+    long double u =
+        make(rnd() | 1ull << 63, (rnd_below(2) ? 0x8000 : 0) | (0x3FFE - rnd_below(40)));
     rn = rp = u;
     x87_native_unary(X87_F2XM1, &rn, X87_CW_DEFAULT);
     x87_portable_unary(X87_F2XM1, &rp, X87_CW_DEFAULT);
     note(&f2_w, ulps(rn, rp));
     long double pos = fabsl(make(rnd() | 1ull << 63, 0x3FFF - 200 + rnd_below(400)));
-    long double y = make(rnd() | 1ull << 63, (rnd_below(2) ? 0x8000 : 0) | (0x3FFF - 5 + rnd_below(10)));
+    long double y =
+        make(rnd() | 1ull << 63, (rnd_below(2) ? 0x8000 : 0) | (0x3FFF - 5 + rnd_below(10)));
     x87_native_binary_pop(X87_FYL2X, &rn, pos, y, X87_CW_DEFAULT);
     x87_portable_binary_pop(X87_FYL2X, &rp, pos, y, X87_CW_DEFAULT);
     note(&yl_w, ulps(rn, rp));
-    long double small = make(rnd() | 1ull << 63, (rnd_below(2) ? 0x8000 : 0) | (0x3FFD - rnd_below(40)));
+    long double small =
+        make(rnd() | 1ull << 63, (rnd_below(2) ? 0x8000 : 0) | (0x3FFD - rnd_below(40)));
     x87_native_binary_pop(X87_FYL2XP1, &rn, small, y, X87_CW_DEFAULT);
     x87_portable_binary_pop(X87_FYL2XP1, &rp, small, y, X87_CW_DEFAULT);
     note(&yp_w, ulps(rn, rp));

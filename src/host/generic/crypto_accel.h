@@ -1,0 +1,29 @@
+/* generic/crypto_accel.h: a host without an accelerated tier: every primitive is
+ * portable C. Include host_crypto.h. */
+#ifndef X64EMU_HOST_CRYPTO_ACCEL_H
+#define X64EMU_HOST_CRYPTO_ACCEL_H
+
+#define HOST_CRYPTO_ARCH "this host"
+#define HOST_AES_NAME "AES instructions"
+#define HOST_CLMUL_NAME "carry-less multiply instructions"
+#define HOST_AES_COMPILED false
+#define HOST_CLMUL_COMPILED false
+
+#define HAVE_AES_ACCEL false
+#define HAVE_CLMUL_ACCEL false
+
+static inline uint32_t host_cpu_probe(void) { return HOST_CPU_DETECTED; }
+
+/* Declared so that the callers in host_crypto.h compile, where HAVE_*_ACCEL being
+ * false removes every call; a call that survives is a build error. */
+#define NO_ACCEL __attribute__((error("no accelerated host crypto on this host")))
+Block128 aes_SB_SR_MC_AK_accel(Block128 st, Block128 rk) NO_ACCEL;
+Block128 aes_SB_SR_AK_accel(Block128 st, Block128 rk) NO_ACCEL;
+Block128 aes_ISB_ISR_IMC_AK_accel(Block128 st, Block128 rk) NO_ACCEL;
+Block128 aes_ISB_ISR_AK_accel(Block128 st, Block128 rk) NO_ACCEL;
+Block128 aes_IMC_accel(Block128 st) NO_ACCEL;
+Block128 aes_keygen_assist_accel(Block128 src, uint8_t rcon) NO_ACCEL;
+Block128 clmul_64x64_accel(uint64_t a, uint64_t b) NO_ACCEL;
+#undef NO_ACCEL
+
+#endif

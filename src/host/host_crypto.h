@@ -1,0 +1,130 @@
+/* host_crypto.h: the host primitives that x86's AES and PCLMULQDQ instructions are made
+ * of, each an inline function that runs the host's own crypto instruction or portable C.
+ *
+ * Names spell the FIPS-197 steps a primitive performs, in order: SB SubBytes, SR
+ * ShiftRows, MC MixColumns, AK AddRoundKey (XOR with the round key), and ISB, ISR, IMC
+ * their inverses. So every x86 instruction is one visible composition:
+ *
+ *   AESENC     aes_SB_SR_MC_AK(state, key)      AESDEC     aes_ISB_ISR_IMC_AK(state, key)
+ *   AESENCLAST aes_SB_SR_AK(state, key)         AESDECLAST aes_ISB_ISR_AK(state, key)
+ *   AESIMC     aes_IMC(state)                   AESKEYGENASSIST aes_keygen_assist(src, imm)
+ *   PCLMULQDQ  clmul_64x64(a.q[imm & 1], b.q[imm >> 4 & 1])
+ *
+ * Each picks, in one place (the host's crypto_accel.h, found by include path order:
+ * src/host/<arch>/ before src/host/generic/): the host instruction when the compiler
+ * already targets it (it then inlines), the host instruction when start-up detection
+ * found it (compiled with a per-function target attribute, so the build still runs on
+ * a CPU without it), or portable C. The tier can be changed at run time
+ * (host_crypto_select) so every tier is testable on one machine. */
+#ifndef X64EMU_HOST_CRYPTO_H
+#define X64EMU_HOST_CRYPTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* 16 bytes in XMM register order: byte i of an XMM register is byte i of the AES state,
+ * the column-major order of FIPS-197's input array, which is also Arm's lane order.
+ * may_alias: an Xmm (src/interp/cpu.h has the same size and alignment) may be passed as
+ * *(Block128 *)&xmm. Guest memory operands are copied into a temporary first. */
+typedef union Block128 {
+  uint8_t b[16];
+  uint32_t d[4];
+  uint64_t q[2];
+} __attribute__((aligned(16), may_alias)) Block128;
+
+/* Host CPU features the primitives can use, in one word detected once at start-up. */
+enum {
+  HOST_CPU_DETECTED = 1u << 0, /* detection ran: tells "found nothing" from "not looked" */
+  HOST_CPU_AES = 1u << 1,      /* x86 AES-NI; Arm AESE, AESD, AESMC, AESIMC */
+  HOST_CPU_CLMUL = 1u << 2,    /* x86 PCLMULQDQ; Arm PMULL, PMULL2 (64-bit) */
+  HOST_CPU_CRYPTO = HOST_CPU_AES | HOST_CPU_CLMUL,
+};
+extern uint32_t host_cpu_features; /* what the host has */
+extern uint32_t host_crypto_accel; /* the HOST_CPU_* bits the primitives use now */
+
+/* Reads the host's features once (later calls return the same word). */
+uint32_t host_cpu_detect(void);
+
+/* The portable tier, always present (crypto_portable.c). */
+Block128 aes_SB_SR_MC_AK_portable(Block128 st, Block128 rk);
+Block128 aes_SB_SR_AK_portable(Block128 st, Block128 rk);
+Block128 aes_ISB_ISR_IMC_AK_portable(Block128 st, Block128 rk);
+Block128 aes_ISB_ISR_AK_portable(Block128 st, Block128 rk);
+Block128 aes_IMC_portable(Block128 st);
+Block128 aes_keygen_assist_portable(Block128 src, uint8_t rcon);
+Block128 clmul_64x64_portable(uint64_t a, uint64_t b);
+
+/* The host's tier: HAVE_AES_ACCEL, HAVE_CLMUL_ACCEL and the *_accel functions. */
+#include "crypto_accel.h"
+
+/* AESENC: ShiftRows, SubBytes, MixColumns, then XOR the round key. */
+static inline Block128 aes_SB_SR_MC_AK(Block128 st, Block128 rk) {
+  return HAVE_AES_ACCEL ? aes_SB_SR_MC_AK_accel(st, rk) : aes_SB_SR_MC_AK_portable(st, rk);
+}
+
+/* AESENCLAST: the last round has no MixColumns. */
+static inline Block128 aes_SB_SR_AK(Block128 st, Block128 rk) {
+  return HAVE_AES_ACCEL ? aes_SB_SR_AK_accel(st, rk) : aes_SB_SR_AK_portable(st, rk);
+}
+
+/* AESDEC: InvShiftRows, InvSubBytes, InvMixColumns, then XOR the round key (the
+ * equivalent inverse cipher of FIPS-197 5.3.5, hence keys prepared with aes_IMC). */
+static inline Block128 aes_ISB_ISR_IMC_AK(Block128 st, Block128 rk) {
+  return HAVE_AES_ACCEL ? aes_ISB_ISR_IMC_AK_accel(st, rk)
+                        : aes_ISB_ISR_IMC_AK_portable(st, rk);
+}
+
+/* AESDECLAST: InvShiftRows, InvSubBytes, then XOR the round key. */
+static inline Block128 aes_ISB_ISR_AK(Block128 st, Block128 rk) {
+  return HAVE_AES_ACCEL ? aes_ISB_ISR_AK_accel(st, rk) : aes_ISB_ISR_AK_portable(st, rk);
+}
+
+/* AESIMC: InvMixColumns alone. */
+static inline Block128 aes_IMC(Block128 st) {
+  return HAVE_AES_ACCEL ? aes_IMC_accel(st) : aes_IMC_portable(st);
+}
+
+/* AESKEYGENASSIST: with X1 = src.d[1] and X3 = src.d[3], the result's dwords are
+ * SubWord(X1), RotWord(SubWord(X1)) ^ rcon, SubWord(X3), RotWord(SubWord(X3)) ^ rcon. */
+static inline Block128 aes_keygen_assist(Block128 src, uint8_t rcon) {
+  return HAVE_AES_ACCEL ? aes_keygen_assist_accel(src, rcon)
+                        : aes_keygen_assist_portable(src, rcon);
+}
+
+/* The 128-bit carry-less product of two 64-bit polynomials over GF(2). */
+static inline Block128 clmul_64x64(uint64_t a, uint64_t b) {
+  return HAVE_CLMUL_ACCEL ? clmul_64x64_accel(a, b) : clmul_64x64_portable(a, b);
+}
+
+/* Tier selection: auto uses whatever the host has, native insists on the host's
+ * instructions for every primitive, portable uses C even where the host has them. */
+typedef enum HostCryptoMode {
+  HOST_CRYPTO_AUTO,
+  HOST_CRYPTO_NATIVE,
+  HOST_CRYPTO_PORTABLE,
+} HostCryptoMode;
+
+/* "auto", "native" or "portable" (the --host-crypto= and X64EMU_HOST_CRYPTO values);
+ * false for anything else. */
+bool host_crypto_parse(const char *name, HostCryptoMode *mode);
+
+/* Chooses the tier. Returns NULL, or (changing nothing) a message saying why the mode
+ * cannot be had, e.g. native on a host without the instructions. */
+const char *host_crypto_select(HostCryptoMode mode);
+HostCryptoMode host_crypto_mode(void);
+
+/* How one primitive family is computed right now. */
+typedef enum HostCryptoTier {
+  HOST_CRYPTO_TIER_COMPILED, /* host instruction, the compiler targets it */
+  HOST_CRYPTO_TIER_DETECTED, /* host instruction, found at start-up */
+  HOST_CRYPTO_TIER_PORTABLE, /* portable C */
+} HostCryptoTier;
+HostCryptoTier host_crypto_tier(uint32_t feature); /* HOST_CPU_AES or HOST_CPU_CLMUL */
+
+/* For --version / --host-info: one line per primitive with the x86 instruction it
+ * serves and its tier. Writes at most size bytes like snprintf and returns the length
+ * the whole text needs. */
+int host_crypto_describe(char *buf, size_t size);
+
+#endif
