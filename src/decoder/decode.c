@@ -106,8 +106,11 @@ static bool parse_prefixes(DecodeCtx *d) {
   unsigned i = 0;
   for (; i < d->len; i++) {
     uint8_t b = d->bytes[i];
-    /* A REX counts only right before the opcode; one followed by a prefix is ignored. */
-    if ((b & 0xF0) == 0x40 && i + 1 < d->len && is_legacy_prefix(d->bytes[i + 1])) continue;
+    /* A REX counts only right before the opcode; one followed by a prefix or another REX
+     * is ignored. */
+    if ((b & 0xF0) == 0x40 && i + 1 < d->len &&
+        (is_legacy_prefix(d->bytes[i + 1]) || (d->bytes[i + 1] & 0xF0) == 0x40))
+      continue;
     if (b == 0x66) d->p66 = true;
     else if (b == 0x67) d->p67 = true;
     else if (b == 0xF0) d->lock = true;

@@ -98,23 +98,24 @@ static Block128 add_round_key(Block128 st, Block128 rk) {
   return st;
 }
 
-Block128 aes_SB_SR_MC_AK_portable(Block128 st, Block128 rk) {
-  return add_round_key(mix_columns(sub_shift_rows(st)), rk);
+/* The operands are read before the result is written: out may be st or rk. */
+void aes_SB_SR_MC_AK_portable(Block128 *out, const Block128 *st, const Block128 *rk) {
+  *out = add_round_key(mix_columns(sub_shift_rows(*st)), *rk);
 }
 
-Block128 aes_SB_SR_AK_portable(Block128 st, Block128 rk) {
-  return add_round_key(sub_shift_rows(st), rk);
+void aes_SB_SR_AK_portable(Block128 *out, const Block128 *st, const Block128 *rk) {
+  *out = add_round_key(sub_shift_rows(*st), *rk);
 }
 
-Block128 aes_ISB_ISR_IMC_AK_portable(Block128 st, Block128 rk) {
-  return add_round_key(inv_mix_columns(inv_sub_shift_rows(st)), rk);
+void aes_ISB_ISR_IMC_AK_portable(Block128 *out, const Block128 *st, const Block128 *rk) {
+  *out = add_round_key(inv_mix_columns(inv_sub_shift_rows(*st)), *rk);
 }
 
-Block128 aes_ISB_ISR_AK_portable(Block128 st, Block128 rk) {
-  return add_round_key(inv_sub_shift_rows(st), rk);
+void aes_ISB_ISR_AK_portable(Block128 *out, const Block128 *st, const Block128 *rk) {
+  *out = add_round_key(inv_sub_shift_rows(*st), *rk);
 }
 
-Block128 aes_IMC_portable(Block128 st) { return inv_mix_columns(st); }
+void aes_IMC_portable(Block128 *out, const Block128 *st) { *out = inv_mix_columns(*st); }
 
 /* FIPS-197 5.2: SubWord applies the S-box to each byte; RotWord turns [a0 a1 a2 a3]
  * into [a1 a2 a3 a0], which on a little-endian dword is a rotation right by 8. */
@@ -125,26 +126,22 @@ static uint32_t sub_word(uint32_t w) {
 
 static uint32_t rot_word(uint32_t w) { return w >> 8 | w << 24; }
 
-Block128 aes_keygen_assist_portable(Block128 src, uint8_t rcon) {
-  uint32_t x1 = sub_word(src.d[1]), x3 = sub_word(src.d[3]);
-  Block128 out;
-  out.d[0] = x1;
-  out.d[1] = rot_word(x1) ^ rcon;
-  out.d[2] = x3;
-  out.d[3] = rot_word(x3) ^ rcon;
-  return out;
+void aes_keygen_assist_portable(Block128 *out, const Block128 *src, uint8_t rcon) {
+  uint32_t x1 = sub_word(src->d[1]), x3 = sub_word(src->d[3]);
+  out->d[0] = x1;
+  out->d[1] = rot_word(x1) ^ rcon;
+  out->d[2] = x3;
+  out->d[3] = rot_word(x3) ^ rcon;
 }
 
 /* Schoolbook multiplication with XOR for addition; masks instead of branches. */
-Block128 clmul_64x64_portable(uint64_t a, uint64_t b) {
+void clmul_64x64_portable(Block128 *out, uint64_t a, uint64_t b) {
   uint64_t lo = 0, hi = 0;
   for (int i = 0; i < 64; i++) {
     uint64_t take = -(b >> i & 1);
     lo ^= a << i & take;
     hi ^= (i ? a >> (64 - i) : 0) & take;
   }
-  Block128 out;
-  out.q[0] = lo;
-  out.q[1] = hi;
-  return out;
+  out->q[0] = lo;
+  out->q[1] = hi;
 }

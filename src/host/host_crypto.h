@@ -5,10 +5,13 @@
  * ShiftRows, MC MixColumns, AK AddRoundKey (XOR with the round key), and ISB, ISR, IMC
  * their inverses. So every x86 instruction is one visible composition:
  *
- *   AESENC     aes_SB_SR_MC_AK(state, key)      AESDEC     aes_ISB_ISR_IMC_AK(state, key)
- *   AESENCLAST aes_SB_SR_AK(state, key)         AESDECLAST aes_ISB_ISR_AK(state, key)
- *   AESIMC     aes_IMC(state)                   AESKEYGENASSIST aes_keygen_assist(src, imm)
- *   PCLMULQDQ  clmul_64x64(a.q[imm & 1], b.q[imm >> 4 & 1])
+ *   AESENC     aes_SB_SR_MC_AK(&d, &d, &s)      AESDEC     aes_ISB_ISR_IMC_AK(&d, &d, &s)
+ *   AESENCLAST aes_SB_SR_AK(&d, &d, &s)         AESDECLAST aes_ISB_ISR_AK(&d, &d, &s)
+ *   AESIMC     aes_IMC(&d, &s)                  AESKEYGENASSIST aes_keygen_assist(&d, &s, imm)
+ *   PCLMULQDQ  clmul_64x64(&d, d.q[imm & 1], s.q[imm >> 4 & 1])
+ *
+ * Results go through a pointer that may equal an operand's: the blocks stay in memory,
+ * which suits the XMM registers of the guest (no trips through general registers).
  *
  * Each picks, in one place (the host's crypto_accel.h, found by include path order:
  * src/host/<arch>/ before src/host/generic/): the host instruction when the compiler
@@ -23,10 +26,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "XMM byte order is the host's");
+
 /* 16 bytes in XMM register order: byte i of an XMM register is byte i of the AES state,
  * the column-major order of FIPS-197's input array, which is also Arm's lane order.
  * may_alias: an Xmm (src/interp/cpu.h has the same size and alignment) may be passed as
- * *(Block128 *)&xmm. Guest memory operands are copied into a temporary first. */
+ * (Block128 *)&xmm. Guest memory operands are copied into an aligned temporary first. */
 typedef union Block128 {
   uint8_t b[16];
   uint32_t d[4];
@@ -47,54 +52,73 @@ extern uint32_t host_crypto_accel; /* the HOST_CPU_* bits the primitives use now
 uint32_t host_cpu_detect(void);
 
 /* The portable tier, always present (crypto_portable.c). */
-Block128 aes_SB_SR_MC_AK_portable(Block128 st, Block128 rk);
-Block128 aes_SB_SR_AK_portable(Block128 st, Block128 rk);
-Block128 aes_ISB_ISR_IMC_AK_portable(Block128 st, Block128 rk);
-Block128 aes_ISB_ISR_AK_portable(Block128 st, Block128 rk);
-Block128 aes_IMC_portable(Block128 st);
-Block128 aes_keygen_assist_portable(Block128 src, uint8_t rcon);
-Block128 clmul_64x64_portable(uint64_t a, uint64_t b);
+void aes_SB_SR_MC_AK_portable(Block128 *out, const Block128 *st, const Block128 *rk);
+void aes_SB_SR_AK_portable(Block128 *out, const Block128 *st, const Block128 *rk);
+void aes_ISB_ISR_IMC_AK_portable(Block128 *out, const Block128 *st, const Block128 *rk);
+void aes_ISB_ISR_AK_portable(Block128 *out, const Block128 *st, const Block128 *rk);
+void aes_IMC_portable(Block128 *out, const Block128 *st);
+void aes_keygen_assist_portable(Block128 *out, const Block128 *src, uint8_t rcon);
+void clmul_64x64_portable(Block128 *out, uint64_t a, uint64_t b);
 
 /* The host's tier: HAVE_AES_ACCEL, HAVE_CLMUL_ACCEL and the *_accel functions. */
 #include "crypto_accel.h"
 
 /* AESENC: ShiftRows, SubBytes, MixColumns, then XOR the round key. */
-static inline Block128 aes_SB_SR_MC_AK(Block128 st, Block128 rk) {
-  return HAVE_AES_ACCEL ? aes_SB_SR_MC_AK_accel(st, rk) : aes_SB_SR_MC_AK_portable(st, rk);
+static inline void aes_SB_SR_MC_AK(Block128 *out, const Block128 *st, const Block128 *rk) {
+  if (HAVE_AES_ACCEL)
+    aes_SB_SR_MC_AK_accel(out, st, rk);
+  else
+    aes_SB_SR_MC_AK_portable(out, st, rk);
 }
 
 /* AESENCLAST: the last round has no MixColumns. */
-static inline Block128 aes_SB_SR_AK(Block128 st, Block128 rk) {
-  return HAVE_AES_ACCEL ? aes_SB_SR_AK_accel(st, rk) : aes_SB_SR_AK_portable(st, rk);
+static inline void aes_SB_SR_AK(Block128 *out, const Block128 *st, const Block128 *rk) {
+  if (HAVE_AES_ACCEL)
+    aes_SB_SR_AK_accel(out, st, rk);
+  else
+    aes_SB_SR_AK_portable(out, st, rk);
 }
 
 /* AESDEC: InvShiftRows, InvSubBytes, InvMixColumns, then XOR the round key (the
  * equivalent inverse cipher of FIPS-197 5.3.5, hence keys prepared with aes_IMC). */
-static inline Block128 aes_ISB_ISR_IMC_AK(Block128 st, Block128 rk) {
-  return HAVE_AES_ACCEL ? aes_ISB_ISR_IMC_AK_accel(st, rk)
-                        : aes_ISB_ISR_IMC_AK_portable(st, rk);
+static inline void aes_ISB_ISR_IMC_AK(Block128 *out, const Block128 *st, const Block128 *rk) {
+  if (HAVE_AES_ACCEL)
+    aes_ISB_ISR_IMC_AK_accel(out, st, rk);
+  else
+    aes_ISB_ISR_IMC_AK_portable(out, st, rk);
 }
 
 /* AESDECLAST: InvShiftRows, InvSubBytes, then XOR the round key. */
-static inline Block128 aes_ISB_ISR_AK(Block128 st, Block128 rk) {
-  return HAVE_AES_ACCEL ? aes_ISB_ISR_AK_accel(st, rk) : aes_ISB_ISR_AK_portable(st, rk);
+static inline void aes_ISB_ISR_AK(Block128 *out, const Block128 *st, const Block128 *rk) {
+  if (HAVE_AES_ACCEL)
+    aes_ISB_ISR_AK_accel(out, st, rk);
+  else
+    aes_ISB_ISR_AK_portable(out, st, rk);
 }
 
 /* AESIMC: InvMixColumns alone. */
-static inline Block128 aes_IMC(Block128 st) {
-  return HAVE_AES_ACCEL ? aes_IMC_accel(st) : aes_IMC_portable(st);
+static inline void aes_IMC(Block128 *out, const Block128 *st) {
+  if (HAVE_AES_ACCEL)
+    aes_IMC_accel(out, st);
+  else
+    aes_IMC_portable(out, st);
 }
 
 /* AESKEYGENASSIST: with X1 = src.d[1] and X3 = src.d[3], the result's dwords are
  * SubWord(X1), RotWord(SubWord(X1)) ^ rcon, SubWord(X3), RotWord(SubWord(X3)) ^ rcon. */
-static inline Block128 aes_keygen_assist(Block128 src, uint8_t rcon) {
-  return HAVE_AES_ACCEL ? aes_keygen_assist_accel(src, rcon)
-                        : aes_keygen_assist_portable(src, rcon);
+static inline void aes_keygen_assist(Block128 *out, const Block128 *src, uint8_t rcon) {
+  if (HAVE_AES_ACCEL)
+    aes_keygen_assist_accel(out, src, rcon);
+  else
+    aes_keygen_assist_portable(out, src, rcon);
 }
 
 /* The 128-bit carry-less product of two 64-bit polynomials over GF(2). */
-static inline Block128 clmul_64x64(uint64_t a, uint64_t b) {
-  return HAVE_CLMUL_ACCEL ? clmul_64x64_accel(a, b) : clmul_64x64_portable(a, b);
+static inline void clmul_64x64(Block128 *out, uint64_t a, uint64_t b) {
+  if (HAVE_CLMUL_ACCEL)
+    clmul_64x64_accel(out, a, b);
+  else
+    clmul_64x64_portable(out, a, b);
 }
 
 /* Tier selection: auto uses whatever the host has, native insists on the host's

@@ -302,9 +302,14 @@ static void generic(Case *k, Rng *g) {
     if (junk && rng_chance(g, 5)) s->force_rex = true;
     if (junk && f->size == 1 && rng_chance(g, 5)) s->rex_w = true; /* W means nothing to byte operations */
   }
-  /* A REX followed by a legacy prefix is ignored by the CPU. */
-  if (junk && s->n_legacy && s->n_legacy < sizeof s->legacy && rng_chance(g, 3)) {
-    unsigned at = rng_below(g, s->n_legacy);
+  /* A REX followed by a legacy prefix or by another REX is ignored by the CPU (the one
+   * before the opcode counts, so that one is forced: not with AH..BH operands). Capstone
+   * 4.0.2, the decoder's length oracle, rejects F3 REX REX 0F B8 (POPCNT): no REX pairs
+   * after a mandatory prefix. */
+  bool rex_pair = !legacy && !f->mandatory;
+  if (junk && (s->n_legacy || rex_pair) && s->n_legacy < sizeof s->legacy && rng_chance(g, 3)) {
+    unsigned at = rng_below(g, s->n_legacy + rex_pair);
+    if (at == s->n_legacy) s->force_rex = true;
     memmove(&s->legacy[at + 1], &s->legacy[at], s->n_legacy - at);
     s->legacy[at] = (uint8_t)(0x40 | rng_below(g, 16));
     s->n_legacy++;

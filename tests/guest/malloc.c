@@ -48,7 +48,7 @@ int main(void) {
     }
     /* Mostly small, some medium, a few beyond the mmap threshold. */
     uint64_t r = next() % 100;
-    size_t n = r < 80 ? next() % 256 : r < 97 ? next() % 65536 : 128 * 1024 + next() % (512 * 1024);
+    size_t n = r < 80 ? next() % 256 : r < 97 ? next() % 65536 : 128 * 1024 + next() % (128 * 1024);
     slot[i] = next() % 4 ? malloc(n) : calloc(1, n);
     size[i] = n;
     allocations++;
@@ -75,13 +75,13 @@ int main(void) {
   printf("calloc non-zero bytes: %d\n", nonzero);
 
   /* Very large blocks come from mmap; grow one with realloc (mremap). */
-  size_t big = 16u << 20;
+  size_t big = 4u << 20;
   unsigned char *p = malloc(big);
   fill(p, big, 3);
   p = realloc(p, big * 2);
   int big_ok = verify(p, big, 3);
   memset(p + big, 0x5a, big);
-  printf("16 MiB block grown to 32 MiB: contents kept %s, last byte %#x\n", big_ok ? "yes" : "NO",
+  printf("4 MiB block grown to 8 MiB: contents kept %s, last byte %#x\n", big_ok ? "yes" : "NO",
          p[2 * big - 1]);
   free(p);
 

@@ -17,13 +17,13 @@ static inline uint32_t host_cpu_probe(void) { return HOST_CPU_DETECTED; }
 /* Declared so that the callers in host_crypto.h compile, where HAVE_*_ACCEL being
  * false removes every call; a call that survives is a build error. */
 #define NO_ACCEL __attribute__((error("no accelerated host crypto on this host")))
-Block128 aes_SB_SR_MC_AK_accel(Block128 st, Block128 rk) NO_ACCEL;
-Block128 aes_SB_SR_AK_accel(Block128 st, Block128 rk) NO_ACCEL;
-Block128 aes_ISB_ISR_IMC_AK_accel(Block128 st, Block128 rk) NO_ACCEL;
-Block128 aes_ISB_ISR_AK_accel(Block128 st, Block128 rk) NO_ACCEL;
-Block128 aes_IMC_accel(Block128 st) NO_ACCEL;
-Block128 aes_keygen_assist_accel(Block128 src, uint8_t rcon) NO_ACCEL;
-Block128 clmul_64x64_accel(uint64_t a, uint64_t b) NO_ACCEL;
+void aes_SB_SR_MC_AK_accel(Block128 *out, const Block128 *st, const Block128 *rk) NO_ACCEL;
+void aes_SB_SR_AK_accel(Block128 *out, const Block128 *st, const Block128 *rk) NO_ACCEL;
+void aes_ISB_ISR_IMC_AK_accel(Block128 *out, const Block128 *st, const Block128 *rk) NO_ACCEL;
+void aes_ISB_ISR_AK_accel(Block128 *out, const Block128 *st, const Block128 *rk) NO_ACCEL;
+void aes_IMC_accel(Block128 *out, const Block128 *st) NO_ACCEL;
+void aes_keygen_assist_accel(Block128 *out, const Block128 *src, uint8_t rcon) NO_ACCEL;
+void clmul_64x64_accel(Block128 *out, uint64_t a, uint64_t b) NO_ACCEL;
 #undef NO_ACCEL
 
 #endif

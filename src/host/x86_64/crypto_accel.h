@@ -44,46 +44,47 @@ static inline uint32_t host_cpu_probe(void) {
   return found;
 }
 
-static inline __m128i block_to_m128(Block128 x) {
-  return _mm_load_si128((const __m128i *)x.b);
+static inline __m128i load_block(const Block128 *x) {
+  return _mm_load_si128((const __m128i *)x);
 }
 
-static inline Block128 m128_to_block(__m128i v) {
-  Block128 x;
-  _mm_store_si128((__m128i *)x.b, v);
-  return x;
+static inline void store_block(Block128 *x, __m128i v) { _mm_store_si128((__m128i *)x, v); }
+
+static inline ATTR_AES_ACCEL void aes_SB_SR_MC_AK_accel(Block128 *out, const Block128 *st,
+                                                         const Block128 *rk) {
+  store_block(out, _mm_aesenc_si128(load_block(st), load_block(rk)));
 }
 
-static inline ATTR_AES_ACCEL Block128 aes_SB_SR_MC_AK_accel(Block128 st, Block128 rk) {
-  return m128_to_block(_mm_aesenc_si128(block_to_m128(st), block_to_m128(rk)));
+static inline ATTR_AES_ACCEL void aes_SB_SR_AK_accel(Block128 *out, const Block128 *st,
+                                                      const Block128 *rk) {
+  store_block(out, _mm_aesenclast_si128(load_block(st), load_block(rk)));
 }
 
-static inline ATTR_AES_ACCEL Block128 aes_SB_SR_AK_accel(Block128 st, Block128 rk) {
-  return m128_to_block(_mm_aesenclast_si128(block_to_m128(st), block_to_m128(rk)));
+static inline ATTR_AES_ACCEL void aes_ISB_ISR_IMC_AK_accel(Block128 *out, const Block128 *st,
+                                                            const Block128 *rk) {
+  store_block(out, _mm_aesdec_si128(load_block(st), load_block(rk)));
 }
 
-static inline ATTR_AES_ACCEL Block128 aes_ISB_ISR_IMC_AK_accel(Block128 st, Block128 rk) {
-  return m128_to_block(_mm_aesdec_si128(block_to_m128(st), block_to_m128(rk)));
+static inline ATTR_AES_ACCEL void aes_ISB_ISR_AK_accel(Block128 *out, const Block128 *st,
+                                                        const Block128 *rk) {
+  store_block(out, _mm_aesdeclast_si128(load_block(st), load_block(rk)));
 }
 
-static inline ATTR_AES_ACCEL Block128 aes_ISB_ISR_AK_accel(Block128 st, Block128 rk) {
-  return m128_to_block(_mm_aesdeclast_si128(block_to_m128(st), block_to_m128(rk)));
-}
-
-static inline ATTR_AES_ACCEL Block128 aes_IMC_accel(Block128 st) {
-  return m128_to_block(_mm_aesimc_si128(block_to_m128(st)));
+static inline ATTR_AES_ACCEL void aes_IMC_accel(Block128 *out, const Block128 *st) {
+  store_block(out, _mm_aesimc_si128(load_block(st)));
 }
 
 /* The instruction wants RCON as an immediate; XORing it into dwords 1 and 3 afterwards
  * gives the same result for any run-time value. */
-static inline ATTR_AES_ACCEL Block128 aes_keygen_assist_accel(Block128 src, uint8_t rcon) {
-  __m128i t = _mm_aeskeygenassist_si128(block_to_m128(src), 0);
-  return m128_to_block(_mm_xor_si128(t, _mm_set_epi32(rcon, 0, rcon, 0)));
+static inline ATTR_AES_ACCEL void aes_keygen_assist_accel(Block128 *out, const Block128 *src,
+                                                           uint8_t rcon) {
+  __m128i t = _mm_aeskeygenassist_si128(load_block(src), 0);
+  store_block(out, _mm_xor_si128(t, _mm_set_epi32(rcon, 0, rcon, 0)));
 }
 
-static inline ATTR_CLMUL_ACCEL Block128 clmul_64x64_accel(uint64_t a, uint64_t b) {
+static inline ATTR_CLMUL_ACCEL void clmul_64x64_accel(Block128 *out, uint64_t a, uint64_t b) {
   __m128i va = _mm_cvtsi64_si128((long long)a), vb = _mm_cvtsi64_si128((long long)b);
-  return m128_to_block(_mm_clmulepi64_si128(va, vb, 0x00));
+  store_block(out, _mm_clmulepi64_si128(va, vb, 0x00));
 }
 
 #endif

@@ -1,0 +1,539 @@
+/* test_host_crypto.c: the host crypto primitives against published vectors (FIPS-197,
+ * Intel's AES-NI and carry-less multiplication white papers, the GCM specification)
+ * through each host tier, and every tier against every other on random inputs.
+ *
+ * X64EMU_HOST_CRYPTO picks the tiers the known answers run through: unset or "auto",
+ * every tier the host has; "native", the host's instructions only (failing where the
+ * host lacks them); "portable", portable C only. Built for x86-64 by tests/CMakeLists.txt
+ * and for aarch64 (run under qemu-aarch64) by tests/host/. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "host/host_crypto.h"
+
+enum { RANDOM_INPUTS = 100000 };
+
+static HostCryptoMode kat_tiers[2]; /* the tiers the known answers run through */
+static size_t n_kat_tiers;
+static bool accel_allowed; /* the environment allows comparing accel with portable */
+static const char *tier_label = "?";
+
+static const char *mode_name(HostCryptoMode m) {
+  return m == HOST_CRYPTO_PORTABLE ? "portable" : m == HOST_CRYPTO_NATIVE ? "native" : "auto";
+}
+
+static int choose_tiers(void **state) {
+  const char *env = getenv("X64EMU_HOST_CRYPTO");
+  HostCryptoMode mode = HOST_CRYPTO_AUTO;
+  if (env && !host_crypto_parse(env, &mode)) {
+    print_error("X64EMU_HOST_CRYPTO=%s: want auto, native or portable\n", env);
+    return -1;
+  }
+  n_kat_tiers = 0;
+  if (mode != HOST_CRYPTO_NATIVE)
+    kat_tiers[n_kat_tiers++] = HOST_CRYPTO_PORTABLE;
+  if (mode == HOST_CRYPTO_NATIVE) {
+    const char *why = host_crypto_select(HOST_CRYPTO_NATIVE);
+    if (why) {
+      print_error("%s\n", why);
+      return -1;
+    }
+    kat_tiers[n_kat_tiers++] = HOST_CRYPTO_NATIVE;
+  } else if (mode == HOST_CRYPTO_AUTO && (host_cpu_detect() & HOST_CPU_CRYPTO)) {
+    kat_tiers[n_kat_tiers++] = HOST_CRYPTO_AUTO;
+  }
+  accel_allowed = mode != HOST_CRYPTO_PORTABLE && (host_cpu_detect() & HOST_CPU_CRYPTO);
+  char text[1024];
+  host_crypto_select(HOST_CRYPTO_AUTO);
+  host_crypto_describe(text, sizeof text);
+  print_message("X64EMU_HOST_CRYPTO=%s; the host offers:\n%s", env ? env : "(unset)", text);
+  return 0;
+}
+
+static int restore_auto(void **state) {
+  host_crypto_select(HOST_CRYPTO_AUTO);
+  return 0;
+}
+
+static void use_tier(HostCryptoMode mode) {
+  const char *why = host_crypto_select(mode);
+  if (why)
+    fail_msg("%s", why);
+  tier_label = mode_name(mode);
+}
+
+/* ---- Writing and comparing blocks ---- */
+
+static unsigned hex_digit(char c) {
+  return c <= '9' ? (unsigned)(c - '0') : (unsigned)((c | 0x20) - 'a' + 10);
+}
+
+/* A byte string as publications print AES states, keys and GCM blocks: byte 0 first. */
+static Block128 bytes(const char *hex) {
+  Block128 x;
+  assert_int_equal(strlen(hex), 32);
+  for (int i = 0; i < 16; i++)
+    x.b[i] = (uint8_t)(hex_digit(hex[2 * i]) << 4 | hex_digit(hex[2 * i + 1]));
+  return x;
+}
+
+/* An XMM register as Intel's papers print it: one 128-bit number, byte 15 first. */
+static Block128 xmm(const char *hex) {
+  Block128 x = bytes(hex), r;
+  for (int i = 0; i < 16; i++)
+    r.b[i] = x.b[15 - i];
+  return r;
+}
+
+static Block128 xor_block(Block128 a, Block128 b) {
+  a.q[0] ^= b.q[0];
+  a.q[1] ^= b.q[1];
+  return a;
+}
+
+static const Block128 zero;
+
+static void check_block(Block128 got, Block128 want, const char *what) {
+  if (memcmp(&got, &want, sizeof got) == 0)
+    return;
+  char g[33], w[33];
+  for (int i = 0; i < 16; i++) {
+    snprintf(g + 2 * i, 3, "%02x", got.b[i]);
+    snprintf(w + 2 * i, 3, "%02x", want.b[i]);
+  }
+  fail_msg("%s, %s tier: got bytes %s, want %s", what, tier_label, g, w);
+}
+
+/* ---- The x86 instructions as compositions of the primitives ---- */
+
+/* As the SSE handlers use them: the destination register is also the first operand. */
+static Block128 aesenc(Block128 x, Block128 k) {
+  aes_SB_SR_MC_AK(&x, &x, &k);
+  return x;
+}
+
+static Block128 aesenclast(Block128 x, Block128 k) {
+  aes_SB_SR_AK(&x, &x, &k);
+  return x;
+}
+
+static Block128 aesdec(Block128 x, Block128 k) {
+  aes_ISB_ISR_IMC_AK(&x, &x, &k);
+  return x;
+}
+
+static Block128 aesdeclast(Block128 x, Block128 k) {
+  aes_ISB_ISR_AK(&x, &x, &k);
+  return x;
+}
+
+static Block128 aesimc(Block128 x) {
+  aes_IMC(&x, &x);
+  return x;
+}
+
+static Block128 aeskeygenassist(Block128 x, uint8_t imm) {
+  aes_keygen_assist(&x, &x, imm);
+  return x;
+}
+
+static Block128 pclmulqdq(Block128 x1, Block128 x2, uint8_t imm) {
+  clmul_64x64(&x1, x1.q[imm & 1], x2.q[imm >> 4 & 1]);
+  return x1;
+}
+
+static Block128 clmul(uint64_t a, uint64_t b) {
+  Block128 r;
+  clmul_64x64(&r, a, b);
+  return r;
+}
+
+/* Each dword of w XORed with all the dwords before it, then with t: the recurrence
+ * w[i] = w[i-Nk] ^ temp of FIPS-197 5.2, four words at a time (Intel's AES-NI white
+ * paper computes it with three shifts and XORs). */
+static Block128 next_round_key(Block128 w, uint32_t t) {
+  w.d[1] ^= w.d[0];
+  w.d[2] ^= w.d[1];
+  w.d[3] ^= w.d[2];
+  for (int i = 0; i < 4; i++)
+    w.d[i] ^= t;
+  return w;
+}
+
+/* AES-128 key expansion as in Intel's AES-NI white paper (AES_128_Key_Expansion). */
+static void expand_key_128(Block128 key, Block128 rk[11]) {
+  static const uint8_t rcon[10] = {0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1b, 0x36};
+  rk[0] = key;
+  for (int i = 1; i <= 10; i++)
+    rk[i] = next_round_key(rk[i - 1], aeskeygenassist(rk[i - 1], rcon[i - 1]).d[3]);
+}
+
+/* AES-256 key expansion as in the same paper (AES_256_Key_Expansion): even round keys
+ * take RotWord(SubWord()) ^ rcon of the last word, odd ones SubWord() alone (rcon 0). */
+static void expand_key_256(const Block128 key[2], Block128 rk[15]) {
+  rk[0] = key[0];
+  rk[1] = key[1];
+  uint8_t rcon = 0x01;
+  for (int i = 2; i <= 14; i++) {
+    if (i % 2 == 0) {
+      rk[i] = next_round_key(rk[i - 2], aeskeygenassist(rk[i - 1], rcon).d[3]);
+      rcon = (uint8_t)(rcon << 1);
+    } else {
+      rk[i] = next_round_key(rk[i - 2], aeskeygenassist(rk[i - 1], 0).d[2]);
+    }
+  }
+}
+
+static Block128 encrypt(Block128 in, const Block128 *rk, int rounds) {
+  Block128 s = xor_block(in, rk[0]);
+  for (int r = 1; r < rounds; r++)
+    s = aesenc(s, rk[r]);
+  return aesenclast(s, rk[rounds]);
+}
+
+/* The equivalent inverse cipher (FIPS-197 5.3.5): AESDEC wants the middle round keys
+ * passed through InvMixColumns. */
+static Block128 decrypt(Block128 in, const Block128 *rk, int rounds) {
+  Block128 s = xor_block(in, rk[rounds]);
+  for (int r = rounds - 1; r >= 1; r--)
+    s = aesdec(s, aesimc(rk[r]));
+  return aesdeclast(s, rk[0]);
+}
+
+/* Multiplication in GCM's GF(2^128) from four 64x64 carry-less products, with the
+ * bit-reflected reduction of Gueron and Kounavis, "Intel Carry-Less Multiplication
+ * Instruction and its Usage for Computing the GCM Mode" (rev. 2.02), algorithms 1-5:
+ * bytes reversed so the block is one 128-bit number, the product shifted left by one
+ * (the operands are reflected), then reduced modulo x^128 + x^7 + x^2 + x + 1. */
+static Block128 reverse_bytes(Block128 x) {
+  Block128 r;
+  for (int i = 0; i < 16; i++)
+    r.b[i] = x.b[15 - i];
+  return r;
+}
+
+static Block128 gcm_multiply(Block128 x, Block128 h) {
+  Block128 a = reverse_bytes(x), b = reverse_bytes(h);
+  Block128 lo = clmul(a.q[0], b.q[0]), hi = clmul(a.q[1], b.q[1]);
+  Block128 m1 = clmul(a.q[0], b.q[1]), m2 = clmul(a.q[1], b.q[0]);
+  uint64_t x0 = lo.q[0], x1 = lo.q[1] ^ m1.q[0] ^ m2.q[0];
+  uint64_t x2 = hi.q[0] ^ m1.q[1] ^ m2.q[1], x3 = hi.q[1];
+  x3 = x3 << 1 | x2 >> 63;
+  x2 = x2 << 1 | x1 >> 63;
+  x1 = x1 << 1 | x0 >> 63;
+  x0 <<= 1;
+  uint64_t d = x1 ^ x0 << 63 ^ x0 << 62 ^ x0 << 57;
+  uint64_t e0 = x0 >> 1 | d << 63, f0 = x0 >> 2 | d << 62, g0 = x0 >> 7 | d << 57;
+  Block128 r;
+  r.q[1] = x3 ^ d ^ d >> 1 ^ d >> 2 ^ d >> 7;
+  r.q[0] = x2 ^ x0 ^ e0 ^ f0 ^ g0;
+  return reverse_bytes(r);
+}
+
+/* GHASH(H, A = empty, C) of the GCM specification, section 2.3. */
+static Block128 ghash(Block128 h, const Block128 *c, int blocks, Block128 lengths) {
+  Block128 x = zero;
+  for (int i = 0; i < blocks; i++)
+    x = gcm_multiply(xor_block(x, c[i]), h);
+  return gcm_multiply(xor_block(x, lengths), h);
+}
+
+/* ---- FIPS-197 ---- */
+
+/* FIPS-197 Appendix B, "Cipher Example": the input, then the state at the start of
+ * rounds 1 to 10, and the round keys, each read column by column. */
+static const char *const appendix_b_start[11] = {
+    "3243f6a8885a308d313198a2e0370734", "193de3bea0f4e22b9ac68d2ae9f84808",
+    "a49c7ff2689f352b6b5bea43026a5049", "aa8f5f0361dde3ef82d24ad26832469a",
+    "486c4eee671d9d0d4de3b138d65f58e7", "e0927fe8c86363c0d9b1355085b8be01",
+    "f1006f55c1924cef7cc88b325db5d50c", "260e2e173d41b77de86472a9fdd28b25",
+    "5a4142b11949dc1fa3e019657a8c040c", "ea835cf00445332d655d98ad8596b0c5",
+    "eb40f21e592e38848ba113e71bc342d2",
+};
+static const char *const appendix_b_round_key[11] = {
+    "2b7e151628aed2a6abf7158809cf4f3c", "a0fafe1788542cb123a339392a6c7605",
+    "f2c295f27a96b9435935807a7359f67f", "3d80477d4716fe3e1e237e446d7a883b",
+    "ef44a541a8525b7fb671253bdb0bad00", "d4d1c6f87c839d87caf2b8bc11f915bc",
+    "6d88a37a110b3efddbf98641ca0093fd", "4e54f70e5f5fc9f384a64fb24ea6dc4f",
+    "ead27321b58dbad2312bf5607f8d292f", "ac7766f319fadc2128d12941575c006e",
+    "d014f9a8c9ee2589e13f0cc8b6630ca6",
+};
+static const char appendix_b_output[] = "3925841d02dc09fbdc118597196a0b32";
+
+static void test_fips197_appendix_b_rounds(void **state) {
+  for (size_t t = 0; t < n_kat_tiers; t++) {
+    use_tier(kat_tiers[t]);
+    check_block(xor_block(bytes(appendix_b_start[0]), bytes(appendix_b_round_key[0])),
+                bytes(appendix_b_start[1]), "Appendix B round 0 AddRoundKey");
+    /* Round 1 step by step: after ShiftRows and after MixColumns, as printed. */
+    check_block(aesenclast(bytes(appendix_b_start[1]), zero),
+                bytes("d4bf5d30e0b452aeb84111f11e2798e5"), "Appendix B round 1 ShiftRows");
+    check_block(aesenc(bytes(appendix_b_start[1]), zero),
+                bytes("046681e5e0cb199a48f8d37a2806264c"), "Appendix B round 1 MixColumns");
+    for (int r = 1; r < 10; r++) {
+      char what[64];
+      snprintf(what, sizeof what, "Appendix B round %d (AESENC)", r);
+      check_block(aesenc(bytes(appendix_b_start[r]), bytes(appendix_b_round_key[r])),
+                  bytes(appendix_b_start[r + 1]), what);
+      /* Backwards: InvShiftRows and InvSubBytes of InvMixColumns undo the round. */
+      Block128 mixed = xor_block(bytes(appendix_b_start[r + 1]), bytes(appendix_b_round_key[r]));
+      snprintf(what, sizeof what, "Appendix B round %d inverted (AESIMC, AESDECLAST)", r);
+      check_block(aesdeclast(aesimc(mixed), zero), bytes(appendix_b_start[r]), what);
+    }
+    check_block(aesenclast(bytes(appendix_b_start[10]), bytes(appendix_b_round_key[10])),
+                bytes(appendix_b_output), "Appendix B round 10 (AESENCLAST)");
+    check_block(aesdeclast(xor_block(bytes(appendix_b_output), bytes(appendix_b_round_key[10])),
+                               zero),
+                bytes(appendix_b_start[10]), "Appendix B round 10 inverted (AESDECLAST)");
+  }
+}
+
+/* The key schedule of the same key, from aes_keygen_assist, against the round keys
+ * FIPS-197 prints in Appendix A.1 and B. */
+static void test_fips197_key_expansion_128(void **state) {
+  for (size_t t = 0; t < n_kat_tiers; t++) {
+    use_tier(kat_tiers[t]);
+    Block128 rk[11];
+    expand_key_128(bytes(appendix_b_round_key[0]), rk);
+    for (int r = 0; r <= 10; r++) {
+      char what[48];
+      snprintf(what, sizeof what, "AES-128 round key %d (AESKEYGENASSIST)", r);
+      check_block(rk[r], bytes(appendix_b_round_key[r]), what);
+    }
+  }
+}
+
+/* FIPS-197 Appendix C.1 (AES-128) and C.3 (AES-256), "Example Vectors". */
+static void test_fips197_appendix_c(void **state) {
+  const Block128 plain = bytes("00112233445566778899aabbccddeeff");
+  for (size_t t = 0; t < n_kat_tiers; t++) {
+    use_tier(kat_tiers[t]);
+    Block128 rk128[11], rk256[15];
+    expand_key_128(bytes("000102030405060708090a0b0c0d0e0f"), rk128);
+    const Block128 key256[2] = {bytes("000102030405060708090a0b0c0d0e0f"),
+                                bytes("101112131415161718191a1b1c1d1e1f")};
+    expand_key_256(key256, rk256);
+
+    const Block128 c128 = bytes("69c4e0d86a7b0430d8cdb78070b4c55a");
+    check_block(encrypt(plain, rk128, 10), c128, "C.1 AES-128 encrypt");
+    check_block(decrypt(c128, rk128, 10), plain, "C.1 AES-128 decrypt");
+
+    const Block128 c256 = bytes("8ea2b7ca516745bfeafc49904b496089");
+    check_block(encrypt(plain, rk256, 14), c256, "C.3 AES-256 encrypt");
+    check_block(decrypt(c256, rk256, 14), plain, "C.3 AES-256 decrypt");
+  }
+}
+
+/* ---- Intel's AES-NI white paper ---- */
+
+/* Gueron, "Intel Advanced Encryption Standard (AES) New Instructions Set" (rev. 3.0),
+ * the examples of each instruction, registers printed as 128-bit numbers. */
+static void test_intel_aesni_examples(void **state) {
+  const Block128 x1 = xmm("7b5b54657374566563746f725d53475d");
+  const Block128 x2 = xmm("48692853686179295b477565726f6e5d");
+  for (size_t t = 0; t < n_kat_tiers; t++) {
+    use_tier(kat_tiers[t]);
+    check_block(aesenc(x1, x2), xmm("a8311c2f9fdba3c58b104b58ded7e595"), "AESENC");
+    check_block(aesenclast(x1, x2), xmm("c7fb881e938c5964177ec42553fdc611"), "AESENCLAST");
+    check_block(aesdec(x1, x2), xmm("138ac342faea2787b58eb95eb730392a"), "AESDEC");
+    check_block(aesdeclast(x1, x2), xmm("c5a391ef6b317f95d410637b72a593d0"), "AESDECLAST");
+    check_block(aeskeygenassist(xmm("3c4fcf098815f7aba6d2ae2816157e2b"), 0x01),
+                xmm("01eb848beb848a013424b5e524b5e434"), "AESKEYGENASSIST imm 0x01");
+    /* The paper's InvMixColumns example. (Its AESIMC example prints the result for the
+     * other register: its MixColumns example maps 0x627a...b3e5 to 0x7b5b...475d, so
+     * AESIMC of 0x7b5b...475d is 0x627a...b3e5.) */
+    check_block(aesimc(xmm("8dcab9dc035006bc8f57161e00cafd8d")),
+                xmm("d635a667928b5eaeeec9cc3bc55f5777"), "AESIMC (InvMixColumns example)");
+    check_block(aesimc(x1), xmm("627a6f6644b109c82b18330a81c3b3e5"),
+                "AESIMC (inverse of the MixColumns example)");
+  }
+}
+
+/* ---- Carry-less multiplication ---- */
+
+/* Gueron and Kounavis, "Intel Carry-Less Multiplication Instruction and its Usage for
+ * Computing the GCM Mode" (rev. 2.02): PCLMULQDQ on xmm1 = 0x7b5b...475d and
+ * xmm2 = 0x4869...6e5d, one product per pair of quadwords. */
+static void test_intel_pclmulqdq_examples(void **state) {
+  const Block128 x1 = xmm("7b5b54657374566563746f725d53475d");
+  const Block128 x2 = xmm("48692853686179295b477565726f6e5d");
+  for (size_t t = 0; t < n_kat_tiers; t++) {
+    use_tier(kat_tiers[t]);
+    check_block(pclmulqdq(x1, x2, 0x00), xmm("1d4d84c85c3440c0929633d5d36f0451"),
+                "PCLMULQDQ xmm1.lo * xmm2.lo");
+    check_block(pclmulqdq(x1, x2, 0x01), xmm("1a2bf6db3a30862fbabf262df4b7d5c9"),
+                "PCLMULQDQ xmm1.hi * xmm2.lo");
+    check_block(pclmulqdq(x1, x2, 0x10), xmm("1bd17c8d556ab5a17fa540ac2a281315"),
+                "PCLMULQDQ xmm1.lo * xmm2.hi");
+    check_block(pclmulqdq(x1, x2, 0x11), xmm("1d1e1f2c592e7c45d66ee03e410fd4ed"),
+                "PCLMULQDQ xmm1.hi * xmm2.hi");
+  }
+}
+
+/* McGrew and Viega, "The Galois/Counter Mode of Operation (GCM)", appendix B: the
+ * GHASH values of test cases 2 (one block) and 3 (four blocks, no AAD). */
+static void test_gcm_spec_ghash(void **state) {
+  const Block128 h2 = bytes("66e94bd4ef8a2c3b884cfa59ca342b2e");
+  const Block128 c2 = bytes("0388dace60b6a392f328c2b971b2fe78");
+  const Block128 h3 = bytes("b83b533708bf535d0aa6e52980d53b78");
+  const Block128 c3[4] = {
+      bytes("42831ec2217774244b7221b784d0d49c"), bytes("e3aa212f2c02a4e035c17e2329aca12e"),
+      bytes("21d514b25466931c7d8f6a5aac84aa05"), bytes("1ba30b396a0aac973d58e091473f5985"),
+  };
+  for (size_t t = 0; t < n_kat_tiers; t++) {
+    use_tier(kat_tiers[t]);
+    check_block(gcm_multiply(c2, h2), bytes("5e2ec746917062882c85b0685353deb7"),
+                "GCM test case 2, X1");
+    check_block(ghash(h2, &c2, 1, bytes("00000000000000000000000000000080")),
+                bytes("f38cbb1ad69223dcc3457ae5b6b0f885"), "GCM test case 2, GHASH");
+    check_block(ghash(h3, c3, 4, bytes("00000000000000000000000000000200")),
+                bytes("7f1b32b81b820d02614f8895ac1d4eac"), "GCM test case 3, GHASH");
+  }
+}
+
+/* ---- Tier selection ---- */
+
+static void test_selection(void **state) {
+  HostCryptoMode m;
+  assert_true(host_crypto_parse("auto", &m) && m == HOST_CRYPTO_AUTO);
+  assert_true(host_crypto_parse("native", &m) && m == HOST_CRYPTO_NATIVE);
+  assert_true(host_crypto_parse("portable", &m) && m == HOST_CRYPTO_PORTABLE);
+  assert_false(host_crypto_parse("Native", &m));
+  assert_false(host_crypto_parse("", &m));
+  assert_false(host_crypto_parse(NULL, &m));
+
+  assert_true(host_cpu_detect() & HOST_CPU_DETECTED);
+#ifdef __x86_64__
+  /* The compiler's own cpuid reading is a second opinion on the x86-64 detection. */
+  if (strcmp(HOST_CRYPTO_ARCH, "x86-64") == 0) {
+    __builtin_cpu_init();
+    assert_int_equal(!!(host_cpu_features & HOST_CPU_AES), !!__builtin_cpu_supports("aes"));
+    assert_int_equal(!!(host_cpu_features & HOST_CPU_CLMUL),
+                     !!__builtin_cpu_supports("pclmul"));
+  }
+#endif
+
+  char text[1024];
+  assert_null(host_crypto_select(HOST_CRYPTO_PORTABLE));
+  assert_int_equal(host_crypto_mode(), HOST_CRYPTO_PORTABLE);
+  assert_int_equal(host_crypto_tier(HOST_CPU_AES), HOST_CRYPTO_TIER_PORTABLE);
+  assert_int_equal(host_crypto_tier(HOST_CPU_CLMUL), HOST_CRYPTO_TIER_PORTABLE);
+  int len = host_crypto_describe(text, sizeof text);
+  assert_int_equal(len, (int)strlen(text));
+  assert_non_null(strstr(text, "(portable)"));
+  assert_non_null(strstr(text, "AESENC "));
+  assert_non_null(strstr(text, "PCLMULQDQ"));
+  assert_null(strstr(text, "detected"));
+
+  /* describe() measures like snprintf when the buffer is short. */
+  char small[8];
+  assert_int_equal(host_crypto_describe(small, sizeof small), len);
+  assert_int_equal(strlen(small), sizeof small - 1);
+
+  assert_null(host_crypto_select(HOST_CRYPTO_AUTO));
+  host_crypto_describe(text, sizeof text);
+  for (uint32_t f = HOST_CPU_AES; f <= HOST_CPU_CLMUL; f <<= 1)
+    assert_int_equal(host_crypto_tier(f) != HOST_CRYPTO_TIER_PORTABLE, !!(host_cpu_features & f));
+  if ((host_cpu_features & HOST_CPU_CRYPTO) == HOST_CPU_CRYPTO)
+    assert_null(strstr(text, "portable C"));
+  else
+    assert_non_null(strstr(text, "portable C"));
+
+  /* Native on a host without the instructions: a message, and the tier unchanged. */
+  uint32_t saved = host_cpu_features;
+  host_cpu_features = HOST_CPU_DETECTED | HOST_CPU_AES;
+  const char *why = host_crypto_select(HOST_CRYPTO_NATIVE);
+  host_cpu_features = saved;
+  assert_non_null(why);
+  print_message("native without carry-less multiply: %s\n", why);
+  assert_non_null(strstr(why, "native"));
+  assert_int_equal(host_crypto_mode(), HOST_CRYPTO_AUTO);
+  if (saved & HOST_CPU_CRYPTO)
+    assert_int_equal(host_crypto_accel, saved & HOST_CPU_CRYPTO);
+}
+
+/* ---- Every tier against every other ---- */
+
+enum { ENC, ENCLAST, DEC, DECLAST, IMC, KEYGEN_ASSIST, CLMUL, N_PRIMITIVES };
+static const char *const primitive_names[N_PRIMITIVES] = {
+    "aes_SB_SR_MC_AK", "aes_SB_SR_AK", "aes_ISB_ISR_IMC_AK", "aes_ISB_ISR_AK",
+    "aes_IMC",         "aes_keygen_assist", "clmul_64x64",
+};
+
+/* Out of place here; the known answers above work in place. */
+static void run_all(Block128 out[N_PRIMITIVES], Block128 st, Block128 rk, uint8_t imm) {
+  aes_SB_SR_MC_AK(&out[ENC], &st, &rk);
+  aes_SB_SR_AK(&out[ENCLAST], &st, &rk);
+  aes_ISB_ISR_IMC_AK(&out[DEC], &st, &rk);
+  aes_ISB_ISR_AK(&out[DECLAST], &st, &rk);
+  aes_IMC(&out[IMC], &st);
+  aes_keygen_assist(&out[KEYGEN_ASSIST], &st, imm);
+  clmul_64x64(&out[CLMUL], st.q[imm & 1], rk.q[imm >> 4 & 1]);
+}
+
+static uint64_t splitmix64(uint64_t *s) {
+  uint64_t z = (*s += 0x9e3779b97f4a7c15);
+  z = (z ^ z >> 30) * 0xbf58476d1ce4e5b9;
+  z = (z ^ z >> 27) * 0x94d049bb133111eb;
+  return z ^ z >> 31;
+}
+
+static void test_tiers_agree_on_random_inputs(void **state) {
+  if (!accel_allowed) {
+    print_message("one tier only (no accelerated tier, or X64EMU_HOST_CRYPTO=portable)\n");
+    skip();
+  }
+  /* Every tier this host has; the first is the reference for the others. */
+  static const HostCryptoMode tiers[] = {HOST_CRYPTO_PORTABLE, HOST_CRYPTO_AUTO};
+  enum { N_TIERS = sizeof tiers / sizeof *tiers };
+  const uint64_t seed = 0x786436346875ULL;
+  uint64_t s = seed;
+  for (long i = 0; i < RANDOM_INPUTS; i++) {
+    Block128 st, rk;
+    st.q[0] = splitmix64(&s);
+    st.q[1] = splitmix64(&s);
+    rk.q[0] = splitmix64(&s);
+    rk.q[1] = splitmix64(&s);
+    if (i < 4) { /* all-zero and all-one operands first */
+      st.q[0] = st.q[1] = i & 1 ? ~0ULL : 0;
+      rk.q[0] = rk.q[1] = i & 2 ? ~0ULL : 0;
+    }
+    uint8_t imm = (uint8_t)splitmix64(&s);
+    Block128 out[N_TIERS][N_PRIMITIVES];
+    for (int t = 0; t < N_TIERS; t++) {
+      use_tier(tiers[t]);
+      run_all(out[t], st, rk, imm);
+    }
+    for (int t = 1; t < N_TIERS; t++)
+      for (int k = 0; k < N_PRIMITIVES; k++)
+        if (memcmp(&out[0][k], &out[t][k], sizeof(Block128)) != 0)
+          fail_msg("%s: %s and %s tiers differ on input %ld (seed %#llx): state "
+                   "%016llx%016llx key %016llx%016llx imm %#x",
+                   primitive_names[k], mode_name(tiers[0]), mode_name(tiers[t]), i,
+                   (unsigned long long)seed, (unsigned long long)st.q[1],
+                   (unsigned long long)st.q[0], (unsigned long long)rk.q[1],
+                   (unsigned long long)rk.q[0], imm);
+  }
+  print_message("%d random inputs per primitive agree across the tiers\n", RANDOM_INPUTS);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_teardown(test_fips197_appendix_b_rounds, restore_auto),
+      cmocka_unit_test_teardown(test_fips197_key_expansion_128, restore_auto),
+      cmocka_unit_test_teardown(test_fips197_appendix_c, restore_auto),
+      cmocka_unit_test_teardown(test_intel_aesni_examples, restore_auto),
+      cmocka_unit_test_teardown(test_intel_pclmulqdq_examples, restore_auto),
+      cmocka_unit_test_teardown(test_gcm_spec_ghash, restore_auto),
+      cmocka_unit_test_teardown(test_selection, restore_auto),
+      cmocka_unit_test_teardown(test_tiers_agree_on_random_inputs, restore_auto),
+  };
+  return cmocka_run_group_tests_name("host_crypto", tests, choose_tiers, restore_auto);
+}
