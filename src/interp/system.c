@@ -74,7 +74,7 @@ void op_undefined(Cpu *c, const Insn *in) {
   for (unsigned i = 0; i < show; i++) snprintf(hex + 3 * i, 4, "%02x ", bytes[i]);
   fprintf(stderr, "x64emu: unimplemented instruction at 0x%llx: %s(%s)\n",
           (unsigned long long)in->rip, hex, text);
-  guest_trap(c, SIGILL, ILL_ILLOPC, in->rip);
+  guest_trap(c, SIGILL, ILL_ILLOPN, in->rip); /* the kernel reports #UD as ILL_ILLOPN */
 }
 
 /* The bytes of the next instruction are not readable: a page fault on fetch. */

@@ -3,7 +3,7 @@
 #ifndef X64EMU_HOST_CRYPTO_ACCEL_H
 #define X64EMU_HOST_CRYPTO_ACCEL_H
 
-#define HOST_CRYPTO_ARCH "this host"
+#define HOST_CRYPTO_ARCH "generic build: portable C only"
 #define HOST_AES_NAME "AES instructions"
 #define HOST_CLMUL_NAME "carry-less multiply instructions"
 #define HOST_AES_COMPILED false
