@@ -5,7 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake pkg-config libcapstone-dev libelf-dev libcmocka-dev
-          busybox-static)
+          busybox-static
+          # the aarch64 host tier, cross-built and run under user-mode QEMU
+          gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user libcmocka-dev:arm64)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
@@ -17,6 +19,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
   echo "x64emu setup: installing ${missing[*]}" >&2
   export DEBIAN_FRONTEND=noninteractive
+  # libcmocka-dev:arm64 comes from Debian's arm64 multiarch.
+  dpkg --print-foreign-architectures | grep -qx arm64 || dpkg --add-architecture arm64
   apt-get update -q >&2
   apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
 fi

@@ -79,7 +79,7 @@ static Block128 mix_columns(Block128 st) {
 }
 
 /* The InvMixColumns matrix 0e 0b 0d 09 is the MixColumns matrix times 05 00 04 00
- * (Daemen and Rijmen, The Design of Rijndael, 4.1.3), which is cheap to apply first. */
+ * ("The Design of Rijndael", section 4.1.3), which is cheap to apply first. */
 static Block128 inv_mix_columns(Block128 st) {
   for (int c = 0; c < 4; c++) {
     uint8_t *a = &st.b[4 * c];

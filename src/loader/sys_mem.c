@@ -26,23 +26,35 @@ static Range *ranges;
 static size_t n_ranges, cap_ranges;
 static bool noted_by_loader, guessed;
 
+static void ranges_reserve(size_t n) {
+  if (n <= cap_ranges) return;
+  cap_ranges = n < 16 ? 16 : 2 * n;
+  ranges = realloc(ranges, cap_ranges * sizeof *ranges);
+  if (!ranges) abort();
+}
+
 static void ranges_remove(uint64_t lo, uint64_t hi) {
-  size_t out = 0;
-  Range *kept = malloc((n_ranges + 1) * sizeof *kept);
-  if (!kept) abort();
   for (size_t i = 0; i < n_ranges; i++) {
     Range r = ranges[i];
-    if (r.hi <= lo || r.lo >= hi) {
-      kept[out++] = r;
-      continue;
+    if (r.hi <= lo || r.lo >= hi) continue;
+    if (r.lo < lo && r.hi > hi) { /* a hole in the middle: one range becomes two */
+      ranges_reserve(n_ranges + 1);
+      memmove(&ranges[i + 2], &ranges[i + 1], (n_ranges - i - 1) * sizeof *ranges);
+      ranges[i] = (Range){r.lo, lo};
+      ranges[i + 1] = (Range){hi, r.hi};
+      n_ranges++;
+      return;
     }
-    if (r.lo < lo) kept[out++] = (Range){r.lo, lo};
-    if (r.hi > hi) kept[out++] = (Range){hi, r.hi};
+    if (r.lo < lo) {
+      ranges[i].hi = lo;
+    } else if (r.hi > hi) {
+      ranges[i].lo = hi;
+    } else {
+      memmove(&ranges[i], &ranges[i + 1], (n_ranges - i - 1) * sizeof *ranges);
+      n_ranges--;
+      i--;
+    }
   }
-  free(ranges);
-  ranges = kept;
-  n_ranges = out;
-  cap_ranges = n_ranges + 1;
 }
 
 static void ranges_add(uint64_t lo, uint64_t hi) {
@@ -61,11 +73,7 @@ static void ranges_add(uint64_t lo, uint64_t hi) {
     memmove(&ranges[i], &ranges[i + 1], (n_ranges - i - 1) * sizeof *ranges);
     n_ranges--;
   }
-  if (n_ranges == cap_ranges) {
-    cap_ranges = cap_ranges ? cap_ranges * 2 : 16;
-    ranges = realloc(ranges, cap_ranges * sizeof *ranges);
-    if (!ranges) abort();
-  }
+  ranges_reserve(n_ranges + 1);
   memmove(&ranges[i + 1], &ranges[i], (n_ranges - i) * sizeof *ranges);
   ranges[i] = (Range){lo, hi};
   n_ranges++;

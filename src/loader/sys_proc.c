@@ -7,6 +7,7 @@
 #include <sys/fsuid.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -149,10 +150,11 @@ enum {
   (X64_CSIGNAL | X64_CLONE_VM | X64_CLONE_VFORK | X64_CLONE_SETTLS | X64_CLONE_PARENT_SETTID | \
    X64_CLONE_CHILD_CLEARTID | X64_CLONE_DETACHED | X64_CLONE_CHILD_SETTID)
 
-/* In a vfork child: the write end of a close-on-exec pipe to the waiting parent, whose
- * end-of-file tells it that the child has exec'd or exited, and the read end of the pipe
- * on which the parent answers a request to take the child's memory. */
-static int vfork_notify_fd = -1, vfork_answer_fd = -1;
+/* In a vfork child: its end of a close-on-exec socket pair with the waiting parent. The
+ * parent's end reads end-of-file once the child has exec'd or exited; before that the
+ * child asks it to take the child's memory and waits for the answer. A socket rather
+ * than pipes: MSG_NOSIGNAL, so that a parent gone away does not kill the child. */
+static int vfork_fd = -1;
 
 /* A descriptor number the guest is unlikely to pick, so that its dup2()s leave ours be. */
 static int out_of_the_way(int fd) {
@@ -163,22 +165,22 @@ static int out_of_the_way(int fd) {
 }
 
 void vfork_child_sync(void) {
-  if (vfork_notify_fd < 0) return;
+  if (vfork_fd < 0) return;
   char byte = 's';
-  if (write(vfork_notify_fd, &byte, 1) != 1) return;
-  while (read(vfork_answer_fd, &byte, 1) < 0 && errno == EINTR) {
+  if (send(vfork_fd, &byte, 1, MSG_NOSIGNAL) != 1) return;
+  while (recv(vfork_fd, &byte, 1, 0) < 0 && errno == EINTR) {
   }
 }
 
 /* The vfork parent: until the child execs or exits, take its memory when it asks. */
-static void vfork_parent_wait(Cpu *c, pid_t child, int notified, int answer) {
+static void vfork_parent_wait(Cpu *c, pid_t child, int fd) {
   for (;;) {
     char byte;
-    ssize_t n = read(notified, &byte, 1);
+    ssize_t n = recv(fd, &byte, 1, 0);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     guest_mem_take_from(c, child);
-    if (write(answer, "g", 1) != 1) break;
+    if (send(fd, "g", 1, MSG_NOSIGNAL) != 1) break;
   }
 }
 
@@ -189,17 +191,10 @@ static int64_t fork_guest(Cpu *c, uint64_t flags, uint64_t child_sp, uint64_t pt
                           uint64_t tls) {
   const bool vfork_like = flags & X64_CLONE_VFORK;
   const int exit_signal = (int)(flags & X64_CSIGNAL);
-  int notify[2] = {-1, -1}, answer[2] = {-1, -1};
+  int pair[2] = {-1, -1};
   if (vfork_like) {
-    if (pipe2(notify, O_CLOEXEC) < 0) return -errno;
-    if (pipe2(answer, O_CLOEXEC) < 0) {
-      int e = errno;
-      close(notify[0]);
-      close(notify[1]);
-      return -e;
-    }
-    notify[1] = out_of_the_way(notify[1]);
-    answer[0] = out_of_the_way(answer[0]);
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) < 0) return -errno;
+    pair[1] = out_of_the_way(pair[1]);
   }
   fflush(NULL);
   /* glibc's fork keeps the host libc consistent in the child; another exit signal needs
@@ -207,22 +202,18 @@ static int64_t fork_guest(Cpu *c, uint64_t flags, uint64_t child_sp, uint64_t pt
   pid_t pid = exit_signal == SIGCHLD ? fork() : (pid_t)syscall(SYS_clone, exit_signal, 0, 0, 0, 0);
   if (pid < 0) {
     int e = errno;
-    for (int i = 0; vfork_like && i < 2; i++) {
-      close(notify[i]);
-      close(answer[i]);
+    if (vfork_like) {
+      close(pair[0]);
+      close(pair[1]);
     }
     return -e;
   }
   if (pid == 0) {
-    /* An outer vfork's descriptors belong to our parent, not to us. */
-    if (vfork_notify_fd >= 0) close(vfork_notify_fd);
-    if (vfork_answer_fd >= 0) close(vfork_answer_fd);
-    vfork_notify_fd = vfork_answer_fd = -1;
+    if (vfork_fd >= 0) close(vfork_fd); /* an outer vfork's, between our parent and its own */
+    vfork_fd = -1;
     if (vfork_like) {
-      close(notify[0]);
-      close(answer[1]);
-      vfork_notify_fd = notify[1];
-      vfork_answer_fd = answer[0];
+      close(pair[0]);
+      vfork_fd = pair[1];
     }
     if (child_sp) c->r[RSP] = child_sp;
     if (flags & X64_CLONE_SETTLS) c->fs_base = tls;
@@ -238,11 +229,9 @@ static int64_t fork_guest(Cpu *c, uint64_t flags, uint64_t child_sp, uint64_t pt
     guest_copy_out(ptid, &tid, sizeof tid);
   }
   if (vfork_like) {
-    close(notify[1]);
-    close(answer[0]);
-    vfork_parent_wait(c, pid, notify[0], answer[1]);
-    close(notify[0]);
-    close(answer[1]);
+    close(pair[1]);
+    vfork_parent_wait(c, pid, pair[0]);
+    close(pair[0]);
   }
   return pid;
 }

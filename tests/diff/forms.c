@@ -444,6 +444,9 @@ static void add_alu(void) {
   add("test rAX,Iz", (Form){OPC(0xA9), .enc = ENC_ACC, .imm = IMM_Z, .flags = logic}, SV);
   add("test Eb,Ib", (Form){OPC(0xF6), .enc = ENC_MODRM_DIGIT, .where = WHERE_BOTH, .imm = IMM_B, .flags = logic}, S8);
   add("test Ev,Iz", (Form){OPC(0xF7), .enc = ENC_MODRM_DIGIT, .where = WHERE_BOTH, .imm = IMM_Z, .flags = logic}, SV);
+  /* F6/F7 /1: an undocumented alias of /0 that the CPU runs as TEST. */
+  add("test Eb,Ib (/1)", (Form){OPC(0xF6), .enc = ENC_MODRM_DIGIT, .digit = 1, .where = WHERE_BOTH, .imm = IMM_B, .flags = logic}, S8);
+  add("test Ev,Iz (/1)", (Form){OPC(0xF7), .enc = ENC_MODRM_DIGIT, .digit = 1, .where = WHERE_BOTH, .imm = IMM_Z, .flags = logic}, SV);
 }
 
 static void add_unary_muldiv(void) {

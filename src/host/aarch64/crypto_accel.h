@@ -2,9 +2,10 @@
  * extension (AESE, AESD, AESMC, AESIMC, PMULL), detected with getauxval(AT_HWCAP).
  * Include host_crypto.h.
  *
- * Arm's AESE and AESD XOR the key *first* (AddRoundKey, then SubBytes+ShiftRows), x86
- * last; with a zero key the Arm instruction is the bare step and the x86 key is XORed
- * after: AESENC = AESMC(AESE(s, 0)) ^ k, AESDEC = AESIMC(AESD(s, 0)) ^ k. */
+ * Arm's AESE and AESD XOR the key first (AddRoundKey, then SubBytes and ShiftRows or
+ * their inverses), x86's instructions last; with a zero key the Arm instruction is the
+ * bare step and the x86 key is XORed after: AESENC = AESMC(AESE(s, 0)) ^ k,
+ * AESDEC = AESIMC(AESD(s, 0)) ^ k. */
 #ifndef X64EMU_HOST_CRYPTO_ACCEL_H
 #define X64EMU_HOST_CRYPTO_ACCEL_H
 
