@@ -11,7 +11,9 @@
 #include <unistd.h>
 
 #include "decoder/decode.h"
+#include "host/host_crypto.h"
 #include "interp/fault.h"
+#include "interp/mxcsr.h"
 #include "interp/run.h"
 #include "loader/elf.h"
 #include "loader/process.h"
@@ -31,6 +33,10 @@ static void usage(FILE *to) {
           "  -E VAR=VALUE      set VAR in the guest's environment\n"
           "  -U VAR            remove VAR from the guest's environment\n"
           "  -0 ARGV0          the guest's argv[0] (default: program as given)\n"
+          "  --host-crypto=M   AES/PCLMULQDQ on the host: auto, native or portable\n"
+          "                    (or X64EMU_HOST_CRYPTO=M)\n"
+          "  --host-fp=M       SSE/x87 floating point: auto, native or portable\n"
+          "                    (or X64EMU_HOST_FP=M)\n"
           "  --                end of options\n"
           "\n"
           "Options may be written with one dash or two (-strace, --strace).\n");
@@ -98,6 +104,50 @@ static _Noreturn void exit_like_guest(const Cpu *c) {
 
 static Process proc;
 
+/* --name=value or --name value; NULL when opt is not this option. */
+static const char *option_value(const char *opt, const char *name, char **argv, int *i,
+                                 int argc) {
+  size_t n = strlen(name);
+  if (strncmp(opt, name, n) != 0) return NULL;
+  if (opt[n] == '=') return opt + n + 1;
+  if (opt[n] != 0) return NULL;
+  if (*i + 1 >= argc) usage_error("%s needs an argument", name);
+  return argv[++*i];
+}
+
+static void choose_host_crypto(const char *name) {
+  HostCryptoMode mode;
+  if (!host_crypto_parse(name, &mode))
+    usage_error("--host-crypto takes auto, native or portable, not '%s'", name);
+  const char *why = host_crypto_select(mode);
+  if (why) {
+    fprintf(stderr, "x64emu: %s\n", why);
+    exit(1);
+  }
+}
+
+static void choose_host_fp(const char *name) {
+  if (!fp_tier_select(name)) {
+    if (strcmp(name, "native") == 0 || strcmp(name, "host") == 0) {
+      fprintf(stderr, "x64emu: host fp 'native': this host cannot run x86 floating point "
+                      "natively\n");
+      exit(1);
+    }
+    usage_error("--host-fp takes auto, native or portable, not '%s'", name);
+  }
+}
+
+static void print_version(void) {
+  int major, minor;
+  cs_version(&major, &minor);
+  printf("x64emu %s (Capstone %d.%d)\n", X64EMU_VERSION, major, minor);
+  char tiers[1024];
+  host_crypto_describe(tiers, sizeof tiers);
+  printf("%s", tiers);
+  printf("floating point: %s\n", fp_tier == FP_TIER_HOST ? "host SSE/x87 instructions"
+                                                         : "portable C");
+}
+
 int main(int argc, char **argv) {
   Env env = {0};
   for (char **e = environ; *e; e++) env.n++;
@@ -106,6 +156,8 @@ int main(int argc, char **argv) {
 
   bool strace = env_flag("X64EMU_STRACE");
   const char *argv0 = NULL;
+  const char *crypto = getenv("X64EMU_HOST_CRYPTO"), *fp = getenv("X64EMU_HOST_FP");
+  bool version = false;
   int i = 1;
   for (; i < argc && argv[i][0] == '-'; i++) {
     const char *opt = argv[i];
@@ -118,11 +170,12 @@ int main(int argc, char **argv) {
     if (strcmp(opt, "-h") == 0 || strcmp(opt, "-help") == 0) {
       usage(stdout);
       return 0;
-    } else if (strcmp(opt, "-version") == 0) {
-      int major, minor;
-      cs_version(&major, &minor);
-      printf("x64emu %s (Capstone %d.%d)\n", X64EMU_VERSION, major, minor);
-      return 0;
+    } else if (strcmp(opt, "-version") == 0 || strcmp(opt, "-host-info") == 0) {
+      version = true;
+    } else if ((value = option_value(opt, "-host-crypto", argv, &i, argc))) {
+      crypto = value;
+    } else if ((value = option_value(opt, "-host-fp", argv, &i, argc))) {
+      fp = value;
     } else if (strcmp(opt, "-strace") == 0) {
       strace = true;
     } else if (strcmp(opt, "-E") == 0) {
@@ -141,6 +194,12 @@ int main(int argc, char **argv) {
       usage_error("unknown option '%s'", argv[i]);
     }
   }
+  if (crypto && *crypto) choose_host_crypto(crypto);
+  if (fp && *fp) choose_host_fp(fp);
+  if (version) {
+    print_version();
+    return 0;
+  }
   if (i >= argc) usage_error("%s", "no program to run");
 
   const char *program = argv[i];
@@ -153,10 +212,19 @@ int main(int argc, char **argv) {
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
   if (n > 0) self[n] = 0;
   else if (!realpath(argv[0], self)) snprintf(self, sizeof self, "%s", argv[0]);
-  static char *reexec[3];
+  static char *reexec[6];
+  static char crypto_opt[64], fp_opt[64];
   int r = 0;
   reexec[r++] = self;
   if (strace) reexec[r++] = "--strace";
+  if (crypto && *crypto) {
+    snprintf(crypto_opt, sizeof crypto_opt, "--host-crypto=%s", crypto);
+    reexec[r++] = crypto_opt;
+  }
+  if (fp && *fp) {
+    snprintf(fp_opt, sizeof fp_opt, "--host-fp=%s", fp);
+    reexec[r++] = fp_opt;
+  }
   reexec[r] = NULL;
   proc.opt.strace = strace;
   proc.opt.reexec_argv = reexec;

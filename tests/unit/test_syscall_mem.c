@@ -108,10 +108,21 @@ static void test_fixed_over_emulator_memory_is_refused(void **state) {
   for (size_t i = 0; i < sizeof emulator_page; i++) assert_int_equal(emulator_page[i], 0xe5);
   assert_string_equal(maps_perms(emu), "rw-p");
 
-  /* half guest, half emulator is refused too */
-  uint64_t g = guest_anon(PG);
+  /* half emulator, half guest is refused too */
+  uint8_t *e = mmap(NULL, 2 * PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  assert_true(e != MAP_FAILED);
+  e[0] = 0xe5;
+  assert_int_equal(munmap(e + PG, PG), 0);
+  uint64_t g = (uint64_t)(uintptr_t)(e + PG);
+  assert_int_equal(SC6(mmap, g, PG, X_PROT_READ | X_PROT_WRITE,
+                       X_MAP_PRIVATE | X_MAP_ANON | X_MAP_FIXED, -1, 0),
+                   g); /* a hole: free for the guest */
+  assert_int_equal(SC2(munmap, (uint64_t)(uintptr_t)e, 2 * PG), -EINVAL);
+  assert_int_equal(SC3(mprotect, (uint64_t)(uintptr_t)e, 2 * PG, X_PROT_READ), -ENOMEM);
+  assert_int_equal(e[0], 0xe5);
+  assert_string_equal(maps_perms((uint64_t)(uintptr_t)e), "rw-p");
   assert_int_equal(SC2(munmap, g, PG), 0);
-  (void)g;
+  munmap(e, PG);
   /* harmless advice is allowed everywhere */
   assert_int_equal(SC3(madvise, emu, PG, MADV_WILLNEED), 0);
 }
@@ -126,6 +137,13 @@ static void test_fixed_over_guest_memory_replaces_it(void **state) {
   assert_int_equal(((uint8_t *)a)[PG - 1], 0x11);
   assert_int_equal(((uint8_t *)a)[PG], 0);
   assert_int_equal(((uint8_t *)a)[2 * PG], 0x11);
+
+  /* a hole punched in the middle leaves both sides the guest's */
+  assert_int_equal(SC2(munmap, a + PG, PG), 0);
+  assert_int_equal(SC3(mprotect, a, PG, X_PROT_READ), 0);
+  assert_int_equal(SC3(mprotect, a + 2 * PG, PG, X_PROT_READ), 0);
+  assert_string_equal(maps_perms(a + 2 * PG), "r--p");
+  assert_int_equal(SC3(mprotect, a, 3 * PG, X_PROT_READ), -ENOMEM); /* the kernel: a hole */
 
   /* MAP_FIXED where nothing is mapped at all */
   uint64_t hole = guest_anon(2 * PG);
