@@ -104,15 +104,19 @@ static _Noreturn void exit_like_guest(const Cpu *c) {
 
 static Process proc;
 
-/* --name=value or --name value; NULL when opt is not this option. */
-static const char *option_value(const char *opt, const char *name, char **argv, int *i,
-                                 int argc) {
+/* Takes "--name=value" or "--name value" into *value; false when opt is another option. */
+static bool option_value(const char *opt, const char *name, char **argv, int *i, int argc,
+                         const char **value) {
   size_t n = strlen(name);
-  if (strncmp(opt, name, n) != 0) return NULL;
-  if (opt[n] == '=') return opt + n + 1;
-  if (opt[n] != 0) return NULL;
+  if (strncmp(opt, name, n) != 0) return false;
+  if (opt[n] == '=') {
+    *value = opt + n + 1;
+    return true;
+  }
+  if (opt[n] != 0) return false;
   if (*i + 1 >= argc) usage_error("%s needs an argument", name);
-  return argv[++*i];
+  *value = argv[++*i];
+  return true;
 }
 
 static void choose_host_crypto(const char *name) {
@@ -172,10 +176,8 @@ int main(int argc, char **argv) {
       return 0;
     } else if (strcmp(opt, "-version") == 0 || strcmp(opt, "-host-info") == 0) {
       version = true;
-    } else if ((value = option_value(opt, "-host-crypto", argv, &i, argc))) {
-      crypto = value;
-    } else if ((value = option_value(opt, "-host-fp", argv, &i, argc))) {
-      fp = value;
+    } else if (option_value(opt, "-host-crypto", argv, &i, argc, &crypto)) {
+    } else if (option_value(opt, "-host-fp", argv, &i, argc, &fp)) {
     } else if (strcmp(opt, "-strace") == 0) {
       strace = true;
     } else if (strcmp(opt, "-E") == 0) {

@@ -207,6 +207,24 @@ int64_t sys_rseq(Cpu *c, const uint64_t *a);
 int64_t sys_getpriority(Cpu *c, const uint64_t *a);
 int64_t sys_setpriority(Cpu *c, const uint64_t *a);
 
+/* sys_net.c: sockets */
+int64_t sys_socket(Cpu *c, const uint64_t *a);
+int64_t sys_socketpair(Cpu *c, const uint64_t *a);
+int64_t sys_connect(Cpu *c, const uint64_t *a);
+int64_t sys_bind(Cpu *c, const uint64_t *a);
+int64_t sys_listen(Cpu *c, const uint64_t *a);
+int64_t sys_accept(Cpu *c, const uint64_t *a);
+int64_t sys_accept4(Cpu *c, const uint64_t *a);
+int64_t sys_shutdown(Cpu *c, const uint64_t *a);
+int64_t sys_getsockname(Cpu *c, const uint64_t *a);
+int64_t sys_getpeername(Cpu *c, const uint64_t *a);
+int64_t sys_setsockopt(Cpu *c, const uint64_t *a);
+int64_t sys_getsockopt(Cpu *c, const uint64_t *a);
+int64_t sys_sendto(Cpu *c, const uint64_t *a);
+int64_t sys_recvfrom(Cpu *c, const uint64_t *a);
+int64_t sys_sendmsg(Cpu *c, const uint64_t *a);
+int64_t sys_recvmsg(Cpu *c, const uint64_t *a);
+
 /* sys_exec.c */
 int64_t sys_execve(Cpu *c, const uint64_t *a);
 int64_t sys_execveat(Cpu *c, const uint64_t *a);

@@ -160,6 +160,24 @@ static const SysEntry table[X64_NR_COUNT] = {
     S(get_robust_list, R_DEC, A_INT, A_PTR, A_PTR),
     S(rseq, R_DEC, A_PTR, A_ULONG, A_INT, A_HEX),
 
+    /* sockets */
+    S(socket, R_DEC, A_INT, A_HEX, A_INT),
+    S(socketpair, R_DEC, A_INT, A_HEX, A_INT, A_PTR),
+    S(connect, R_DEC, A_FD, A_PTR, A_INT),
+    S(bind, R_DEC, A_FD, A_PTR, A_INT),
+    S(listen, R_DEC, A_FD, A_INT),
+    S(accept, R_DEC, A_FD, A_PTR, A_PTR),
+    S(accept4, R_DEC, A_FD, A_PTR, A_PTR, A_HEX),
+    S(shutdown, R_DEC, A_FD, A_INT),
+    S(getsockname, R_DEC, A_FD, A_PTR, A_PTR),
+    S(getpeername, R_DEC, A_FD, A_PTR, A_PTR),
+    S(setsockopt, R_DEC, A_FD, A_INT, A_INT, A_PTR, A_INT),
+    S(getsockopt, R_DEC, A_FD, A_INT, A_INT, A_PTR, A_PTR),
+    S(sendto, R_DEC, A_FD, A_BUF_IN, A_ULONG, A_HEX, A_PTR, A_INT),
+    S(recvfrom, R_DEC, A_FD, A_BUF_OUT, A_ULONG, A_HEX, A_PTR, A_PTR),
+    S(sendmsg, R_DEC, A_FD, A_PTR, A_HEX),
+    S(recvmsg, R_DEC, A_FD, A_PTR, A_HEX),
+
     /* signals */
     S(rt_sigaction, R_DEC, A_SIG, A_PTR, A_PTR, A_ULONG),
     S(rt_sigprocmask, R_DEC, A_SIGHOW, A_PTR, A_PTR, A_ULONG),

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/statfs.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -425,6 +426,23 @@ static void test_pipe_dup_fcntl_ioctl_poll(void **state) {
   close(p[1]);
 }
 
+static void test_socketpair_round_trip(void **state) {
+  int sv[2] = {-1, -1};
+  assert_int_equal(SC4(socketpair, 1 /* AF_UNIX */, 1 /* SOCK_STREAM */, 0, sv), 0);
+  assert_int_equal(SC6(sendto, sv[0], "ping", 4, 0, 0, 0), 4);
+  char buf[8] = {0};
+  assert_int_equal(recv(sv[1], buf, sizeof buf, 0), 4);
+  assert_string_equal(buf, "ping");
+  int type = 0;
+  socklen_t len = sizeof type;
+  assert_int_equal(SC5(getsockopt, sv[0], 1 /* SOL_SOCKET */, 3 /* SO_TYPE */, &type, &len), 0);
+  assert_int_equal(type, SOCK_STREAM);
+  assert_int_equal(SC2(shutdown, sv[0], SHUT_WR), 0);
+  assert_int_equal(SC6(recvfrom, sv[1], buf, sizeof buf, 0, 0, 0), 0);
+  close(sv[0]);
+  close(sv[1]);
+}
+
 /* ---- the machine, ids, limits and clocks ---- */
 
 static void test_uname_says_x86_64(void **state) {
@@ -541,6 +559,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_path_calls, setup, teardown),
       cmocka_unit_test_setup_teardown(test_getdents64_lists_directory, setup, teardown),
       cmocka_unit_test_setup_teardown(test_pipe_dup_fcntl_ioctl_poll, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_socketpair_round_trip, setup, teardown),
       cmocka_unit_test_setup_teardown(test_uname_says_x86_64, setup, teardown),
       cmocka_unit_test_setup_teardown(test_ids_and_limits, setup, teardown),
       cmocka_unit_test_setup_teardown(test_clocks, setup, teardown),
