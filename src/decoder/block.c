@@ -71,6 +71,7 @@ static Block *decode_block(uint64_t rip) {
       in->len = 0;
       in->disp = (int64_t)fault_at;
       in->fn = op_fetch_fault;
+      in->flags_use = FL_ALL; /* the signal frame shows every flag */
       in->ends = 1;
       n++;
       break;
@@ -78,6 +79,12 @@ static Block *decode_block(uint64_t rip) {
     n++;
     pc += in->len;
     if (in->ends) break;
+  }
+  /* Flag liveness, backwards from the block's end, where every flag may be read. */
+  uint8_t live = FL_ALL;
+  for (unsigned i = n; i-- > 0;) {
+    buf[i].flags_live = live;
+    live = (uint8_t)((live & ~buf[i].flags_def) | buf[i].flags_use);
   }
   Block *b = arena_alloc(sizeof(Block) + n * sizeof(Insn));
   b->start = rip;

@@ -8,6 +8,7 @@
 
 #include "../interp/access.h"
 #include "../interp/fault.h"
+#include "../interp/ops_fast.h"
 #include "../interp/ops_int.h"
 
 static csh cs;
@@ -177,20 +178,26 @@ int decode_insn(uint64_t rip, Insn *in, uint64_t *fault_at) {
   }
   d.len = len;
   in->len = (uint8_t)len;
-  bool ok = prefixes_ok;
-  if (ok) {
-    switch (d.map) {
-    case MAP_ONE:
-      ok = (d.opcode >= 0xD8 && d.opcode <= 0xDF) ? decode_x87(&d, in) : decode_onebyte(&d, in);
-      break;
-    case MAP_0F: ok = decode_0f(&d, in) || decode_sse(&d, in); break;
-    default: ok = decode_0f(&d, in) || decode_sse(&d, in); break; /* 0F 38 F0/F1: MOVBE */
+  bool ok = false;
+  if (prefixes_ok) {
+    if (d.map == MAP_ONE && d.opcode >= 0xD8 && d.opcode <= 0xDF) {
+      ok = decode_x87(&d, in);
+      in->flags_use = FL_ALL; /* FCMOVcc reads flags, FCOMI writes some */
+    } else if (d.map == MAP_ONE ? decode_onebyte(&d, in) : decode_0f(&d, in)) {
+      ok = true; /* the 0F 38 map holds MOVBE among the SSE forms */
+      decode_flag_effects(in); /* reads the generic handler, so before specialising */
+      fast_specialize(in);
+    } else if (d.map != MAP_ONE && decode_sse(&d, in)) {
+      ok = true;
+      in->flags_use = 0; /* SSE reads no arithmetic flags (COMISS writes them: def 0 is safe) */
     }
   }
   if (!ok) {
-    Insn keep = {.rip = rip, .len = (uint8_t)len, .fn = op_undefined, .ends = 1};
+    Insn keep = {.rip = rip, .len = (uint8_t)len, .fn = op_undefined, .ends = 1,
+                 .flags_use = FL_ALL};
     *in = keep;
     return -1;
   }
+  in->flags_live = FL_ALL; /* until the block's liveness pass knows better */
   return (int)len;
 }

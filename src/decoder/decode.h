@@ -53,6 +53,9 @@ bool decode_0f(DecodeCtx *d, Insn *in);
 bool decode_sse(DecodeCtx *d, Insn *in);  /* 0F, 0F 38 and 0F 3A SSE forms */
 bool decode_x87(DecodeCtx *d, Insn *in);  /* D8..DF */
 
+/* Sets in->flags_use/flags_def from the chosen handler (flag_effects.c). */
+void decode_flag_effects(Insn *in);
+
 /* Decodes one instruction at rip. Returns its length, 0 at an unreadable address
  * (*fault_addr says where), or -1 for bytes that are invalid or not implemented;
  * in that case `in` runs the guest SIGILL handler. */

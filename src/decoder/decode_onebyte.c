@@ -149,7 +149,7 @@ bool decode_onebyte(DecodeCtx *d, Insn *in) {
       in->fn = op_nop;
       return true;
     }
-    /* fall through: 41 90 is xchg r8, rax */
+    __attribute__((fallthrough)); /* 41 90 is xchg r8d, eax */
   case 0x91: case 0x92: case 0x93: case 0x94: case 0x95: case 0x96: case 0x97:
     in->osz = osz_default32(d);
     in->reg = (uint8_t)decode_opreg(d, false);

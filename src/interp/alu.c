@@ -84,7 +84,7 @@ void op_test_rm_imm(Cpu *c, const Insn *in) {
 /* FE/0 FF/0 */
 void op_inc(Cpu *c, const Insn *in) {
   unsigned s = in->osz;
-  uint8_t cf = flag_cf(c);
+  uint8_t cf = (in->flags_live & FL_CF) && flag_cf(c); /* kept only if read later */
   uint64_t a = rm_get(c, in, s);
   rm_set(c, in, a + 1, s);
   lazy_set(c, LF_INC, s, a + 1, a, 1);
@@ -94,7 +94,7 @@ void op_inc(Cpu *c, const Insn *in) {
 /* FE/1 FF/1 */
 void op_dec(Cpu *c, const Insn *in) {
   unsigned s = in->osz;
-  uint8_t cf = flag_cf(c);
+  uint8_t cf = (in->flags_live & FL_CF) && flag_cf(c);
   uint64_t a = rm_get(c, in, s);
   rm_set(c, in, a - 1, s);
   lazy_set(c, LF_DEC, s, a - 1, a, 1);
@@ -113,7 +113,8 @@ void op_neg(Cpu *c, const Insn *in) {
 }
 
 /* MUL/IMUL define only CF and OF; the other arithmetic flags are left as the result's. */
-static void set_mul_flags(Cpu *c, bool overflow, uint64_t low, unsigned s) {
+static void set_mul_flags(Cpu *c, const Insn *in, bool overflow, uint64_t low, unsigned s) {
+  if (!in->flags_live) return;
   lazy_set(c, LF_LOGIC, s, low, 0, 0);
   flags_update(c, F_CF | F_OF, overflow ? F_CF | F_OF : 0);
 }
@@ -126,28 +127,28 @@ void op_mul(Cpu *c, const Insn *in) {
   case 1: {
     uint16_t r = (uint16_t)((uint8_t)c->r[RAX] * b);
     reg_set(c, RAX, r, 2);
-    set_mul_flags(c, r >> 8, r, 1);
+    set_mul_flags(c, in, r >> 8, r, 1);
     break;
   }
   case 2: {
     uint32_t r = (uint32_t)((uint16_t)c->r[RAX] * b);
     reg_set(c, RAX, r, 2);
     reg_set(c, RDX, r >> 16, 2);
-    set_mul_flags(c, r >> 16, r, 2);
+    set_mul_flags(c, in, r >> 16, r, 2);
     break;
   }
   case 4: {
     uint64_t r = (uint64_t)(uint32_t)c->r[RAX] * b;
     reg_set(c, RAX, r, 4);
     reg_set(c, RDX, r >> 32, 4);
-    set_mul_flags(c, r >> 32, r, 4);
+    set_mul_flags(c, in, r >> 32, r, 4);
     break;
   }
   default: {
     unsigned __int128 r = (unsigned __int128)c->r[RAX] * b;
     c->r[RAX] = (uint64_t)r;
     c->r[RDX] = (uint64_t)(r >> 64);
-    set_mul_flags(c, c->r[RDX] != 0, c->r[RAX], 8);
+    set_mul_flags(c, in, c->r[RDX] != 0, c->r[RAX], 8);
     break;
   }
   }
@@ -161,37 +162,37 @@ void op_imul1(Cpu *c, const Insn *in) {
   case 1: {
     int16_t r = (int16_t)((int8_t)c->r[RAX] * b);
     reg_set(c, RAX, (uint16_t)r, 2);
-    set_mul_flags(c, r != (int8_t)r, (uint64_t)r, 1);
+    set_mul_flags(c, in, r != (int8_t)r, (uint64_t)r, 1);
     break;
   }
   case 2: {
     int32_t r = (int32_t)((int16_t)c->r[RAX] * b);
     reg_set(c, RAX, (uint32_t)r, 2);
     reg_set(c, RDX, (uint32_t)r >> 16, 2);
-    set_mul_flags(c, r != (int16_t)r, (uint64_t)r, 2);
+    set_mul_flags(c, in, r != (int16_t)r, (uint64_t)r, 2);
     break;
   }
   case 4: {
     int64_t r = (int64_t)(int32_t)c->r[RAX] * b;
     reg_set(c, RAX, (uint64_t)r, 4);
     reg_set(c, RDX, (uint64_t)r >> 32, 4);
-    set_mul_flags(c, r != (int32_t)r, (uint64_t)r, 4);
+    set_mul_flags(c, in, r != (int32_t)r, (uint64_t)r, 4);
     break;
   }
   default: {
     __int128 r = (__int128)(int64_t)c->r[RAX] * b;
     c->r[RAX] = (uint64_t)r;
     c->r[RDX] = (uint64_t)(r >> 64);
-    set_mul_flags(c, r != (int64_t)r, c->r[RAX], 8);
+    set_mul_flags(c, in, r != (int64_t)r, c->r[RAX], 8);
     break;
   }
   }
 }
 
-static int64_t imul_trunc(Cpu *c, int64_t a, int64_t b, unsigned s) {
+static int64_t imul_trunc(Cpu *c, const Insn *in, int64_t a, int64_t b, unsigned s) {
   __int128 full = (__int128)a * b;
   int64_t r = (int64_t)sign_extend((uint64_t)full, s);
-  set_mul_flags(c, full != r, (uint64_t)r, s);
+  set_mul_flags(c, in, full != r, (uint64_t)r, s);
   return r;
 }
 
@@ -200,14 +201,14 @@ void op_imul_r_rm(Cpu *c, const Insn *in) {
   unsigned s = in->osz;
   int64_t a = (int64_t)sign_extend(reg_get(c, in->reg, s), s);
   int64_t b = (int64_t)sign_extend(rm_get(c, in, s), s);
-  reg_set(c, in->reg, (uint64_t)imul_trunc(c, a, b, s), s);
+  reg_set(c, in->reg, (uint64_t)imul_trunc(c, in, a, b, s), s);
 }
 
 /* 69 6B */
 void op_imul_r_rm_imm(Cpu *c, const Insn *in) {
   unsigned s = in->osz;
   int64_t a = (int64_t)sign_extend(rm_get(c, in, s), s);
-  reg_set(c, in->reg, (uint64_t)imul_trunc(c, a, (int64_t)in->imm, s), s);
+  reg_set(c, in->reg, (uint64_t)imul_trunc(c, in, a, (int64_t)in->imm, s), s);
 }
 
 #define DIVIDE_ERROR() guest_trap(c, SIGFPE, FPE_INTDIV, in->rip)

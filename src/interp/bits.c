@@ -6,10 +6,10 @@
 enum { BT, BTS, BTR, BTC };
 
 /* BT* change only CF (the others are undefined; we keep them). */
-static uint64_t bit_op(Cpu *c, unsigned op, uint64_t v, unsigned bit) {
+static uint64_t bit_op(Cpu *c, const Insn *in, uint64_t v, unsigned bit) {
   uint64_t mask = 1ull << bit;
-  flags_update(c, F_CF, (v & mask) ? F_CF : 0);
-  switch (op) {
+  if (in->flags_live & FL_CF) flags_update(c, F_CF, (v & mask) ? F_CF : 0);
+  switch (in->op) {
   case BTS: return v | mask;
   case BTR: return v & ~mask;
   case BTC: return v ^ mask;
@@ -24,14 +24,14 @@ void op_bt_rm_r(Cpu *c, const Insn *in) {
   uint64_t off = reg_get(c, in->reg, s);
   if (!in->mem) {
     uint64_t v = reg_get(c, in->rm, s);
-    uint64_t r = bit_op(c, in->op, v, (unsigned)(off & (bits - 1)));
+    uint64_t r = bit_op(c, in, v, (unsigned)(off & (bits - 1)));
     if (in->op != BT) reg_set(c, in->rm, r, s);
     return;
   }
   int64_t soff = (int64_t)sign_extend(off, s);
   uint64_t a = ea(c, in) + (uint64_t)((soff >> (s == 8 ? 6 : s == 4 ? 5 : 4)) * (int64_t)s);
   uint64_t v = ld(a, s);
-  uint64_t r = bit_op(c, in->op, v, (unsigned)(soff & (bits - 1)));
+  uint64_t r = bit_op(c, in, v, (unsigned)(soff & (bits - 1)));
   if (in->op != BT) st(a, r, s);
 }
 
@@ -39,24 +39,26 @@ void op_bt_rm_r(Cpu *c, const Insn *in) {
 void op_bt_rm_imm(Cpu *c, const Insn *in) {
   unsigned s = in->osz;
   uint64_t v = rm_get(c, in, s);
-  uint64_t r = bit_op(c, in->op, v, (unsigned)(in->imm & (s * 8 - 1)));
+  uint64_t r = bit_op(c, in, v, (unsigned)(in->imm & (s * 8 - 1)));
   if (in->op != BT) rm_set(c, in, r, s);
 }
 
 /* BSF/BSR: ZF says whether the source was zero; then the destination is unchanged. */
-static void scan_flags(Cpu *c, bool zero) { flags_update(c, F_ZF, zero ? F_ZF : 0); }
+static void scan_flags(Cpu *c, const Insn *in, bool zero) {
+  if (in->flags_live & FL_ZF) flags_update(c, F_ZF, zero ? F_ZF : 0);
+}
 
 /* 0F BC */
 void op_bsf(Cpu *c, const Insn *in) {
   uint64_t v = rm_get(c, in, in->osz);
-  scan_flags(c, v == 0);
+  scan_flags(c, in, v == 0);
   if (v) reg_set(c, in->reg, (uint64_t)__builtin_ctzll(v), in->osz);
 }
 
 /* 0F BD */
 void op_bsr(Cpu *c, const Insn *in) {
   uint64_t v = rm_get(c, in, in->osz);
-  scan_flags(c, v == 0);
+  scan_flags(c, in, v == 0);
   if (v) reg_set(c, in->reg, 63u - (unsigned)__builtin_clzll(v), in->osz);
 }
 

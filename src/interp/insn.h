@@ -32,6 +32,15 @@ struct Insn {
   uint8_t rep;    /* REP_NONE, REP_E (F3), REP_NE (F2) for string instructions */
   uint8_t op;     /* sub-operation chosen by the decoder (ALU kind, condition code...) */
   uint8_t aux;    /* second small immediate or handler-specific detail */
+  /* Arithmetic flags as FL_* bits: what the instruction reads, what it always writes,
+   * and which of them a later instruction may read (block.c's liveness pass). Handlers
+   * may skip computing a flag that is not live. */
+  uint8_t flags_use, flags_def, flags_live;
+};
+
+enum {
+  FL_CF = 1, FL_PF = 2, FL_AF = 4, FL_ZF = 8, FL_SF = 16, FL_OF = 32,
+  FL_ALL = 63,
 };
 
 enum { SEG_NONE, SEG_FS, SEG_GS };

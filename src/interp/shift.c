@@ -39,7 +39,8 @@ static void shift(Cpu *c, const Insn *in, unsigned count) {
       cf = (r & msb) != 0;
       of = ((r ^ (r << 1)) & msb) != 0; /* the two most significant bits differ */
     }
-    flags_update(c, F_CF | F_OF, (cf ? F_CF : 0) | (of ? F_OF : 0));
+    if (in->flags_live & (FL_CF | FL_OF))
+      flags_update(c, F_CF | F_OF, (cf ? F_CF : 0) | (of ? F_OF : 0));
     break;
   }
   default: { /* RCL, RCR: a rotation through CF over bits + 1 positions */
@@ -58,7 +59,8 @@ static void shift(Cpu *c, const Insn *in, unsigned count) {
       cf = out;
     }
     bool of = in->op == RCL ? ((r & msb) != 0) != cf : ((r ^ (r << 1)) & msb) != 0;
-    flags_update(c, F_CF | F_OF, (cf ? F_CF : 0) | (of ? F_OF : 0));
+    if (in->flags_live & (FL_CF | FL_OF))
+      flags_update(c, F_CF | F_OF, (cf ? F_CF : 0) | (of ? F_OF : 0));
     break;
   }
   }
@@ -71,7 +73,9 @@ void op_shift_imm(Cpu *c, const Insn *in) { shift(c, in, (unsigned)in->imm); }
 void op_shift_cl(Cpu *c, const Insn *in) { shift(c, in, (uint8_t)c->r[RCX]); }
 
 /* Flags of SHLD/SHRD: CF is the last bit out, OF (count 1) a sign change, AF undefined. */
-static void set_double_shift_flags(Cpu *c, uint64_t r, uint64_t a, bool cf, unsigned s) {
+static void set_double_shift_flags(Cpu *c, const Insn *in, uint64_t r, uint64_t a, bool cf,
+                                   unsigned s) {
+  if (!in->flags_live) return;
   uint64_t msb = 1ull << (s * 8 - 1);
   lazy_set(c, LF_LOGIC, s, r, 0, 0);
   bool of = ((r ^ a) & msb) != 0;
@@ -99,7 +103,7 @@ void op_shld(Cpu *c, const Insn *in) {
     cf = (a >> (bits - count)) & 1;
   }
   rm_set(c, in, r, s);
-  set_double_shift_flags(c, r, a, cf, s);
+  set_double_shift_flags(c, in, r, a, cf, s);
 }
 
 /* 0F AC 0F AD */
@@ -122,5 +126,5 @@ void op_shrd(Cpu *c, const Insn *in) {
     cf = (a >> (count - 1)) & 1;
   }
   rm_set(c, in, r, s);
-  set_double_shift_flags(c, r, a, cf, s);
+  set_double_shift_flags(c, in, r, a, cf, s);
 }

@@ -1,0 +1,172 @@
+/* fast.c: specialised copies of the generic handlers for the forms that dominate real
+ * code (32/64-bit register ALU operations, moves, shifts by an immediate). Each one
+ * fixes the operation and the size at decode time, so the dispatch costs no switch. */
+#include "ops_fast.h"
+
+#include "access.h"
+#include "flags.h"
+#include "ops_int.h"
+
+/* ---- ALU: E op= G, G op= E, E op= imm, with register operands ---- */
+
+#define ALU_FORMS(NAME, EXPR, LF, WRITES)                                                 \
+  static void NAME##64_rr(Cpu *c, const Insn *in) { /* E op= G */                       \
+    uint64_t a = c->r[in->rm], b = c->r[in->reg], r = EXPR;                             \
+    if (WRITES) c->r[in->rm] = r;                                                       \
+    lazy_set(c, LF, 8, r, a, b);                                                        \
+  }                                                                                     \
+  static void NAME##32_rr(Cpu *c, const Insn *in) {                                     \
+    uint32_t a = (uint32_t)c->r[in->rm], b = (uint32_t)c->r[in->reg], r = EXPR;         \
+    if (WRITES) c->r[in->rm] = r;                                                       \
+    lazy_set(c, LF, 4, r, a, b);                                                        \
+  }                                                                                     \
+  static void NAME##64_ri(Cpu *c, const Insn *in) {                                     \
+    uint64_t a = c->r[in->rm], b = in->imm, r = EXPR;                                   \
+    if (WRITES) c->r[in->rm] = r;                                                       \
+    lazy_set(c, LF, 8, r, a, b);                                                        \
+  }                                                                                     \
+  static void NAME##32_ri(Cpu *c, const Insn *in) {                                     \
+    uint32_t a = (uint32_t)c->r[in->rm], b = (uint32_t)in->imm, r = EXPR;               \
+    if (WRITES) c->r[in->rm] = r;                                                       \
+    lazy_set(c, LF, 4, r, a, b);                                                        \
+  }                                                                                     \
+  static void NAME##64_rm(Cpu *c, const Insn *in) { /* G op= E, E a register */         \
+    uint64_t a = c->r[in->reg], b = c->r[in->rm], r = EXPR;                             \
+    if (WRITES) c->r[in->reg] = r;                                                      \
+    lazy_set(c, LF, 8, r, a, b);                                                        \
+  }                                                                                     \
+  static void NAME##32_rm(Cpu *c, const Insn *in) {                                     \
+    uint32_t a = (uint32_t)c->r[in->reg], b = (uint32_t)c->r[in->rm], r = EXPR;         \
+    if (WRITES) c->r[in->reg] = r;                                                      \
+    lazy_set(c, LF, 4, r, a, b);                                                        \
+  }                                                                                     \
+  static void NAME##64_rml(Cpu *c, const Insn *in) { /* G op= E, E in memory */         \
+    uint64_t a = c->r[in->reg], b = ld64(ea(c, in)), r = EXPR;                          \
+    if (WRITES) c->r[in->reg] = r;                                                      \
+    lazy_set(c, LF, 8, r, a, b);                                                        \
+  }                                                                                     \
+  static void NAME##32_rml(Cpu *c, const Insn *in) {                                    \
+    uint32_t a = (uint32_t)c->r[in->reg], b = ld32(ea(c, in)), r = EXPR;                \
+    if (WRITES) c->r[in->reg] = r;                                                      \
+    lazy_set(c, LF, 4, r, a, b);                                                        \
+  }
+
+ALU_FORMS(add, a + b, LF_ADD, 1)
+ALU_FORMS(sub, a - b, LF_SUB, 1)
+ALU_FORMS(and, a & b, LF_LOGIC, 1)
+ALU_FORMS(or, a | b, LF_LOGIC, 1)
+ALU_FORMS(xor, a ^ b, LF_LOGIC, 1)
+ALU_FORMS(cmp, a - b, LF_SUB, 0)
+ALU_FORMS(test, a & b, LF_LOGIC, 0)
+
+/* Indexed by the ALU number (ADC and SBB stay generic: they read CF). */
+typedef struct AluSet {
+  Handler rr64, rr32, ri64, ri32, rm64, rm32, rml64, rml32;
+} AluSet;
+#define SET(n) {n##64_rr, n##32_rr, n##64_ri, n##32_ri, n##64_rm, n##32_rm, n##64_rml, n##32_rml}
+static const AluSet alu_sets[8] = {
+    [ALU_ADD] = SET(add), [ALU_OR] = SET(or),   [ALU_AND] = SET(and),
+    [ALU_SUB] = SET(sub), [ALU_XOR] = SET(xor), [ALU_CMP] = SET(cmp),
+};
+static const AluSet test_set = SET(test);
+
+/* ---- moves ---- */
+
+static void mov64_rr(Cpu *c, const Insn *in) { c->r[in->rm] = c->r[in->reg]; }
+static void mov32_rr(Cpu *c, const Insn *in) { c->r[in->rm] = (uint32_t)c->r[in->reg]; }
+static void mov64_store(Cpu *c, const Insn *in) { st64(ea(c, in), c->r[in->reg]); }
+static void mov32_store(Cpu *c, const Insn *in) { st32(ea(c, in), (uint32_t)c->r[in->reg]); }
+static void mov64_load(Cpu *c, const Insn *in) { c->r[in->reg] = ld64(ea(c, in)); }
+static void mov32_load(Cpu *c, const Insn *in) { c->r[in->reg] = ld32(ea(c, in)); }
+static void mov_r_imm64(Cpu *c, const Insn *in) { c->r[in->reg] = in->imm; }
+static void mov_r_imm32(Cpu *c, const Insn *in) { c->r[in->reg] = (uint32_t)in->imm; }
+static void lea64_base_disp(Cpu *c, const Insn *in) {
+  c->r[in->reg] = c->r[in->base] + (uint64_t)in->disp;
+}
+
+/* ---- shifts and rotates of a register by a non-zero immediate ---- */
+
+#define SHIFT_FORMS(T, BITS, SIZE)                                                       \
+  static void shl##BITS##_ri(Cpu *c, const Insn *in) {                                 \
+    T a = (T)c->r[in->rm], r = (T)(a << in->aux);                                      \
+    c->r[in->rm] = r;                                                                  \
+    if (in->flags_live) lazy_set(c, LF_SHL, SIZE, r, a, in->aux);                      \
+  }                                                                                    \
+  static void shr##BITS##_ri(Cpu *c, const Insn *in) {                                 \
+    T a = (T)c->r[in->rm], r = (T)(a >> in->aux);                                      \
+    c->r[in->rm] = r;                                                                  \
+    if (in->flags_live) lazy_set(c, LF_SHR, SIZE, r, a, in->aux);                      \
+  }                                                                                    \
+  static void sar##BITS##_ri(Cpu *c, const Insn *in) {                                 \
+    T a = (T)c->r[in->rm];                                                             \
+    T r = (T)((int##BITS##_t)a >> in->aux);                                            \
+    c->r[in->rm] = r;                                                                  \
+    if (in->flags_live) lazy_set(c, LF_SAR, SIZE, r, a, in->aux);                      \
+  }                                                                                    \
+  /* Rotates change only CF and OF; aux holds the count modulo the width, non-zero. */ \
+  static void rol##BITS##_ri(Cpu *c, const Insn *in) {                                 \
+    T a = (T)c->r[in->rm], r = (T)(a << in->aux | a >> (BITS - in->aux));             \
+    c->r[in->rm] = r;                                                                  \
+    if (in->flags_live & (FL_CF | FL_OF)) {                                            \
+      bool cf = r & 1, of = (r >> (BITS - 1)) != cf;                                   \
+      flags_update(c, F_CF | F_OF, (cf ? F_CF : 0) | (of ? F_OF : 0));                 \
+    }                                                                                  \
+  }                                                                                    \
+  static void ror##BITS##_ri(Cpu *c, const Insn *in) {                                 \
+    T a = (T)c->r[in->rm], r = (T)(a >> in->aux | a << (BITS - in->aux));             \
+    c->r[in->rm] = r;                                                                  \
+    if (in->flags_live & (FL_CF | FL_OF)) {                                            \
+      bool cf = r >> (BITS - 1), of = ((r ^ (r << 1)) >> (BITS - 1)) & 1;              \
+      flags_update(c, F_CF | F_OF, (cf ? F_CF : 0) | (of ? F_OF : 0));                 \
+    }                                                                                  \
+  }
+
+SHIFT_FORMS(uint64_t, 64, 8)
+SHIFT_FORMS(uint32_t, 32, 4)
+
+enum { ROL, ROR, RCL, RCR, SHL, SHR, SAL, SAR };
+
+static Handler fast_shift(Insn *in) {
+  unsigned bits = in->osz * 8, count = (unsigned)in->imm & (bits - 1);
+  if (count == 0) return NULL;
+  bool q = in->osz == 8;
+  in->aux = (uint8_t)count;
+  switch (in->op) {
+  case ROL: return q ? rol64_ri : rol32_ri;
+  case ROR: return q ? ror64_ri : ror32_ri;
+  case SHL: case SAL: return q ? shl64_ri : shl32_ri;
+  case SHR: return q ? shr64_ri : shr32_ri;
+  case SAR: return q ? sar64_ri : sar32_ri;
+  default: return NULL;
+  }
+}
+
+static Handler fast_handler(Insn *in) {
+  bool wide = in->osz == 8;
+  if (in->osz != 8 && in->osz != 4) return NULL;
+  if (in->mem && (in->seg != SEG_NONE || in->addr32)) return NULL;
+  Handler f = in->fn;
+  if (f == op_alu_rm_r || f == op_alu_r_rm || f == op_alu_rm_imm || f == op_test_rm_r) {
+    const AluSet *s = f == op_test_rm_r ? &test_set : &alu_sets[in->op];
+    if (!s->rr64) return NULL;
+    if (f == op_alu_r_rm) return in->mem ? (wide ? s->rml64 : s->rml32) : (wide ? s->rm64 : s->rm32);
+    if (in->mem) return NULL;
+    if (f == op_alu_rm_imm) return wide ? s->ri64 : s->ri32;
+    return wide ? s->rr64 : s->rr32;
+  }
+  if (f == op_mov_rm_r) return in->mem ? (wide ? mov64_store : mov32_store) : (wide ? mov64_rr : mov32_rr);
+  if (f == op_mov_r_rm) {
+    if (!in->mem) return NULL; /* mov G, E with a register: the 89 form is the common one */
+    return wide ? mov64_load : mov32_load;
+  }
+  if (f == op_mov_r_imm) return wide ? mov_r_imm64 : mov_r_imm32;
+  if (f == op_lea && wide && in->base != REG_NONE && in->index == REG_NONE && !in->addr32)
+    return lea64_base_disp;
+  if (f == op_shift_imm && !in->mem) return fast_shift(in);
+  return NULL;
+}
+
+void fast_specialize(Insn *in) {
+  Handler f = fast_handler(in);
+  if (f) in->fn = f;
+}
