@@ -1,20 +1,30 @@
 /* fault.c: the host signal handler that catches faults in guest memory accesses. */
+#define _GNU_SOURCE /* REG_ERR */
 #include "fault.h"
 
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 __thread sigjmp_buf *fault_landing;
 __thread uint64_t fault_addr;
 __thread int fault_code;
+__thread uint64_t fault_err;
+void (*fault_user_signal)(int sig, siginfo_t *si, void *uc);
 
 static void on_fault(int sig, siginfo_t *si, void *uc) {
-  (void)uc;
+  if (si->si_code <= 0 && fault_user_signal) { /* SI_USER, SI_TKILL, SI_QUEUE...: sent */
+    fault_user_signal(sig, si, uc);
+    return;
+  }
   if (fault_landing) {
     fault_addr = (uint64_t)(uintptr_t)si->si_addr;
     fault_code = si->si_code;
+#if defined(__x86_64__)
+    fault_err = (uint64_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_ERR];
+#endif
     siglongjmp(*fault_landing, sig);
   }
   static const char msg[] = "x64emu: internal error: host fault outside guest code\n";

@@ -7,11 +7,17 @@
 #define X64EMU_FAULT_H
 
 #include <setjmp.h>
+#include <signal.h>
 #include <stdint.h>
 
 extern __thread sigjmp_buf *fault_landing;
 extern __thread uint64_t fault_addr;  /* si_addr of the last guest fault */
 extern __thread int fault_code;       /* si_code of the last guest fault */
+extern __thread uint64_t fault_err;   /* the host's page-fault error code (x86-64 hosts), or 0 */
+
+/* Where a SIGSEGV or SIGBUS sent by kill/tgkill/sigqueue (not a fault) goes: the guest's
+ * signal state takes it when set. */
+extern void (*fault_user_signal)(int sig, siginfo_t *si, void *uc);
 
 void fault_install(void);
 

@@ -1,155 +1,547 @@
-/* signals.c: the guest's signal dispositions, mask and alternate stack; delivery (minimal for now). */
+/* signals.c: the guest's signal state (dispositions, mask, alternate stack, pending
+ * signals) and delivery as the x86-64 kernel does it.
+ *
+ * A guest handler is backed by a host handler that only notes the signal and its siginfo
+ * and sets EV_SIGNAL; the dispatch loop then delivers it at the next block boundary.
+ * The host blocks what the guest blocks, so blocked signals wait in the host's own
+ * pending set, and a noted signal stays blocked on the host until it is delivered. */
 #define _GNU_SOURCE
 #include "signals.h"
 
 #include <signal.h>
-#include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
 
+#include "../interp/fault.h"
+#include "sigframe.h"
 #include "sys_common.h"
-#include "sys_x64.h"
 
-#define X64_NSIG 64
-#define X64_SIG_DFL 0
-#define X64_SIG_IGN 1
-#define X64_SS_ONSTACK 1
-#define X64_SS_DISABLE 2
-#define X64_SS_AUTODISARM (1u << 31)
-#define X64_MINSIGSTKSZ 2048
-#define BIT(sig) (1ull << ((sig) - 1))
+#define BIT X64_SIGBIT
 #define UNBLOCKABLE (BIT(SIGKILL) | BIT(SIGSTOP))
+/* fault.c catches these on the host to turn faults on guest memory into guest signals:
+ * they never get another host handler and are never blocked there. */
+#define HOST_FAULTS (BIT(SIGSEGV) | BIT(SIGBUS))
+/* The kernel delivers these before the others (SYNCHRONOUS_MASK). */
+#define SYNCHRONOUS \
+  (BIT(SIGSEGV) | BIT(SIGBUS) | BIT(SIGILL) | BIT(SIGTRAP) | BIT(SIGFPE) | BIT(SIGSYS))
 
-static X64Sigaction actions[X64_NSIG + 1];
-static bool action_known[X64_NSIG + 1];
-static uint64_t guest_mask;
-static bool mask_known;
-static X64StackT alt_stack = {.ss_flags = X64_SS_DISABLE};
+enum {
+  X64_SA_NOCLDSTOP = 0x1, X64_SA_NOCLDWAIT = 0x2, X64_SA_SIGINFO = 0x4,
+  X64_SA_RESTORER = 0x04000000, X64_SA_ONSTACK = 0x08000000, X64_SA_RESTART = 0x10000000,
+  X64_SA_NODEFER = 0x40000000,
+};
+#define X64_SA_RESETHAND 0x80000000ull
+/* The kernel's UAPI_SA_FLAGS: other bits are dropped, so that programs can probe for them. */
+#define X64_SA_KNOWN                                                                   \
+  (X64_SA_NOCLDSTOP | X64_SA_NOCLDWAIT | X64_SA_SIGINFO | X64_SA_RESTORER | X64_SA_ONSTACK | \
+   X64_SA_RESTART | X64_SA_NODEFER | X64_SA_RESETHAND)
+enum { X64_SS_ONSTACK = 1, X64_SS_DISABLE = 2, X64_MINSIGSTKSZ = 2048 };
+#define X64_SS_AUTODISARM (1u << 31)
 
-/* Signals the emulator raises itself from guest faults: the host must always deliver them
- * to fault.c, so the guest's wishes for them stay in the guest's state only. */
-static bool is_sync_signal(int sig) {
-  return sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE || sig == SIGTRAP ||
-         sig == SIGSYS;
+/* The guest's signal state. One guest runs per host process, so it is the process's. */
+static struct {
+  bool ready; /* what exec passed on has been read from the host */
+  X64Sigaction action[X64_NSIG + 1];
+  uint64_t mask;
+  /* rt_sigsuspend, ppoll, pselect6: the mask to go back to after the handler. */
+  uint64_t saved_mask;
+  bool restore_saved;
+  X64StackT altstack; /* ss_flags as the guest gave them, like the kernel's sas_ss_flags */
+  /* The last fault's trap number, error code and page-fault address: the kernel keeps
+   * them per thread and every frame shows them. */
+  uint64_t trapno, err, cr2;
+  /* The system call that ended at interrupted_rip returned -EINTR; it may restart. */
+  bool interrupted;
+  uint64_t interrupted_rip, interrupted_nr;
+} st;
+
+/* The host handler's side: signals taken from the host and not yet delivered, and their
+ * siginfo. Each stays blocked on the host until delivered, so that its siginfo is not
+ * overwritten and further instances (queued real-time signals) wait in the host. */
+static uint64_t taken; /* atomic */
+static X64Siginfo taken_info[X64_NSIG + 1];
+static Cpu *volatile signal_cpu;
+
+static void raise_event(Cpu *c, uint32_t ev) {
+  __atomic_fetch_or((uint32_t *)&c->events, ev, __ATOMIC_RELAXED);
 }
 
-/* What the guest starts with: what it inherited through exec, i.e. the host's ignored
- * signals and blocked mask. */
-static X64Sigaction *action_of(int sig) {
-  if (!action_known[sig]) {
-    struct sigaction host;
-    memset(&actions[sig], 0, sizeof actions[sig]);
-    if (!is_sync_signal(sig) && sigaction(sig, NULL, &host) == 0 && host.sa_handler == SIG_IGN)
-      actions[sig].handler = X64_SIG_IGN;
-    action_known[sig] = true;
-  }
-  return &actions[sig];
+static uint64_t taken_now(void) { return __atomic_load_n(&taken, __ATOMIC_ACQUIRE); }
+
+static void untake(int sig) { __atomic_fetch_and(&taken, ~BIT(sig), __ATOMIC_ACQ_REL); }
+
+static void on_host_signal(int sig, siginfo_t *si, void *ucv) {
+  memcpy(&taken_info[sig], si, sizeof taken_info[sig]);
+  __atomic_fetch_or(&taken, BIT(sig), __ATOMIC_RELEASE);
+  if (!(BIT(sig) & HOST_FAULTS)) sigaddset(&((ucontext_t *)ucv)->uc_sigmask, sig);
+  Cpu *c = signal_cpu;
+  if (c) raise_event(c, EV_SIGNAL);
+}
+_Static_assert(sizeof(siginfo_t) == sizeof(X64Siginfo), "host siginfo_t is the x86-64 one");
+
+/* ---- the host's side: dispositions and mask ---- */
+
+static void host_set_from(sigset_t *set, uint64_t bits) {
+  sigemptyset(set);
+  bits &= ~(HOST_FAULTS | UNBLOCKABLE);
+  for (int sig = 1; sig <= X64_NSIG; sig++)
+    if (bits & BIT(sig)) sigaddset(set, sig); /* refused for the host libc's own (32, 33) */
 }
 
-static uint64_t mask_now(void) {
-  if (!mask_known) {
-    sigset_t host;
-    sigprocmask(SIG_BLOCK, NULL, &host);
-    guest_mask = 0;
-    for (int sig = 1; sig <= X64_NSIG; sig++)
-      if (sigismember(&host, sig) == 1) guest_mask |= BIT(sig);
-    mask_known = true;
-  }
-  return guest_mask;
+/* With every signal blocked the host handler cannot run, and so cannot add to `taken`. */
+static void host_block_all(void) {
+  sigset_t all;
+  host_set_from(&all, ~0ull);
+  sigprocmask(SIG_SETMASK, &all, NULL);
 }
 
-/* ---- the calls ---- */
+/* The host blocks what the guest blocks and what was taken but not yet delivered. */
+static void host_mask_sync(void) {
+  host_block_all();
+  sigset_t set;
+  host_set_from(&set, st.mask | taken_now());
+  sigprocmask(SIG_SETMASK, &set, NULL);
+}
 
-/* SIG_IGN is applied on the host too, so that ignoring SIGPIPE makes writes fail with
- * EPIPE and ignored signals stay ignored across exec. A guest handler leaves the host's
- * default action: handlers are not run yet (see signals_deliver_pending). */
-static void apply_to_host(int sig, uint64_t handler) {
-  if (is_sync_signal(sig) || sig == SIGKILL || sig == SIGSTOP) return;
+/* SIG_IGN and SIG_DFL are the host's too: ignoring SIGPIPE makes writes fail with EPIPE,
+ * a default action kills the emulator as it would the guest, and both carry over exec.
+ * A guest handler gets the noting host handler, without SA_RESTART: blocking host calls
+ * return EINTR to the shim, which restarts them as the guest's flags say. */
+static void host_set_action(int sig) {
+  if (BIT(sig) & (HOST_FAULTS | UNBLOCKABLE)) return;
+  const X64Sigaction *a = &st.action[sig];
   struct sigaction host;
   memset(&host, 0, sizeof host);
-  host.sa_handler = handler == X64_SIG_IGN ? SIG_IGN : SIG_DFL;
-  sigemptyset(&host.sa_mask);
-  sigaction(sig, &host, NULL); /* fails harmlessly for the host libc's own signals */
+  if (a->handler == X64_SIG_DFL || a->handler == X64_SIG_IGN) {
+    host.sa_handler = a->handler == X64_SIG_IGN ? SIG_IGN : SIG_DFL;
+  } else {
+    host.sa_sigaction = on_host_signal;
+    host.sa_flags = SA_SIGINFO;
+    host_set_from(&host.sa_mask, ~0ull);
+  }
+  /* They change what the host kernel does with our children. */
+  if (sig == SIGCHLD) host.sa_flags |= (int)(a->flags & (X64_SA_NOCLDSTOP | X64_SA_NOCLDWAIT));
+  sigaction(sig, &host, NULL); /* refused for the host libc's own signals */
 }
 
-int64_t sys_rt_sigaction(Cpu *c, const uint64_t *a) {
-  int sig = (int)a[0];
-  if (a[3] != 8 || sig < 1 || sig > X64_NSIG) return -EINVAL;
-  if (a[1] && (sig == SIGKILL || sig == SIGSTOP)) return -EINVAL;
-  X64Sigaction old = *action_of(sig);
-  if (a[1]) {
-    X64Sigaction act;
-    int r = guest_copy_in(&act, a[1], sizeof act);
-    if (r < 0) return r;
-    act.mask &= ~UNBLOCKABLE;
-    actions[sig] = act;
-    apply_to_host(sig, act.handler);
+/* What the guest starts with is what exec passed on: the host's ignored signals and mask. */
+static void init_once(void) {
+  if (st.ready) return;
+  st.ready = true;
+  st.altstack.ss_flags = X64_SS_DISABLE;
+  for (int sig = 1; sig <= X64_NSIG; sig++) {
+    struct sigaction host;
+    if (!(BIT(sig) & HOST_FAULTS) && sigaction(sig, NULL, &host) == 0 &&
+        host.sa_handler == SIG_IGN)
+      st.action[sig].handler = X64_SIG_IGN;
   }
-  return a[2] ? guest_copy_out(a[2], &old, sizeof old) : 0;
+  sigset_t host;
+  sigprocmask(SIG_BLOCK, NULL, &host);
+  for (int sig = 1; sig <= X64_NSIG; sig++)
+    if (sigismember(&host, sig) == 1) st.mask |= BIT(sig);
+  st.mask &= ~UNBLOCKABLE;
 }
 
-enum { X64_SIG_BLOCK = 0, X64_SIG_UNBLOCK = 1, X64_SIG_SETMASK = 2 };
-
-/* The guest's mask is applied to the host for asynchronous signals, so that a blocked
- * signal waits, and the mask is inherited across fork and exec as natively. */
-int64_t sys_rt_sigprocmask(Cpu *c, const uint64_t *a) {
-  if (a[3] != 8) return -EINVAL;
-  uint64_t old = mask_now();
-  if (a[1]) {
-    uint64_t set;
-    int r = guest_copy_in(&set, a[1], sizeof set);
-    if (r < 0) return r;
-    uint64_t mask;
-    switch ((int)a[0]) {
-    case X64_SIG_BLOCK: mask = old | set; break;
-    case X64_SIG_UNBLOCK: mask = old & ~set; break;
-    case X64_SIG_SETMASK: mask = set; break;
-    default: return -EINVAL;
-    }
-    guest_mask = mask & ~UNBLOCKABLE;
-    sigset_t host;
-    sigemptyset(&host);
-    for (int sig = 1; sig <= X64_NSIG; sig++)
-      if ((guest_mask & BIT(sig)) && !is_sync_signal(sig)) sigaddset(&host, sig);
-    sigprocmask(SIG_SETMASK, &host, NULL);
-  }
-  return a[2] ? guest_copy_out(a[2], &old, sizeof old) : 0;
+/* The CPU that the host handler raises EV_SIGNAL on. */
+static void attach(Cpu *c) {
+  init_once();
+  signal_cpu = c;
+  fault_user_signal = on_host_signal;
 }
 
-/* Recorded for the guest only: the host's alternate stack belongs to fault.c. */
-int64_t sys_sigaltstack(Cpu *c, const uint64_t *a) {
-  X64StackT old = alt_stack;
-  if (a[0]) {
-    X64StackT ss;
-    int r = guest_copy_in(&ss, a[0], sizeof ss);
-    if (r < 0) return r;
-    uint32_t mode = (uint32_t)ss.ss_flags & ~X64_SS_AUTODISARM;
-    if (mode != 0 && mode != X64_SS_DISABLE && mode != X64_SS_ONSTACK) return -EINVAL;
-    if (mode == X64_SS_DISABLE) {
-      ss.ss_sp = 0;
-      ss.ss_size = 0;
-    } else if (ss.ss_size < X64_MINSIGSTKSZ) {
-      return -ENOMEM;
-    }
-    ss.ss_flags = (int32_t)(mode == X64_SS_DISABLE ? X64_SS_DISABLE : (uint32_t)ss.ss_flags & X64_SS_AUTODISARM);
-    ss.pad = 0;
-    alt_stack = ss;
+/* ---- the guest's state ---- */
+
+static uint64_t deliverable(void) { return taken_now() & ~st.mask; }
+
+static void mask_set(Cpu *c, uint64_t mask) {
+  st.mask = mask & ~UNBLOCKABLE;
+  host_mask_sync();
+  if (deliverable()) raise_event(c, EV_SIGNAL);
+}
+
+enum Default { DEFAULT_TERMINATE, DEFAULT_IGNORE, DEFAULT_STOP };
+
+static enum Default default_action(int sig) {
+  switch (sig) {
+  case SIGCHLD: case SIGURG: case SIGWINCH: case SIGCONT: return DEFAULT_IGNORE;
+  case SIGSTOP: case SIGTSTP: case SIGTTIN: case SIGTTOU: return DEFAULT_STOP;
+  default: return DEFAULT_TERMINATE; /* with a core dump or not: main.c re-raises it */
   }
-  return a[1] ? guest_copy_out(a[1], &old, sizeof old) : 0;
+}
+
+static bool ignored(int sig) {
+  uint64_t h = st.action[sig].handler;
+  return h == X64_SIG_IGN || (h == X64_SIG_DFL && default_action(sig) == DEFAULT_IGNORE);
+}
+
+void signals_action(Cpu *c, int sig, const X64Sigaction *act, X64Sigaction *old) {
+  attach(c);
+  if (old) *old = st.action[sig];
+  if (!act) return;
+  X64Sigaction a = *act;
+  a.flags &= X64_SA_KNOWN;
+  a.mask &= ~UNBLOCKABLE;
+  st.action[sig] = a;
+  host_set_action(sig);
+  /* A pending signal that is now ignored is discarded (POSIX; the host does the same). */
+  if (ignored(sig) && (taken_now() & BIT(sig))) {
+    untake(sig);
+    host_mask_sync();
+  }
+}
+
+uint64_t signals_mask(void) {
+  init_once();
+  return st.mask;
+}
+
+void signals_set_mask(Cpu *c, uint64_t mask) {
+  attach(c);
+  mask_set(c, mask);
+}
+
+uint64_t signals_pending(void) {
+  init_once();
+  sigset_t host;
+  sigpending(&host);
+  uint64_t p = taken_now();
+  for (int sig = 1; sig <= X64_NSIG; sig++)
+    if (sigismember(&host, sig) == 1) p |= BIT(sig);
+  return p & st.mask;
+}
+
+static int next_signal(uint64_t set) {
+  if (set & SYNCHRONOUS) set &= SYNCHRONOUS;
+  return __builtin_ctzll(set) + 1;
+}
+
+int signals_take_blocked(uint64_t set, void *info) {
+  init_once();
+  uint64_t have = taken_now() & set & st.mask;
+  if (!have) return 0;
+  int sig = next_signal(have);
+  memcpy(info, &taken_info[sig], sizeof taken_info[sig]);
+  untake(sig);
+  host_mask_sync();
+  return sig;
+}
+
+bool signals_handler_due(void) {
+  init_once();
+  return deliverable() != 0;
+}
+
+int64_t signals_suspend(Cpu *c, const uint64_t *mask) {
+  attach(c);
+  /* Checked and waited for with the host handler held off, so that a signal noted
+   * just before cannot be missed. */
+  host_block_all();
+  if (mask) {
+    st.saved_mask = st.mask;
+    st.restore_saved = true;
+    st.mask = *mask & ~UNBLOCKABLE;
+  }
+  if (!deliverable()) {
+    sigset_t wait;
+    host_set_from(&wait, st.mask | taken_now());
+    sigsuspend(&wait); /* returns once the host handler has run */
+  }
+  host_mask_sync();
+  raise_event(c, EV_SIGNAL); /* delivery runs the handler or restores the mask */
+  return -EINTR;
+}
+
+bool signals_wait_mask_begin(Cpu *c, uint64_t mask, uint64_t *host_mask) {
+  attach(c);
+  host_block_all(); /* until the host call sets host_mask atomically */
+  st.saved_mask = st.mask;
+  st.restore_saved = true;
+  st.mask = mask & ~UNBLOCKABLE;
+  *host_mask = (st.mask | taken_now()) & ~(HOST_FAULTS | UNBLOCKABLE);
+  return !deliverable();
+}
+
+void signals_wait_mask_end(Cpu *c, bool interrupted) {
+  if (interrupted) { /* the handler runs with the wait's mask, then sigreturn restores */
+    host_mask_sync();
+    raise_event(c, EV_SIGNAL);
+    return;
+  }
+  st.restore_saved = false;
+  mask_set(c, st.saved_mask);
+}
+
+/* ---- the alternate stack (the kernel's sas_ss_* and do_sigaltstack) ---- */
+
+static bool within_altstack(uint64_t sp) {
+  return sp > st.altstack.ss_sp && sp - st.altstack.ss_sp <= st.altstack.ss_size;
+}
+
+/* With SS_AUTODISARM the stack is given up on entry, so the guest is never "on" it. */
+static bool on_altstack(uint64_t sp) {
+  return !((uint32_t)st.altstack.ss_flags & X64_SS_AUTODISARM) && within_altstack(sp);
+}
+
+static int altstack_state(uint64_t sp) {
+  if (!st.altstack.ss_size) return X64_SS_DISABLE;
+  return on_altstack(sp) ? X64_SS_ONSTACK : 0;
+}
+
+static void altstack_reset(void) {
+  memset(&st.altstack, 0, sizeof st.altstack);
+  st.altstack.ss_flags = X64_SS_DISABLE;
+}
+
+int signals_altstack(uint64_t sp, const X64StackT *ss, X64StackT *old) {
+  init_once();
+  if (old) {
+    memset(old, 0, sizeof *old);
+    old->ss_sp = st.altstack.ss_sp;
+    old->ss_size = st.altstack.ss_size;
+    old->ss_flags =
+        altstack_state(sp) | (int32_t)((uint32_t)st.altstack.ss_flags & X64_SS_AUTODISARM);
+  }
+  if (!ss) return 0;
+  if (on_altstack(sp)) return -EPERM;
+  uint32_t mode = (uint32_t)ss->ss_flags & ~X64_SS_AUTODISARM;
+  if (mode != 0 && mode != X64_SS_ONSTACK && mode != X64_SS_DISABLE) return -EINVAL;
+  X64StackT next = {.ss_sp = ss->ss_sp, .ss_flags = ss->ss_flags, .ss_size = ss->ss_size};
+  if (mode == X64_SS_DISABLE) {
+    next.ss_sp = 0;
+    next.ss_size = 0;
+  } else if (ss->ss_size < X64_MINSIGSTKSZ) {
+    return -ENOMEM;
+  }
+  st.altstack = next;
+  return 0;
 }
 
 /* ---- delivery ---- */
 
-void signals_deliver_sync(Cpu *c, int sig, int code, uint64_t addr) {
-  uint64_t handler = sig >= 1 && sig <= X64_NSIG ? action_of(sig)->handler : X64_SIG_DFL;
-  if (handler != X64_SIG_DFL && handler != X64_SIG_IGN)
-    fprintf(stderr,
-            "x64emu: the guest's handler for SIG%s (at %#llx) is not run: delivery to "
-            "signal handlers is not implemented yet; the guest dies of the signal\n",
-            sigabbrev_np(sig) ? sigabbrev_np(sig) : "?", (unsigned long long)handler);
-  /* A fault the guest ignores or blocks still kills it, as the kernel forces it. */
+static void die(Cpu *c, int sig) {
   c->term_signal = sig;
-  c->events |= EV_EXIT;
+  raise_event(c, EV_EXIT);
 }
 
-/* No host handler notes asynchronous signals yet: they keep their host default action. */
-void signals_deliver_pending(Cpu *c) { c->events &= ~EV_SIGNAL; }
+/* Builds the frame and enters sig's handler; false if the stack cannot take the frame. */
+static bool run_handler(Cpu *c, int sig, const X64Siginfo *info, bool fault) {
+  const X64Sigaction act = st.action[sig];
+  if (act.flags & X64_SA_RESETHAND) {
+    st.action[sig].handler = X64_SIG_DFL;
+    host_set_action(sig);
+  }
+  uint64_t sp = c->r[RSP] - X64_REDZONE;
+  bool nested = on_altstack(c->r[RSP]), entering = false;
+  if ((act.flags & X64_SA_ONSTACK) && altstack_state(sp) == 0) {
+    sp = st.altstack.ss_sp + st.altstack.ss_size;
+    entering = true;
+  }
+  uint64_t fpstate, frame = sigframe_place(sp, &fpstate);
+  /* A frame that would run off the alternate stack is not written past it. */
+  if ((nested || entering) && !within_altstack(frame)) return false;
+  SigframeArgs a = {
+      .sig = sig, .handler = act.handler, .restorer = act.restorer,
+      .mask = st.restore_saved ? st.saved_mask : st.mask, .altstack = st.altstack,
+      .err = st.err, .trapno = st.trapno, .cr2 = st.cr2, .fault = fault,
+      .info = (act.flags & X64_SA_SIGINFO) ? info : NULL,
+  };
+  if (!sigframe_push(c, frame, fpstate, &a)) return false;
+  /* signal_delivered(): the handler runs with its mask added, and the signal unless
+   * SA_NODEFER. */
+  uint64_t mask = st.mask | act.mask;
+  if (!(act.flags & X64_SA_NODEFER)) mask |= BIT(sig);
+  st.restore_saved = false;
+  if ((uint32_t)st.altstack.ss_flags & X64_SS_AUTODISARM) altstack_reset();
+  mask_set(c, mask);
+  return true;
+}
+
+static void force_signal(Cpu *c, int sig, const X64Siginfo *info, bool fault);
+
+/* The kernel's force_sigsegv(): the frame for sig could not be written. */
+static void force_sigsegv(Cpu *c, int sig) {
+  if (sig == SIGSEGV) st.action[SIGSEGV].handler = X64_SIG_DFL;
+  X64Siginfo info = {.si_signo = SIGSEGV, .si_code = SI_KERNEL};
+  force_signal(c, SIGSEGV, &info, false);
+}
+
+/* force_sig_info(): a fault that the guest blocks or ignores takes the default action. */
+static void force_signal(Cpu *c, int sig, const X64Siginfo *info, bool fault) {
+  X64Sigaction *act = &st.action[sig];
+  if ((st.mask & BIT(sig)) || act->handler == X64_SIG_IGN) {
+    act->handler = X64_SIG_DFL;
+    host_set_action(sig);
+    mask_set(c, st.mask & ~BIT(sig));
+  }
+  if (act->handler == X64_SIG_DFL) {
+    die(c, sig);
+    return;
+  }
+  if (!run_handler(c, sig, info, fault)) force_sigsegv(c, sig);
+}
+
+/* Whether the instruction at rip is an x87 one (its exceptions are #MF, SSE's #XM). */
+static bool is_x87_insn(uint64_t rip) {
+  uint8_t b[15];
+  unsigned n = fault_copy_in(b, rip, sizeof b);
+  for (unsigned i = 0; i < n; i++) {
+    if (b[i] == 0x9B || (b[i] >= 0xD8 && b[i] <= 0xDF)) return true;
+    bool prefix = b[i] == 0x66 || b[i] == 0x67 || b[i] == 0xF0 || b[i] == 0xF2 ||
+                  b[i] == 0xF3 || b[i] == 0x2E || b[i] == 0x3E || b[i] == 0x26 ||
+                  b[i] == 0x36 || b[i] == 0x64 || b[i] == 0x65 || (b[i] & 0xF0) == 0x40;
+    if (!prefix) return false;
+  }
+  return false;
+}
+
+/* The page-fault error code: user mode, and present (protection) for SEGV_ACCERR; a
+ * fault on the instruction's own bytes is a fetch. A data access takes the host's code,
+ * which knows reads from writes, when the host has one. */
+static uint64_t page_fault_error(const Cpu *c, int code, uint64_t addr) {
+  enum { PF_PROT = 1, PF_USER = 4, PF_INSTR = 16 };
+  uint64_t err = PF_USER | (code == SEGV_ACCERR ? PF_PROT : 0);
+  if (addr - c->rip < 16) return err | PF_INSTR;
+  return fault_err ? fault_err : err;
+}
+
+/* The trap number, error code and cr2 the kernel records for a fault. */
+static void note_fault(const Cpu *c, int sig, int code, uint64_t addr) {
+  enum { TRAP_DE = 0, TRAP_BP = 3, TRAP_UD = 6, TRAP_GP = 13, TRAP_PF = 14, TRAP_MF = 16,
+         TRAP_XM = 19 };
+  st.err = 0;
+  switch (sig) {
+  case SIGSEGV:
+  case SIGBUS:
+    if (code == SI_KERNEL) {
+      st.trapno = TRAP_GP;
+      return;
+    }
+    st.trapno = TRAP_PF;
+    st.err = page_fault_error(c, code, addr);
+    st.cr2 = addr;
+    return;
+  case SIGILL: st.trapno = TRAP_UD; return;
+  case SIGTRAP: st.trapno = TRAP_BP; return;
+  case SIGFPE:
+    if (code == FPE_INTDIV || code == FPE_INTOVF) st.trapno = TRAP_DE;
+    else st.trapno = is_x87_insn(c->rip) ? TRAP_MF : TRAP_XM;
+    return;
+  }
+}
+
+void signals_deliver_sync(Cpu *c, int sig, int code, uint64_t addr) {
+  attach(c);
+  st.interrupted = false;
+  note_fault(c, sig, code, addr);
+  X64Siginfo info = {.si_signo = sig, .si_code = code};
+  if (sig != SIGTRAP) info.u.addr = addr;
+  force_signal(c, sig, &info, sig != SIGTRAP);
+}
+
+/* How a call interrupted by a signal goes on (the kernel's -ERESTARTSYS and
+ * -ERESTARTNOHAND; nanosleep's restart block is taken as the latter). */
+enum Restart { RESTART_NEVER, RESTART_SYS, RESTART_NOHAND };
+
+static enum Restart restart_kind(uint64_t nr) {
+  switch (nr) {
+  case X64_NR_read: case X64_NR_write: case X64_NR_readv: case X64_NR_writev:
+  case X64_NR_pread64: case X64_NR_pwrite64: case X64_NR_preadv: case X64_NR_pwritev:
+  case X64_NR_preadv2: case X64_NR_pwritev2: case X64_NR_open: case X64_NR_openat:
+  case X64_NR_creat: case X64_NR_ioctl: case X64_NR_fcntl: case X64_NR_flock:
+  case X64_NR_wait4: case X64_NR_waitid: case X64_NR_accept: case X64_NR_accept4:
+  case X64_NR_connect: case X64_NR_recvfrom: case X64_NR_sendto: case X64_NR_recvmsg:
+  case X64_NR_sendmsg: case X64_NR_sendfile: case X64_NR_splice: case X64_NR_futex:
+  case X64_NR_msgrcv: case X64_NR_msgsnd: case X64_NR_semop: case X64_NR_getrandom:
+    return RESTART_SYS;
+  case X64_NR_pause: case X64_NR_rt_sigsuspend: case X64_NR_poll: case X64_NR_ppoll:
+  case X64_NR_select: case X64_NR_pselect6: case X64_NR_epoll_wait: case X64_NR_epoll_pwait:
+  case X64_NR_nanosleep: case X64_NR_clock_nanosleep:
+    return RESTART_NOHAND;
+  default:
+    return RESTART_NEVER;
+  }
+}
+
+void signals_syscall_interrupted(Cpu *c, uint64_t nr) {
+  if (restart_kind(nr) == RESTART_NEVER) return;
+  st.interrupted = true;
+  st.interrupted_rip = c->rip;
+  st.interrupted_nr = nr;
+}
+
+/* The interrupted call before c->rip restarts, or keeps -EINTR, as the handler about to
+ * run (act) or the absence of one (NULL) says. */
+static void syscall_restart(Cpu *c, const X64Sigaction *act) {
+  enum Restart kind = restart_kind(st.interrupted_nr);
+  if (act && (kind == RESTART_NOHAND || !(act->flags & X64_SA_RESTART))) return;
+  c->r[RAX] = st.interrupted_nr;
+  c->rip -= 2; /* back onto the SYSCALL instruction */
+}
+
+void signals_deliver_pending(Cpu *c) {
+  attach(c);
+  __atomic_fetch_and((uint32_t *)&c->events, ~(uint32_t)EV_SIGNAL, __ATOMIC_RELAXED);
+  bool after_eintr =
+      st.interrupted && c->rip == st.interrupted_rip && c->r[RAX] == (uint64_t)-EINTR;
+  st.interrupted = false;
+  bool handled = false;
+  uint64_t ready;
+  while (!(c->events & EV_EXIT) && (ready = deliverable())) {
+    int sig = next_signal(ready);
+    X64Siginfo info = taken_info[sig];
+    untake(sig);
+    const X64Sigaction *act = &st.action[sig];
+    if (act->handler == X64_SIG_DFL || act->handler == X64_SIG_IGN) {
+      /* Taken while the guest had a handler, which it has since removed. */
+      host_mask_sync();
+      if (act->handler == X64_SIG_IGN) continue;
+      switch (default_action(sig)) {
+      case DEFAULT_TERMINATE: die(c, sig); break;
+      case DEFAULT_STOP: kill(getpid(), SIGSTOP); break;
+      case DEFAULT_IGNORE: break;
+      }
+      continue;
+    }
+    if (after_eintr) syscall_restart(c, act);
+    after_eintr = false;
+    if (!run_handler(c, sig, &info, false)) force_sigsegv(c, sig);
+    handled = true;
+  }
+  if (!handled) {
+    if (after_eintr) syscall_restart(c, NULL);
+    if (st.restore_saved) {
+      st.restore_saved = false;
+      mask_set(c, st.saved_mask);
+    }
+  }
+}
+
+/* rt_sigreturn found no readable frame, or a bad FPU state in it. */
+static int64_t bad_frame(Cpu *c) {
+  X64Siginfo info = {.si_signo = SIGSEGV, .si_code = SI_KERNEL};
+  force_signal(c, SIGSEGV, &info, false);
+  return (int64_t)c->r[RAX];
+}
+
+int64_t signals_sigreturn(Cpu *c) {
+  attach(c);
+  X64Ucontext uc;
+  if (!sigframe_read(c, &uc)) return bad_frame(c);
+  mask_set(c, uc.uc_sigmask);
+  if (!sigcontext_restore(c, &uc.uc_mcontext)) return bad_frame(c);
+  signals_altstack(c->r[RSP], &uc.uc_stack, NULL); /* refusals are ignored, as the kernel does */
+  return (int64_t)c->r[RAX];
+}
+
+void signals_forked_child(void) {
+  __atomic_store_n(&taken, 0, __ATOMIC_RELEASE);
+  if (st.ready) host_mask_sync();
+}
+
+void signals_before_exec(void) {
+  uint64_t t = __atomic_exchange_n(&taken, 0, __ATOMIC_ACQ_REL) & ~HOST_FAULTS;
+  for (int sig = 1; sig <= X64_NSIG; sig++)
+    if (t & BIT(sig)) syscall(SYS_tgkill, getpid(), gettid(), sig); /* blocked: stays pending */
+}

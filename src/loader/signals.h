@@ -2,16 +2,72 @@
 #ifndef X64EMU_SIGNALS_H
 #define X64EMU_SIGNALS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "../interp/cpu.h"
+#include "sys_x64.h"
+
+#define X64_NSIG 64
+#define X64_SIG_DFL 0
+#define X64_SIG_IGN 1
+#define X64_SIGBIT(sig) (1ull << ((sig) - 1))
+
+/* ---- delivery, called by the dispatch loop and the syscall shim ---- */
 
 /* A synchronous signal raised by the current instruction (fault, trap, #DE...): runs the
  * guest's handler, or ends the process as the kernel would. c->rip is the faulting
- * instruction. */
+ * instruction (the next one for a trap). */
 void signals_deliver_sync(Cpu *c, int sig, int code, uint64_t addr);
 
-/* Delivers asynchronous signals noted by the host handler (EV_SIGNAL). */
+/* Delivers asynchronous signals noted by the host handler (EV_SIGNAL). c->rip is the
+ * next guest instruction. */
 void signals_deliver_pending(Cpu *c);
+
+/* A system call returned -EINTR: delivery decides whether it restarts (SA_RESTART). */
+void signals_syscall_interrupted(Cpu *c, uint64_t nr);
+
+/* fork: the child starts with no pending signals. */
+void signals_forked_child(void);
+
+/* execve is about to replace the emulator: signals taken from the host but not yet
+ * delivered (the guest blocks them) go back to the host, where they stay pending. */
+void signals_before_exec(void);
+
+/* ---- the state, for the system calls (sys_signal.c) ---- */
+
+/* The disposition of sig (1..64); with act, replaces it (the caller refuses SIGKILL and
+ * SIGSTOP). */
+void signals_action(Cpu *c, int sig, const X64Sigaction *act, X64Sigaction *old);
+
+uint64_t signals_mask(void);
+void signals_set_mask(Cpu *c, uint64_t mask);
+
+/* Blocked signals that are pending. */
+uint64_t signals_pending(void);
+
+/* Takes a pending signal of set that the guest blocks: its number (0 if none) and its
+ * 128-byte siginfo. */
+int signals_take_blocked(uint64_t set, void *info);
+
+/* Whether a signal taken from the host waits for its handler (it interrupts waits). */
+bool signals_handler_due(void);
+
+/* rt_sigsuspend (with mask) and pause (without): waits until a handler is due to run.
+ * Returns -EINTR; the mask in force before goes back once the handler has run. */
+int64_t signals_suspend(Cpu *c, const uint64_t *mask);
+
+/* ppoll and pselect6 with a signal mask, which is the guest's for the wait: the host
+ * mask to wait with, and false if a handler is due already (the call is then
+ * interrupted without waiting). The wait's end restores the mask, or when interrupted
+ * leaves it for the handler to run with. */
+bool signals_wait_mask_begin(Cpu *c, uint64_t mask, uint64_t *host_mask);
+void signals_wait_mask_end(Cpu *c, bool interrupted);
+
+/* sigaltstack at stack pointer sp: 0 or -errno; *old gets the settings before. */
+int signals_altstack(uint64_t sp, const X64StackT *ss, X64StackT *old);
+
+/* rt_sigreturn: the value for rax (the interrupted code's own). */
+int64_t signals_sigreturn(Cpu *c);
 
 #endif

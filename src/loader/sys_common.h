@@ -236,6 +236,7 @@ int64_t sys_clock_nanosleep(Cpu *c, const uint64_t *a);
 int64_t sys_gettimeofday(Cpu *c, const uint64_t *a);
 int64_t sys_time(Cpu *c, const uint64_t *a);
 int64_t sys_nanosleep(Cpu *c, const uint64_t *a);
+int64_t sys_futex(Cpu *c, const uint64_t *a);
 int64_t sys_times(Cpu *c, const uint64_t *a);
 int64_t sys_getrusage(Cpu *c, const uint64_t *a);
 
@@ -251,9 +252,26 @@ int64_t sys_sched_setaffinity(Cpu *c, const uint64_t *a);
 int64_t sys_sched_yield(Cpu *c, const uint64_t *a);
 int64_t sys_getcpu(Cpu *c, const uint64_t *a);
 
-/* signals.c: the guest's signal dispositions and mask */
+/* sys_signal.c: dispositions, mask, waiting for signals, the alternate stack */
 int64_t sys_rt_sigaction(Cpu *c, const uint64_t *a);
 int64_t sys_rt_sigprocmask(Cpu *c, const uint64_t *a);
+int64_t sys_rt_sigpending(Cpu *c, const uint64_t *a);
+int64_t sys_rt_sigsuspend(Cpu *c, const uint64_t *a);
+int64_t sys_rt_sigtimedwait(Cpu *c, const uint64_t *a);
+int64_t sys_rt_sigqueueinfo(Cpu *c, const uint64_t *a);
+int64_t sys_rt_tgsigqueueinfo(Cpu *c, const uint64_t *a);
+int64_t sys_pause(Cpu *c, const uint64_t *a);
 int64_t sys_sigaltstack(Cpu *c, const uint64_t *a);
+int64_t sys_rt_sigreturn(Cpu *c, const uint64_t *a);
+
+/* sys_timer.c: alarm, interval timers, POSIX timers */
+int64_t sys_alarm(Cpu *c, const uint64_t *a);
+int64_t sys_getitimer(Cpu *c, const uint64_t *a);
+int64_t sys_setitimer(Cpu *c, const uint64_t *a);
+int64_t sys_timer_create(Cpu *c, const uint64_t *a);
+int64_t sys_timer_settime(Cpu *c, const uint64_t *a);
+int64_t sys_timer_gettime(Cpu *c, const uint64_t *a);
+int64_t sys_timer_getoverrun(Cpu *c, const uint64_t *a);
+int64_t sys_timer_delete(Cpu *c, const uint64_t *a);
 
 #endif

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "signals.h"
 #include "strace.h"
 #include "sys_common.h"
 
@@ -170,6 +171,7 @@ static int64_t exec_guest(Cpu *c, int dirfd, uint64_t guest_path, uint64_t guest
       host_argv[k] = NULL;
       strace_exec_now();
       vfork_child_sync();
+      signals_before_exec();
       execve(reexec[0], host_argv, GUEST_PTR(guest_envp));
       kind = -errno;
       free(host_argv);

@@ -9,6 +9,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "signals.h"
 #include "sys_common.h"
 
 /* struct iovec, struct pollfd, fd_set and struct timespec/timeval have the same layout
@@ -96,11 +97,25 @@ int64_t sys_poll(Cpu *c, const uint64_t *a) {
   return host_result(poll(GUEST_PTR(a[0]), (nfds_t)a[1], (int)a[2]));
 }
 
-/* The guest's sigset is the kernel's 8-byte one, which ppoll and pselect6 take as they are:
- * the raw host call is used so that no libc-sized sigset_t is read past it. */
+/* ppoll's and pselect6's signal mask is the guest's for the wait (signals.c): a handler
+ * it lets through runs with it, and the guest's mask comes back after. The raw host
+ * calls take the kernel's 8-byte sigset. */
+#define X64_SIGSET_SIZE 8
+
 int64_t sys_ppoll(Cpu *c, const uint64_t *a) {
-  return host_result(syscall(SYS_ppoll, GUEST_PTR(a[0]), (unsigned long)a[1], GUEST_PTR(a[2]),
-                             GUEST_PTR(a[3]), (size_t)a[4]));
+  if (!a[3])
+    return host_result(syscall(SYS_ppoll, GUEST_PTR(a[0]), (unsigned long)a[1], GUEST_PTR(a[2]),
+                               NULL, (size_t)a[4]));
+  if (a[4] != X64_SIGSET_SIZE) return -EINVAL;
+  uint64_t mask, host_mask;
+  int r = guest_copy_in(&mask, a[3], sizeof mask);
+  if (r < 0) return r;
+  int64_t ret = -EINTR;
+  if (signals_wait_mask_begin(c, mask, &host_mask))
+    ret = host_result(syscall(SYS_ppoll, GUEST_PTR(a[0]), (unsigned long)a[1], GUEST_PTR(a[2]),
+                              &host_mask, sizeof host_mask));
+  signals_wait_mask_end(c, ret == -EINTR);
+  return ret;
 }
 
 /* select(2) updates the timeout with the time left, as Linux does; glibc's select keeps
@@ -110,7 +125,26 @@ int64_t sys_select(Cpu *c, const uint64_t *a) {
                             GUEST_PTR(a[4])));
 }
 
+/* pselect6's last argument points at {sigset pointer, its size}. */
 int64_t sys_pselect6(Cpu *c, const uint64_t *a) {
-  return host_result(syscall(SYS_pselect6, (int)a[0], GUEST_PTR(a[1]), GUEST_PTR(a[2]),
-                             GUEST_PTR(a[3]), GUEST_PTR(a[4]), GUEST_PTR(a[5])));
+  uint64_t pack[2] = {0, 0};
+  if (a[5]) {
+    int r = guest_copy_in(pack, a[5], sizeof pack);
+    if (r < 0) return r;
+  }
+  if (!pack[0])
+    return host_result(syscall(SYS_pselect6, (int)a[0], GUEST_PTR(a[1]), GUEST_PTR(a[2]),
+                               GUEST_PTR(a[3]), GUEST_PTR(a[4]), GUEST_PTR(a[5])));
+  if (pack[1] != X64_SIGSET_SIZE) return -EINVAL;
+  uint64_t mask, host_mask;
+  int r = guest_copy_in(&mask, pack[0], sizeof mask);
+  if (r < 0) return r;
+  int64_t ret = -EINTR;
+  if (signals_wait_mask_begin(c, mask, &host_mask)) {
+    uint64_t host_pack[2] = {(uint64_t)(uintptr_t)&host_mask, sizeof host_mask};
+    ret = host_result(syscall(SYS_pselect6, (int)a[0], GUEST_PTR(a[1]), GUEST_PTR(a[2]),
+                              GUEST_PTR(a[3]), GUEST_PTR(a[4]), host_pack));
+  }
+  signals_wait_mask_end(c, ret == -EINTR);
+  return ret;
 }

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "signals.h"
 #include "sys_common.h"
 
 /* What the kernel keeps per task for the guest's runtime (glibc's pthread setup). */
@@ -209,6 +210,7 @@ static int64_t fork_guest(Cpu *c, uint64_t flags, uint64_t child_sp, uint64_t pt
     return -e;
   }
   if (pid == 0) {
+    signals_forked_child();
     if (vfork_fd >= 0) close(vfork_fd); /* an outer vfork's, between our parent and its own */
     vfork_fd = -1;
     if (vfork_like) {

@@ -1,6 +1,7 @@
 /* syscall.c: the x86-64 system call table: handler and --strace argument kinds per call number. */
 #include "syscall.h"
 
+#include "signals.h"
 #include "strace.h"
 #include "sys_common.h"
 
@@ -159,6 +160,7 @@ static const SysEntry table[X64_NR_COUNT] = {
     S(set_robust_list, R_DEC, A_PTR, A_ULONG),
     S(get_robust_list, R_DEC, A_INT, A_PTR, A_PTR),
     S(rseq, R_DEC, A_PTR, A_ULONG, A_INT, A_HEX),
+    S(futex, R_DEC, A_PTR, A_HEX, A_INT, A_PTR, A_PTR, A_INT),
 
     /* sockets */
     S(socket, R_DEC, A_INT, A_HEX, A_INT),
@@ -181,7 +183,24 @@ static const SysEntry table[X64_NR_COUNT] = {
     /* signals */
     S(rt_sigaction, R_DEC, A_SIG, A_PTR, A_PTR, A_ULONG),
     S(rt_sigprocmask, R_DEC, A_SIGHOW, A_PTR, A_PTR, A_ULONG),
+    S(rt_sigpending, R_DEC, A_PTR, A_ULONG),
+    S(rt_sigsuspend, R_DEC, A_PTR, A_ULONG),
+    S(rt_sigtimedwait, R_DEC, A_PTR, A_PTR, A_PTR, A_ULONG),
+    S(rt_sigqueueinfo, R_DEC, A_INT, A_SIG, A_PTR),
+    S(rt_tgsigqueueinfo, R_DEC, A_INT, A_INT, A_SIG, A_PTR),
+    S(rt_sigreturn, R_HEX),
+    S(pause, R_DEC),
     S(sigaltstack, R_DEC, A_PTR, A_PTR),
+
+    /* timers */
+    S(alarm, R_DEC, A_ULONG),
+    S(getitimer, R_DEC, A_INT, A_PTR),
+    S(setitimer, R_DEC, A_INT, A_PTR, A_PTR),
+    S(timer_create, R_DEC, A_CLOCK, A_PTR, A_PTR),
+    S(timer_settime, R_DEC, A_INT, A_HEX, A_PTR, A_PTR),
+    S(timer_gettime, R_DEC, A_INT, A_PTR),
+    S(timer_getoverrun, R_DEC, A_INT),
+    S(timer_delete, R_DEC, A_INT),
 
     /* time */
     S(clock_gettime, R_DEC, A_CLOCK, A_PTR),
@@ -214,5 +233,6 @@ void syscall_dispatch(Cpu *c) {
   if (trace) strace_begin(nr, e ? &e->sig : NULL, args);
   int64_t ret = e ? e->fn(c, args) : -ENOSYS;
   c->r[RAX] = (uint64_t)ret;
+  if (ret == -EINTR) signals_syscall_interrupted(c, nr);
   if (trace) strace_end(ret);
 }

@@ -45,6 +45,14 @@ extern uint8_t data_init[DATA_SIZE]; /* the image both runs start from */
 extern uint64_t fs_base, gs_base;
 uint64_t seg_base(uint8_t prefix);
 
+/* What one run left: registers, a trap (signal number and si_code; 0 when none) and the
+ * data area. */
+typedef struct Outcome {
+  Regs regs;
+  int sig, code;
+  uint8_t mem[DATA_SIZE];
+} Outcome;
+
 /* ---- one instruction to encode ---- */
 
 enum { REG_NO = -1 };
@@ -155,6 +163,12 @@ void forms_build(void);
 
 /* Case generation (gen.c). */
 void case_generate(Case *k, Rng *g);
+/* The same from given registers and flags: what the generator changes in k->in (address
+ * registers, shaped operands) is what the instruction needs there. */
+void case_generate_from(Case *k, Rng *g, const Regs *start);
+/* When not 0, the address every memory operand aims at (the sequence generator makes
+ * instructions meet in memory with it). */
+extern uint64_t gen_target_hint;
 /* Writes an operand: register (with byte-register rules) or the memory image. */
 void case_set_reg(Case *k, int reg, uint64_t v, unsigned size);
 uint64_t case_get_reg(const Case *k, int reg, unsigned size);

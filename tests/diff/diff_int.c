@@ -6,16 +6,12 @@
  * Environment: X64EMU_DIFF_ITER (cases per form, default 10000), X64EMU_DIFF_SEED (default:
  * from the clock; always printed, and each form's cases depend only on it and the form's
  * name, so `--only` reproduces a failure). */
-#define _GNU_SOURCE
 #include <inttypes.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <asm/prctl.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,85 +20,17 @@
 #include "interp/flags.h"
 #include "interp/ops_int.h"
 #include "interp/run.h"
+#include "harness.h"
 #include "diff.h"
 
 #define MAX_INSNS 4
 
-static const char *const reg_names[16] = {"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
-                                          "r8",  "r9",  "r10", "r11", "r12", "r13", "r14", "r15"};
-
-/* ---- traps on both sides ---- */
-
-static sigjmp_buf native_jmp;
-static volatile sig_atomic_t native_active, emu_active;
-static volatile int native_code;
-static Cpu cpu;
-static struct sigaction library_segv, library_bus;
-
-static void on_trap(int sig, siginfo_t *si, void *uc) {
-  if (native_active) {
-    native_active = 0;
-    native_code = si->si_code;
-    siglongjmp(native_jmp, sig);
-  }
-  if (emu_active && sig == SIGFPE) { /* a host division inside a handler: its bug */
-    fault_code = si->si_code;
-    siglongjmp(cpu.fault_jmp, sig);
-  }
-  /* Guest memory faults inside handlers go to the library's own handler. */
-  struct sigaction *lib = sig == SIGBUS ? &library_bus : &library_segv;
-  if ((sig == SIGSEGV || sig == SIGBUS) && (lib->sa_flags & SA_SIGINFO) && lib->sa_sigaction) {
-    lib->sa_sigaction(sig, si, uc);
-    return;
-  }
-  static const char msg[] = "diff_int: unexpected host signal\n";
-  (void)!write(2, msg, sizeof msg - 1);
-  signal(sig, SIG_DFL);
-}
-
-static void install_traps(void) {
-  fault_install();
-  sigaction(SIGSEGV, NULL, &library_segv);
-  sigaction(SIGBUS, NULL, &library_bus);
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_sigaction = on_trap;
-  sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK; /* left by siglongjmp */
-  sigaction(SIGFPE, &sa, NULL);
-  sigaction(SIGSEGV, &sa, NULL);
-  sigaction(SIGBUS, &sa, NULL);
-  sigaction(SIGILL, &sa, NULL);
-}
-
 /* ---- the two runs ---- */
-
-typedef struct Outcome {
-  Regs regs;
-  int sig, code; /* a trap: signal number and si_code; 0 when none */
-  uint8_t mem[DATA_SIZE];
-} Outcome;
 
 /* Both sides run the same bytes at the same address (RIP-relative operands agree). */
 static void place_code(const Case *k) {
   memcpy(code_page, k->code, k->len);
   code_page[k->len] = 0xC3; /* RET to the harness */
-}
-
-static void run_native(const Case *k, Outcome *o) {
-  memcpy(data, data_init, DATA_SIZE);
-  o->regs = k->in;
-  o->sig = o->code = 0;
-  int sig = sigsetjmp(native_jmp, 0);
-  if (sig == 0) {
-    native_active = 1;
-    diff_native_call(&o->regs, code_page);
-    native_active = 0;
-  } else {
-    o->sig = sig;
-    o->code = native_code;
-    o->regs = k->in;
-  }
-  memcpy(o->mem, data, DATA_SIZE);
 }
 
 /* Decodes the case's instructions; false (with a message) when the decoder disagrees on a
@@ -129,24 +57,24 @@ static bool decode_case(const Case *k, Insn *insns, char *why, size_t why_size) 
 
 static void run_emulated(const Case *k, const Insn *insns, Outcome *o) {
   memcpy(data, data_init, DATA_SIZE);
-  cpu_reset(&cpu);
-  memcpy(cpu.r, k->in.r, sizeof cpu.r);
-  flags_set(&cpu, k->in.rflags);
-  cpu.fs_base = fs_base;
-  cpu.gs_base = gs_base;
+  cpu_reset(&emu_cpu);
+  memcpy(emu_cpu.r, k->in.r, sizeof emu_cpu.r);
+  flags_set(&emu_cpu, k->in.rflags);
+  emu_cpu.fs_base = fs_base;
+  emu_cpu.gs_base = gs_base;
   o->sig = o->code = 0;
-  int sig = sigsetjmp(cpu.fault_jmp, 0);
+  int sig = sigsetjmp(emu_cpu.fault_jmp, 0);
   if (sig == 0) {
     emu_active = 1;
-    fault_landing = &cpu.fault_jmp;
+    fault_landing = &emu_cpu.fault_jmp;
     for (unsigned i = 0; i < k->n_insn; i++) {
       if (insns[i].fn == op_undefined) { /* what it does, without its message */
         o->sig = SIGILL;
         break;
       }
-      cpu.cur = &insns[i];
-      cpu.rip = insn_next(&insns[i]);
-      insns[i].fn(&cpu, &insns[i]);
+      emu_cpu.cur = &insns[i];
+      emu_cpu.rip = insn_next(&insns[i]);
+      insns[i].fn(&emu_cpu, &insns[i]);
     }
   } else {
     /* Negative: guest_trap(); positive: a host fault inside a handler. */
@@ -156,25 +84,14 @@ static void run_emulated(const Case *k, const Insn *insns, Outcome *o) {
   }
   fault_landing = NULL;
   emu_active = 0;
-  memcpy(o->regs.r, cpu.r, sizeof cpu.r);
-  o->regs.rflags = flags_get(&cpu);
+  memcpy(o->regs.r, emu_cpu.r, sizeof emu_cpu.r);
+  o->regs.rflags = flags_get(&emu_cpu);
   memcpy(o->mem, data, DATA_SIZE);
 }
 
 /* ---- reporting ---- */
 
 static unsigned max_reports = 3;
-
-static void flag_letters(uint64_t f, unsigned mask, char *out) {
-  static const struct { unsigned bit; char c; } names[7] = {
-      {FL_OF, 'o'}, {FL_DF, 'd'}, {FL_SF, 's'}, {FL_ZF, 'z'}, {FL_AF, 'a'}, {FL_PF, 'p'}, {FL_CF, 'c'}};
-  for (int i = 0; i < 7; i++) {
-    char c = names[i].c;
-    if (!(mask & names[i].bit)) *out++ = '-';
-    else *out++ = (f & names[i].bit) ? (char)(c - 32) : c;
-  }
-  *out = 0;
-}
 
 static void report(const Case *k, unsigned index, uint64_t seed, const char *why, const Outcome *nat,
                    const Outcome *emu) {
@@ -239,12 +156,6 @@ static const char *compare(const Case *k, const Outcome *nat, const Outcome *emu
 
 /* ---- driver ---- */
 
-static uint64_t name_hash(const char *s) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (; *s; s++) h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
-  return h;
-}
-
 static Outcome nat_out, emu_out;
 
 /* Runs `iter` cases of one form; returns the number of failing cases. */
@@ -267,12 +178,12 @@ static unsigned run_form(const Form *f, unsigned iter, uint64_t seed, unsigned *
     place_code(&k);
     if (!decode_case(&k, insns, why, sizeof why)) {
       diff = why;
-      run_native(&k, &nat_out);
+      run_native(&k.in, &nat_out);
       if (failures < max_reports) report(&k, i, seed, diff, NULL, NULL);
       failures++;
       continue;
     }
-    run_native(&k, &nat_out);
+    run_native(&k.in, &nat_out);
     run_emulated(&k, insns, &emu_out);
     if (nat_out.sig) ++*traps;
     diff = compare(&k, &nat_out, &emu_out);
@@ -282,11 +193,6 @@ static unsigned run_form(const Form *f, unsigned iter, uint64_t seed, unsigned *
     }
   }
   return failures;
-}
-
-static uint64_t env_u64(const char *name, uint64_t fallback) {
-  const char *v = getenv(name);
-  return v && *v ? strtoull(v, NULL, 0) : fallback;
 }
 
 int main(int argc, char **argv) {
@@ -312,27 +218,7 @@ int main(int argc, char **argv) {
     for (unsigned i = 0; i < n_forms; i++) printf("%s\n", forms[i].name);
     return 0;
   }
-  if (!decoder_init()) {
-    fprintf(stderr, "diff_int: Capstone did not initialize\n");
-    return 2;
-  }
-  /* One code page then the data, below 2 GiB so that 32-bit addresses and disp32 reach. */
-  uint8_t *area = mmap(NULL, 4096 + DATA_SIZE, PROT_READ | PROT_WRITE | PROT_EXEC,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
-  if (area == MAP_FAILED) {
-    perror("diff_int: mmap");
-    return 2;
-  }
-  code_page = area;
-  data = area + 4096;
-  /* GS is free in user space: give it a small base so that GS-relative operands (also
-   * with 32-bit addresses) can be compared. */
-  gs_base = 0x10000;
-  if (syscall(SYS_arch_prctl, ARCH_SET_GS, gs_base) != 0 || syscall(SYS_arch_prctl, ARCH_GET_FS, &fs_base) != 0) {
-    perror("diff_int: arch_prctl");
-    return 2;
-  }
-  install_traps();
+  if (!harness_init("diff_int")) return 2;
 
   printf("diff_int: seed %#" PRIx64 " (X64EMU_DIFF_SEED), %" PRIu64 " cases per form\n", seed, iter);
   struct timespec t0, t1;

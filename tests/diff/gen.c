@@ -182,6 +182,8 @@ static unsigned imm_bytes(const Form *f) {
   return f->imm;
 }
 
+uint64_t gen_target_hint;
+
 /* Chooses the addressing form of a memory operand; values come later (assign_address). */
 static void choose_address(Case *k, Rng *g, unsigned avoid, bool legacy) {
   Mem *m = &k->s.m;
@@ -214,6 +216,7 @@ static void choose_address(Case *k, Rng *g, unsigned avoid, bool legacy) {
   unsigned size = f->rm_size ? f->rm_size : 1;
   if (rng_chance(g, 50)) off &= ~(uint64_t)(size - 1);
   m->target = (uint64_t)(uintptr_t)data + off;
+  if (gen_target_hint) m->target = gen_target_hint;
   for (unsigned i = 0; i < 16; i += 8) mem_put(m->target + i, rng_value(g), 8);
 }
 
@@ -326,16 +329,25 @@ static void generic(Case *k, Rng *g) {
   case_emit(k, s);
 }
 
-void case_generate(Case *k, Rng *g) {
+/* Draws until the form accepts; registers and flags come from `start`, or are random. */
+static void generate(Case *k, Rng *g, const Regs *start) {
   const Form *f = k->f;
   for (;;) {
     memset(k, 0, sizeof *k);
     k->f = f;
-    for (int i = 0; i < 16; i++) k->in.r[i] = rng_value(g);
-    k->in.r[4] = 0;
-    k->in.rflags = (rng_next(g) & ARITH6) | 0x202 | (rng_chance(g, 25) ? FL_DF : 0);
+    if (start) {
+      k->in = *start;
+    } else {
+      for (int i = 0; i < 16; i++) k->in.r[i] = rng_value(g);
+      k->in.r[4] = 0;
+      k->in.rflags = (rng_next(g) & ARITH6) | 0x202 | (rng_chance(g, 25) ? FL_DF : 0);
+    }
     if (f->gen) f->gen(k, g);
     else generic(k, g);
     if (!k->reject) return;
   }
 }
+
+void case_generate(Case *k, Rng *g) { generate(k, g, NULL); }
+
+void case_generate_from(Case *k, Rng *g, const Regs *start) { generate(k, g, start); }

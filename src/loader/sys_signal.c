@@ -1,0 +1,110 @@
+/* sys_signal.c: the signal system calls: dispositions, mask, pending signals, waiting,
+ * the alternate stack and rt_sigreturn, over the state in signals.c. */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "signals.h"
+#include "sys_common.h"
+
+/* The kernel's sigset_t is 8 bytes on x86-64: every call checks the size it is told. */
+#define X64_SIGSET_SIZE 8
+#define NOT_BLOCKABLE (X64_SIGBIT(SIGKILL) | X64_SIGBIT(SIGSTOP))
+
+int64_t sys_rt_sigaction(Cpu *c, const uint64_t *a) {
+  int sig = (int)a[0];
+  if (a[3] != X64_SIGSET_SIZE || sig < 1 || sig > X64_NSIG) return -EINVAL;
+  if (a[1] && (sig == SIGKILL || sig == SIGSTOP)) return -EINVAL;
+  X64Sigaction act, old;
+  if (a[1]) {
+    int r = guest_copy_in(&act, a[1], sizeof act);
+    if (r < 0) return r;
+  }
+  signals_action(c, sig, a[1] ? &act : NULL, &old);
+  return a[2] ? guest_copy_out(a[2], &old, sizeof old) : 0;
+}
+
+enum { X64_SIG_BLOCK = 0, X64_SIG_UNBLOCK = 1, X64_SIG_SETMASK = 2 };
+
+int64_t sys_rt_sigprocmask(Cpu *c, const uint64_t *a) {
+  if (a[3] != X64_SIGSET_SIZE) return -EINVAL;
+  uint64_t old = signals_mask();
+  if (a[1]) {
+    uint64_t set;
+    int r = guest_copy_in(&set, a[1], sizeof set);
+    if (r < 0) return r;
+    switch ((int)a[0]) {
+    case X64_SIG_BLOCK: set |= old; break;
+    case X64_SIG_UNBLOCK: set = old & ~set; break;
+    case X64_SIG_SETMASK: break;
+    default: return -EINVAL;
+    }
+    signals_set_mask(c, set);
+  }
+  return a[2] ? guest_copy_out(a[2], &old, sizeof old) : 0;
+}
+
+int64_t sys_rt_sigpending(Cpu *c, const uint64_t *a) {
+  if (a[1] > X64_SIGSET_SIZE) return -EINVAL;
+  uint64_t pending = signals_pending();
+  return guest_copy_out(a[0], &pending, a[1]);
+}
+
+int64_t sys_rt_sigsuspend(Cpu *c, const uint64_t *a) {
+  if (a[1] != X64_SIGSET_SIZE) return -EINVAL;
+  uint64_t mask;
+  int r = guest_copy_in(&mask, a[0], sizeof mask);
+  if (r < 0) return r;
+  return signals_suspend(c, &mask);
+}
+
+int64_t sys_pause(Cpu *c, const uint64_t *a) { return signals_suspend(c, NULL); }
+
+/* rt_sigtimedwait(set, info, timeout, size). A signal already taken from the host is
+ * dequeued here; otherwise the host waits (the guest's blocked signals are blocked on
+ * the host, where they stay pending). */
+int64_t sys_rt_sigtimedwait(Cpu *c, const uint64_t *a) {
+  if (a[3] != X64_SIGSET_SIZE) return -EINVAL;
+  uint64_t set;
+  int r = guest_copy_in(&set, a[0], sizeof set);
+  if (r < 0) return r;
+  set &= ~NOT_BLOCKABLE;
+  uint8_t info[128] = {0};
+  int64_t sig = signals_take_blocked(set, info);
+  if (!sig) {
+    if (signals_handler_due()) return -EINTR; /* the handler runs first, as natively */
+    sig = host_result(syscall(SYS_rt_sigtimedwait, &set, info, GUEST_PTR(a[2]), sizeof set));
+    if (sig < 0) return sig;
+  }
+  if (a[1]) {
+    r = guest_copy_out(a[1], info, sizeof info);
+    if (r < 0) return r;
+  }
+  return sig;
+}
+
+/* siginfo_t is the same on every 64-bit host; the kernel checks who may send what. */
+int64_t sys_rt_sigqueueinfo(Cpu *c, const uint64_t *a) {
+  return host_result(syscall(SYS_rt_sigqueueinfo, (pid_t)a[0], (int)a[1], GUEST_PTR(a[2])));
+}
+
+int64_t sys_rt_tgsigqueueinfo(Cpu *c, const uint64_t *a) {
+  return host_result(
+      syscall(SYS_rt_tgsigqueueinfo, (pid_t)a[0], (pid_t)a[1], (int)a[2], GUEST_PTR(a[3])));
+}
+
+/* The new stack is read before anything changes; the old one is written only if the
+ * call succeeded, as the kernel does. */
+int64_t sys_sigaltstack(Cpu *c, const uint64_t *a) {
+  X64StackT ss, old;
+  if (a[0]) {
+    int r = guest_copy_in(&ss, a[0], sizeof ss);
+    if (r < 0) return r;
+  }
+  int r = signals_altstack(c->r[RSP], a[0] ? &ss : NULL, &old);
+  if (r < 0) return r;
+  return a[1] ? guest_copy_out(a[1], &old, sizeof old) : 0;
+}
+
+int64_t sys_rt_sigreturn(Cpu *c, const uint64_t *a) { return signals_sigreturn(c); }
