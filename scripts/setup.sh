@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake pkg-config libcapstone-dev libelf-dev libcmocka-dev
-          busybox-static
+          # real static programs and libraries the guest tests run
+          busybox-static libsqlite3-dev zlib1g-dev
           # the aarch64 host tier, cross-built and run under user-mode QEMU
           gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user libcmocka-dev:arm64)
 missing=()
