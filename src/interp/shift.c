@@ -82,8 +82,8 @@ static void set_double_shift_flags(Cpu *c, const Insn *in, uint64_t r, uint64_t 
   flags_update(c, F_CF | F_OF, (cf ? F_CF : 0) | (of ? F_OF : 0));
 }
 
-/* 0F A4 0F A5 */
-void op_shld(Cpu *c, const Insn *in) {
+/* SHLD (left) and SHRD: shift the destination, filling from the source register. */
+static void double_shift(Cpu *c, const Insn *in, bool left) {
   unsigned s = in->osz, bits = s * 8;
   unsigned count = (in->aux ? (uint8_t)c->r[RCX] : (unsigned)in->imm) & (s == 8 ? 63 : 31);
   uint64_t m = size_mask(s), a = rm_get(c, in, s) & m, b = reg_get(c, in->reg, s);
@@ -94,33 +94,13 @@ void op_shld(Cpu *c, const Insn *in) {
   uint64_t r;
   bool cf;
   if (s == 2 && count > 16) {
-    /* Undefined in the SDM; the CPU shifts through the 48-bit b:a:b concatenation. */
+    /* Undefined in the SDM; the CPU shifts through the 48-bit a:b:a concatenation. */
     uint64_t wide = (a << 32) | (b << 16) | a;
-    r = (wide << count >> 32) & m;
-    cf = (wide >> (48 - count)) & 1;
-  } else {
+    r = (left ? wide << count >> 32 : wide >> count) & m;
+    cf = (wide >> (left ? 48 - count : count - 1)) & 1;
+  } else if (left) {
     r = ((a << count) | (count == bits ? b : b >> (bits - count))) & m;
     cf = (a >> (bits - count)) & 1;
-  }
-  rm_set(c, in, r, s);
-  set_double_shift_flags(c, in, r, a, cf, s);
-}
-
-/* 0F AC 0F AD */
-void op_shrd(Cpu *c, const Insn *in) {
-  unsigned s = in->osz, bits = s * 8;
-  unsigned count = (in->aux ? (uint8_t)c->r[RCX] : (unsigned)in->imm) & (s == 8 ? 63 : 31);
-  uint64_t m = size_mask(s), a = rm_get(c, in, s) & m, b = reg_get(c, in->reg, s);
-  if (count == 0) {
-    rm_set(c, in, a, s);
-    return;
-  }
-  uint64_t r;
-  bool cf;
-  if (s == 2 && count > 16) {
-    uint64_t wide = (a << 32) | (b << 16) | a;
-    r = (wide >> count) & m;
-    cf = (wide >> (count - 1)) & 1;
   } else {
     r = ((a >> count) | (count == bits ? b : b << (bits - count))) & m;
     cf = (a >> (count - 1)) & 1;
@@ -128,3 +108,9 @@ void op_shrd(Cpu *c, const Insn *in) {
   rm_set(c, in, r, s);
   set_double_shift_flags(c, in, r, a, cf, s);
 }
+
+/* 0F A4 0F A5 */
+void op_shld(Cpu *c, const Insn *in) { double_shift(c, in, true); }
+
+/* 0F AC 0F AD */
+void op_shrd(Cpu *c, const Insn *in) { double_shift(c, in, false); }
