@@ -8,26 +8,7 @@
 
 #include "../interp/ops_sse.h"
 #include "decode.h"
-
-enum { NP, P66, PF3, PF2 };
-
-typedef struct SseForm {
-  Handler reg; /* ModRM.rm names a register (NULL: #UD) */
-  Handler mem; /* ModRM.rm names memory (NULL: #UD) */
-  uint8_t flags;
-} SseForm;
-
-enum {
-  SF_IMM8 = 1, /* an imm8 follows: in->imm */
-  SF_W = 2,    /* a general-register operand of 4 bytes, 8 with REX.W: in->osz */
-};
-
-#define RM(name) {op_##name, op_##name##_m, 0}
-#define RM_I(name) {op_##name, op_##name##_m, SF_IMM8}
-#define RM_W(name) {op_##name, op_##name##_m, SF_W}
-#define PAIR(r, m) {op_##r, op_##m, 0}
-#define REG(r) {op_##r, NULL, 0}
-#define MEM(m) {NULL, op_##m, 0}
+#include "sse_forms.h"
 
 static const SseForm map_0f[256][4] = {
   [0x10] = {[NP] = RM(movu_load), [P66] = RM(movu_load), [PF3] = RM(movss), [PF2] = RM(movsd)},
@@ -136,18 +117,14 @@ static const SseForm map_0f[256][4] = {
   [0xFE] = {[P66] = RM(paddd)},
 };
 
-/* SSSE3 and SSE4 (0F 38) and their imm8 forms (0F 3A) are not implemented yet. */
-static const SseForm map_0f38[256][4];
-static const SseForm map_0f3a[256][4];
-
-static unsigned mandatory_prefix(const DecodeCtx *d) {
+unsigned sse_mandatory_prefix(const DecodeCtx *d) {
   if (d->rep == 0xF3) return PF3;
   if (d->rep == 0xF2) return PF2;
   return d->p66 ? P66 : NP;
 }
 
-static bool decode_form(DecodeCtx *d, Insn *in, const SseForm *f) {
-  if (!f->reg && !f->mem) return false;
+bool sse_decode_form(DecodeCtx *d, Insn *in, const SseForm *f) {
+  if (!f || (!f->reg && !f->mem)) return false;
   decode_modrm(d, in, false);
   in->fn = in->mem ? f->mem : f->reg;
   if (!in->fn) return false;
@@ -164,7 +141,7 @@ static bool decode_shift_imm(DecodeCtx *d, Insn *in) {
     {[2] = op_psrld_imm, [4] = op_psrad_imm, [6] = op_pslld_imm},
     {[2] = op_psrlq_imm, [3] = op_psrldq, [6] = op_psllq_imm, [7] = op_pslldq},
   };
-  if (mandatory_prefix(d) != P66) return false;
+  if (sse_mandatory_prefix(d) != P66) return false;
   decode_modrm(d, in, false);
   if (in->mem) return false;
   in->fn = by_reg[d->opcode - 0x71][d->modrm_reg];
@@ -176,7 +153,7 @@ static bool decode_shift_imm(DecodeCtx *d, Insn *in) {
 /* 0F AE (group 15). XSAVE and friends are absent (OSXSAVE is not advertised), as are
  * CLFLUSHOPT/CLWB. */
 static bool decode_group15(DecodeCtx *d, Insn *in) {
-  unsigned pfx = mandatory_prefix(d);
+  unsigned pfx = sse_mandatory_prefix(d);
   decode_modrm(d, in, false);
   unsigned r = d->modrm_reg;
   /* F3 forms: the FSGSBASE instructions, and INCSSP, which is #UD (not a NOP like
@@ -197,7 +174,7 @@ static bool decode_group15(DecodeCtx *d, Insn *in) {
 /* 66 0F F7: MASKMOVDQU xmm, xmm stores through [rdi] (edi with 67), in DS or an
  * override. */
 static bool decode_maskmovdqu(DecodeCtx *d, Insn *in) {
-  if (mandatory_prefix(d) != P66) return false;
+  if (sse_mandatory_prefix(d) != P66) return false;
   decode_modrm(d, in, false);
   if (in->mem) return false;
   in->base = RDI;
@@ -217,10 +194,12 @@ bool decode_sse(DecodeCtx *d, Insn *in) {
     case 0x71: case 0x72: case 0x73: return decode_shift_imm(d, in);
     case 0xAE: return decode_group15(d, in);
     case 0xF7: return decode_maskmovdqu(d, in);
-    default: return decode_form(d, in, &map_0f[d->opcode][mandatory_prefix(d)]);
+    default: return sse_decode_form(d, in, &map_0f[d->opcode][sse_mandatory_prefix(d)]);
     }
-  case MAP_0F38: return decode_form(d, in, &map_0f38[d->opcode][mandatory_prefix(d)]);
-  case MAP_0F3A: return decode_form(d, in, &map_0f3a[d->opcode][mandatory_prefix(d)]);
+  case MAP_0F38:
+  case MAP_0F3A:
+    return decode_crypto(d, in) ||
+           sse_decode_form(d, in, sse4_form(d->map, d->opcode, sse_mandatory_prefix(d)));
   default: return false;
   }
 }

@@ -164,7 +164,7 @@ static void count_liveness(const Seq *q, Stats *st) {
   st->main += q->n_main;
 }
 
-/* The forms that change flags but never ran with a dead flag: liveness left untested. */
+/* Forms drawn but never run with a dead flag: what liveness does to them went untested. */
 static void print_coverage(const Stats *st) {
   unsigned never_drawn = 0, never_dead = 0;
   for (unsigned i = 0; i < n_forms; i++) {
@@ -234,6 +234,8 @@ int main(int argc, char **argv) {
            st.insns, st.main, st.partly_dead, st.all_dead);
     if (only < 0) print_coverage(&st);
   }
+  free(st.drawn);
+  free(st.dead);
   printf("diff_blocks: %" PRIu64 " sequences, %" PRIu64 " failed, %.1f s, seed %#" PRIx64 "\n", ran, failures,
          secs, seed);
   return failures ? 1 : 0;

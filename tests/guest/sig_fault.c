@@ -42,7 +42,7 @@ int int3_probe(void);
 extern char load_at[], load_next[], store_at[], store_next[], div_at[], div_next[], ud2_at[], ud2_next[],
     int3_next[];
 
-enum Fix { SKIP_LOAD, MAKE_WRITABLE, RETRY_THEN_MAP, RETURN_TO_CALLER, SKIP_TO };
+enum Fix { GO_ON, SKIP_LOAD, MAKE_WRITABLE, RETRY_THEN_MAP, RETURN_TO_CALLER, SKIP_TO };
 static enum Fix fix;
 static char *fix_target;       /* SKIP_TO: where to go on */
 static volatile char *page;    /* MAKE_WRITABLE, RETRY_THEN_MAP */
@@ -68,6 +68,8 @@ static void on_fault(int sig, siginfo_t *si, void *ucv) {
   seen.rf = (g[REG_EFL] >> 16) & 1;
   seen.pid_ok = si->si_code <= 0 && si->si_pid == getpid();
   switch (fix) {
+  case GO_ON: /* a trap or a sent signal: returning goes on after it */
+    break;
   case SKIP_LOAD:
     g[REG_RIP] = (greg_t)load_next;
     g[REG_RAX] = 42;
@@ -150,6 +152,7 @@ int main(void) {
   show("ud2", (uintptr_t)ud2_at, (uintptr_t)ud2_at);
   printf("  skipped, returned %d\n", r);
 
+  fix = GO_ON;
   r = int3_probe();
   show("int3", 0, (uintptr_t)int3_next);
   printf("  went on after the trap: %d\n", r);
@@ -166,6 +169,7 @@ int main(void) {
   unlink("bus.tmp");
 
   /* Sent, not raised by an instruction: si_code says who. */
+  fix = GO_ON;
   raise(SIGSEGV);
   printf("raise(SIGSEGV): signal %d si_code %d (SI_TKILL %d), sender is us: %d\n", seen.sig,
          seen.code, SI_TKILL, seen.pid_ok);
