@@ -46,17 +46,10 @@ static inline void run_block(Cpu *c, const Block *b) {
   c->icount += b->n;
 }
 
-void cpu_run(Cpu *c, uint64_t stop_rip) {
-  sigjmp_buf *saved = fault_landing;
-  int sig = sigsetjmp(c->fault_jmp, 0);
-  if (sig != 0) {
-    /* A host fault (sig > 0: SIGSEGV/SIGBUS on guest memory) or a guest trap (sig < 0)
-     * in the instruction c->cur: the guest sees it as a synchronous signal. */
-    fault_landing = saved;
-    if (sig > 0) c->rip = c->cur->rip;
-    signals_deliver_sync(c, sig > 0 ? sig : -sig, fault_code, fault_addr);
-  }
-  fault_landing = &c->fault_jmp;
+/* Runs chained blocks until an exit or stop_rip. Kept out of cpu_run so that the compiler
+ * can hold c and the block in registers: a function that calls sigsetjmp keeps its locals
+ * in memory. */
+static __attribute__((noinline)) void run_blocks(Cpu *c, uint64_t stop_rip) {
   Block *b = NULL;
   uint64_t gen = block_generation;
   while (!(c->events & EV_EXIT)) {
@@ -88,5 +81,19 @@ void cpu_run(Cpu *c, uint64_t stop_rip) {
     b = next;
     run_block(c, b);
   }
+}
+
+void cpu_run(Cpu *c, uint64_t stop_rip) {
+  sigjmp_buf *saved = fault_landing;
+  int sig = sigsetjmp(c->fault_jmp, 0);
+  if (sig != 0) {
+    /* A host fault (sig > 0: SIGSEGV/SIGBUS on guest memory) or a guest trap (sig < 0)
+     * in the instruction c->cur: the guest sees it as a synchronous signal. */
+    fault_landing = saved;
+    if (sig > 0) c->rip = c->cur->rip;
+    signals_deliver_sync(c, sig > 0 ? sig : -sig, fault_code, fault_addr);
+  }
+  fault_landing = &c->fault_jmp;
+  run_blocks(c, stop_rip);
   fault_landing = saved;
 }
