@@ -90,7 +90,7 @@ void flags_update(Cpu *c, uint64_t mask, uint64_t bits) {
   flags_set(c, (flags_get(c) & ~mask) | (bits & mask));
 }
 
-bool cond(const Cpu *c, unsigned cc) {
+bool cond_slow(const Cpu *c, unsigned cc) {
   const LazyFlags *f = &c->lf;
   bool r;
   /* Fast paths for the common compare-and-branch pairs. */

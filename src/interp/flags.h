@@ -30,7 +30,18 @@ void flags_set(Cpu *c, uint64_t rflags);
 /* Set only the bits in mask, keeping the others (materializes lazy flags first). */
 void flags_update(Cpu *c, uint64_t mask, uint64_t bits);
 
-/* Condition code cc (the low nibble of Jcc/SETcc/CMOVcc). */
-bool cond(const Cpu *c, unsigned cc);
+/* Condition code cc (the low nibble of Jcc/SETcc/CMOVcc), for any recorded operation. */
+bool cond_slow(const Cpu *c, unsigned cc);
+
+/* The same, with the commonest case inline: JE/JNE (and SETE, CMOVE...) after any lazily
+ * recorded operation, where ZF is just a zero result. */
+static inline bool cond(const Cpu *c, unsigned cc) {
+  const LazyFlags *f = &c->lf;
+  if (f->op != LF_NONE && (cc & ~1u) == 4) {
+    uint64_t m = f->size >= 8 ? ~0ull : (1ull << (f->size * 8)) - 1;
+    return ((f->res & m) == 0) ^ (cc & 1);
+  }
+  return cond_slow(c, cc);
+}
 
 #endif
