@@ -12,6 +12,7 @@
 
 #include "decoder/decode.h"
 #include "host/host_crypto.h"
+#include "interp/cpuid.h"
 #include "interp/fault.h"
 #include "interp/mxcsr.h"
 #include "interp/run.h"
@@ -37,6 +38,8 @@ static void usage(FILE *to) {
           "                    (or X64EMU_HOST_CRYPTO=M)\n"
           "  --host-fp=M       SSE/x87 floating point: auto, native or portable\n"
           "                    (or X64EMU_HOST_FP=M)\n"
+          "  --cpu=LIST        remove or restore CPU features QEMU-style, e.g.\n"
+          "                    -aes,-pclmulqdq (their instructions become #UD)\n"
           "  --                end of options\n"
           "\n"
           "Options may be written with one dash or two (-strace, --strace).\n");
@@ -161,6 +164,8 @@ int main(int argc, char **argv) {
   bool strace = env_flag("X64EMU_STRACE");
   const char *argv0 = NULL;
   const char *crypto = getenv("X64EMU_HOST_CRYPTO"), *fp = getenv("X64EMU_HOST_FP");
+  const char *cpu = NULL;
+  char *cpu_all = NULL; /* every --cpu list, joined by commas: carried over to execve */
   bool version = false;
   int i = 1;
   for (; i < argc && argv[i][0] == '-'; i++) {
@@ -178,6 +183,13 @@ int main(int argc, char **argv) {
       version = true;
     } else if (option_value(opt, "-host-crypto", argv, &i, argc, &crypto)) {
     } else if (option_value(opt, "-host-fp", argv, &i, argc, &fp)) {
+    } else if (option_value(opt, "-cpu", argv, &i, argc, &cpu)) {
+      const char *why = cpuid_apply_option(cpu);
+      if (why) usage_error("%s", why);
+      size_t had = cpu_all ? strlen(cpu_all) + 1 : 0;
+      cpu_all = xrealloc(cpu_all, had + strlen(cpu) + 1);
+      if (had) cpu_all[had - 1] = ',';
+      strcpy(cpu_all + had, cpu);
     } else if (strcmp(opt, "-strace") == 0) {
       strace = true;
     } else if (strcmp(opt, "-E") == 0) {
@@ -214,8 +226,8 @@ int main(int argc, char **argv) {
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
   if (n > 0) self[n] = 0;
   else if (!realpath(argv[0], self)) snprintf(self, sizeof self, "%s", argv[0]);
-  static char *reexec[6];
-  static char crypto_opt[64], fp_opt[64];
+  static char *reexec[7];
+  static char crypto_opt[64], fp_opt[64], *cpu_opt;
   int r = 0;
   reexec[r++] = self;
   if (strace) reexec[r++] = "--strace";
@@ -226,6 +238,12 @@ int main(int argc, char **argv) {
   if (fp && *fp) {
     snprintf(fp_opt, sizeof fp_opt, "--host-fp=%s", fp);
     reexec[r++] = fp_opt;
+  }
+  if (cpu_all && *cpu_all) {
+    size_t size = strlen(cpu_all) + sizeof "--cpu=";
+    cpu_opt = xrealloc(NULL, size);
+    snprintf(cpu_opt, size, "--cpu=%s", cpu_all);
+    reexec[r++] = cpu_opt;
   }
   reexec[r] = NULL;
   proc.opt.strace = strace;

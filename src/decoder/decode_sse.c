@@ -6,7 +6,8 @@
  * and becomes a guest SIGILL. */
 #include <stddef.h>
 
-#include "../interp/ops_sse.h"
+#include "../interp/cpuid.h"
+#include "../interp/ops_sse4.h"
 #include "decode.h"
 #include "sse_forms.h"
 
@@ -14,11 +15,13 @@ static const SseForm map_0f[256][4] = {
   [0x10] = {[NP] = RM(movu_load), [P66] = RM(movu_load), [PF3] = RM(movss), [PF2] = RM(movsd)},
   [0x11] = {[NP] = PAIR(mov128_to_rm, movu_store_m), [P66] = PAIR(mov128_to_rm, movu_store_m),
             [PF3] = PAIR(movss_to_rm, movss_store_m), [PF2] = PAIR(movsd_to_rm, movsd_store_m)},
-  [0x12] = {[NP] = PAIR(movhlps, movlps_load_m), [P66] = MEM(movlps_load_m)},
+  [0x12] = {[NP] = PAIR(movhlps, movlps_load_m), [P66] = MEM(movlps_load_m),
+            [PF3] = RM(movsldup), [PF2] = RM(movddup)},
   [0x13] = {[NP] = MEM(movlps_store_m), [P66] = MEM(movlps_store_m)},
   [0x14] = {[NP] = RM(punpckldq), [P66] = RM(punpcklqdq)},   /* UNPCKLPS, UNPCKLPD */
   [0x15] = {[NP] = RM(punpckhdq), [P66] = RM(punpckhqdq)},   /* UNPCKHPS, UNPCKHPD */
-  [0x16] = {[NP] = PAIR(movlhps, movhps_load_m), [P66] = MEM(movhps_load_m)},
+  [0x16] = {[NP] = PAIR(movlhps, movhps_load_m), [P66] = MEM(movhps_load_m),
+            [PF3] = RM(movshdup)},
   [0x17] = {[NP] = MEM(movhps_store_m), [P66] = MEM(movhps_store_m)},
   [0x28] = {[NP] = RM(mova_load), [P66] = RM(mova_load)},
   [0x29] = {[NP] = PAIR(mov128_to_rm, mova_store_m), [P66] = PAIR(mov128_to_rm, mova_store_m)},
@@ -64,6 +67,8 @@ static const SseForm map_0f[256][4] = {
   [0x74] = {[P66] = RM(pcmpeqb)},
   [0x75] = {[P66] = RM(pcmpeqw)},
   [0x76] = {[P66] = RM(pcmpeqd)},
+  [0x7C] = {[P66] = RM(haddpd), [PF2] = RM(haddps)},
+  [0x7D] = {[P66] = RM(hsubpd), [PF2] = RM(hsubps)},
   [0x7E] = {[P66] = RM_W(movd_from_xmm), [PF3] = RM(movq_load)},
   [0x7F] = {[P66] = PAIR(mov128_to_rm, mova_store_m), [PF3] = PAIR(mov128_to_rm, movu_store_m)},
   [0xC2] = {[NP] = RM_I(cmpps), [P66] = RM_I(cmppd), [PF3] = RM_I(cmpss), [PF2] = RM_I(cmpsd)},
@@ -71,6 +76,7 @@ static const SseForm map_0f[256][4] = {
   [0xC4] = {[P66] = RM_I(pinsrw)},
   [0xC5] = {[P66] = {op_pextrw, NULL, SF_IMM8}},
   [0xC6] = {[NP] = RM_I(shufps), [P66] = RM_I(shufpd)},
+  [0xD0] = {[P66] = RM(addsubpd), [PF2] = RM(addsubps)},
   [0xD1] = {[P66] = RM(psrlw)},
   [0xD2] = {[P66] = RM(psrld)},
   [0xD3] = {[P66] = RM(psrlq)},
@@ -102,6 +108,7 @@ static const SseForm map_0f[256][4] = {
   [0xED] = {[P66] = RM(paddsw)},
   [0xEE] = {[P66] = RM(pmaxsw)},
   [0xEF] = {[P66] = RM(pxor)},
+  [0xF0] = {[PF2] = MEM(movu_load_m)}, /* LDDQU */
   [0xF1] = {[P66] = RM(psllw)},
   [0xF2] = {[P66] = RM(pslld)},
   [0xF3] = {[P66] = RM(psllq)},
@@ -116,6 +123,17 @@ static const SseForm map_0f[256][4] = {
   [0xFD] = {[P66] = RM(paddw)},
   [0xFE] = {[P66] = RM(paddd)},
 };
+
+/* The SSE3 forms of the 0F map, which --cpu may take away (then #UD). */
+static bool is_sse3(uint8_t op, unsigned pfx) {
+  switch (op) {
+  case 0x12: return pfx == PF3 || pfx == PF2; /* MOVSLDUP, MOVDDUP */
+  case 0x16: return pfx == PF3;               /* MOVSHDUP */
+  case 0x7C: case 0x7D: case 0xD0: return true;
+  case 0xF0: return pfx == PF2;               /* LDDQU */
+  default: return false;
+  }
+}
 
 unsigned sse_mandatory_prefix(const DecodeCtx *d) {
   if (d->rep == 0xF3) return PF3;
@@ -194,12 +212,15 @@ bool decode_sse(DecodeCtx *d, Insn *in) {
     case 0x71: case 0x72: case 0x73: return decode_shift_imm(d, in);
     case 0xAE: return decode_group15(d, in);
     case 0xF7: return decode_maskmovdqu(d, in);
-    default: return sse_decode_form(d, in, &map_0f[d->opcode][sse_mandatory_prefix(d)]);
+    default: {
+      unsigned pfx = sse_mandatory_prefix(d);
+      if (is_sse3(d->opcode, pfx) && !cpu_feature_enabled(CPU_FEATURE_SSE3)) return false;
+      return sse_decode_form(d, in, &map_0f[d->opcode][pfx]);
+    }
     }
   case MAP_0F38:
   case MAP_0F3A:
-    return decode_crypto(d, in) ||
-           sse_decode_form(d, in, sse4_form(d->map, d->opcode, sse_mandatory_prefix(d)));
+    return decode_crypto(d, in) || decode_sse4(d, in);
   default: return false;
   }
 }

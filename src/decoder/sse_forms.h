@@ -31,6 +31,9 @@ bool sse_decode_form(DecodeCtx *d, Insn *in, const SseForm *f);
 
 /* SSSE3 and SSE4.1/4.2 forms of the 0F 38 and 0F 3A maps (decode_sse4.c), or NULL. */
 const SseForm *sse4_form(unsigned map, uint8_t opcode, unsigned prefix);
+/* Decodes an SSSE3/SSE4.x instruction of the 0F 38 or 0F 3A map, CRC32 included
+ * (decode_sse4.c); false when it is not one. */
+bool decode_sse4(DecodeCtx *d, Insn *in);
 /* AES-NI and PCLMULQDQ (decode_crypto.c): true when the instruction is one of them. */
 bool decode_crypto(DecodeCtx *d, Insn *in);
 

@@ -2,6 +2,7 @@
  * these bits, so every advertised feature must be implemented and nothing more. */
 #include "cpuid.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* CPUID.1:EDX */
@@ -13,8 +14,14 @@
 #define EDX1_SSE (1u << 25)
 #define EDX1_SSE2 (1u << 26)
 /* CPUID.1:ECX */
+#define ECX1_SSE3 (1u << 0)
+#define ECX1_PCLMULQDQ (1u << 1)
+#define ECX1_SSSE3 (1u << 9)
 #define ECX1_CX16 (1u << 13)
+#define ECX1_SSE41 (1u << 19)
+#define ECX1_SSE42 (1u << 20)
 #define ECX1_POPCNT (1u << 23)
+#define ECX1_AES (1u << 25)
 /* CPUID.80000001 */
 #define ECX81_LAHF (1u << 0)
 #define ECX81_ABM (1u << 5) /* LZCNT */
@@ -25,9 +32,14 @@
 
 static const uint32_t leaf1_edx =
     EDX1_FPU | EDX1_TSC | EDX1_CX8 | EDX1_CMOV | EDX1_FXSR | EDX1_SSE | EDX1_SSE2;
-static const uint32_t leaf1_ecx = ECX1_CX16 | ECX1_POPCNT;
+static const uint32_t leaf1_ecx = ECX1_SSE3 | ECX1_PCLMULQDQ | ECX1_SSSE3 | ECX1_CX16 |
+                                  ECX1_SSE41 | ECX1_SSE42 | ECX1_POPCNT | ECX1_AES;
+static const uint32_t ext1_ecx = ECX81_LAHF | ECX81_ABM;
+static const uint32_t ext1_edx = EDX81_SYSCALL | EDX81_NX | EDX81_RDTSCP | EDX81_LM;
 
-uint32_t cpuid_hwcap(void) { return leaf1_edx; }
+uint32_t cpuid_removed[CPUID_WORDS];
+
+uint32_t cpuid_hwcap(void) { return leaf1_edx & ~cpuid_removed[CPUID_1_EDX]; }
 
 /* Deterministic cache descriptions (leaf 4) so that glibc sizes its memcpy thresholds
  * the same way on every host: 32 KiB L1d/L1i, 1 MiB L2, 8 MiB L3, 64-byte lines. */
@@ -61,8 +73,8 @@ CpuidRegs cpuid_query(uint32_t leaf, uint32_t subleaf) {
   case 1:
     r.eax = 0x000106A5;      /* family 6, model 0x1A, stepping 5 */
     r.ebx = 8u << 8 | 1u << 16; /* 64-byte CLFLUSH line, one logical processor */
-    r.ecx = leaf1_ecx;
-    r.edx = leaf1_edx;
+    r.ecx = leaf1_ecx & ~cpuid_removed[CPUID_1_ECX];
+    r.edx = leaf1_edx & ~cpuid_removed[CPUID_1_EDX];
     break;
   case 2:
     r.eax = 0x0000FF01; /* one round; descriptor FF: "see leaf 4" */
@@ -74,8 +86,8 @@ CpuidRegs cpuid_query(uint32_t leaf, uint32_t subleaf) {
     r.eax = 0x80000004;
     break;
   case 0x80000001:
-    r.ecx = ECX81_LAHF | ECX81_ABM;
-    r.edx = EDX81_SYSCALL | EDX81_NX | EDX81_RDTSCP | EDX81_LM;
+    r.ecx = ext1_ecx & ~cpuid_removed[CPUID_81_ECX];
+    r.edx = ext1_edx & ~cpuid_removed[CPUID_81_EDX];
     break;
   case 0x80000002: case 0x80000003: case 0x80000004:
     brand(leaf, &r);
@@ -85,3 +97,84 @@ CpuidRegs cpuid_query(uint32_t leaf, uint32_t subleaf) {
   }
   return r;
 }
+
+/* ---- --cpu ---- */
+
+/* QEMU's names (and its aliases) for the features --cpu may change. */
+static const struct {
+  const char *name;
+  CpuFeature feature;
+} feature_names[] = {
+    {"sse3", CPU_FEATURE_SSE3},       {"pni", CPU_FEATURE_SSE3},
+    {"pclmulqdq", CPU_FEATURE_PCLMULQDQ}, {"pclmuldq", CPU_FEATURE_PCLMULQDQ},
+    {"ssse3", CPU_FEATURE_SSSE3},     {"cx16", CPU_FEATURE_CX16},
+    {"sse4.1", CPU_FEATURE_SSE41},    {"sse4_1", CPU_FEATURE_SSE41},
+    {"sse4-1", CPU_FEATURE_SSE41},    {"sse4.2", CPU_FEATURE_SSE42},
+    {"sse4_2", CPU_FEATURE_SSE42},    {"sse4-2", CPU_FEATURE_SSE42},
+    {"popcnt", CPU_FEATURE_POPCNT},   {"aes", CPU_FEATURE_AES},
+    {"abm", CPU_FEATURE_LZCNT},       {"lzcnt", CPU_FEATURE_LZCNT},
+};
+
+static uint32_t implemented(unsigned word) {
+  switch (word) {
+  case CPUID_1_EDX: return leaf1_edx;
+  case CPUID_1_ECX: return leaf1_ecx;
+  case CPUID_81_ECX: return ext1_ecx;
+  default: return ext1_edx;
+  }
+}
+
+/* One item of the list, applied to removed[]; NULL or why it cannot be. */
+static const char *apply_item(const char *item, uint32_t removed[CPUID_WORDS]) {
+  static char why[96];
+  bool on = true;
+  size_t len = strlen(item);
+  if (*item == '+' || *item == '-') {
+    on = *item++ == '+';
+    len--;
+  } else if (len > 3 && strcmp(item + len - 3, "=on") == 0) {
+    len -= 3;
+  } else if (len > 4 && strcmp(item + len - 4, "=off") == 0) {
+    on = false;
+    len -= 4;
+  }
+  for (size_t i = 0; i < sizeof feature_names / sizeof *feature_names; i++) {
+    if (strlen(feature_names[i].name) != len || strncmp(feature_names[i].name, item, len))
+      continue;
+    unsigned word = feature_names[i].feature / 32;
+    uint32_t bit = 1u << feature_names[i].feature % 32;
+    if (!on) {
+      removed[word] |= bit;
+    } else if (implemented(word) & bit) {
+      removed[word] &= ~bit;
+    } else {
+      snprintf(why, sizeof why, "--cpu: '%.*s' is not implemented by x64emu", (int)len, item);
+      return why;
+    }
+    return NULL;
+  }
+  snprintf(why, sizeof why, "--cpu: unknown feature '%.*s'", (int)len, item);
+  return why;
+}
+
+const char *cpuid_apply_option(const char *list) {
+  uint32_t removed[CPUID_WORDS];
+  memcpy(removed, cpuid_removed, sizeof removed);
+  for (const char *p = list; *p;) {
+    size_t n = strcspn(p, ",");
+    char item[64];
+    if (n == 0 || n >= sizeof item) return "--cpu: expected a list like -aes,-pclmulqdq";
+    memcpy(item, p, n);
+    item[n] = 0;
+    if (strcmp(item, "max") != 0) {
+      const char *why = apply_item(item, removed);
+      if (why) return why;
+    }
+    p += n;
+    if (*p == ',' && *++p == 0) return "--cpu: expected a list like -aes,-pclmulqdq";
+  }
+  memcpy(cpuid_removed, removed, sizeof removed);
+  return NULL;
+}
+
+void cpuid_reset_features(void) { memset(cpuid_removed, 0, sizeof cpuid_removed); }

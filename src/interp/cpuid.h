@@ -2,6 +2,7 @@
 #ifndef X64EMU_CPUID_H
 #define X64EMU_CPUID_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 typedef struct CpuidRegs {
@@ -12,5 +13,41 @@ CpuidRegs cpuid_query(uint32_t leaf, uint32_t subleaf);
 
 /* CPUID.1:EDX, which the kernel passes to programs as AT_HWCAP. */
 uint32_t cpuid_hwcap(void);
+
+/* ---- --cpu: features taken away (or given back) for testing ---- */
+
+/* The CPUID words that hold feature bits. */
+enum { CPUID_1_EDX, CPUID_1_ECX, CPUID_81_ECX, CPUID_81_EDX, CPUID_WORDS };
+
+/* A feature: its word (above) times 32 plus its bit. */
+typedef enum CpuFeature {
+  CPU_FEATURE_SSE3 = CPUID_1_ECX * 32 + 0,
+  CPU_FEATURE_PCLMULQDQ = CPUID_1_ECX * 32 + 1,
+  CPU_FEATURE_SSSE3 = CPUID_1_ECX * 32 + 9,
+  CPU_FEATURE_CX16 = CPUID_1_ECX * 32 + 13,
+  CPU_FEATURE_SSE41 = CPUID_1_ECX * 32 + 19,
+  CPU_FEATURE_SSE42 = CPUID_1_ECX * 32 + 20,
+  CPU_FEATURE_POPCNT = CPUID_1_ECX * 32 + 23,
+  CPU_FEATURE_AES = CPUID_1_ECX * 32 + 25,
+  CPU_FEATURE_LZCNT = CPUID_81_ECX * 32 + 5,
+} CpuFeature;
+
+/* Bits of implemented features that --cpu removed: CPUID reads them as 0. */
+extern uint32_t cpuid_removed[CPUID_WORDS];
+
+/* For the decoder, once per decoded instruction of an implemented feature: false when
+ * --cpu removed the feature, whose instructions are then #UD as on a CPU without it. */
+static inline bool cpu_feature_enabled(CpuFeature f) {
+  return !(cpuid_removed[f / 32] >> (f % 32) & 1);
+}
+
+/* Applies a QEMU-style feature list, items separated by commas: "-aes" or "aes=off"
+ * removes a feature, "+aes", "aes" or "aes=on" gives it back; "max" (the default model,
+ * everything implemented) changes nothing. Only implemented features can be given.
+ * Returns NULL, or a message saying what is wrong (changing nothing). */
+const char *cpuid_apply_option(const char *list);
+
+/* Gives back every removed feature. */
+void cpuid_reset_features(void);
 
 #endif

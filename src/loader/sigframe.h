@@ -1,4 +1,4 @@
-/* sigframe.h: the x86-64 kernel's signal frame (struct rt_sigframe): layout, building, reading back. */
+/* sigframe.h: the x86-64 kernel's signal frame (rt_sigframe): layout, building, reading back. */
 #ifndef X64EMU_SIGFRAME_H
 #define X64EMU_SIGFRAME_H
 

@@ -9,6 +9,7 @@
 #include "signals.h"
 
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
@@ -320,6 +321,20 @@ int signals_altstack(uint64_t sp, const X64StackT *ss, X64StackT *old) {
 
 /* ---- delivery ---- */
 
+/* --strace shows each signal the guest receives, as strace does. */
+static void trace_signal(const Cpu *c, int sig, const X64Siginfo *info) {
+  if (!c->proc || !c->proc->opt.strace) return;
+  const char *name = sigabbrev_np(sig);
+  char line[128], detail[48];
+  if (info->si_code <= 0) /* sent by a process: the union starts with its pid */
+    snprintf(detail, sizeof detail, "si_pid=%d", (int)(uint32_t)info->u.addr);
+  else
+    snprintf(detail, sizeof detail, "si_addr=%#llx", (unsigned long long)info->u.addr);
+  int n = snprintf(line, sizeof line, "--- SIG%s {si_signo=%d, si_code=%d, %s} ---\n",
+                   name ? name : "?", sig, info->si_code, detail);
+  (void)!write(2, line, (size_t)n);
+}
+
 static void die(Cpu *c, int sig) {
   c->term_signal = sig;
   raise_event(c, EV_EXIT);
@@ -437,6 +452,7 @@ void signals_deliver_sync(Cpu *c, int sig, int code, uint64_t addr) {
   note_fault(c, sig, code, addr);
   X64Siginfo info = {.si_signo = sig, .si_code = code};
   if (sig != SIGTRAP) info.u.addr = addr;
+  trace_signal(c, sig, &info);
   force_signal(c, sig, &info, sig != SIGTRAP);
 }
 
@@ -492,6 +508,7 @@ void signals_deliver_pending(Cpu *c) {
     int sig = next_signal(ready);
     X64Siginfo info = taken_info[sig];
     untake(sig);
+    trace_signal(c, sig, &info);
     const X64Sigaction *act = &st.action[sig];
     if (act->handler == X64_SIG_DFL || act->handler == X64_SIG_IGN) {
       /* Taken while the guest had a handler, which it has since removed. */

@@ -90,10 +90,12 @@ int main(void) {
   printf("SA_ONSTACK without an alternate stack: on it %d\n", seen.on_alt);
 
   stack_t ss = {.ss_sp = alt, .ss_size = 1024};
-  printf("too small: %s\n", sigaltstack(&ss, NULL) == -1 && errno == ENOMEM ? "ENOMEM" : "accepted");
+  int r = sigaltstack(&ss, NULL);
+  printf("too small: %s\n", r == -1 && errno == ENOMEM ? "ENOMEM" : "accepted");
   ss.ss_size = ALT_SIZE;
   ss.ss_flags = 7;
-  printf("bad flags: %s\n", sigaltstack(&ss, NULL) == -1 && errno == EINVAL ? "EINVAL" : "accepted");
+  r = sigaltstack(&ss, NULL);
+  printf("bad flags: %s\n", r == -1 && errno == EINVAL ? "EINVAL" : "accepted");
   ss.ss_flags = 0;
   printf("set: %d\n", sigaltstack(&ss, NULL));
   show_stack("after setting");

@@ -88,7 +88,8 @@ int main(void) {
   printf("handler entry: MXCSR %#x, x87 control word %#x (the interrupted code's: %#x, %#x)\n",
          seen.mxcsr_at_entry, seen.fcw_at_entry, seen.mxcsr_in_frame, seen.fcw_in_frame);
   printf("frame: fpregs %s, XMM0 %s, RBX %s\n", seen.fpregs_set ? "present" : "missing",
-         seen.xmm0_in_frame_ok ? "as loaded" : "WRONG", seen.rbx_in_frame_ok ? "as loaded" : "WRONG");
+         seen.xmm0_in_frame_ok ? "as loaded" : "WRONG",
+         seen.rbx_in_frame_ok ? "as loaded" : "WRONG");
   printf("after return: XMM0 %08x %08x %08x %08x\n", x0.d[0], x0.d[1], x0.d[2], x0.d[3]);
   printf("after return: XMM7 %08x %08x %08x %08x\n", x7.d[0], x7.d[1], x7.d[2], x7.d[3]);
   printf("after return: RBX %#llx, MXCSR %#x, x87 control word %#x\n", (unsigned long long)rbx,

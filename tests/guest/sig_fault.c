@@ -1,7 +1,8 @@
 /* sig_fault.c: faults reach SA_SIGINFO handlers with si_code, si_addr and the faulting
  * context (trapno, err, cr2, rip), and the handlers change the context to go on:
- * skipping the instruction, mapping the page, returning from a call through NULL. A
- * fault on a blocked signal ends the program at the end. */
+ * skipping the instruction, mapping the page, returning from a call through NULL,
+ * masking an SSE or x87 exception in the frame's FPU state. A fault on a blocked signal
+ * ends the program at the end. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <signal.h>
@@ -33,16 +34,27 @@ asm(".text\n"
     "movl $1, %eax\n"
     "int3\n"
     "int3_next: addl $1, %eax\n"
+    "ret\n"
+    "divss_probe:\n"            /* float divss_probe(float a, float b): a / b */
+    "divss_at: divss %xmm1, %xmm0\n"
+    "ret\n"
+    "fdiv_probe:\n"             /* void fdiv_probe(double *a, const double *b): *a /= *b */
+    "fldl (%rdi)\n"
+    "fdivl (%rsi)\n"
+    "mf_at: fstpl (%rdi)\n"    /* the next x87 instruction reports the pending exception */
+    "fwait\n"
     "ret\n");
 uint64_t load_probe(const volatile uint64_t *p);
 void store_probe(volatile uint64_t *p, uint64_t v);
 unsigned div_probe(unsigned a, unsigned b);
 int ud2_probe(void);
 int int3_probe(void);
-extern char load_at[], load_next[], store_at[], store_next[], div_at[], div_next[], ud2_at[], ud2_next[],
-    int3_next[];
+float divss_probe(float a, float b);
+void fdiv_probe(double *a, const double *b);
+extern char load_at[], load_next[], store_at[], store_next[], div_at[], div_next[], ud2_at[],
+    ud2_next[], int3_next[], divss_at[], mf_at[];
 
-enum Fix { GO_ON, SKIP_LOAD, MAKE_WRITABLE, RETRY_THEN_MAP, RETURN_TO_CALLER, SKIP_TO };
+enum Fix { GO_ON, SKIP_LOAD, MAKE_WRITABLE, RETRY_THEN_MAP, RETURN_TO_CALLER, SKIP_TO, MASK_FP };
 static enum Fix fix;
 static char *fix_target;       /* SKIP_TO: where to go on */
 static volatile char *page;    /* MAKE_WRITABLE, RETRY_THEN_MAP */
@@ -53,6 +65,7 @@ static struct {
   uintptr_t addr, rip, cr2;
   long rf;
   int pid_ok;
+  unsigned fp_flags, x87_flags;
 } seen;
 
 static void on_fault(int sig, siginfo_t *si, void *ucv) {
@@ -84,6 +97,13 @@ static void on_fault(int sig, siginfo_t *si, void *ucv) {
     g[REG_RIP] = *(greg_t *)g[REG_RSP];
     g[REG_RSP] += 8;
     g[REG_RAX] = 5;
+    break;
+  case MASK_FP: /* mask the exception in the frame: the instruction runs again, masked */
+    seen.fp_flags = uc->uc_mcontext.fpregs->mxcsr & 0x3f;
+    seen.x87_flags = uc->uc_mcontext.fpregs->swd & 0x3f;
+    uc->uc_mcontext.fpregs->mxcsr |= 0x1f80;
+    uc->uc_mcontext.fpregs->cwd |= 0x3f;
+    uc->uc_mcontext.fpregs->swd &= (unsigned short)~0x80bf;
     break;
   case SKIP_TO:
     g[REG_RIP] = (greg_t)fix_target;
@@ -156,6 +176,25 @@ int main(void) {
   r = int3_probe();
   show("int3", 0, (uintptr_t)int3_next);
   printf("  went on after the trap: %d\n", r);
+
+  /* Unmasked floating-point exceptions: SSE's at the instruction (#XM), x87's at the next
+   * x87 instruction (#MF), whose result is then left unwritten. */
+  fix = MASK_FP;
+  unsigned mxcsr = 0x1f80 & ~0x200u, old_mxcsr; /* divide-by-zero unmasked */
+  asm volatile("stmxcsr %0\n\tldmxcsr %1" : "=m"(old_mxcsr) : "m"(mxcsr));
+  float f = divss_probe(1.0f, 0.0f);
+  asm volatile("ldmxcsr %0" : : "m"(old_mxcsr));
+  unsigned flags = seen.fp_flags;
+  show("SSE divide by zero", (uintptr_t)divss_at, (uintptr_t)divss_at);
+  printf("  MXCSR flags in the frame %#x; masked, the division gave %f\n", flags, (double)f);
+  unsigned short cw = 0x037f & ~0x4, old_cw;
+  asm volatile("fnstcw %0\n\tfldcw %1" : "=m"(old_cw) : "m"(cw));
+  double a = 1.0, b = 0.0;
+  fdiv_probe(&a, &b);
+  asm volatile("fnclex\n\tfldcw %0" : : "m"(old_cw));
+  flags = seen.x87_flags;
+  show("x87 divide by zero", (uintptr_t)mf_at, (uintptr_t)mf_at);
+  printf("  x87 status flags in the frame %#x; then the result was %f\n", flags, a);
 
   /* A mapping past the end of its file: SIGBUS. */
   int fd = open("bus.tmp", O_RDWR | O_CREAT | O_TRUNC, 0600);

@@ -9,20 +9,18 @@
 #include <string.h>
 #include <unistd.h>
 
-static char log_buf[512];
-static size_t log_len;
-
 /* Handlers append to a log, printed later: the order of delivery is what is checked. */
+static volatile char log_buf[512];
+static volatile size_t log_len;
+
 static void note(const char *s) {
-  size_t n = strlen(s);
-  if (log_len + n < sizeof log_buf) {
-    memcpy(log_buf + log_len, s, n);
-    log_len += n;
-  }
+  for (; *s && log_len + 1 < sizeof log_buf; s++) log_buf[log_len++] = *s;
 }
 
 static void show_log(const char *what) {
-  printf("%s: %.*s\n", what, (int)log_len, log_buf);
+  printf("%s: ", what);
+  for (size_t i = 0; i < log_len; i++) putchar(log_buf[i]);
+  putchar('\n');
   log_len = 0;
 }
 
@@ -38,7 +36,7 @@ static void on_usr1(int sig) {
   note(" raised-usr2]");
 }
 
-static int depth;
+static volatile int depth;
 static void on_nodefer(int sig) {
   (void)sig;
   char s[32];
@@ -158,12 +156,10 @@ int main(void) {
   printf(", after %d\n", pending(SIGUSR2));
   block(SIG_UNBLOCK, SIGUSR2);
 
-  errno = 0;
-  printf("sigaction(SIGKILL): %d %s\n", sigaction(SIGKILL, &sa, NULL),
-         errno == EINVAL ? "EINVAL" : "?");
-  errno = 0;
-  printf("sigaction(SIGSTOP): %d %s\n", sigaction(SIGSTOP, &sa, NULL),
-         errno == EINVAL ? "EINVAL" : "?");
+  r = sigaction(SIGKILL, &sa, NULL);
+  printf("sigaction(SIGKILL): %d %s\n", r, r ? strerror(errno) : "");
+  r = sigaction(SIGSTOP, &sa, NULL);
+  printf("sigaction(SIGSTOP): %d %s\n", r, r ? strerror(errno) : "");
   sigset_t all;
   sigfillset(&all);
   sigprocmask(SIG_SETMASK, &all, NULL);

@@ -361,12 +361,26 @@ typedef struct Form {
   uint8_t rdi_mem;   /* stores through [rdi] (MASKMOVDQU): rdi points into test memory */
   uint8_t rm_zero;   /* register form with ModRM.rm 0 only (LFENCE/MFENCE/SFENCE: the
                         other rm values are valid but Capstone 4.0.2 rejects them) */
+  uint8_t pfx2;      /* a second prefix byte after pfx (66 with CRC32's F2), or 0 */
+  uint16_t avoid_gprs; /* general registers (bit n: register n) never chosen as operands
+                          or address registers: implicit operands the test sets itself */
 } Form;
 
 /* The XMM register number in ModRM.reg of the case make_case built last. */
 static unsigned case_reg;
 /* Set: memory operands of aligned forms are misaligned, and memory forms are preferred. */
 static bool force_misaligned;
+/* The register ModRM.rm names (register forms) and the memory operand's address
+ * (memory forms, else NULL) of the case make_case built last. */
+static unsigned case_rm;
+static uint8_t *case_mem;
+/* When not negative, the imm8 of every case instead of a random one. */
+static int forced_imm = -1;
+/* When set, the memory operand is here instead of in test_mem, and its contents are
+ * left alone (a test placing it against an unmapped page fills it itself). */
+static uint8_t *mem_operand_at;
+/* When set, called at the end of make_case to give the operands structured values. */
+static void (*case_hook)(const Form *f, MachineState *s);
 
 enum { MEM_SIZE = 128 };
 static uint8_t test_mem[MEM_SIZE] __attribute__((aligned(64)));
@@ -454,12 +468,14 @@ static uint64_t rand_gpr(void) {
   }
 }
 
-/* A general register that is safe to use as an operand (not RSP). */
-static unsigned rand_gpr_number(void) {
+/* A general register that is safe to use as an operand (not RSP, nor one in avoid). */
+static unsigned rand_gpr_number_avoiding(unsigned avoid) {
   unsigned r;
-  do r = rnd_below(16); while (r == RSP);
+  do r = rnd_below(16); while (r == RSP || (avoid >> r & 1));
   return r;
 }
+
+static inline unsigned rand_gpr_number(void) { return rand_gpr_number_avoiding(0); }
 
 /* MXCSR: any rounding mode, DAZ and FTZ, sticky flags; exceptions masked unless
  * `unmask` names some that may be unmasked. */
@@ -488,25 +504,30 @@ static unsigned make_case(const Form *f, MachineState *s, uint32_t unmask, uint8
   unsigned vals = f->vals == VAL_SHIFT ? VAL_INT : f->vals;
 
   bool mem = f->modrm == MR_MEM || (f->modrm == MR_BOTH && (force_misaligned || rnd_below(2)));
-  unsigned reg = f->reg_gpr ? rand_gpr_number() : rnd_below(16);
-  unsigned rm = f->rm_zero ? 0 : f->rm_gpr ? rand_gpr_number() : rnd_below(16);
+  unsigned avoid = f->avoid_gprs;
+  unsigned reg = f->reg_gpr ? rand_gpr_number_avoiding(avoid) : rnd_below(16);
+  unsigned rm = f->rm_zero ? 0 : f->rm_gpr ? rand_gpr_number_avoiding(avoid) : rnd_below(16);
   if (!f->reg_gpr) rand_fill(s->xmm[reg].b, 16, vals);
   if (!f->rm_gpr && !mem) {
     rand_fill(s->xmm[rm].b, 16, vals);
     if (f->vals == VAL_SHIFT) rand_fill(s->xmm[rm].b, 8, VAL_SHIFT);
   }
-  unsigned base = rand_gpr_number(), scale = 0;
+  unsigned base = rand_gpr_number_avoiding(avoid), scale = 0;
   int index = -1;
   int8_t disp = (int8_t)rnd();
   if (mem) {
     unsigned off = f->align16 ? 16 * rnd_below(MEM_SIZE / 16 - 1) : rnd_below(MEM_SIZE - 16);
     if (force_misaligned) off = 16 * rnd_below(MEM_SIZE / 16 - 1) + 1 + rnd_below(15);
     uint64_t addr = (uint64_t)(uintptr_t)(test_mem + off);
-    rand_fill(test_mem + (off & ~7u), 24, vals);
-    if (f->vals == VAL_SHIFT) rand_fill(test_mem + off, 8, VAL_SHIFT);
+    if (mem_operand_at) {
+      addr = (uint64_t)(uintptr_t)mem_operand_at;
+    } else {
+      rand_fill(test_mem + (off & ~7u), 24, vals);
+      if (f->vals == VAL_SHIFT) rand_fill(test_mem + off, 8, VAL_SHIFT);
+    }
     uint64_t index_val = 0;
     if (rnd_below(2)) {
-      do index = (int)rand_gpr_number(); while ((unsigned)index == base);
+      do index = (int)rand_gpr_number_avoiding(avoid); while ((unsigned)index == base);
       scale = rnd_below(4);
       index_val = rnd_below(8);
       s->r[index] = index_val;
@@ -515,9 +536,14 @@ static unsigned make_case(const Form *f, MachineState *s, uint32_t unmask, uint8
   }
   if (f->rdi_mem) s->r[RDI] = (uint64_t)(uintptr_t)(test_mem + rnd_below(MEM_SIZE - 16));
   case_reg = reg;
+  case_rm = rm;
+  case_mem = mem ? (uint8_t *)(uintptr_t)(s->r[base] + (uint64_t)(int64_t)disp +
+                                          (index >= 0 ? s->r[index] << scale : 0))
+                 : NULL;
 
   uint8_t *p = insn;
   if (f->pfx) *p++ = f->pfx;
+  if (f->pfx2) *p++ = f->pfx2;
   unsigned reg_field = f->ext >= 0 ? (unsigned)f->ext : reg;
   unsigned rex = (f->rexw ? 8 : 0) | (reg_field >= 8 ? 4 : 0) |
                  (mem && index >= 8 ? 2 : 0) | ((mem ? base : rm) >= 8 ? 1 : 0);
@@ -534,7 +560,8 @@ static unsigned make_case(const Form *f, MachineState *s, uint32_t unmask, uint8
     *p++ = (uint8_t)(0x40 | (reg_field & 7) << 3 | (base & 7));
     *p++ = (uint8_t)disp;
   }
-  if (f->imm8) *p++ = (uint8_t)rnd();
+  if (f->imm8) *p++ = forced_imm >= 0 ? (uint8_t)forced_imm : (uint8_t)rnd();
+  if (case_hook) case_hook(f, s);
   return (unsigned)(p - insn);
 }
 
@@ -588,7 +615,8 @@ static unsigned run_forms_n(const Form *forms, size_t n, unsigned iterations, ui
   return bad;
 }
 
-static unsigned run_forms(const Form *forms, size_t n, uint32_t unmask, Reconcile fix) {
+__attribute__((unused)) static unsigned run_forms(const Form *forms, size_t n, uint32_t unmask,
+                                                  Reconcile fix) {
   return run_forms_n(forms, n, diff_iterations(), unmask, fix);
 }
 

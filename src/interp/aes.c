@@ -1,0 +1,70 @@
+/* aes.c: AES-NI (AESENC, AESENCLAST, AESDEC, AESDECLAST, AESIMC, AESKEYGENASSIST) and
+ * PCLMULQDQ, each the host primitive of host_crypto.h it is named after.
+ *
+ * Register forms work in place on the guest's XMM registers: an Xmm has the size and
+ * alignment of a Block128, and the primitives accept a result that overlaps an operand.
+ * Memory forms load their 16-byte operand, which must be aligned (legacy SSE encoding:
+ * #GP otherwise, as the host CPU does), into a temporary first. */
+#include "host/host_crypto.h"
+#include "ops_crypto.h"
+#include "sse_operand.h"
+
+_Static_assert(sizeof(Xmm) == sizeof(Block128) && _Alignof(Xmm) == _Alignof(Block128),
+               "an XMM register is used as a Block128 in place");
+
+static inline Block128 *block(Xmm *x) { return (Block128 *)x; }
+
+/* A two-operand round: xmm[reg] = round(xmm[reg], source). */
+#define AES_ROUND(name, primitive)                                        \
+  void op_##name(Cpu *c, const Insn *in) {                                \
+    Block128 *d = block(&c->xmm[in->reg]);                                \
+    primitive(d, d, block(&c->xmm[in->rm]));                              \
+  }                                                                       \
+  void op_##name##_m(Cpu *c, const Insn *in) {                            \
+    Xmm s;                                                                \
+    load_m128a(c, in, &s);                                                \
+    Block128 *d = block(&c->xmm[in->reg]);                                \
+    primitive(d, d, block(&s));                                           \
+  }
+
+/* 66 0F 38 DC: AESENC xmm1, xmm2/m128 */
+AES_ROUND(aesenc, aes_SB_SR_MC_AK)
+/* 66 0F 38 DD: AESENCLAST xmm1, xmm2/m128 */
+AES_ROUND(aesenclast, aes_SB_SR_AK)
+/* 66 0F 38 DE: AESDEC xmm1, xmm2/m128 */
+AES_ROUND(aesdec, aes_ISB_ISR_IMC_AK)
+/* 66 0F 38 DF: AESDECLAST xmm1, xmm2/m128 */
+AES_ROUND(aesdeclast, aes_ISB_ISR_AK)
+
+/* 66 0F 38 DB: AESIMC xmm1, xmm2/m128 */
+void op_aesimc(Cpu *c, const Insn *in) {
+  aes_IMC(block(&c->xmm[in->reg]), block(&c->xmm[in->rm]));
+}
+void op_aesimc_m(Cpu *c, const Insn *in) {
+  Xmm s;
+  load_m128a(c, in, &s);
+  aes_IMC(block(&c->xmm[in->reg]), block(&s));
+}
+
+/* 66 0F 3A DF ib: AESKEYGENASSIST xmm1, xmm2/m128, imm8 */
+void op_aeskeygenassist(Cpu *c, const Insn *in) {
+  aes_keygen_assist(block(&c->xmm[in->reg]), block(&c->xmm[in->rm]), (uint8_t)in->imm);
+}
+void op_aeskeygenassist_m(Cpu *c, const Insn *in) {
+  Xmm s;
+  load_m128a(c, in, &s);
+  aes_keygen_assist(block(&c->xmm[in->reg]), block(&s), (uint8_t)in->imm);
+}
+
+/* 66 0F 3A 44 ib: PCLMULQDQ xmm1, xmm2/m128, imm8. The decoder turns imm8 bit 0 into
+ * in->op (the quadword of xmm1) and bit 4 into in->aux (that of the source); the other
+ * bits are ignored. */
+void op_pclmulqdq(Cpu *c, const Insn *in) {
+  Xmm *d = &c->xmm[in->reg];
+  clmul_64x64(block(d), d->q[in->op], c->xmm[in->rm].q[in->aux]);
+}
+void op_pclmulqdq_m(Cpu *c, const Insn *in) {
+  Xmm s, *d = &c->xmm[in->reg];
+  load_m128a(c, in, &s);
+  clmul_64x64(block(d), d->q[in->op], s.q[in->aux]);
+}

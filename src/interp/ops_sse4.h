@@ -1,0 +1,65 @@
+/* ops_sse4.h: handlers for SSE3, SSSE3, SSE4.1 and SSE4.2 (decode_sse.c's 0F table and
+ * decode_sse4.c's 0F 38 / 0F 3A tables are the index).
+ *
+ * Same conventions as ops_sse.h: op_X takes its source from the XMM register ModRM.rm,
+ * op_X_m from memory; the destination is the XMM register ModRM.reg unless the comment
+ * says otherwise; in->imm holds the imm8; in->osz 4 or 8 is the general-register width
+ * (REX.W) where one is involved. */
+#ifndef X64EMU_OPS_SSE4_H
+#define X64EMU_OPS_SSE4_H
+
+#include "ops_sse.h"
+
+/* sse3.c */
+SSE_DECLARE_RM(movddup)   /* source xmm/m64 */
+SSE_DECLARE_RM(movsldup)
+SSE_DECLARE_RM(movshdup)
+SSE_DECLARE_RM(haddps) SSE_DECLARE_RM(haddpd) SSE_DECLARE_RM(hsubps) SSE_DECLARE_RM(hsubpd)
+SSE_DECLARE_RM(addsubps) SSE_DECLARE_RM(addsubpd)
+
+/* ssse3.c */
+SSE_DECLARE_RM(pshufb) SSE_DECLARE_RM(palignr)
+SSE_DECLARE_RM(phaddw) SSE_DECLARE_RM(phaddd) SSE_DECLARE_RM(phaddsw)
+SSE_DECLARE_RM(phsubw) SSE_DECLARE_RM(phsubd) SSE_DECLARE_RM(phsubsw)
+SSE_DECLARE_RM(pmaddubsw) SSE_DECLARE_RM(pmulhrsw)
+SSE_DECLARE_RM(psignb) SSE_DECLARE_RM(psignw) SSE_DECLARE_RM(psignd)
+SSE_DECLARE_RM(pabsb) SSE_DECLARE_RM(pabsw) SSE_DECLARE_RM(pabsd)
+
+/* sse41.c: integer arithmetic, compares, blends */
+SSE_DECLARE_RM(pmulld) SSE_DECLARE_RM(pmuldq) SSE_DECLARE_RM(pcmpeqq) SSE_DECLARE_RM(packusdw)
+SSE_DECLARE_RM(pminsb) SSE_DECLARE_RM(pminsd) SSE_DECLARE_RM(pminuw) SSE_DECLARE_RM(pminud)
+SSE_DECLARE_RM(pmaxsb) SSE_DECLARE_RM(pmaxsd) SSE_DECLARE_RM(pmaxuw) SSE_DECLARE_RM(pmaxud)
+SSE_DECLARE_RM(ptest)     /* writes ZF and CF, clears AF, OF, PF, SF; no XMM change */
+SSE_DECLARE_RM(pblendw) SSE_DECLARE_RM(blendps) SSE_DECLARE_RM(blendpd)
+SSE_DECLARE_RM(pblendvb) SSE_DECLARE_RM(blendvps) SSE_DECLARE_RM(blendvpd) /* mask: XMM0 */
+SSE_DECLARE_RM(mpsadbw) SSE_DECLARE_RM(phminposuw)
+void op_movntdqa_m(Cpu *c, const Insn *in);
+
+/* sse41_move.c: widening moves, inserts and extracts */
+SSE_DECLARE_RM(pmovsxbw) SSE_DECLARE_RM(pmovsxbd) SSE_DECLARE_RM(pmovsxbq)
+SSE_DECLARE_RM(pmovsxwd) SSE_DECLARE_RM(pmovsxwq) SSE_DECLARE_RM(pmovsxdq)
+SSE_DECLARE_RM(pmovzxbw) SSE_DECLARE_RM(pmovzxbd) SSE_DECLARE_RM(pmovzxbq)
+SSE_DECLARE_RM(pmovzxwd) SSE_DECLARE_RM(pmovzxwq) SSE_DECLARE_RM(pmovzxdq)
+/* Sources: a general register (ModRM.rm) or memory of the element's width. */
+SSE_DECLARE_RM(pinsrb) SSE_DECLARE_RM(pinsrd) /* PINSRD, with in->osz 8 PINSRQ */
+SSE_DECLARE_RM(insertps)                      /* source xmm or m32 */
+/* Destinations: a general register (ModRM.rm, zero-extended) or memory. */
+SSE_DECLARE_RM(pextrb) SSE_DECLARE_RM(pextrw_rm) SSE_DECLARE_RM(pextrd) /* PEXTRQ: osz 8 */
+SSE_DECLARE_RM(extractps)
+
+/* sse41_fp.c: rounding and dot products, through the floating-point tiers */
+SSE_DECLARE_RM(roundps) SSE_DECLARE_RM(roundpd) SSE_DECLARE_RM(roundss) SSE_DECLARE_RM(roundsd)
+SSE_DECLARE_RM(dpps) SSE_DECLARE_RM(dppd)
+
+/* sse42.c */
+SSE_DECLARE_RM(pcmpgtq)
+/* CRC32 r32/r64, r/m: in->osz is the destination size (4, 8), in->aux the source size
+ * (1, 2, 4, 8); ModRM.rm is a general register (byte registers when aux is 1). */
+SSE_DECLARE_RM(crc32)
+/* pcmpstr.c: the string compares. ECX (the I forms) or XMM0 (the M forms) and the
+ * flags are the outputs; the E forms take lengths from EAX/EDX, or RAX/RDX with
+ * in->osz 8. */
+SSE_DECLARE_RM(pcmpestri) SSE_DECLARE_RM(pcmpestrm)
+SSE_DECLARE_RM(pcmpistri) SSE_DECLARE_RM(pcmpistrm)
+
+#endif

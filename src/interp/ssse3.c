@@ -1,0 +1,92 @@
+/* ssse3.c: SSSE3 on XMM registers: byte shuffle and alignment, horizontal add and
+ * subtract, multiply-add and rounding multiply, sign and absolute value. (The MMX forms
+ * without the 66 prefix are not implemented.) */
+#include "ops_sse4.h"
+#include "sse_operand.h"
+
+static inline int16_t sat_s16(int32_t v) {
+  return v < -32768 ? -32768 : v > 32767 ? 32767 : (int16_t)v;
+}
+
+/* ---- byte rearrangement ---- */
+
+/* 66 0F 38 00: each byte picks a byte of the destination by the low four bits of the
+ * source byte, or is zero when its top bit is set. */
+SSE_RM(pshufb, load_m128a) {
+  Xmm r;
+  for (int i = 0; i < 16; i++) r.b[i] = s->b[i] & 0x80 ? 0 : d->b[s->b[i] & 15];
+  *d = r;
+}
+
+/* 66 0F 3A 0F: bytes imm8.. of the 32-byte value destination:source (source low). */
+SSE_RM(palignr, load_m128a) {
+  uint8_t both[48] = {0};
+  memcpy(both, s, 16);
+  memcpy(both + 16, d, 16);
+  unsigned shift = (unsigned)in->imm;
+  if (shift > 32) shift = 32;
+  memcpy(d, both + shift, 16);
+}
+
+/* ---- horizontal add and subtract: pairs of the destination, then of the source ---- */
+
+#define HORIZONTAL(name, lane, n, expr)                                               \
+  SSE_RM(name, load_m128a) {                                                          \
+    Xmm r;                                                                            \
+    for (int i = 0; i < (n) / 2; i++) {                                               \
+      int64_t a = d->lane[2 * i], b = d->lane[2 * i + 1];                             \
+      r.lane[i] = (expr);                                                             \
+      a = s->lane[2 * i], b = s->lane[2 * i + 1];                                     \
+      r.lane[(n) / 2 + i] = (expr);                                                   \
+    }                                                                                 \
+    *d = r;                                                                           \
+  }
+
+/* 66 0F 38 01, 02, 03 */
+HORIZONTAL(phaddw, sw, 8, (int16_t)(a + b))
+HORIZONTAL(phaddd, sd, 4, (int32_t)(a + b))
+HORIZONTAL(phaddsw, sw, 8, sat_s16((int32_t)(a + b)))
+/* 66 0F 38 05, 06, 07 */
+HORIZONTAL(phsubw, sw, 8, (int16_t)(a - b))
+HORIZONTAL(phsubd, sd, 4, (int32_t)(a - b))
+HORIZONTAL(phsubsw, sw, 8, sat_s16((int32_t)(a - b)))
+
+/* ---- multiplies ---- */
+
+/* 66 0F 38 04: unsigned destination bytes times signed source bytes, adjacent products
+ * summed with signed saturation */
+SSE_RM(pmaddubsw, load_m128a) {
+  Xmm r;
+  for (int i = 0; i < 8; i++)
+    r.sw[i] = sat_s16(d->b[2 * i] * s->sb[2 * i] + d->b[2 * i + 1] * s->sb[2 * i + 1]);
+  *d = r;
+}
+/* 66 0F 38 0B: the high half of the product scaled by 2, rounded */
+SSE_RM(pmulhrsw, load_m128a) {
+  for (int i = 0; i < 8; i++)
+    d->sw[i] = (int16_t)((((int32_t)d->sw[i] * s->sw[i] >> 14) + 1) >> 1);
+}
+
+/* ---- sign and absolute value ---- */
+
+#define PSIGN(name, lane, slane, n)                                                   \
+  SSE_RM(name, load_m128a) {                                                          \
+    for (int i = 0; i < (n); i++)                                                     \
+      d->lane[i] = s->slane[i] < 0 ? 0u - d->lane[i] : s->slane[i] == 0 ? 0 : d->lane[i]; \
+  }
+
+/* 66 0F 38 08, 09, 0A: negate, zero or keep each lane by the source's sign */
+PSIGN(psignb, b, sb, 16)
+PSIGN(psignw, w, sw, 8)
+PSIGN(psignd, d, sd, 4)
+
+/* 66 0F 38 1C, 1D, 1E: the magnitude as an unsigned value (so -128 gives 0x80) */
+SSE_RM(pabsb, load_m128a) {
+  for (int i = 0; i < 16; i++) d->b[i] = (uint8_t)(s->sb[i] < 0 ? -s->sb[i] : s->sb[i]);
+}
+SSE_RM(pabsw, load_m128a) {
+  for (int i = 0; i < 8; i++) d->w[i] = (uint16_t)(s->sw[i] < 0 ? -s->sw[i] : s->sw[i]);
+}
+SSE_RM(pabsd, load_m128a) {
+  for (int i = 0; i < 4; i++) d->d[i] = s->sd[i] < 0 ? 0u - s->d[i] : s->d[i];
+}

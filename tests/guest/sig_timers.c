@@ -1,0 +1,137 @@
+/* sig_timers.c: timers and their signals. An alarm() handler stops a busy loop;
+ * setitimer's periodic signals are counted; getitimer; a POSIX timer signals with its
+ * value; ITIMER_VIRTUAL measures CPU time; clock_nanosleep, clock_getres, times and
+ * getrusage. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/times.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t stop, ticks, vticks;
+static volatile int timer_value, timer_code, timer_signo;
+
+static void on_alarm(int sig) {
+  (void)sig;
+  stop = 1;
+}
+
+static void on_tick(int sig) {
+  (void)sig;
+  if (++ticks == 5) {
+    struct itimerval off = {{0, 0}, {0, 0}};
+    setitimer(ITIMER_REAL, &off, NULL);
+  }
+}
+
+static void on_vtalrm(int sig) {
+  (void)sig;
+  vticks++;
+}
+
+static void on_timer(int sig, siginfo_t *si, void *uc) {
+  (void)uc;
+  timer_signo = sig;
+  timer_code = si->si_code;
+  timer_value = si->si_value.sival_int;
+}
+
+static void handle(int sig, void (*fn)(int)) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = fn;
+  sigemptyset(&sa.sa_mask);
+  sigaction(sig, &sa, NULL);
+}
+
+int main(void) {
+  handle(SIGALRM, on_alarm);
+  alarm(1);
+  unsigned long spins = 0;
+  while (!stop) spins++;
+  printf("busy loop stopped by the SIGALRM handler after spinning: %s\n", spins ? "yes" : "no");
+
+  alarm(10);
+  printf("alarm(0) after alarm(10): %u seconds were left\n", alarm(0));
+
+  handle(SIGALRM, on_tick);
+  struct itimerval every = {{0, 20000}, {0, 20000}}, now;
+  setitimer(ITIMER_REAL, &every, NULL);
+  getitimer(ITIMER_REAL, &now);
+  printf("getitimer: interval %ld us, first in at most 20 ms %d\n", (long)now.it_interval.tv_usec,
+         now.it_value.tv_sec == 0 && now.it_value.tv_usec <= 20000);
+  /* Blocked except while waiting, so that no tick falls between the test and the wait. */
+  sigset_t blocked, waiting;
+  sigemptyset(&blocked);
+  sigaddset(&blocked, SIGALRM);
+  sigaddset(&blocked, SIGRTMIN);
+  sigprocmask(SIG_BLOCK, &blocked, &waiting);
+  while (ticks < 5) sigsuspend(&waiting);
+  getitimer(ITIMER_REAL, &now);
+  printf("periodic SIGALRM: %d ticks, then stopped (%ld.%06ld left)\n", ticks,
+         (long)now.it_value.tv_sec, (long)now.it_value.tv_usec);
+
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_timer;
+  sa.sa_flags = SA_SIGINFO;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGRTMIN, &sa, NULL);
+  struct sigevent sev;
+  memset(&sev, 0, sizeof sev);
+  sev.sigev_notify = SIGEV_SIGNAL;
+  sev.sigev_signo = SIGRTMIN;
+  sev.sigev_value.sival_int = 1234;
+  timer_t timer;
+  printf("timer_create: %d\n", timer_create(CLOCK_MONOTONIC, &sev, &timer));
+  struct itimerspec spec = {{0, 0}, {0, 50000000}}, left;
+  printf("timer_settime: %d\n", timer_settime(timer, 0, &spec, NULL));
+  timer_gettime(timer, &left);
+  printf("timer_gettime: due within 50 ms %d\n",
+         left.it_value.tv_sec == 0 && left.it_value.tv_nsec > 0 &&
+             left.it_value.tv_nsec <= 50000000);
+  while (!timer_signo) sigsuspend(&waiting);
+  sigprocmask(SIG_SETMASK, &waiting, NULL);
+  printf("POSIX timer: signal SIGRTMIN+%d, si_code %d (SI_TIMER %d), value %d\n",
+         timer_signo - SIGRTMIN, timer_code, SI_TIMER, timer_value);
+  printf("timer_delete: %d\n", timer_delete(timer));
+
+  handle(SIGVTALRM, on_vtalrm);
+  struct itimerval cpu = {{0, 0}, {0, 10000}};
+  setitimer(ITIMER_VIRTUAL, &cpu, NULL);
+  while (!vticks) spins++;
+  printf("ITIMER_VIRTUAL: SIGVTALRM after 10 ms of CPU time %d\n", vticks);
+
+  struct timespec res, t0, t1;
+  clock_getres(CLOCK_MONOTONIC, &res);
+  printf("clock_getres(CLOCK_MONOTONIC): %ld.%09ld\n", (long)res.tv_sec, res.tv_nsec);
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  struct timespec until = t0;
+  until.tv_nsec += 20000000;
+  if (until.tv_nsec >= 1000000000) until.tv_sec++, until.tv_nsec -= 1000000000;
+  int r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  printf("clock_nanosleep(TIMER_ABSTIME, +20 ms): %d, woke at or after it %d\n", r,
+         t1.tv_sec > until.tv_sec || (t1.tv_sec == until.tv_sec && t1.tv_nsec >= until.tv_nsec));
+
+  handle(SIGALRM, on_alarm);
+  struct itimerval soon = {{0, 0}, {0, 50000}};
+  setitimer(ITIMER_REAL, &soon, NULL);
+  struct timespec ten = {10, 0};
+  r = clock_nanosleep(CLOCK_MONOTONIC, 0, &ten, NULL);
+  printf("clock_nanosleep(10 s) interrupted: %s\n", r == EINTR ? "EINTR" : strerror(r));
+
+  struct tms tms;
+  struct rusage ru;
+  clock_t ticks_now = times(&tms);
+  r = getrusage(RUSAGE_SELF, &ru);
+  printf("times: %s, user ticks counted %d; getrusage: %d, user time counted %d\n",
+         ticks_now == (clock_t)-1 ? "failed" : "ok", tms.tms_utime > 0, r,
+         ru.ru_utime.tv_sec > 0 || ru.ru_utime.tv_usec > 0);
+  return 0;
+}
