@@ -132,20 +132,17 @@ static unsigned implicit_compare(Cpu *c, const Insn *in, const Xmm *b) {
   return compare_strings(c, &a, implicit_length(&a, imm), b, implicit_length(b, imm), imm);
 }
 
-/* The second operand: a register, or 16 bytes of memory with no alignment rule. */
-static Xmm second_operand(Cpu *c, const Insn *in) {
-  Xmm b;
-  if (in->mem) load_m128u(c, in, &b);
-  else b = c->xmm[in->rm];
-  return b;
-}
-
+/* The second operand is a register or 16 bytes of memory with no alignment rule. */
 #define PCMPSTR(name, compare, output)                                                \
   void op_##name(Cpu *c, const Insn *in) {                                            \
-    Xmm b = second_operand(c, in);                                                    \
+    Xmm b = c->xmm[in->rm];                                                           \
     output(c, compare(c, in, &b), (unsigned)in->imm);                                 \
   }                                                                                   \
-  void op_##name##_m(Cpu *c, const Insn *in) { op_##name(c, in); }
+  void op_##name##_m(Cpu *c, const Insn *in) {                                        \
+    Xmm b;                                                                            \
+    load_m128u(c, in, &b);                                                            \
+    output(c, compare(c, in, &b), (unsigned)in->imm);                                 \
+  }
 
 /* 66 [REX.W] 0F 3A 61, 60 */
 PCMPSTR(pcmpestri, explicit_compare, output_index)

@@ -17,7 +17,9 @@ SSE_RM(pmuldq, load_m128a) {
 /* ---- compares, min/max, pack ---- */
 
 /* 66 0F 38 29 */
-SSE_RM(pcmpeqq, load_m128a) { for (int i = 0; i < 2; i++) d->q[i] = d->q[i] == s->q[i] ? ~0ull : 0; }
+SSE_RM(pcmpeqq, load_m128a) {
+  for (int i = 0; i < 2; i++) d->q[i] = d->q[i] == s->q[i] ? ~0ull : 0;
+}
 
 #define MINMAX(name, lane, n, op)                                                     \
   SSE_RM(name, load_m128a) {                                                          \

@@ -98,7 +98,8 @@ uint32_t soft_round(enum FpShape sh, unsigned imm, Xmm *d, const Xmm *s, uint32_
   bool f64 = sh == FP_PD || sh == FP_SD;
   unsigned lanes = sh == FP_PS ? 4 : sh == FP_PD ? 2 : 1;
   uint32_t fl = 0;
-  for (unsigned i = 0; i < lanes; i++) put(f64, d, i, round_lane(f64, get(f64, s, i), imm, mx, &fl));
+  for (unsigned i = 0; i < lanes; i++)
+    put(f64, d, i, round_lane(f64, get(f64, s, i), imm, mx, &fl));
   return fl;
 }
 
