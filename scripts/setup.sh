@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake pkg-config libcapstone-dev libelf-dev libcmocka-dev
           # real static programs and libraries the guest tests run
-          busybox-static libsqlite3-dev zlib1g-dev
+          busybox-static bash-static zsh-static libsqlite3-dev zlib1g-dev
           libssl-dev python3-cryptography-vectors # crypto guests: libcrypto.a, NIST CAVP vectors
           # the aarch64 host tier, cross-built and run under user-mode QEMU
           gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user libcmocka-dev:arm64)
