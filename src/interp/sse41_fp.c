@@ -24,8 +24,9 @@ FP_ROUND(roundsd, FP_SD, load_m64)
 
 /* An unmasked exception in a dot product: the CPU stops after the step that raised it,
  * with the flags of the steps before and those of that step (only its invalid,
- * denormal and divide-by-zero flags when one of those is the unmasked one). The steps'
- * flags come from the portable kernel, which is exact in either tier. */
+ * denormal and divide-by-zero flags when one of those is the unmasked one). Whichever
+ * tier computed the result, the steps' flags come from the portable kernel (held to the
+ * CPU's flags by test_sse4_float.c). */
 static _Noreturn void dp_fault(Cpu *c, bool f64, unsigned imm, const Xmm *d, const Xmm *s) {
   uint32_t steps[DP_STEPS], unmasked = ~(c->mxcsr >> 7) & MXCSR_FLAGS;
   Xmm r = *d;
