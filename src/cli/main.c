@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "decoder/block.h"
 #include "decoder/decode.h"
 #include "host/host_crypto.h"
 #include "interp/cpuid.h"
@@ -31,6 +32,8 @@ static void usage(FILE *to) {
           "  -h, --help        show this help and exit\n"
           "  --version         show the version and exit\n"
           "  --strace          print each guest system call (or X64EMU_STRACE=1)\n"
+          "  --stats           at exit, print the guest instructions run and the blocks\n"
+          "                    decoded to stderr (or X64EMU_STATS=1)\n"
           "  -E VAR=VALUE      set VAR in the guest's environment\n"
           "  -U VAR            remove VAR from the guest's environment\n"
           "  -0 ARGV0          the guest's argv[0] (default: program as given)\n"
@@ -162,6 +165,7 @@ int main(int argc, char **argv) {
   memcpy(env.v, environ, (env.n + 1) * sizeof *env.v);
 
   bool strace = env_flag("X64EMU_STRACE");
+  bool stats = env_flag("X64EMU_STATS");
   const char *argv0 = NULL;
   const char *crypto = getenv("X64EMU_HOST_CRYPTO"), *fp = getenv("X64EMU_HOST_FP");
   const char *cpu = NULL;
@@ -192,6 +196,8 @@ int main(int argc, char **argv) {
       strcpy(cpu_all + had, cpu);
     } else if (strcmp(opt, "-strace") == 0) {
       strace = true;
+    } else if (strcmp(opt, "-stats") == 0) {
+      stats = true;
     } else if (strcmp(opt, "-E") == 0) {
       if (!value || !strchr(value, '=') || value[0] == '=')
         usage_error("-E needs VAR=VALUE, got '%s'", value ? value : "");
@@ -260,5 +266,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   cpu_run(&proc.cpu, 0);
+  if (stats)
+    fprintf(stderr, "x64emu: %llu guest instructions, %llu blocks decoded\n",
+            (unsigned long long)proc.cpu.icount, (unsigned long long)block_decode_count());
   exit_like_guest(&proc.cpu);
 }

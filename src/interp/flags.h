@@ -33,14 +33,14 @@ void flags_update(Cpu *c, uint64_t mask, uint64_t bits);
 /* Condition code cc (the low nibble of Jcc/SETcc/CMOVcc), for any recorded operation. */
 bool cond_slow(const Cpu *c, unsigned cc);
 
-/* The same, with the commonest case inline: JE/JNE (and SETE, CMOVE...) after any lazily
- * recorded operation, where ZF is just a zero result. */
+/* The same, with the commonest cases inline: JE/JNE (and SETE, CMOVE...) after any lazily
+ * recorded operation, where ZF is just a zero result, and JB/JAE after CMP or SUB, the
+ * loop test of OpenSSL's assembly (`sub $0x80, %rdx; jnc`). */
 static inline bool cond(const Cpu *c, unsigned cc) {
   const LazyFlags *f = &c->lf;
-  if (f->op != LF_NONE && (cc & ~1u) == 4) {
-    uint64_t m = f->size >= 8 ? ~0ull : (1ull << (f->size * 8)) - 1;
-    return ((f->res & m) == 0) ^ (cc & 1);
-  }
+  uint64_t m = f->size >= 8 ? ~0ull : (1ull << (f->size * 8)) - 1;
+  if (f->op != LF_NONE && (cc & ~1u) == 4) return ((f->res & m) == 0) ^ (cc & 1);
+  if (f->op == LF_SUB && (cc & ~1u) == 2) return ((f->a & m) < (f->b & m)) ^ (cc & 1);
   return cond_slow(c, cc);
 }
 

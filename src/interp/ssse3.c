@@ -1,6 +1,7 @@
 /* ssse3.c: SSSE3 on XMM registers: byte shuffle and alignment, horizontal add and
  * subtract, multiply-add and rounding multiply, sign and absolute value. (The MMX forms
  * without the 66 prefix are not implemented.) */
+#include "../host/byte_shuffle.h"
 #include "ops_sse4.h"
 #include "sse_operand.h"
 
@@ -12,11 +13,7 @@ static inline int16_t sat_s16(int32_t v) {
 
 /* 66 0F 38 00: each byte picks a byte of the destination by the low four bits of the
  * source byte, or is zero when its top bit is set. */
-SSE_RM(pshufb, load_m128a) {
-  Xmm r;
-  for (int i = 0; i < 16; i++) r.b[i] = s->b[i] & 0x80 ? 0 : d->b[s->b[i] & 15];
-  *d = r;
-}
+SSE_RM(pshufb, load_m128a) { byte_shuffle(d->b, d->b, s->b); }
 
 /* 66 0F 3A 0F: bytes imm8.. of the 32-byte value destination:source (source low). */
 SSE_RM(palignr, load_m128a) {
