@@ -43,14 +43,19 @@ static inline void st(uint64_t a, uint64_t v, unsigned size) {
 static inline void ld128(uint64_t a, Xmm *x) { memcpy(x, (const void *)(uintptr_t)a, 16); }
 static inline void st128(uint64_t a, const Xmm *x) { memcpy((void *)(uintptr_t)a, x, 16); }
 
-/* Effective address of the instruction's memory operand. */
-static inline uint64_t ea(const Cpu *c, const Insn *in) {
-  uint64_t a = (uint64_t)in->disp;
-  if (in->base != REG_NONE) a += c->r[in->base];
-  if (in->index != REG_NONE) a += c->r[in->index] << in->scale;
+/* 32-bit address arithmetic (67 prefix) and the FS/GS segment base, both rare. */
+static inline uint64_t ea_adjust(const Cpu *c, const Insn *in, uint64_t a) {
   if (in->addr32) a = (uint32_t)a;
   if (in->seg == SEG_FS) a += c->fs_base;
   else if (in->seg == SEG_GS) a += c->gs_base;
+  return a;
+}
+
+/* Effective address of the instruction's memory operand. An absent base or index is
+ * REG_NONE, whose register reads 0, so the common case has no branch. */
+static inline uint64_t ea(const Cpu *c, const Insn *in) {
+  uint64_t a = (uint64_t)in->disp + c->r[in->base] + (c->r[in->index] << in->scale);
+  if (__builtin_expect(in->addr32 || in->seg != SEG_NONE, 0)) a = ea_adjust(c, in, a);
   return a;
 }
 

@@ -13,7 +13,8 @@ enum {
 };
 /* Byte-register numbers above 15 name AH, CH, DH, BH (legacy high bytes, no REX). */
 enum { REG_AH = 16, REG_CH, REG_DH, REG_BH };
-#define REG_NONE 0xff
+/* An absent base or index register of a memory operand: Cpu.r[REG_NONE] is always 0. */
+#define REG_NONE 16
 
 /* RFLAGS bits. */
 enum {
@@ -76,7 +77,7 @@ enum {
 };
 
 typedef struct Cpu {
-  uint64_t r[16];
+  uint64_t r[17]; /* RAX..R15, then r[REG_NONE], a zero that addressing reads */
   uint64_t rip;
   uint64_t rflags; /* DF, ID, ... and, when lf.op == LF_NONE, the arithmetic flags */
   LazyFlags lf;

@@ -24,9 +24,7 @@ void op_movsx(Cpu *c, const Insn *in) {
 
 /* 8D */
 void op_lea(Cpu *c, const Insn *in) {
-  uint64_t a = (uint64_t)in->disp;
-  if (in->base != REG_NONE) a += c->r[in->base];
-  if (in->index != REG_NONE) a += c->r[in->index] << in->scale;
+  uint64_t a = (uint64_t)in->disp + c->r[in->base] + (c->r[in->index] << in->scale);
   if (in->addr32) a = (uint32_t)a;
   reg_set(c, in->reg, a, in->osz);
 }

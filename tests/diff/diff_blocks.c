@@ -29,7 +29,7 @@ static void run_emulated(const Regs *in, Outcome *o) {
   memcpy(data, data_init, DATA_SIZE);
   block_flush_all(); /* the code page holds new bytes at the same addresses */
   cpu_reset(&emu_cpu);
-  memcpy(emu_cpu.r, in->r, sizeof emu_cpu.r);
+  memcpy(emu_cpu.r, in->r, sizeof in->r);
   flags_set(&emu_cpu, in->rflags);
   emu_cpu.fs_base = fs_base;
   emu_cpu.gs_base = gs_base;
@@ -41,7 +41,7 @@ static void run_emulated(const Regs *in, Outcome *o) {
   emu_active = 0;
   o->sig = emu_cpu.term_signal;
   o->code = 0;
-  memcpy(o->regs.r, emu_cpu.r, sizeof emu_cpu.r);
+  memcpy(o->regs.r, emu_cpu.r, sizeof o->regs.r);
   o->regs.rflags = flags_get(&emu_cpu);
   memcpy(o->mem, data, DATA_SIZE);
 }

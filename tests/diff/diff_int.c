@@ -58,7 +58,7 @@ static bool decode_case(const Case *k, Insn *insns, char *why, size_t why_size) 
 static void run_emulated(const Case *k, const Insn *insns, Outcome *o) {
   memcpy(data, data_init, DATA_SIZE);
   cpu_reset(&emu_cpu);
-  memcpy(emu_cpu.r, k->in.r, sizeof emu_cpu.r);
+  memcpy(emu_cpu.r, k->in.r, sizeof k->in.r);
   flags_set(&emu_cpu, k->in.rflags);
   emu_cpu.fs_base = fs_base;
   emu_cpu.gs_base = gs_base;
@@ -84,7 +84,7 @@ static void run_emulated(const Case *k, const Insn *insns, Outcome *o) {
   }
   fault_landing = NULL;
   emu_active = 0;
-  memcpy(o->regs.r, emu_cpu.r, sizeof emu_cpu.r);
+  memcpy(o->regs.r, emu_cpu.r, sizeof o->regs.r);
   o->regs.rflags = flags_get(&emu_cpu);
   memcpy(o->mem, data, DATA_SIZE);
 }

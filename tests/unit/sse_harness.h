@@ -241,7 +241,7 @@ static Cpu emu_cpu;
 static Outcome emu_run(MachineState *s, const uint8_t *insn, unsigned len) {
   Cpu *c = &emu_cpu;
   memset(c, 0, sizeof *c);
-  memcpy(c->r, s->r, sizeof c->r);
+  memcpy(c->r, s->r, sizeof s->r);
   memcpy(c->xmm, s->xmm, sizeof c->xmm);
   c->mxcsr = s->mxcsr;
   flags_set(c, s->rflags);
@@ -272,7 +272,7 @@ static Outcome emu_run(MachineState *s, const uint8_t *insn, unsigned len) {
     o.addr = fault_addr;
     if (o.sig == SIGFPE) o.addr -= rip;
   }
-  memcpy(s->r, c->r, sizeof c->r);
+  memcpy(s->r, c->r, sizeof s->r);
   memcpy(s->xmm, c->xmm, sizeof c->xmm);
   s->mxcsr = c->mxcsr;
   s->rflags = flags_get(c);
