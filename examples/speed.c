@@ -11,8 +11,8 @@
  *   -v          the CPU features OpenSSL found (OPENSSL_ia32cap), decoded on stderr
  *
  * As openssl speed's EVP loops: ciphers encrypt the buffer in place with EVP_EncryptUpdate
- * on one context (GCM and CCM: a whole message with its IV and tag each time), digests
- * hash it whole with EVP_Digest each time. */
+ * on one context (GCM and CCM: a whole message with its key, IV and tag each time),
+ * digests hash it whole with EVP_Digest each time. */
 #define _GNU_SOURCE
 #include <openssl/crypto.h>
 #include <openssl/err.h>
@@ -181,14 +181,14 @@ static long cipher_stream_loop(EVP_CIPHER_CTX *ctx, const unsigned char *iv, uns
   return count;
 }
 
-/* One whole message each time: IV, data, tag. OpenSSL 3.0's openssl speed times GCM
- * this way (and CCM, which cannot stream). */
-static long cipher_message_loop(EVP_CIPHER_CTX *ctx, const unsigned char *iv, unsigned char *buf,
-                                int size, bool ccm) {
+/* One whole message each time: key, IV, data and tag, as openssl speed of OpenSSL 3.0
+ * times GCM (CCM too here: it cannot stream). */
+static long cipher_message_loop(EVP_CIPHER_CTX *ctx, const unsigned char *key,
+                                const unsigned char *iv, unsigned char *buf, int size, bool ccm) {
   long count = 0;
   int out_len, tail_len;
   while (!time_is_up) {
-    if (!EVP_EncryptInit_ex(ctx, NULL, NULL, NULL, iv) ||
+    if (!EVP_EncryptInit_ex(ctx, NULL, NULL, key, iv) ||
         (ccm && !EVP_EncryptUpdate(ctx, NULL, &out_len, NULL, size)) ||
         !EVP_EncryptUpdate(ctx, buf, &out_len, buf, size) ||
         !EVP_EncryptFinal_ex(ctx, buf + out_len, &tail_len))
@@ -218,6 +218,7 @@ static double measure(const Algorithm *a, const Options *o, unsigned char *buf, 
     ctx = EVP_CIPHER_CTX_new();
     if (!ctx || !EVP_EncryptInit_ex(ctx, a->cipher, NULL, key, iv))
       die("cannot set up the cipher");
+    EVP_CIPHER_CTX_set_padding(ctx, 0);
   }
   if (o->machine_readable)
     fprintf(stderr, "+DT:%s:%g:%d\n", a->label, o->seconds, size);
@@ -230,7 +231,7 @@ static double measure(const Algorithm *a, const Options *o, unsigned char *buf, 
   if (!a->cipher)
     count = digest_loop(a->md, buf, size);
   else if (mode == EVP_CIPH_GCM_MODE || mode == EVP_CIPH_CCM_MODE)
-    count = cipher_message_loop(ctx, iv, buf, size, mode == EVP_CIPH_CCM_MODE);
+    count = cipher_message_loop(ctx, key, iv, buf, size, mode == EVP_CIPH_CCM_MODE);
   else
     count = cipher_stream_loop(ctx, iv, buf, size);
   double taken = now(o->elapsed) - start;
