@@ -124,6 +124,32 @@ static void lea64_base_disp(Cpu *c, const Insn *in) {
 SHIFT_FORMS(uint64_t, 64, 8)
 SHIFT_FORMS(uint32_t, 32, 4)
 
+/* ---- conditional jumps on ZF and CF, the loop tests of compiled and OpenSSL code ---- */
+
+static inline uint64_t lazy_mask(const Cpu *c) {
+  static const uint64_t masks[9] = {0, 0xff, 0xffff, 0, 0xffffffffull, 0, 0, 0, ~0ull};
+  return masks[c->lf.size];
+}
+
+static inline bool zero_flag(const Cpu *c) {
+  return c->lf.op != LF_NONE ? (c->lf.res & lazy_mask(c)) == 0 : (c->rflags & F_ZF) != 0;
+}
+
+static inline bool carry_flag(const Cpu *c) {
+  if (c->lf.op == LF_SUB) return (c->lf.a & lazy_mask(c)) < (c->lf.b & lazy_mask(c));
+  return cond_slow(c, 2);
+}
+
+static void jz(Cpu *c, const Insn *in) { if (zero_flag(c)) c->rip = in->imm; }
+static void jnz(Cpu *c, const Insn *in) { if (!zero_flag(c)) c->rip = in->imm; }
+static void jb(Cpu *c, const Insn *in) { if (carry_flag(c)) c->rip = in->imm; }
+static void jae(Cpu *c, const Insn *in) { if (!carry_flag(c)) c->rip = in->imm; }
+
+static Handler fast_jcc(const Insn *in) {
+  static const Handler by_cc[16] = {[2] = jb, [3] = jae, [4] = jz, [5] = jnz};
+  return by_cc[in->op & 15];
+}
+
 enum { ROL, ROR, RCL, RCR, SHL, SHR, SAL, SAR };
 
 static Handler fast_shift(Insn *in) {
@@ -142,6 +168,7 @@ static Handler fast_shift(Insn *in) {
 }
 
 static Handler fast_handler(Insn *in) {
+  if (in->fn == op_jcc) return fast_jcc(in);
   bool wide = in->osz == 8;
   if (in->osz != 8 && in->osz != 4) return NULL;
   if (in->mem && (in->seg != SEG_NONE || in->addr32)) return NULL;

@@ -7,6 +7,7 @@
 
 #include <cmocka.h>
 
+#include "decoder/decode.h"
 #include "interp/access.h"
 #include "interp/flags.h"
 #include "interp/run.h"
@@ -107,11 +108,46 @@ static void test_flags_set_then_get_round_trips(void **state) {
   assert_int_equal(flags_get(&c), F_CF | F_ZF | F_PF | F_DF | 0x200 | 2);
 }
 
+/* Every Jcc as decoded (the decoder installs specialised handlers for some conditions)
+ * must branch exactly when the CPU's own flags say so. */
+static void test_decoded_jcc_follows_the_cpu(void **state) {
+  assert_true(decoder_init());
+  static uint8_t code[16];
+  Cpu c;
+  cpu_reset(&c);
+  for (unsigned cc = 0; cc < 16; cc++) {
+    code[0] = (uint8_t)(0x70 + cc); /* jcc +0x10 */
+    code[1] = 0x10;
+    Insn in;
+    uint64_t fault = 0;
+    uint64_t at = (uint64_t)(uintptr_t)code;
+    assert_int_equal(decode_insn(at, &in, &fault), 2);
+    for (int i = 0; i < 4000; i++) {
+      uint64_t a = rnd(), b = i % 3 ? rnd() : a; /* equal operands a third of the time */
+      uint64_t native;
+      switch (i % 4) {
+      case 0: lazy_set(&c, LF_SUB, 8, a - b, a, b); native = NATIVE_FLAGS("sub", a, b, 0); break;
+      case 1: lazy_set(&c, LF_ADD, 8, a + b, a, b); native = NATIVE_FLAGS("add", a, b, 0); break;
+      case 2: lazy_set(&c, LF_LOGIC, 8, a & b, a, b); native = NATIVE_FLAGS("and", a, b, 0); break;
+      default: flags_set(&c, a & F_ARITH); native = a & F_ARITH; break;
+      }
+      bool cf = native & F_CF, zf = native & F_ZF, sf = native & F_SF, of = native & F_OF,
+           pf = native & F_PF;
+      bool want[8] = {of, cf, zf, cf || zf, sf, pf, sf != of, zf || sf != of};
+      bool taken = want[cc >> 1] ^ (cc & 1);
+      c.rip = at + 2;
+      in.fn(&c, &in);
+      assert_int_equal(c.rip, taken ? at + 2 + 0x10 : at + 2);
+    }
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_add_sub_logic_against_cpu),
       cmocka_unit_test(test_narrow_sizes_use_their_own_sign_and_carry),
       cmocka_unit_test(test_flags_set_then_get_round_trips),
+      cmocka_unit_test(test_decoded_jcc_follows_the_cpu),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
