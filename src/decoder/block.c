@@ -86,6 +86,7 @@ static Block *decode_block(uint64_t rip) {
     buf[i].flags_live = live;
     live = (uint8_t)((live & ~buf[i].flags_def) | buf[i].flags_use);
   }
+  for (unsigned i = 0; i + 1 < n; i++) buf[i].chain = 1;
   Block *b = arena_alloc(sizeof(Block) + n * sizeof(Insn));
   b->start = rip;
   b->end = pc;

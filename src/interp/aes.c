@@ -19,12 +19,14 @@ static inline Block128 *block(Xmm *x) { return (Block128 *)x; }
   void op_##name(Cpu *c, const Insn *in) {                                \
     Block128 *d = block(&c->xmm[in->reg]);                                \
     primitive(d, d, block(&c->xmm[in->rm]));                              \
+    DISPATCH_NEXT(c, in);                                                 \
   }                                                                       \
   void op_##name##_m(Cpu *c, const Insn *in) {                            \
     Xmm s;                                                                \
     load_m128a(c, in, &s);                                                \
     Block128 *d = block(&c->xmm[in->reg]);                                \
     primitive(d, d, block(&s));                                           \
+    DISPATCH_NEXT(c, in);                                                 \
   }
 
 /* 66 0F 38 DC: AESENC xmm1, xmm2/m128 */
@@ -62,9 +64,11 @@ void op_aeskeygenassist_m(Cpu *c, const Insn *in) {
 void op_pclmulqdq(Cpu *c, const Insn *in) {
   Xmm *d = &c->xmm[in->reg];
   clmul_64x64(block(d), d->q[in->op], c->xmm[in->rm].q[in->aux]);
+  DISPATCH_NEXT(c, in);
 }
 void op_pclmulqdq_m(Cpu *c, const Insn *in) {
   Xmm s, *d = &c->xmm[in->reg];
   load_m128a(c, in, &s);
   clmul_64x64(block(d), d->q[in->op], s.q[in->aux]);
+  DISPATCH_NEXT(c, in);
 }

@@ -45,6 +45,7 @@ void op_alu_rm_r(Cpu *c, const Insn *in) {
     uint64_t r = alu(c, in->op, reg_get(c, in->rm, s), b, s);
     if (in->op != ALU_CMP) reg_set(c, in->rm, r, s);
   }
+  DISPATCH_NEXT(c, in);
 }
 
 /* 02 03 0A 0B ... 3A 3B */
@@ -52,6 +53,7 @@ void op_alu_r_rm(Cpu *c, const Insn *in) {
   unsigned s = in->osz;
   uint64_t r = alu(c, in->op, reg_get(c, in->reg, s), rm_get(c, in, s), s);
   if (in->op != ALU_CMP) reg_set(c, in->reg, r, s);
+  DISPATCH_NEXT(c, in);
 }
 
 /* 04 05 0C 0D ... 80 81 83 */
@@ -65,6 +67,7 @@ void op_alu_rm_imm(Cpu *c, const Insn *in) {
     uint64_t r = alu(c, in->op, reg_get(c, in->rm, s), in->imm, s);
     if (in->op != ALU_CMP) reg_set(c, in->rm, r, s);
   }
+  DISPATCH_NEXT(c, in);
 }
 
 /* 84 85 */
@@ -72,6 +75,7 @@ void op_test_rm_r(Cpu *c, const Insn *in) {
   unsigned s = in->osz;
   uint64_t a = rm_get(c, in, s), b = reg_get(c, in->reg, s);
   lazy_set(c, LF_LOGIC, s, a & b, a, b);
+  DISPATCH_NEXT(c, in);
 }
 
 /* A8 A9 F6/0 F7/0 */
@@ -79,6 +83,7 @@ void op_test_rm_imm(Cpu *c, const Insn *in) {
   unsigned s = in->osz;
   uint64_t a = rm_get(c, in, s);
   lazy_set(c, LF_LOGIC, s, a & in->imm, a, in->imm);
+  DISPATCH_NEXT(c, in);
 }
 
 /* FE/0 FF/0 */
@@ -89,6 +94,7 @@ void op_inc(Cpu *c, const Insn *in) {
   rm_set(c, in, a + 1, s);
   lazy_set(c, LF_INC, s, a + 1, a, 1);
   c->lf.cin = cf;
+  DISPATCH_NEXT(c, in);
 }
 
 /* FE/1 FF/1 */
@@ -99,10 +105,14 @@ void op_dec(Cpu *c, const Insn *in) {
   rm_set(c, in, a - 1, s);
   lazy_set(c, LF_DEC, s, a - 1, a, 1);
   c->lf.cin = cf;
+  DISPATCH_NEXT(c, in);
 }
 
 /* F6/2 F7/2 */
-void op_not(Cpu *c, const Insn *in) { rm_set(c, in, ~rm_get(c, in, in->osz), in->osz); }
+void op_not(Cpu *c, const Insn *in) {
+  rm_set(c, in, ~rm_get(c, in, in->osz), in->osz);
+  DISPATCH_NEXT(c, in);
+}
 
 /* F6/3 F7/3: flags as for 0 - x */
 void op_neg(Cpu *c, const Insn *in) {
@@ -110,6 +120,7 @@ void op_neg(Cpu *c, const Insn *in) {
   uint64_t a = rm_get(c, in, s);
   rm_set(c, in, 0 - a, s);
   lazy_set(c, LF_SUB, s, 0 - a, 0, a);
+  DISPATCH_NEXT(c, in);
 }
 
 /* MUL/IMUL define only CF and OF; the other arithmetic flags are left as the result's. */
@@ -202,6 +213,7 @@ void op_imul_r_rm(Cpu *c, const Insn *in) {
   int64_t a = (int64_t)sign_extend(reg_get(c, in->reg, s), s);
   int64_t b = (int64_t)sign_extend(rm_get(c, in, s), s);
   reg_set(c, in->reg, (uint64_t)imul_trunc(c, in, a, b, s), s);
+  DISPATCH_NEXT(c, in);
 }
 
 /* 69 6B */
@@ -209,6 +221,7 @@ void op_imul_r_rm_imm(Cpu *c, const Insn *in) {
   unsigned s = in->osz;
   int64_t a = (int64_t)sign_extend(rm_get(c, in, s), s);
   reg_set(c, in->reg, (uint64_t)imul_trunc(c, in, a, (int64_t)in->imm, s), s);
+  DISPATCH_NEXT(c, in);
 }
 
 #define DIVIDE_ERROR() guest_trap(c, SIGFPE, FPE_INTDIV, in->rip)

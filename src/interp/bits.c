@@ -33,6 +33,7 @@ void op_bt_rm_r(Cpu *c, const Insn *in) {
   uint64_t v = ld(a, s);
   uint64_t r = bit_op(c, in, v, (unsigned)(soff & (bits - 1)));
   if (in->op != BT) st(a, r, s);
+  DISPATCH_NEXT(c, in);
 }
 
 /* 0F BA /4../7 */
@@ -41,6 +42,7 @@ void op_bt_rm_imm(Cpu *c, const Insn *in) {
   uint64_t v = rm_get(c, in, s);
   uint64_t r = bit_op(c, in, v, (unsigned)(in->imm & (s * 8 - 1)));
   if (in->op != BT) rm_set(c, in, r, s);
+  DISPATCH_NEXT(c, in);
 }
 
 /* BSF/BSR: ZF says whether the source was zero; then the destination is unchanged. */
@@ -83,4 +85,5 @@ void op_bswap(Cpu *c, const Insn *in) {
   if (in->osz == 8) c->r[in->reg] = __builtin_bswap64(c->r[in->reg]);
   else if (in->osz == 4) c->r[in->reg] = __builtin_bswap32((uint32_t)c->r[in->reg]);
   else reg_set(c, in->reg, 0, 2);
+  DISPATCH_NEXT(c, in);
 }

@@ -24,25 +24,36 @@ static inline uint64_t pop_sized(Cpu *c, unsigned s) {
 }
 
 /* 50+r */
-void op_push_r(Cpu *c, const Insn *in) { push_sized(c, c->r[in->reg], in->osz); }
+void op_push_r(Cpu *c, const Insn *in) {
+  push_sized(c, c->r[in->reg], in->osz);
+  DISPATCH_NEXT(c, in);
+}
 
 /* 58+r: the value is read before RSP moves, so `pop rsp` loads the popped value. */
 void op_pop_r(Cpu *c, const Insn *in) {
   uint64_t v = pop_sized(c, in->osz);
   reg_set(c, in->reg, v, in->osz);
+  DISPATCH_NEXT(c, in);
 }
 
 /* FF/6 */
-void op_push_rm(Cpu *c, const Insn *in) { push_sized(c, rm_get(c, in, in->osz), in->osz); }
+void op_push_rm(Cpu *c, const Insn *in) {
+  push_sized(c, rm_get(c, in, in->osz), in->osz);
+  DISPATCH_NEXT(c, in);
+}
 
 /* 8F/0: an RSP-based address is computed after the increment. */
 void op_pop_rm(Cpu *c, const Insn *in) {
   uint64_t v = pop_sized(c, in->osz);
   rm_set(c, in, v, in->osz);
+  DISPATCH_NEXT(c, in);
 }
 
 /* 68 6A */
-void op_push_imm(Cpu *c, const Insn *in) { push_sized(c, in->imm, in->osz); }
+void op_push_imm(Cpu *c, const Insn *in) {
+  push_sized(c, in->imm, in->osz);
+  DISPATCH_NEXT(c, in);
+}
 
 /* C8: ENTER size, level (nesting levels copy the outer frame pointers). */
 void op_enter(Cpu *c, const Insn *in) {
@@ -66,6 +77,7 @@ void op_enter(Cpu *c, const Insn *in) {
 void op_leave(Cpu *c, const Insn *in) {
   c->r[RSP] = c->r[RBP];
   c->r[RBP] = pop64(c);
+  DISPATCH_NEXT(c, in);
 }
 
 /* E9 EB */

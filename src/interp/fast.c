@@ -14,41 +14,49 @@
     uint64_t a = c->r[in->rm], b = c->r[in->reg], r = EXPR;                             \
     if (WRITES) c->r[in->rm] = r;                                                       \
     lazy_set(c, LF, 8, r, a, b);                                                        \
+    DISPATCH_NEXT(c, in);                                                               \
   }                                                                                     \
   static void NAME##32_rr(Cpu *c, const Insn *in) {                                     \
     uint32_t a = (uint32_t)c->r[in->rm], b = (uint32_t)c->r[in->reg], r = EXPR;         \
     if (WRITES) c->r[in->rm] = r;                                                       \
     lazy_set(c, LF, 4, r, a, b);                                                        \
+    DISPATCH_NEXT(c, in);                                                               \
   }                                                                                     \
   static void NAME##64_ri(Cpu *c, const Insn *in) {                                     \
     uint64_t a = c->r[in->rm], b = in->imm, r = EXPR;                                   \
     if (WRITES) c->r[in->rm] = r;                                                       \
     lazy_set(c, LF, 8, r, a, b);                                                        \
+    DISPATCH_NEXT(c, in);                                                               \
   }                                                                                     \
   static void NAME##32_ri(Cpu *c, const Insn *in) {                                     \
     uint32_t a = (uint32_t)c->r[in->rm], b = (uint32_t)in->imm, r = EXPR;               \
     if (WRITES) c->r[in->rm] = r;                                                       \
     lazy_set(c, LF, 4, r, a, b);                                                        \
+    DISPATCH_NEXT(c, in);                                                               \
   }                                                                                     \
   static void NAME##64_rm(Cpu *c, const Insn *in) { /* G op= E, E a register */         \
     uint64_t a = c->r[in->reg], b = c->r[in->rm], r = EXPR;                             \
     if (WRITES) c->r[in->reg] = r;                                                      \
     lazy_set(c, LF, 8, r, a, b);                                                        \
+    DISPATCH_NEXT(c, in);                                                               \
   }                                                                                     \
   static void NAME##32_rm(Cpu *c, const Insn *in) {                                     \
     uint32_t a = (uint32_t)c->r[in->reg], b = (uint32_t)c->r[in->rm], r = EXPR;         \
     if (WRITES) c->r[in->reg] = r;                                                      \
     lazy_set(c, LF, 4, r, a, b);                                                        \
+    DISPATCH_NEXT(c, in);                                                               \
   }                                                                                     \
   static void NAME##64_rml(Cpu *c, const Insn *in) { /* G op= E, E in memory */         \
     uint64_t a = c->r[in->reg], b = ld64(ea(c, in)), r = EXPR;                          \
     if (WRITES) c->r[in->reg] = r;                                                      \
     lazy_set(c, LF, 8, r, a, b);                                                        \
+    DISPATCH_NEXT(c, in);                                                               \
   }                                                                                     \
   static void NAME##32_rml(Cpu *c, const Insn *in) {                                    \
     uint32_t a = (uint32_t)c->r[in->reg], b = ld32(ea(c, in)), r = EXPR;                \
     if (WRITES) c->r[in->reg] = r;                                                      \
     lazy_set(c, LF, 4, r, a, b);                                                        \
+    DISPATCH_NEXT(c, in);                                                               \
   }
 
 ALU_FORMS(add, a + b, LF_ADD, 1)
@@ -72,16 +80,41 @@ static const AluSet test_set = SET(test);
 
 /* ---- moves ---- */
 
-static void mov64_rr(Cpu *c, const Insn *in) { c->r[in->rm] = c->r[in->reg]; }
-static void mov32_rr(Cpu *c, const Insn *in) { c->r[in->rm] = (uint32_t)c->r[in->reg]; }
-static void mov64_store(Cpu *c, const Insn *in) { st64(ea(c, in), c->r[in->reg]); }
-static void mov32_store(Cpu *c, const Insn *in) { st32(ea(c, in), (uint32_t)c->r[in->reg]); }
-static void mov64_load(Cpu *c, const Insn *in) { c->r[in->reg] = ld64(ea(c, in)); }
-static void mov32_load(Cpu *c, const Insn *in) { c->r[in->reg] = ld32(ea(c, in)); }
-static void mov_r_imm64(Cpu *c, const Insn *in) { c->r[in->reg] = in->imm; }
-static void mov_r_imm32(Cpu *c, const Insn *in) { c->r[in->reg] = (uint32_t)in->imm; }
+static void mov64_rr(Cpu *c, const Insn *in) {
+  c->r[in->rm] = c->r[in->reg];
+  DISPATCH_NEXT(c, in);
+}
+static void mov32_rr(Cpu *c, const Insn *in) {
+  c->r[in->rm] = (uint32_t)c->r[in->reg];
+  DISPATCH_NEXT(c, in);
+}
+static void mov64_store(Cpu *c, const Insn *in) {
+  st64(ea(c, in), c->r[in->reg]);
+  DISPATCH_NEXT(c, in);
+}
+static void mov32_store(Cpu *c, const Insn *in) {
+  st32(ea(c, in), (uint32_t)c->r[in->reg]);
+  DISPATCH_NEXT(c, in);
+}
+static void mov64_load(Cpu *c, const Insn *in) {
+  c->r[in->reg] = ld64(ea(c, in));
+  DISPATCH_NEXT(c, in);
+}
+static void mov32_load(Cpu *c, const Insn *in) {
+  c->r[in->reg] = ld32(ea(c, in));
+  DISPATCH_NEXT(c, in);
+}
+static void mov_r_imm64(Cpu *c, const Insn *in) {
+  c->r[in->reg] = in->imm;
+  DISPATCH_NEXT(c, in);
+}
+static void mov_r_imm32(Cpu *c, const Insn *in) {
+  c->r[in->reg] = (uint32_t)in->imm;
+  DISPATCH_NEXT(c, in);
+}
 static void lea64_base_disp(Cpu *c, const Insn *in) {
   c->r[in->reg] = c->r[in->base] + (uint64_t)in->disp;
+  DISPATCH_NEXT(c, in);
 }
 
 /* ---- shifts and rotates of a register by a non-zero immediate ---- */
@@ -91,17 +124,20 @@ static void lea64_base_disp(Cpu *c, const Insn *in) {
     T a = (T)c->r[in->rm], r = (T)(a << in->aux);                                      \
     c->r[in->rm] = r;                                                                  \
     if (in->flags_live) lazy_set(c, LF_SHL, SIZE, r, a, in->aux);                      \
+    DISPATCH_NEXT(c, in);                                                              \
   }                                                                                    \
   static void shr##BITS##_ri(Cpu *c, const Insn *in) {                                 \
     T a = (T)c->r[in->rm], r = (T)(a >> in->aux);                                      \
     c->r[in->rm] = r;                                                                  \
     if (in->flags_live) lazy_set(c, LF_SHR, SIZE, r, a, in->aux);                      \
+    DISPATCH_NEXT(c, in);                                                              \
   }                                                                                    \
   static void sar##BITS##_ri(Cpu *c, const Insn *in) {                                 \
     T a = (T)c->r[in->rm];                                                             \
     T r = (T)((int##BITS##_t)a >> in->aux);                                            \
     c->r[in->rm] = r;                                                                  \
     if (in->flags_live) lazy_set(c, LF_SAR, SIZE, r, a, in->aux);                      \
+    DISPATCH_NEXT(c, in);                                                              \
   }                                                                                    \
   /* Rotates change only CF and OF; aux holds the count modulo the width, non-zero. */ \
   static void rol##BITS##_ri(Cpu *c, const Insn *in) {                                 \
@@ -111,6 +147,7 @@ static void lea64_base_disp(Cpu *c, const Insn *in) {
       bool cf = r & 1, of = (r >> (BITS - 1)) != cf;                                   \
       flags_update(c, F_CF | F_OF, (cf ? F_CF : 0) | (of ? F_OF : 0));                 \
     }                                                                                  \
+    DISPATCH_NEXT(c, in);                                                              \
   }                                                                                    \
   static void ror##BITS##_ri(Cpu *c, const Insn *in) {                                 \
     T a = (T)c->r[in->rm], r = (T)(a >> in->aux | a << (BITS - in->aux));             \
@@ -119,6 +156,7 @@ static void lea64_base_disp(Cpu *c, const Insn *in) {
       bool cf = r >> (BITS - 1), of = ((r ^ (r << 1)) >> (BITS - 1)) & 1;              \
       flags_update(c, F_CF | F_OF, (cf ? F_CF : 0) | (of ? F_OF : 0));                 \
     }                                                                                  \
+    DISPATCH_NEXT(c, in);                                                              \
   }
 
 SHIFT_FORMS(uint64_t, 64, 8)

@@ -29,6 +29,7 @@ struct Insn {
   uint8_t addr32 : 1; /* 67 prefix: 32-bit address arithmetic */
   uint8_t lock : 1;
   uint8_t ends : 1;   /* control may leave straight-line order: the block ends here */
+  uint8_t chain : 1;  /* another instruction of the block follows (set by block.c) */
   uint8_t rep;    /* REP_NONE, REP_E (F3), REP_NE (F2) for string instructions */
   uint8_t op;     /* sub-operation chosen by the decoder (ALU kind, condition code...) */
   uint8_t aux;    /* second small immediate or handler-specific detail */
@@ -47,5 +48,18 @@ enum { SEG_NONE, SEG_FS, SEG_GS };
 enum { REP_NONE, REP_E, REP_NE };
 
 static inline uint64_t insn_next(const Insn *in) { return in->rip + in->len; }
+
+/* Ends a handler: runs the block's next instruction at once, as a tail call, instead of
+ * returning to the dispatch loop (threaded dispatch). A handler that returns without it,
+ * and a lone decoded instruction (chain == 0), simply go back to the loop, which goes
+ * on from c->cur. */
+#define DISPATCH_NEXT(c, in)                  \
+  do {                                        \
+    if ((in)->chain) {                        \
+      const Insn *next_ = (in) + 1;           \
+      (c)->cur = next_;                       \
+      next_->fn((c), next_);                  \
+    }                                         \
+  } while (0)
 
 #endif

@@ -7,19 +7,35 @@
 #include "run.h"
 
 /* 88 89 */
-void op_mov_rm_r(Cpu *c, const Insn *in) { rm_set(c, in, reg_get(c, in->reg, in->osz), in->osz); }
+void op_mov_rm_r(Cpu *c, const Insn *in) {
+  rm_set(c, in, reg_get(c, in->reg, in->osz), in->osz);
+  DISPATCH_NEXT(c, in);
+}
 /* 8A 8B */
-void op_mov_r_rm(Cpu *c, const Insn *in) { reg_set(c, in->reg, rm_get(c, in, in->osz), in->osz); }
+void op_mov_r_rm(Cpu *c, const Insn *in) {
+  reg_set(c, in->reg, rm_get(c, in, in->osz), in->osz);
+  DISPATCH_NEXT(c, in);
+}
 /* C6/0 C7/0 */
-void op_mov_rm_imm(Cpu *c, const Insn *in) { rm_set(c, in, in->imm, in->osz); }
+void op_mov_rm_imm(Cpu *c, const Insn *in) {
+  rm_set(c, in, in->imm, in->osz);
+  DISPATCH_NEXT(c, in);
+}
 /* B0+r B8+r */
-void op_mov_r_imm(Cpu *c, const Insn *in) { reg_set(c, in->reg, in->imm, in->osz); }
+void op_mov_r_imm(Cpu *c, const Insn *in) {
+  reg_set(c, in->reg, in->imm, in->osz);
+  DISPATCH_NEXT(c, in);
+}
 
 /* 0F B6 0F B7 */
-void op_movzx(Cpu *c, const Insn *in) { reg_set(c, in->reg, rm_get(c, in, in->aux), in->osz); }
+void op_movzx(Cpu *c, const Insn *in) {
+  reg_set(c, in->reg, rm_get(c, in, in->aux), in->osz);
+  DISPATCH_NEXT(c, in);
+}
 /* 0F BE 0F BF 63 */
 void op_movsx(Cpu *c, const Insn *in) {
   reg_set(c, in->reg, sign_extend(rm_get(c, in, in->aux), in->aux), in->osz);
+  DISPATCH_NEXT(c, in);
 }
 
 /* 8D */
@@ -27,6 +43,7 @@ void op_lea(Cpu *c, const Insn *in) {
   uint64_t a = (uint64_t)in->disp + c->r[in->base] + (c->r[in->index] << in->scale);
   if (in->addr32) a = (uint32_t)a;
   reg_set(c, in->reg, a, in->osz);
+  DISPATCH_NEXT(c, in);
 }
 
 /* 86 87 90+r */
@@ -35,6 +52,7 @@ void op_xchg(Cpu *c, const Insn *in) {
   uint64_t a = rm_get(c, in, s), b = reg_get(c, in->reg, s);
   rm_set(c, in, b, s);
   reg_set(c, in->reg, a, s);
+  DISPATCH_NEXT(c, in);
 }
 
 /* 0F 40+cc: the 32-bit form zero-extends the destination even when the condition fails. */
@@ -42,10 +60,14 @@ void op_cmov(Cpu *c, const Insn *in) {
   uint64_t v = rm_get(c, in, in->osz);
   if (cond(c, in->op)) reg_set(c, in->reg, v, in->osz);
   else if (in->osz == 4) c->r[in->reg] = (uint32_t)c->r[in->reg];
+  DISPATCH_NEXT(c, in);
 }
 
 /* 0F 90+cc */
-void op_setcc(Cpu *c, const Insn *in) { rm_set(c, in, cond(c, in->op), 1); }
+void op_setcc(Cpu *c, const Insn *in) {
+  rm_set(c, in, cond(c, in->op), 1);
+  DISPATCH_NEXT(c, in);
+}
 
 /* D7 */
 void op_xlat(Cpu *c, const Insn *in) {
@@ -60,6 +82,7 @@ void op_xlat(Cpu *c, const Insn *in) {
 void op_cbw(Cpu *c, const Insn *in) {
   unsigned half = in->osz / 2;
   reg_set(c, RAX, sign_extend(reg_get(c, RAX, half), half), in->osz);
+  DISPATCH_NEXT(c, in);
 }
 
 /* 99 */
@@ -67,6 +90,7 @@ void op_cwd(Cpu *c, const Insn *in) {
   unsigned s = in->osz;
   uint64_t sign = (reg_get(c, RAX, s) >> (s * 8 - 1)) & 1;
   reg_set(c, RDX, sign ? ~0ull : 0, s);
+  DISPATCH_NEXT(c, in);
 }
 
 /* 0F B0 0F B1: compare the accumulator with the destination; flags as CMP. */
@@ -123,6 +147,7 @@ void op_xadd(Cpu *c, const Insn *in) {
   if (in->mem) st(a, sum, s);
   else reg_set(c, in->rm, sum, s);
   lazy_set(c, LF_ADD, s, sum, dst, src);
+  DISPATCH_NEXT(c, in);
 }
 
 static uint64_t bswap_size(uint64_t v, unsigned s) {

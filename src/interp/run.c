@@ -35,13 +35,16 @@ _Noreturn void guest_trap_next(Cpu *c, int sig, int code, uint64_t addr) {
   siglongjmp(c->fault_jmp, -sig);
 }
 
-/* Runs one block's instructions; the last one may redirect c->rip. */
+/* Runs one block's instructions; the last one may redirect c->rip. Handlers that end in
+ * DISPATCH_NEXT run several instructions before returning; c->cur says how far. */
 static inline void run_block(Cpu *c, const Block *b) {
   c->rip = b->end;
-  const Insn *in = b->insns, *end = b->insns + b->n;
-  for (; in < end; in++) {
+  const Insn *in = b->insns, *last = b->insns + b->n - 1;
+  for (;;) {
     c->cur = in;
     in->fn(c, in);
+    if (c->cur == last) break;
+    in = c->cur + 1;
   }
   c->icount += b->n;
 }

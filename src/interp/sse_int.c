@@ -192,21 +192,45 @@ SSE_RM(psrad, load_m128a) { sar_lanes(d, 32, s->q[0]); }
 
 /* Immediate counts (groups 12..14): the register is ModRM.rm, the count in->imm. */
 /* 66 0F 71 /6 */
-void op_psllw_imm(Cpu *c, const Insn *in) { shl_lanes(&c->xmm[in->rm], 16, in->imm); }
+void op_psllw_imm(Cpu *c, const Insn *in) {
+  shl_lanes(&c->xmm[in->rm], 16, in->imm);
+  DISPATCH_NEXT(c, in);
+}
 /* 66 0F 72 /6 */
-void op_pslld_imm(Cpu *c, const Insn *in) { shl_lanes(&c->xmm[in->rm], 32, in->imm); }
+void op_pslld_imm(Cpu *c, const Insn *in) {
+  shl_lanes(&c->xmm[in->rm], 32, in->imm);
+  DISPATCH_NEXT(c, in);
+}
 /* 66 0F 73 /6 */
-void op_psllq_imm(Cpu *c, const Insn *in) { shl_lanes(&c->xmm[in->rm], 64, in->imm); }
+void op_psllq_imm(Cpu *c, const Insn *in) {
+  shl_lanes(&c->xmm[in->rm], 64, in->imm);
+  DISPATCH_NEXT(c, in);
+}
 /* 66 0F 71 /2 */
-void op_psrlw_imm(Cpu *c, const Insn *in) { shr_lanes(&c->xmm[in->rm], 16, in->imm); }
+void op_psrlw_imm(Cpu *c, const Insn *in) {
+  shr_lanes(&c->xmm[in->rm], 16, in->imm);
+  DISPATCH_NEXT(c, in);
+}
 /* 66 0F 72 /2 */
-void op_psrld_imm(Cpu *c, const Insn *in) { shr_lanes(&c->xmm[in->rm], 32, in->imm); }
+void op_psrld_imm(Cpu *c, const Insn *in) {
+  shr_lanes(&c->xmm[in->rm], 32, in->imm);
+  DISPATCH_NEXT(c, in);
+}
 /* 66 0F 73 /2 */
-void op_psrlq_imm(Cpu *c, const Insn *in) { shr_lanes(&c->xmm[in->rm], 64, in->imm); }
+void op_psrlq_imm(Cpu *c, const Insn *in) {
+  shr_lanes(&c->xmm[in->rm], 64, in->imm);
+  DISPATCH_NEXT(c, in);
+}
 /* 66 0F 71 /4 */
-void op_psraw_imm(Cpu *c, const Insn *in) { sar_lanes(&c->xmm[in->rm], 16, in->imm); }
+void op_psraw_imm(Cpu *c, const Insn *in) {
+  sar_lanes(&c->xmm[in->rm], 16, in->imm);
+  DISPATCH_NEXT(c, in);
+}
 /* 66 0F 72 /4 */
-void op_psrad_imm(Cpu *c, const Insn *in) { sar_lanes(&c->xmm[in->rm], 32, in->imm); }
+void op_psrad_imm(Cpu *c, const Insn *in) {
+  sar_lanes(&c->xmm[in->rm], 32, in->imm);
+  DISPATCH_NEXT(c, in);
+}
 
 /* Whole-register byte shifts; a count above 15 clears the register. */
 /* 66 0F 73 /7 */
@@ -215,6 +239,7 @@ void op_pslldq(Cpu *c, const Insn *in) {
   unsigned n = (unsigned)in->imm;
   for (unsigned i = n; i < 16; i++) r.b[i] = x->b[i - n];
   *x = r;
+  DISPATCH_NEXT(c, in);
 }
 /* 66 0F 73 /3 */
 void op_psrldq(Cpu *c, const Insn *in) {
@@ -222,4 +247,5 @@ void op_psrldq(Cpu *c, const Insn *in) {
   unsigned n = (unsigned)in->imm;
   for (unsigned i = 0; i + n < 16; i++) r.b[i] = x->b[i + n];
   *x = r;
+  DISPATCH_NEXT(c, in);
 }

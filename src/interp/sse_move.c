@@ -15,12 +15,19 @@ SSE_RM(movu_load, load_m128u) { *d = *s; }
 SSE_RM(mova_load, load_m128a) { *d = *s; }
 
 /* 0F 11, 0F 29, 66 0F 7F, F3 0F 7F... with a register destination (ModRM.rm) */
-void op_mov128_to_rm(Cpu *c, const Insn *in) { c->xmm[in->rm] = c->xmm[in->reg]; }
+void op_mov128_to_rm(Cpu *c, const Insn *in) {
+  c->xmm[in->rm] = c->xmm[in->reg];
+  DISPATCH_NEXT(c, in);
+}
 /* 0F 11, 66 0F 11, F3 0F 7F: unaligned stores */
-void op_movu_store_m(Cpu *c, const Insn *in) { st128(ea(c, in), &c->xmm[in->reg]); }
+void op_movu_store_m(Cpu *c, const Insn *in) {
+  st128(ea(c, in), &c->xmm[in->reg]);
+  DISPATCH_NEXT(c, in);
+}
 /* 0F 29, 66 0F 29, 66 0F 7F, and MOVNTPS/MOVNTPD/MOVNTDQ (0F 2B, 66 0F 2B, 66 0F E7) */
 void op_mova_store_m(Cpu *c, const Insn *in) {
   st128(sse_ea_aligned(c, in), &c->xmm[in->reg]);
+  DISPATCH_NEXT(c, in);
 }
 
 /* ---- scalar moves: register to register merges, a load zero-extends ---- */
@@ -69,16 +76,19 @@ void op_movd_to_xmm(Cpu *c, const Insn *in) {
   Xmm *d = &c->xmm[in->reg];
   d->q[0] = reg_get(c, in->rm, in->osz);
   d->q[1] = 0;
+  DISPATCH_NEXT(c, in);
 }
 void op_movd_to_xmm_m(Cpu *c, const Insn *in) {
   Xmm *d = &c->xmm[in->reg];
   uint64_t v = ld(ea(c, in), in->osz);
   d->q[0] = v;
   d->q[1] = 0;
+  DISPATCH_NEXT(c, in);
 }
 /* 66 [REX.W] 0F 7E */
 void op_movd_from_xmm(Cpu *c, const Insn *in) {
   reg_set(c, in->rm, c->xmm[in->reg].q[0], in->osz);
+  DISPATCH_NEXT(c, in);
 }
 void op_movd_from_xmm_m(Cpu *c, const Insn *in) {
   st(ea(c, in), c->xmm[in->reg].q[0], in->osz);
@@ -88,19 +98,25 @@ void op_movq_load(Cpu *c, const Insn *in) {
   Xmm *d = &c->xmm[in->reg];
   d->q[0] = c->xmm[in->rm].q[0];
   d->q[1] = 0;
+  DISPATCH_NEXT(c, in);
 }
 void op_movq_load_m(Cpu *c, const Insn *in) {
   Xmm *d = &c->xmm[in->reg];
   d->q[0] = ld64(ea(c, in));
   d->q[1] = 0;
+  DISPATCH_NEXT(c, in);
 }
 /* 66 0F D6: MOVQ xmm/m64, xmm */
 void op_movq_to_rm(Cpu *c, const Insn *in) {
   Xmm *d = &c->xmm[in->rm];
   d->q[0] = c->xmm[in->reg].q[0];
   d->q[1] = 0;
+  DISPATCH_NEXT(c, in);
 }
-void op_movq_store_m(Cpu *c, const Insn *in) { st64(ea(c, in), c->xmm[in->reg].q[0]); }
+void op_movq_store_m(Cpu *c, const Insn *in) {
+  st64(ea(c, in), c->xmm[in->reg].q[0]);
+  DISPATCH_NEXT(c, in);
+}
 
 /* ---- sign masks into a general register (zero-extended) ---- */
 
@@ -132,6 +148,7 @@ void op_pmovmskb(Cpu *c, const Insn *in) {
 #else
   c->r[in->reg] = byte_signs(s->q[0]) | byte_signs(s->q[1]) << 8;
 #endif
+  DISPATCH_NEXT(c, in);
 }
 
 /* ---- words ---- */

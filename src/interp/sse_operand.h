@@ -40,12 +40,14 @@ static inline void load_m32(Cpu *c, const Insn *in, Xmm *t) {
     Xmm dv = c->xmm[in->reg], sv = c->xmm[in->rm];                                      \
     name##_body(c, in, &dv, &sv);                                                       \
     c->xmm[in->reg] = dv;                                                               \
+    DISPATCH_NEXT(c, in);                                                               \
   }                                                                                     \
   void op_##name##_m(Cpu *c, const Insn *in) {                                          \
     Xmm dv = c->xmm[in->reg], sv;                                                       \
     load(c, in, &sv);                                                                   \
     name##_body(c, in, &dv, &sv);                                                       \
     c->xmm[in->reg] = dv;                                                               \
+    DISPATCH_NEXT(c, in);                                                               \
   }                                                                                     \
   static inline void name##_body(Cpu *c, const Insn *in, Xmm *d, const Xmm *s)
 

@@ -12,7 +12,9 @@
 #include "ops_int.h"
 #include "run.h"
 
-void op_nop(Cpu *c, const Insn *in) {}
+void op_nop(Cpu *c, const Insn *in) {
+  DISPATCH_NEXT(c, in);
+}
 
 /* 0F 05: RCX = return address, R11 = RFLAGS, then the kernel. */
 void op_syscall(Cpu *c, const Insn *in) {
