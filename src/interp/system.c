@@ -72,7 +72,8 @@ void op_undefined(Cpu *c, const Insn *in) {
   unsigned n = fault_copy_in(bytes, in->rip, sizeof bytes);
   char text[160], hex[3 * 15 + 1] = "";
   decode_text(in->rip, bytes, n, text, sizeof text);
-  unsigned show = n < 15 ? n : 15;
+  /* Capstone's length when it knew the instruction; all readable bytes when it did not. */
+  unsigned show = in->len > 1 && in->len < n ? in->len : n;
   for (unsigned i = 0; i < show; i++) snprintf(hex + 3 * i, 4, "%02x ", bytes[i]);
   fprintf(stderr, "x64emu: unimplemented instruction at 0x%llx: %s(%s)\n",
           (unsigned long long)in->rip, hex, text);
