@@ -39,14 +39,15 @@ _Noreturn void guest_trap_next(Cpu *c, int sig, int code, uint64_t addr) {
  * DISPATCH_NEXT run several instructions before returning; c->cur says how far. */
 static inline void run_block(Cpu *c, const Block *b) {
   c->rip = b->end;
-  const Insn *in = b->insns, *last = b->insns + b->n - 1;
+  uint32_t n = b->n; /* read now: a syscall in the block may flush the cache */
+  const Insn *in = b->insns, *last = b->insns + n - 1;
   for (;;) {
     c->cur = in;
     in->fn(c, in);
     if (c->cur == last) break;
     in = c->cur + 1;
   }
-  c->icount += b->n;
+  c->icount += n;
 }
 
 /* Runs chained blocks until an exit or stop_rip. Kept out of cpu_run so that the compiler
