@@ -8,8 +8,10 @@ packages=(build-essential cmake pkg-config libcapstone-dev libelf-dev libcmocka-
           # real static programs and libraries the guest tests run
           busybox-static bash-static zsh-static libsqlite3-dev zlib1g-dev
           libssl-dev python3-cryptography-vectors # crypto guests: libcrypto.a, NIST CAVP vectors
-          # the aarch64 host tier, cross-built and run under user-mode QEMU
-          gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user libcmocka-dev:arm64)
+          # the aarch64 host: the crypto tier and x64emu itself, cross-built and run under
+          # user-mode QEMU
+          gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user libcmocka-dev:arm64
+          libcapstone-dev:arm64 libelf-dev:arm64)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
