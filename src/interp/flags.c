@@ -3,7 +3,8 @@
 
 #include "access.h"
 
-static inline uint64_t sign_bit(unsigned size) { return 1ull << (size * 8 - 1); }
+/* The sign bit of a result of `size` bytes (size is 0 while no operation is recorded). */
+static inline uint64_t sign_bit(unsigned size) { return size ? 1ull << (size * 8 - 1) : 0; }
 
 bool flag_cf(const Cpu *c) {
   const LazyFlags *f = &c->lf;
