@@ -136,13 +136,5 @@ int main(void) {
 }
 
 #else
-static void test_needs_an_x86_64_host(void **state) {
-  (void)state;
-  skip();
-}
-
-int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_needs_an_x86_64_host)};
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+#include "needs_x86_64.h"
 #endif

@@ -345,50 +345,5 @@ int main(void) {
 }
 
 #else
-static void test_needs_an_x86_64_host(void **state) {
-  (void)state;
-  skip();
-}
-
-/* --cpu=-sse3,... makes each feature's instructions #UD, as on a CPU without it, and
- * CPUID stops advertising it; giving the features back restores both. */
-static void test_sse4_features_removed_by_cpu_option_are_undefined(void **state) {
-  (void)state;
-  harness_begin();
-  static const struct {
-    const char *feature;
-    uint32_t ecx_bit;
-    unsigned len;
-    uint8_t bytes[8];
-  } samples[] = {
-    {"sse3", 1u << 0, 4, {0xF2, 0x0F, 0x7C, 0xC1}},               /* haddps */
-    {"sse3", 1u << 0, 4, {0xF2, 0x0F, 0x12, 0xC1}},               /* movddup */
-    {"ssse3", 1u << 9, 5, {0x66, 0x0F, 0x38, 0x00, 0xC1}},        /* pshufb */
-    {"ssse3", 1u << 9, 6, {0x66, 0x0F, 0x3A, 0x0F, 0xC1, 0x04}},  /* palignr */
-    {"sse4.1", 1u << 19, 5, {0x66, 0x0F, 0x38, 0x17, 0xC1}},      /* ptest */
-    {"sse4.1", 1u << 19, 6, {0x66, 0x0F, 0x3A, 0x40, 0xC1, 0xFF}}, /* dpps */
-    {"sse4.2", 1u << 20, 6, {0x66, 0x0F, 0x3A, 0x63, 0xC1, 0x0C}}, /* pcmpistri */
-    {"sse4.2", 1u << 20, 5, {0xF2, 0x0F, 0x38, 0xF1, 0xC1}},      /* crc32 eax, ecx */
-  };
-  for (size_t i = 0; i < COUNT(samples); i++) {
-    uint8_t bytes[32];
-    memset(bytes, 0x90, sizeof bytes);
-    memcpy(bytes, samples[i].bytes, samples[i].len);
-    Insn in;
-    uint64_t fault_at = 0;
-    char option[32];
-    snprintf(option, sizeof option, "-%s", samples[i].feature);
-    assert_int_equal(decode_insn((uint64_t)(uintptr_t)bytes, &in, &fault_at), (int)samples[i].len);
-    assert_true(cpuid_query(1, 0).ecx & samples[i].ecx_bit);
-    assert_null(cpuid_apply_option(option));
-    assert_int_equal(decode_insn((uint64_t)(uintptr_t)bytes, &in, &fault_at), -1);
-    assert_false(cpuid_query(1, 0).ecx & samples[i].ecx_bit);
-    cpuid_reset_features();
-  }
-}
-
-int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_needs_an_x86_64_host)};
-  return cmocka_run_group_tests(tests, NULL, NULL);
-}
+#include "needs_x86_64.h"
 #endif
