@@ -143,13 +143,16 @@ static bool parse_prefixes(DecodeCtx *d) {
   return true;
 }
 
-/* CET hint instructions Capstone 4.0.2 rejects (rdsspq, the 0F 1E register forms):
- * with shadow stacks off the CPU runs them as NOPs, so must we. */
-static unsigned cet_nop_length(const DecodeCtx *d, unsigned avail) {
-  if (d->map == MAP_0F && d->opcode == 0x1E && d->modrm_at < avail &&
-      (d->bytes[d->modrm_at] >> 6) == 3)
-    return d->modrm_at + 1;
-  return 0;
+/* Register forms Capstone 4.0.2 rejects though the CPU runs them, all ModRM-only (no
+ * displacement, no immediate): the CET hints of 0F 1E (rdsspq...; NOPs while shadow
+ * stacks are off), and LFENCE/MFENCE/SFENCE (0F AE /5../7) with any ModRM.rm. */
+static unsigned rejected_register_form_length(const DecodeCtx *d, unsigned avail) {
+  if (d->map != MAP_0F || d->modrm_at >= avail) return 0;
+  uint8_t modrm = d->bytes[d->modrm_at];
+  if ((modrm >> 6) != 3) return 0;
+  bool cet_hint = d->opcode == 0x1E;
+  bool fence = d->opcode == 0xAE && ((modrm >> 3) & 7) >= 5 && !d->rep && !d->p66;
+  return cet_hint || fence ? d->modrm_at + 1 : 0;
 }
 
 int decode_insn(uint64_t rip, Insn *in, uint64_t *fault_at) {
@@ -165,7 +168,7 @@ int decode_insn(uint64_t rip, Insn *in, uint64_t *fault_at) {
   DecodeCtx d = {.bytes = buf, .rip = rip, .len = avail};
   bool prefixes_ok = parse_prefixes(&d);
   unsigned len = cs_length(rip, buf, avail);
-  if (!len && prefixes_ok) len = cet_nop_length(&d, avail);
+  if (!len && prefixes_ok) len = rejected_register_form_length(&d, avail);
   if (!len) {
     if (avail < 15) { /* the instruction may run into an unreadable page */
       *fault_at = rip + avail;

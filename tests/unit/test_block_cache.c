@@ -110,6 +110,29 @@ static void test_unimplemented_instruction_decodes_to_sigill_handler(void **stat
   munmap(code, 2 * 4096);
 }
 
+/* Encodings Capstone 4.0.2 rejects though the CPU runs them: fences with any ModRM.rm
+ * and the CET hint register forms (NOPs while shadow stacks are off). */
+static void test_register_forms_capstone_rejects_still_decode(void **state) {
+  static const uint8_t forms[][4] = {
+      {0x0f, 0xae, 0xe9}, /* lfence with rm = 1 */
+      {0x0f, 0xae, 0xf3}, /* mfence with rm = 3 */
+      {0x0f, 0xae, 0xfd}, /* sfence with rm = 5 */
+      {0xf3, 0x48, 0x0f, 0x1e}, /* rdsspq rax: the ModRM byte follows */
+  };
+  uint8_t *code = page(PROT_READ);
+  for (unsigned i = 0; i < 4; i++) {
+    memset(code, 0x90, 32);
+    unsigned n = i < 3 ? 3 : 4;
+    memcpy(code, forms[i], n);
+    if (i == 3) code[n++] = 0xc8;
+    Insn in;
+    uint64_t fault = 0;
+    assert_int_equal(decode_insn((uint64_t)(uintptr_t)code, &in, &fault), (int)n);
+    assert_ptr_not_equal(in.fn, op_undefined);
+  }
+  munmap(code, 2 * 4096);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_hot_loop_is_decoded_once),
@@ -117,6 +140,7 @@ int main(void) {
       cmocka_unit_test(test_invalidation_drops_only_overlapping_code),
       cmocka_unit_test(test_instruction_running_into_unmapped_page_faults_when_reached),
       cmocka_unit_test(test_unimplemented_instruction_decodes_to_sigill_handler),
+      cmocka_unit_test(test_register_forms_capstone_rejects_still_decode),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }
