@@ -41,21 +41,25 @@ AES_ROUND(aesdeclast, aes_ISB_ISR_AK)
 /* 66 0F 38 DB: AESIMC xmm1, xmm2/m128 */
 void op_aesimc(Cpu *c, const Insn *in) {
   aes_IMC(block(&c->xmm[in->reg]), block(&c->xmm[in->rm]));
+  DISPATCH_NEXT(c, in);
 }
 void op_aesimc_m(Cpu *c, const Insn *in) {
   Xmm s;
   load_m128a(c, in, &s);
   aes_IMC(block(&c->xmm[in->reg]), block(&s));
+  DISPATCH_NEXT(c, in);
 }
 
 /* 66 0F 3A DF ib: AESKEYGENASSIST xmm1, xmm2/m128, imm8 */
 void op_aeskeygenassist(Cpu *c, const Insn *in) {
   aes_keygen_assist(block(&c->xmm[in->reg]), block(&c->xmm[in->rm]), (uint8_t)in->imm);
+  DISPATCH_NEXT(c, in);
 }
 void op_aeskeygenassist_m(Cpu *c, const Insn *in) {
   Xmm s;
   load_m128a(c, in, &s);
   aes_keygen_assist(block(&c->xmm[in->reg]), block(&s), (uint8_t)in->imm);
+  DISPATCH_NEXT(c, in);
 }
 
 /* 66 0F 3A 44 ib: PCLMULQDQ xmm1, xmm2/m128, imm8. The decoder turns imm8 bit 0 into

@@ -163,6 +163,7 @@ void op_mul(Cpu *c, const Insn *in) {
     break;
   }
   }
+  DISPATCH_NEXT(c, in);
 }
 
 /* F6/5 F7/5 */
@@ -198,6 +199,7 @@ void op_imul1(Cpu *c, const Insn *in) {
     break;
   }
   }
+  DISPATCH_NEXT(c, in);
 }
 
 static int64_t imul_trunc(Cpu *c, const Insn *in, int64_t a, int64_t b, unsigned s) {
@@ -243,6 +245,7 @@ void op_div(Cpu *c, const Insn *in) {
   if (q > size_mask(s)) DIVIDE_ERROR();
   reg_set(c, RAX, (uint64_t)q, s);
   reg_set(c, RDX, (uint64_t)(n % d), s);
+  DISPATCH_NEXT(c, in);
 }
 
 /* F6/7 F7/7 */
@@ -265,4 +268,5 @@ void op_idiv(Cpu *c, const Insn *in) {
   }
   reg_set(c, RAX, (uint64_t)q, s);
   reg_set(c, RDX, (uint64_t)r, s);
+  DISPATCH_NEXT(c, in);
 }

@@ -55,6 +55,7 @@ void op_bsf(Cpu *c, const Insn *in) {
   uint64_t v = rm_get(c, in, in->osz);
   scan_flags(c, in, v == 0);
   if (v) reg_set(c, in->reg, (uint64_t)__builtin_ctzll(v), in->osz);
+  DISPATCH_NEXT(c, in);
 }
 
 /* 0F BD */
@@ -62,6 +63,7 @@ void op_bsr(Cpu *c, const Insn *in) {
   uint64_t v = rm_get(c, in, in->osz);
   scan_flags(c, in, v == 0);
   if (v) reg_set(c, in->reg, 63u - (unsigned)__builtin_clzll(v), in->osz);
+  DISPATCH_NEXT(c, in);
 }
 
 /* F3 0F BD: CF = source was zero, ZF = result is zero. */
@@ -71,6 +73,7 @@ void op_lzcnt(Cpu *c, const Insn *in) {
   uint64_t r = v ? (unsigned)__builtin_clzll(v) - (64 - s * 8) : s * 8;
   reg_set(c, in->reg, r, s);
   flags_update(c, F_CF | F_ZF, (v == 0 ? F_CF : 0) | (r == 0 ? F_ZF : 0));
+  DISPATCH_NEXT(c, in);
 }
 
 /* F3 0F B8: ZF = source was zero, the other arithmetic flags cleared. */
@@ -78,6 +81,7 @@ void op_popcnt(Cpu *c, const Insn *in) {
   uint64_t v = rm_get(c, in, in->osz);
   reg_set(c, in->reg, (uint64_t)__builtin_popcountll(v), in->osz);
   flags_set(c, (flags_get(c) & ~(uint64_t)F_ARITH) | (v == 0 ? F_ZF : 0));
+  DISPATCH_NEXT(c, in);
 }
 
 /* 0F C8+r; with a 16-bit operand the result is undefined (the CPU gives zero). */

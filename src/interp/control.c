@@ -71,6 +71,7 @@ void op_enter(Cpu *c, const Insn *in) {
   }
   c->r[RBP] = frame;
   c->r[RSP] -= size;
+  DISPATCH_NEXT(c, in);
 }
 
 /* C9 */

@@ -76,6 +76,7 @@ void op_xlat(Cpu *c, const Insn *in) {
   if (in->seg == SEG_FS) a += c->fs_base;
   else if (in->seg == SEG_GS) a += c->gs_base;
   reg_set(c, RAX, ld8(a), 1);
+  DISPATCH_NEXT(c, in);
 }
 
 /* 98 */
@@ -104,6 +105,7 @@ void op_cmpxchg(Cpu *c, const Insn *in) {
     if (in->mem) rm_set(c, in, dst, s); /* the CPU always writes the memory operand */
     reg_set(c, RAX, dst, s);
   }
+  DISPATCH_NEXT(c, in);
 }
 
 /* 0F C7 /1: CMPXCHG8B (osz 4) and CMPXCHG16B (osz 8, REX.W; 16-byte aligned). */
@@ -135,6 +137,7 @@ void op_cmpxchg16b(Cpu *c, const Insn *in) {
     }
     flags_update(c, F_ZF, eq ? F_ZF : 0);
   }
+  DISPATCH_NEXT(c, in);
 }
 
 /* 0F C0 0F C1 */
@@ -159,16 +162,19 @@ static uint64_t bswap_size(uint64_t v, unsigned s) {
 void op_movbe(Cpu *c, const Insn *in) {
   if (in->aux) rm_set(c, in, bswap_size(reg_get(c, in->reg, in->osz), in->osz), in->osz);
   else reg_set(c, in->reg, bswap_size(rm_get(c, in, in->osz), in->osz), in->osz);
+  DISPATCH_NEXT(c, in);
 }
 
 /* 9F: AH = SF:ZF:0:AF:0:PF:1:CF */
 void op_lahf(Cpu *c, const Insn *in) {
   reg_set(c, REG_AH, (flags_get(c) & 0xd5) | 2, 1);
+  DISPATCH_NEXT(c, in);
 }
 
 /* 9E */
 void op_sahf(Cpu *c, const Insn *in) {
   flags_update(c, F_SF | F_ZF | F_AF | F_PF | F_CF, reg_get(c, REG_AH, 1));
+  DISPATCH_NEXT(c, in);
 }
 
 /* 9C: VM and RF read as 0 */
@@ -180,6 +186,7 @@ void op_pushf(Cpu *c, const Insn *in) {
   } else {
     push64(c, f);
   }
+  DISPATCH_NEXT(c, in);
 }
 
 /* 9D: user mode may change the arithmetic flags, TF, DF, AC and ID; not IF/IOPL. */
@@ -194,6 +201,7 @@ void op_popf(Cpu *c, const Insn *in) {
   uint64_t writable = F_ARITH | F_TF | F_DF | F_AC | F_ID;
   if (in->osz == 2) writable &= 0xffff;
   flags_update(c, writable, v);
+  DISPATCH_NEXT(c, in);
 }
 
 /* F8 F9 F5 FC FD */
@@ -205,4 +213,5 @@ void op_flagop(Cpu *c, const Insn *in) {
   case 3: c->rflags &= ~(uint64_t)F_DF; break;
   default: c->rflags |= F_DF; break;
   }
+  DISPATCH_NEXT(c, in);
 }

@@ -68,9 +68,15 @@ static void shift(Cpu *c, const Insn *in, unsigned count) {
 }
 
 /* C0 C1 D0 D1 */
-void op_shift_imm(Cpu *c, const Insn *in) { shift(c, in, (unsigned)in->imm); }
+void op_shift_imm(Cpu *c, const Insn *in) {
+  shift(c, in, (unsigned)in->imm);
+  DISPATCH_NEXT(c, in);
+}
 /* D2 D3 */
-void op_shift_cl(Cpu *c, const Insn *in) { shift(c, in, (uint8_t)c->r[RCX]); }
+void op_shift_cl(Cpu *c, const Insn *in) {
+  shift(c, in, (uint8_t)c->r[RCX]);
+  DISPATCH_NEXT(c, in);
+}
 
 /* Flags of SHLD/SHRD: CF is the last bit out, OF (count 1) a sign change, AF undefined. */
 static void set_double_shift_flags(Cpu *c, const Insn *in, uint64_t r, uint64_t a, bool cf,
@@ -110,7 +116,13 @@ static void double_shift(Cpu *c, const Insn *in, bool left) {
 }
 
 /* 0F A4 0F A5 */
-void op_shld(Cpu *c, const Insn *in) { double_shift(c, in, true); }
+void op_shld(Cpu *c, const Insn *in) {
+  double_shift(c, in, true);
+  DISPATCH_NEXT(c, in);
+}
 
 /* 0F AC 0F AD */
-void op_shrd(Cpu *c, const Insn *in) { double_shift(c, in, false); }
+void op_shrd(Cpu *c, const Insn *in) {
+  double_shift(c, in, false);
+  DISPATCH_NEXT(c, in);
+}

@@ -131,4 +131,5 @@ void op_movntdqa_m(Cpu *c, const Insn *in) {
   Xmm t;
   load_m128a(c, in, &t);
   c->xmm[in->reg] = t;
+  DISPATCH_NEXT(c, in);
 }

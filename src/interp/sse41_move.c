@@ -36,16 +36,28 @@ WIDEN(pmovzxdq, q, d, 2, load_m64)
 /* ---- inserts: element imm8 of the destination from a general register or memory ---- */
 
 /* 66 0F 3A 20: PINSRB xmm, r32/m8, imm8 */
-void op_pinsrb(Cpu *c, const Insn *in) { c->xmm[in->reg].b[in->imm & 15] = (uint8_t)c->r[in->rm]; }
-void op_pinsrb_m(Cpu *c, const Insn *in) { c->xmm[in->reg].b[in->imm & 15] = ld8(ea(c, in)); }
+void op_pinsrb(Cpu *c, const Insn *in) {
+  c->xmm[in->reg].b[in->imm & 15] = (uint8_t)c->r[in->rm];
+  DISPATCH_NEXT(c, in);
+}
+void op_pinsrb_m(Cpu *c, const Insn *in) {
+  c->xmm[in->reg].b[in->imm & 15] = ld8(ea(c, in));
+  DISPATCH_NEXT(c, in);
+}
 
 /* 66 [REX.W] 0F 3A 22: PINSRD xmm, r/m32, imm8 and PINSRQ xmm, r/m64, imm8 */
 static void insert_dq(Cpu *c, const Insn *in, uint64_t v) {
   if (in->osz == 8) c->xmm[in->reg].q[in->imm & 1] = v;
   else c->xmm[in->reg].d[in->imm & 3] = (uint32_t)v;
 }
-void op_pinsrd(Cpu *c, const Insn *in) { insert_dq(c, in, c->r[in->rm]); }
-void op_pinsrd_m(Cpu *c, const Insn *in) { insert_dq(c, in, ld(ea(c, in), in->osz)); }
+void op_pinsrd(Cpu *c, const Insn *in) {
+  insert_dq(c, in, c->r[in->rm]);
+  DISPATCH_NEXT(c, in);
+}
+void op_pinsrd_m(Cpu *c, const Insn *in) {
+  insert_dq(c, in, ld(ea(c, in), in->osz));
+  DISPATCH_NEXT(c, in);
+}
 
 /* 66 0F 3A 21: INSERTPS: a dword (imm8 bits 7:6 pick it from a register source) into
  * dword imm8 bits 5:4, then the dwords in the zero mask imm8 bits 3:0 cleared. */
@@ -55,28 +67,58 @@ static void insert_ps(Cpu *c, const Insn *in, uint32_t v) {
   for (int i = 0; i < 4; i++)
     if (in->imm >> i & 1) d->d[i] = 0;
 }
-void op_insertps(Cpu *c, const Insn *in) { insert_ps(c, in, c->xmm[in->rm].d[in->imm >> 6 & 3]); }
-void op_insertps_m(Cpu *c, const Insn *in) { insert_ps(c, in, ld32(ea(c, in))); }
+void op_insertps(Cpu *c, const Insn *in) {
+  insert_ps(c, in, c->xmm[in->rm].d[in->imm >> 6 & 3]);
+  DISPATCH_NEXT(c, in);
+}
+void op_insertps_m(Cpu *c, const Insn *in) {
+  insert_ps(c, in, ld32(ea(c, in)));
+  DISPATCH_NEXT(c, in);
+}
 
 /* ---- extracts: element imm8 of the source (ModRM.reg) to r/m; a register destination
  * is zero-extended to 64 bits ---- */
 
 /* 66 0F 3A 14: PEXTRB r32/m8, xmm, imm8 */
-void op_pextrb(Cpu *c, const Insn *in) { c->r[in->rm] = c->xmm[in->reg].b[in->imm & 15]; }
-void op_pextrb_m(Cpu *c, const Insn *in) { st8(ea(c, in), c->xmm[in->reg].b[in->imm & 15]); }
+void op_pextrb(Cpu *c, const Insn *in) {
+  c->r[in->rm] = c->xmm[in->reg].b[in->imm & 15];
+  DISPATCH_NEXT(c, in);
+}
+void op_pextrb_m(Cpu *c, const Insn *in) {
+  st8(ea(c, in), c->xmm[in->reg].b[in->imm & 15]);
+  DISPATCH_NEXT(c, in);
+}
 
 /* 66 0F 3A 15: PEXTRW r32/m16, xmm, imm8 (66 0F C5 is the register-only SSE2 form) */
-void op_pextrw_rm(Cpu *c, const Insn *in) { c->r[in->rm] = c->xmm[in->reg].w[in->imm & 7]; }
-void op_pextrw_rm_m(Cpu *c, const Insn *in) { st16(ea(c, in), c->xmm[in->reg].w[in->imm & 7]); }
+void op_pextrw_rm(Cpu *c, const Insn *in) {
+  c->r[in->rm] = c->xmm[in->reg].w[in->imm & 7];
+  DISPATCH_NEXT(c, in);
+}
+void op_pextrw_rm_m(Cpu *c, const Insn *in) {
+  st16(ea(c, in), c->xmm[in->reg].w[in->imm & 7]);
+  DISPATCH_NEXT(c, in);
+}
 
 /* 66 [REX.W] 0F 3A 16: PEXTRD r/m32 and PEXTRQ r/m64 */
 static uint64_t extract_dq(const Cpu *c, const Insn *in) {
   const Xmm *s = &c->xmm[in->reg];
   return in->osz == 8 ? s->q[in->imm & 1] : s->d[in->imm & 3];
 }
-void op_pextrd(Cpu *c, const Insn *in) { c->r[in->rm] = extract_dq(c, in); }
-void op_pextrd_m(Cpu *c, const Insn *in) { st(ea(c, in), extract_dq(c, in), in->osz); }
+void op_pextrd(Cpu *c, const Insn *in) {
+  c->r[in->rm] = extract_dq(c, in);
+  DISPATCH_NEXT(c, in);
+}
+void op_pextrd_m(Cpu *c, const Insn *in) {
+  st(ea(c, in), extract_dq(c, in), in->osz);
+  DISPATCH_NEXT(c, in);
+}
 
 /* 66 0F 3A 17: EXTRACTPS r/m32, xmm, imm8 */
-void op_extractps(Cpu *c, const Insn *in) { c->r[in->rm] = c->xmm[in->reg].d[in->imm & 3]; }
-void op_extractps_m(Cpu *c, const Insn *in) { st32(ea(c, in), c->xmm[in->reg].d[in->imm & 3]); }
+void op_extractps(Cpu *c, const Insn *in) {
+  c->r[in->rm] = c->xmm[in->reg].d[in->imm & 3];
+  DISPATCH_NEXT(c, in);
+}
+void op_extractps_m(Cpu *c, const Insn *in) {
+  st32(ea(c, in), c->xmm[in->reg].d[in->imm & 3]);
+  DISPATCH_NEXT(c, in);
+}

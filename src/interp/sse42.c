@@ -31,7 +31,9 @@ static uint32_t crc32c(uint32_t crc, uint64_t v, unsigned size) {
  * destination's low 32 bits are the running CRC; the result is zero-extended. */
 void op_crc32(Cpu *c, const Insn *in) {
   c->r[in->reg] = crc32c((uint32_t)c->r[in->reg], reg_get(c, in->rm, in->aux), in->aux);
+  DISPATCH_NEXT(c, in);
 }
 void op_crc32_m(Cpu *c, const Insn *in) {
   c->r[in->reg] = crc32c((uint32_t)c->r[in->reg], ld(ea(c, in), in->aux), in->aux);
+  DISPATCH_NEXT(c, in);
 }

@@ -61,11 +61,23 @@ static inline void cvtsi2sd_body(Cpu *c, const Insn *in, uint64_t v) {
 }
 
 /* F3 [REX.W] 0F 2A */
-void op_cvtsi2ss(Cpu *c, const Insn *in) { cvtsi2ss_body(c, in, reg_get(c, in->rm, in->osz)); }
-void op_cvtsi2ss_m(Cpu *c, const Insn *in) { cvtsi2ss_body(c, in, ld(ea(c, in), in->osz)); }
+void op_cvtsi2ss(Cpu *c, const Insn *in) {
+  cvtsi2ss_body(c, in, reg_get(c, in->rm, in->osz));
+  DISPATCH_NEXT(c, in);
+}
+void op_cvtsi2ss_m(Cpu *c, const Insn *in) {
+  cvtsi2ss_body(c, in, ld(ea(c, in), in->osz));
+  DISPATCH_NEXT(c, in);
+}
 /* F2 [REX.W] 0F 2A */
-void op_cvtsi2sd(Cpu *c, const Insn *in) { cvtsi2sd_body(c, in, reg_get(c, in->rm, in->osz)); }
-void op_cvtsi2sd_m(Cpu *c, const Insn *in) { cvtsi2sd_body(c, in, ld(ea(c, in), in->osz)); }
+void op_cvtsi2sd(Cpu *c, const Insn *in) {
+  cvtsi2sd_body(c, in, reg_get(c, in->rm, in->osz));
+  DISPATCH_NEXT(c, in);
+}
+void op_cvtsi2sd_m(Cpu *c, const Insn *in) {
+  cvtsi2sd_body(c, in, ld(ea(c, in), in->osz));
+  DISPATCH_NEXT(c, in);
+}
 
 /* ---- float to integer: into r32 or r64 (in->osz), out of range gives 1 << (bits-1) ---- */
 

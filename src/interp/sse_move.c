@@ -33,41 +33,79 @@ void op_mova_store_m(Cpu *c, const Insn *in) {
 /* ---- scalar moves: register to register merges, a load zero-extends ---- */
 
 /* F3 0F 10 */
-void op_movss(Cpu *c, const Insn *in) { c->xmm[in->reg].d[0] = c->xmm[in->rm].d[0]; }
+void op_movss(Cpu *c, const Insn *in) {
+  c->xmm[in->reg].d[0] = c->xmm[in->rm].d[0];
+  DISPATCH_NEXT(c, in);
+}
 void op_movss_m(Cpu *c, const Insn *in) {
   Xmm *d = &c->xmm[in->reg];
   uint32_t v = ld32(ea(c, in));
   d->q[1] = 0;
   d->q[0] = v;
+  DISPATCH_NEXT(c, in);
 }
 /* F3 0F 11 */
-void op_movss_to_rm(Cpu *c, const Insn *in) { c->xmm[in->rm].d[0] = c->xmm[in->reg].d[0]; }
-void op_movss_store_m(Cpu *c, const Insn *in) { st32(ea(c, in), c->xmm[in->reg].d[0]); }
+void op_movss_to_rm(Cpu *c, const Insn *in) {
+  c->xmm[in->rm].d[0] = c->xmm[in->reg].d[0];
+  DISPATCH_NEXT(c, in);
+}
+void op_movss_store_m(Cpu *c, const Insn *in) {
+  st32(ea(c, in), c->xmm[in->reg].d[0]);
+  DISPATCH_NEXT(c, in);
+}
 /* F2 0F 10 */
-void op_movsd(Cpu *c, const Insn *in) { c->xmm[in->reg].q[0] = c->xmm[in->rm].q[0]; }
+void op_movsd(Cpu *c, const Insn *in) {
+  c->xmm[in->reg].q[0] = c->xmm[in->rm].q[0];
+  DISPATCH_NEXT(c, in);
+}
 void op_movsd_m(Cpu *c, const Insn *in) {
   Xmm *d = &c->xmm[in->reg];
   d->q[0] = ld64(ea(c, in));
   d->q[1] = 0;
+  DISPATCH_NEXT(c, in);
 }
 /* F2 0F 11 */
-void op_movsd_to_rm(Cpu *c, const Insn *in) { c->xmm[in->rm].q[0] = c->xmm[in->reg].q[0]; }
-void op_movsd_store_m(Cpu *c, const Insn *in) { st64(ea(c, in), c->xmm[in->reg].q[0]); }
+void op_movsd_to_rm(Cpu *c, const Insn *in) {
+  c->xmm[in->rm].q[0] = c->xmm[in->reg].q[0];
+  DISPATCH_NEXT(c, in);
+}
+void op_movsd_store_m(Cpu *c, const Insn *in) {
+  st64(ea(c, in), c->xmm[in->reg].q[0]);
+  DISPATCH_NEXT(c, in);
+}
 
 /* ---- quadword halves ---- */
 
 /* 0F 12 with a register: MOVHLPS */
-void op_movhlps(Cpu *c, const Insn *in) { c->xmm[in->reg].q[0] = c->xmm[in->rm].q[1]; }
+void op_movhlps(Cpu *c, const Insn *in) {
+  c->xmm[in->reg].q[0] = c->xmm[in->rm].q[1];
+  DISPATCH_NEXT(c, in);
+}
 /* 0F 12, 66 0F 12 from memory: MOVLPS/MOVLPD load the low half, keeping the high one */
-void op_movlps_load_m(Cpu *c, const Insn *in) { c->xmm[in->reg].q[0] = ld64(ea(c, in)); }
+void op_movlps_load_m(Cpu *c, const Insn *in) {
+  c->xmm[in->reg].q[0] = ld64(ea(c, in));
+  DISPATCH_NEXT(c, in);
+}
 /* 0F 13, 66 0F 13 */
-void op_movlps_store_m(Cpu *c, const Insn *in) { st64(ea(c, in), c->xmm[in->reg].q[0]); }
+void op_movlps_store_m(Cpu *c, const Insn *in) {
+  st64(ea(c, in), c->xmm[in->reg].q[0]);
+  DISPATCH_NEXT(c, in);
+}
 /* 0F 16 with a register: MOVLHPS */
-void op_movlhps(Cpu *c, const Insn *in) { c->xmm[in->reg].q[1] = c->xmm[in->rm].q[0]; }
+void op_movlhps(Cpu *c, const Insn *in) {
+  c->xmm[in->reg].q[1] = c->xmm[in->rm].q[0];
+  DISPATCH_NEXT(c, in);
+}
 /* 0F 16, 66 0F 16 from memory: MOVHPS/MOVHPD */
-void op_movhps_load_m(Cpu *c, const Insn *in) { c->xmm[in->reg].q[1] = ld64(ea(c, in)); }
+void op_movhps_load_m(Cpu *c, const Insn *in) {
+  c->xmm[in->reg].q[1] = ld64(ea(c, in));
+  DISPATCH_NEXT(c, in);
+}
 /* 0F 17, 66 0F 17 */
-void op_movhps_store_m(Cpu *c, const Insn *in) { st64(ea(c, in), c->xmm[in->reg].q[1]); }
+void op_movhps_store_m(Cpu *c, const Insn *in) {
+  st64(ea(c, in), c->xmm[in->reg].q[1]);
+  DISPATCH_NEXT(c, in);
+}
 
 /* ---- MOVD/MOVQ between XMM and general registers or memory (in->osz 4 or 8) ---- */
 
@@ -92,6 +130,7 @@ void op_movd_from_xmm(Cpu *c, const Insn *in) {
 }
 void op_movd_from_xmm_m(Cpu *c, const Insn *in) {
   st(ea(c, in), c->xmm[in->reg].q[0], in->osz);
+  DISPATCH_NEXT(c, in);
 }
 /* F3 0F 7E: MOVQ xmm, xmm/m64 */
 void op_movq_load(Cpu *c, const Insn *in) {
@@ -126,11 +165,13 @@ void op_movmskps(Cpu *c, const Insn *in) {
   uint64_t m = 0;
   for (int i = 0; i < 4; i++) m |= (uint64_t)(s->d[i] >> 31) << i;
   c->r[in->reg] = m;
+  DISPATCH_NEXT(c, in);
 }
 /* 66 0F 50 */
 void op_movmskpd(Cpu *c, const Insn *in) {
   const Xmm *s = &c->xmm[in->rm];
   c->r[in->reg] = (s->q[0] >> 63) | (s->q[1] >> 63) << 1;
+  DISPATCH_NEXT(c, in);
 }
 #ifndef __SSE2__
 /* The top bits of the eight bytes of q, byte i's in bit i: each byte's bit lands in the
@@ -156,18 +197,24 @@ void op_pmovmskb(Cpu *c, const Insn *in) {
 /* 66 0F C4: PINSRW xmm, r32/m16, imm8 */
 void op_pinsrw(Cpu *c, const Insn *in) {
   c->xmm[in->reg].w[in->imm & 7] = (uint16_t)c->r[in->rm];
+  DISPATCH_NEXT(c, in);
 }
 void op_pinsrw_m(Cpu *c, const Insn *in) {
   c->xmm[in->reg].w[in->imm & 7] = ld16(ea(c, in));
+  DISPATCH_NEXT(c, in);
 }
 /* 66 0F C5: PEXTRW r32, xmm, imm8 */
-void op_pextrw(Cpu *c, const Insn *in) { c->r[in->reg] = c->xmm[in->rm].w[in->imm & 7]; }
+void op_pextrw(Cpu *c, const Insn *in) {
+  c->r[in->reg] = c->xmm[in->rm].w[in->imm & 7];
+  DISPATCH_NEXT(c, in);
+}
 
 /* ---- stores that bypass the cache on real hardware: plain stores here ---- */
 
 /* 0F C3: MOVNTI m32/m64, r */
 void op_movnti_m(Cpu *c, const Insn *in) {
   st(ea(c, in), reg_get(c, in->reg, in->osz), in->osz);
+  DISPATCH_NEXT(c, in);
 }
 /* 66 0F F7: MASKMOVDQU xmm1, xmm2 stores the bytes of xmm1 whose mask byte in xmm2 has
  * its top bit set, at [rdi] (the decoder set base = RDI and the segment). */
@@ -176,4 +223,5 @@ void op_maskmovdqu(Cpu *c, const Insn *in) {
   uint64_t a = ea(c, in);
   for (int i = 0; i < 16; i++)
     if (mask->b[i] & 0x80) st8(a + (uint64_t)i, v->b[i]);
+  DISPATCH_NEXT(c, in);
 }

@@ -11,9 +11,15 @@ static void mxcsr_write(Cpu *c, uint32_t v) {
 }
 
 /* 0F AE /2 */
-void op_ldmxcsr(Cpu *c, const Insn *in) { mxcsr_write(c, ld32(ea(c, in))); }
+void op_ldmxcsr(Cpu *c, const Insn *in) {
+  mxcsr_write(c, ld32(ea(c, in)));
+  DISPATCH_NEXT(c, in);
+}
 /* 0F AE /3 */
-void op_stmxcsr(Cpu *c, const Insn *in) { st32(ea(c, in), c->mxcsr); }
+void op_stmxcsr(Cpu *c, const Insn *in) {
+  st32(ea(c, in), c->mxcsr);
+  DISPATCH_NEXT(c, in);
+}
 
 /* ---- FXSAVE/FXRSTOR: the image layout of the SDM (vol. 1, 10.5.1), 64-bit mode ---- */
 
@@ -86,6 +92,7 @@ void op_fxsave(Cpu *c, const Insn *in) {
   uint8_t img[FX_IMAGE_WRITTEN];
   fx_image_save(c, img, in->osz == 8);
   memcpy((void *)(uintptr_t)a, img, sizeof img);
+  DISPATCH_NEXT(c, in);
 }
 
 /* 0F AE /1 */
@@ -94,16 +101,29 @@ void op_fxrstor(Cpu *c, const Insn *in) {
   uint8_t img[FX_IMAGE_WRITTEN];
   memcpy(img, (const void *)(uintptr_t)a, sizeof img);
   if (!fx_image_load(c, img, in->osz == 8)) guest_trap(c, SIGSEGV, SI_KERNEL, 0);
+  DISPATCH_NEXT(c, in);
 }
 
 /* ---- ordering and cache control ---- */
 
 /* 0F AE /5 (register form) */
-void op_lfence(Cpu *c, const Insn *in) { __atomic_thread_fence(__ATOMIC_ACQUIRE); }
+void op_lfence(Cpu *c, const Insn *in) {
+  __atomic_thread_fence(__ATOMIC_ACQUIRE);
+  DISPATCH_NEXT(c, in);
+}
 /* 0F AE /6 (register form) */
-void op_mfence(Cpu *c, const Insn *in) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+void op_mfence(Cpu *c, const Insn *in) {
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  DISPATCH_NEXT(c, in);
+}
 /* 0F AE /7 (register form) */
-void op_sfence(Cpu *c, const Insn *in) { __atomic_thread_fence(__ATOMIC_RELEASE); }
+void op_sfence(Cpu *c, const Insn *in) {
+  __atomic_thread_fence(__ATOMIC_RELEASE);
+  DISPATCH_NEXT(c, in);
+}
 /* 0F AE /7 (memory form): faults like a load on an unmapped line, nothing else to do
  * when memory is the host's own */
-void op_clflush(Cpu *c, const Insn *in) { (void)ld8(ea(c, in)); }
+void op_clflush(Cpu *c, const Insn *in) {
+  (void)ld8(ea(c, in));
+  DISPATCH_NEXT(c, in);
+}

@@ -97,4 +97,5 @@ void op_string(Cpu *c, const Insn *in) {
     }
   }
   if (in->addr32) truncate_index_regs(c, in);
+  DISPATCH_NEXT(c, in);
 }

@@ -30,6 +30,7 @@ void op_cpuid(Cpu *c, const Insn *in) {
   c->r[RBX] = r.ebx;
   c->r[RCX] = r.ecx;
   c->r[RDX] = r.edx;
+  DISPATCH_NEXT(c, in);
 }
 
 /* The guest's time-stamp counter: nanoseconds of CLOCK_MONOTONIC, which increases at a
@@ -40,17 +41,23 @@ static uint64_t tsc_now(void) {
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* 0F 31 */
-void op_rdtsc(Cpu *c, const Insn *in) {
+static void read_tsc(Cpu *c) {
   uint64_t t = tsc_now();
   c->r[RAX] = (uint32_t)t;
   c->r[RDX] = t >> 32;
 }
 
+/* 0F 31 */
+void op_rdtsc(Cpu *c, const Insn *in) {
+  read_tsc(c);
+  DISPATCH_NEXT(c, in);
+}
+
 /* 0F 01 F9: also ECX = processor id (0). */
 void op_rdtscp(Cpu *c, const Insn *in) {
-  op_rdtsc(c, in);
+  read_tsc(c);
   c->r[RCX] = 0;
+  DISPATCH_NEXT(c, in);
 }
 
 /* CC: a trap; the guest sees RIP after the INT3. */

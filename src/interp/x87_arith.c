@@ -65,6 +65,7 @@ void op_x87_arith_m32fp(Cpu *c, const Insn *in) {
     uint16_t hsw = XH(arith_f32, op, &r, s, x87_ctl_of(f));
     arith_done(f, hsw, 0, r, 0);
   }
+  DISPATCH_NEXT(c, in);
 }
 
 /* DC /r: m64fp. */
@@ -83,6 +84,7 @@ void op_x87_arith_m64fp(Cpu *c, const Insn *in) {
     uint16_t hsw = XH(arith_f64, op, &r, s, x87_ctl_of(f));
     arith_done(f, hsw, 0, r, 0);
   }
+  DISPATCH_NEXT(c, in);
 }
 
 /* DA /r: m32int. Integers convert exactly, so they take the register path. */
@@ -90,6 +92,7 @@ void op_x87_arith_m32int(Cpu *c, const Insn *in) {
   uint64_t a = ea(c, in);
   x87_begin(c, in);
   st0_op_value(&c->fpu, in->op, (long double)(int32_t)ld32(a));
+  DISPATCH_NEXT(c, in);
 }
 
 /* DE /r: m16int. */
@@ -97,6 +100,7 @@ void op_x87_arith_m16int(Cpu *c, const Insn *in) {
   uint64_t a = ea(c, in);
   x87_begin(c, in);
   st0_op_value(&c->fpu, in->op, (long double)(int16_t)ld16(a));
+  DISPATCH_NEXT(c, in);
 }
 
 /* D8 C0+i: ST(0) = ST(0) op ST(i). D8 D0+i, D8 D8+i: FCOM, FCOMP ST(i), and the
@@ -109,6 +113,7 @@ void op_x87_arith_st0_sti(Cpu *c, const Insn *in) {
     return;
   }
   st0_op_value(f, in->op, *x87_st(f, in->rm));
+  DISPATCH_NEXT(c, in);
 }
 
 /* DC C0+i: ST(i) = ST(i) op ST(0); DE C0+i: the same, then pop (in->aux). */
@@ -122,6 +127,7 @@ void op_x87_arith_sti_st0(Cpu *c, const Insn *in) {
   long double r = *x87_st(f, in->rm);
   uint16_t hsw = XH(arith, in->op, &r, *x87_st(f, 0), x87_ctl_of(f));
   arith_done(f, hsw, in->rm, r, in->aux);
+  DISPATCH_NEXT(c, in);
 }
 
 /* DD E0+i: FUCOM ST(i); DD E8+i: FUCOMP ST(i) (in->aux 1). */
@@ -133,6 +139,7 @@ void op_x87_fucom(Cpu *c, const Insn *in) {
     return;
   }
   compare_done(f, XH(compare, *x87_st(f, 0), *x87_st(f, in->rm), true, x87_ctl_of(f)), in->aux);
+  DISPATCH_NEXT(c, in);
 }
 
 /* DE D9: FCOMPP; DA E9: FUCOMPP (in->op 1). Both pop twice. */
@@ -144,6 +151,7 @@ void op_x87_fcompp(Cpu *c, const Insn *in) {
     return;
   }
   compare_done(f, XH(compare, *x87_st(f, 0), *x87_st(f, 1), in->op != 0, x87_ctl_of(f)), 2);
+  DISPATCH_NEXT(c, in);
 }
 
 /* DB F0+i: FCOMI; DF F0+i: FCOMIP; DB E8+i, DF E8+i: FUCOMI(P) (in->op 1).
@@ -165,6 +173,7 @@ void op_x87_fcomi(Cpu *c, const Insn *in) {
   uint64_t fl = (hsw & X87_C3 ? F_ZF : 0) | (hsw & X87_C2 ? F_PF : 0) | (hsw & X87_C0 ? F_CF : 0);
   flags_update(c, F_ARITH, fl);
   if (done) pop_n(f, in->aux);
+  DISPATCH_NEXT(c, in);
 }
 
 /* D9 E4: compare ST(0) with 0.0. */
@@ -176,6 +185,7 @@ void op_x87_ftst(Cpu *c, const Insn *in) {
     return;
   }
   compare_done(f, XH(test, *x87_st(f, 0), x87_ctl_of(f)), 0);
+  DISPATCH_NEXT(c, in);
 }
 
 /* D9 E5: classify ST(0) into C3 C2 C0, its sign into C1; no exceptions. */
@@ -192,4 +202,5 @@ void op_x87_fxam(Cpu *c, const Insn *in) {
     cc = XH(examine, *x87_st(f, 0)) & X87_CC;
   }
   f->sw = (uint16_t)((f->sw & ~X87_CC) | cc);
+  DISPATCH_NEXT(c, in);
 }

@@ -17,13 +17,22 @@ static uint32_t get32(const uint8_t *p) {
 }
 
 /* DF E0 */
-void op_x87_fnstsw_ax(Cpu *c, const Insn *in) { reg_set(c, RAX, x87_status_word(&c->fpu), 2); }
+void op_x87_fnstsw_ax(Cpu *c, const Insn *in) {
+  reg_set(c, RAX, x87_status_word(&c->fpu), 2);
+  DISPATCH_NEXT(c, in);
+}
 
 /* DD /7 */
-void op_x87_fnstsw_m16(Cpu *c, const Insn *in) { st16(ea(c, in), x87_status_word(&c->fpu)); }
+void op_x87_fnstsw_m16(Cpu *c, const Insn *in) {
+  st16(ea(c, in), x87_status_word(&c->fpu));
+  DISPATCH_NEXT(c, in);
+}
 
 /* D9 /7 */
-void op_x87_fnstcw(Cpu *c, const Insn *in) { st16(ea(c, in), c->fpu.cw); }
+void op_x87_fnstcw(Cpu *c, const Insn *in) {
+  st16(ea(c, in), c->fpu.cw);
+  DISPATCH_NEXT(c, in);
+}
 
 /* D9 /5: unmasking an exception whose flag is set makes it pending. */
 void op_x87_fldcw(Cpu *c, const Insn *in) {
@@ -31,14 +40,19 @@ void op_x87_fldcw(Cpu *c, const Insn *in) {
   uint16_t v = ld16(ea(c, in));
   c->fpu.cw = (v & CW_BITS) | CW_ONE;
   x87_update_es(&c->fpu);
+  DISPATCH_NEXT(c, in);
 }
 
 /* DB E3 */
-void op_x87_fninit(Cpu *c, const Insn *in) { x87_init(&c->fpu); }
+void op_x87_fninit(Cpu *c, const Insn *in) {
+  x87_init(&c->fpu);
+  DISPATCH_NEXT(c, in);
+}
 
 /* DB E2: clears the exception flags, SF, ES and B. */
 void op_x87_fnclex(Cpu *c, const Insn *in) {
   c->fpu.sw &= (uint16_t)~(X87_EXC | X87_SF | X87_ES | X87_B);
+  DISPATCH_NEXT(c, in);
 }
 
 /* DD C0+i: tag ST(i) empty; DF C0+i (FFREEP): then pop (in->aux 1). C1 = 0. */
@@ -48,6 +62,7 @@ void op_x87_ffree(Cpu *c, const Insn *in) {
   f->sw &= (uint16_t)~X87_C1;
   f->tag |= (uint16_t)(3u << (2 * x87_phys(f, in->rm)));
   if (in->aux) x87_pop(f);
+  DISPATCH_NEXT(c, in);
 }
 
 /* D9 F7, D9 F6: move TOP without touching the registers or tags; C1 = 0. */
@@ -55,19 +70,27 @@ void op_x87_fincstp(Cpu *c, const Insn *in) {
   x87_begin(c, in);
   c->fpu.top = (c->fpu.top + 1) & 7;
   c->fpu.sw &= (uint16_t)~X87_C1;
+  DISPATCH_NEXT(c, in);
 }
 
 void op_x87_fdecstp(Cpu *c, const Insn *in) {
   x87_begin(c, in);
   c->fpu.top = (c->fpu.top - 1) & 7;
   c->fpu.sw &= (uint16_t)~X87_C1;
+  DISPATCH_NEXT(c, in);
 }
 
 /* D9 D0. */
-void op_x87_fnop(Cpu *c, const Insn *in) { x87_begin(c, in); }
+void op_x87_fnop(Cpu *c, const Insn *in) {
+  x87_begin(c, in);
+  DISPATCH_NEXT(c, in);
+}
 
 /* 9B */
-void op_x87_fwait(Cpu *c, const Insn *in) { x87_wait(c); }
+void op_x87_fwait(Cpu *c, const Insn *in) {
+  x87_wait(c);
+  DISPATCH_NEXT(c, in);
+}
 
 /* The 28-byte environment: the upper halves of the first three words read as ones; the
  * code and data selectors are zero in 64-bit mode. */
@@ -98,6 +121,7 @@ void op_x87_fnstenv(Cpu *c, const Insn *in) {
   memcpy((void *)(uintptr_t)ea(c, in), e, sizeof e);
   c->fpu.cw |= X87_EXC;
   x87_update_es(&c->fpu);
+  DISPATCH_NEXT(c, in);
 }
 
 /* D9 /4 */
@@ -105,6 +129,7 @@ void op_x87_fldenv(Cpu *c, const Insn *in) {
   uint8_t e[ENV_SIZE];
   memcpy(e, (const void *)(uintptr_t)ea(c, in), sizeof e);
   env_load(&c->fpu, e);
+  DISPATCH_NEXT(c, in);
 }
 
 /* DD /6: the environment and ST(0)..ST(7) in stack order, then FNINIT. */
@@ -115,6 +140,7 @@ void op_x87_fnsave(Cpu *c, const Insn *in) {
   for (unsigned i = 0; i < 8; i++) x87_to_ext80(*x87_st(f, i), s + ENV_SIZE + 10 * i);
   memcpy((void *)(uintptr_t)ea(c, in), s, sizeof s);
   x87_init(f);
+  DISPATCH_NEXT(c, in);
 }
 
 /* DD /4 */
@@ -124,4 +150,5 @@ void op_x87_frstor(Cpu *c, const Insn *in) {
   memcpy(s, (const void *)(uintptr_t)ea(c, in), sizeof s);
   env_load(f, s);
   for (unsigned i = 0; i < 8; i++) *x87_st(f, i) = x87_from_ext80(s + ENV_SIZE + 10 * i);
+  DISPATCH_NEXT(c, in);
 }

@@ -24,6 +24,7 @@ void op_x87_fld_m32(Cpu *c, const Insn *in) {
   long double v = 0;
   uint16_t hsw = XH(load_f32, &v, x87_f32(ld32(a)), x87_ctl_of(&c->fpu));
   push_converted(&c->fpu, v, hsw);
+  DISPATCH_NEXT(c, in);
 }
 
 /* DD /0 */
@@ -33,6 +34,7 @@ void op_x87_fld_m64(Cpu *c, const Insn *in) {
   long double v = 0;
   uint16_t hsw = XH(load_f64, &v, x87_f64(ld64(a)), x87_ctl_of(&c->fpu));
   push_converted(&c->fpu, v, hsw);
+  DISPATCH_NEXT(c, in);
 }
 
 /* DB /5: the register format itself; no exceptions. */
@@ -42,6 +44,7 @@ void op_x87_fld_m80(Cpu *c, const Insn *in) {
   uint8_t b[10];
   memcpy(b, (const void *)(uintptr_t)a, 10);
   x87_push_checked(&c->fpu, x87_from_ext80(b));
+  DISPATCH_NEXT(c, in);
 }
 
 /* D9 C0+i: push a copy of ST(i); an empty ST(i) pushes the indefinite value. */
@@ -53,6 +56,7 @@ void op_x87_fld_sti(Cpu *c, const Insn *in) {
     return;
   }
   x87_push_checked(f, *x87_st(f, in->rm));
+  DISPATCH_NEXT(c, in);
 }
 
 /* A store from an empty ST(0) is an underflow: masked, the indefinite value of the
@@ -82,6 +86,7 @@ void op_x87_fst_m32(Cpu *c, const Insn *in) {
   memcpy(&bits, &v, 4);
   if (x87_store_allowed(f, hsw)) st32(a, bits);
   store_done(f, hsw, in->aux);
+  DISPATCH_NEXT(c, in);
 }
 
 /* DD /2 FST m64, DD /3 FSTP m64 (in->aux 1). */
@@ -101,6 +106,7 @@ void op_x87_fst_m64(Cpu *c, const Insn *in) {
   memcpy(&bits, &v, 8);
   if (x87_store_allowed(f, hsw)) st64(a, bits);
   store_done(f, hsw, in->aux);
+  DISPATCH_NEXT(c, in);
 }
 
 /* DB /7: FSTP m80, exact. */
@@ -118,6 +124,7 @@ void op_x87_fstp_m80(Cpu *c, const Insn *in) {
   }
   memcpy((void *)(uintptr_t)a, b, 10);
   x87_pop(f);
+  DISPATCH_NEXT(c, in);
 }
 
 /* DD D0+i FST ST(i), DD D8+i FSTP ST(i) (in->aux 1), and the DF D0+i, DF D8+i aliases
@@ -133,6 +140,7 @@ void op_x87_fst_sti(Cpu *c, const Insn *in) {
     x87_set_st(f, in->rm, *x87_st(f, 0));
   }
   if (in->aux) x87_pop(f);
+  DISPATCH_NEXT(c, in);
 }
 
 /* D9 D8+i: FSTPNCE, an FSTP ST(i) that takes no stack fault: with ST(0) empty it only
@@ -143,6 +151,7 @@ void op_x87_fstpnce(Cpu *c, const Insn *in) {
   f->sw &= (uint16_t)~X87_C1;
   if (!x87_empty(f, 0)) x87_set_st(f, in->rm, *x87_st(f, 0));
   x87_pop(f);
+  DISPATCH_NEXT(c, in);
 }
 
 /* FILD: integers up to 64 bits are exact in the 64-bit significand. */
@@ -150,18 +159,21 @@ void op_x87_fild_m16(Cpu *c, const Insn *in) { /* DF /0 */
   uint64_t a = ea(c, in);
   x87_begin(c, in);
   x87_push_checked(&c->fpu, (long double)(int16_t)ld16(a));
+  DISPATCH_NEXT(c, in);
 }
 
 void op_x87_fild_m32(Cpu *c, const Insn *in) { /* DB /0 */
   uint64_t a = ea(c, in);
   x87_begin(c, in);
   x87_push_checked(&c->fpu, (long double)(int32_t)ld32(a));
+  DISPATCH_NEXT(c, in);
 }
 
 void op_x87_fild_m64(Cpu *c, const Insn *in) { /* DF /5 */
   uint64_t a = ea(c, in);
   x87_begin(c, in);
   x87_push_checked(&c->fpu, (long double)(int64_t)ld64(a));
+  DISPATCH_NEXT(c, in);
 }
 
 /* FIST/FISTP round by RC, FISTTP truncates; NaN, infinity and out-of-range values
@@ -198,9 +210,18 @@ static void fist(Cpu *c, const Insn *in, unsigned size) {
   store_done(f, hsw, in->aux);
 }
 
-void op_x87_fist_m16(Cpu *c, const Insn *in) { fist(c, in, 2); } /* DF /1 /2 /3 */
-void op_x87_fist_m32(Cpu *c, const Insn *in) { fist(c, in, 4); } /* DB /1 /2 /3 */
-void op_x87_fist_m64(Cpu *c, const Insn *in) { fist(c, in, 8); } /* DF /7, DD /1 */
+void op_x87_fist_m16(Cpu *c, const Insn *in) {
+  fist(c, in, 2);
+  DISPATCH_NEXT(c, in);
+} /* DF /1 /2 /3 */
+void op_x87_fist_m32(Cpu *c, const Insn *in) {
+  fist(c, in, 4);
+  DISPATCH_NEXT(c, in);
+} /* DB /1 /2 /3 */
+void op_x87_fist_m64(Cpu *c, const Insn *in) {
+  fist(c, in, 8);
+  DISPATCH_NEXT(c, in);
+} /* DF /7, DD /1 */
 
 /* DF /4: 18 packed BCD digits and a sign byte; exact. */
 void op_x87_fbld(Cpu *c, const Insn *in) {
@@ -212,6 +233,7 @@ void op_x87_fbld(Cpu *c, const Insn *in) {
   for (int i = 8; i >= 0; i--) n = n * 100 + (uint64_t)(b[i] >> 4) * 10 + (b[i] & 15);
   long double v = (long double)n;
   x87_push_checked(&c->fpu, (b[9] & 0x80) ? -v : v);
+  DISPATCH_NEXT(c, in);
 }
 
 /* DF /6: ST(0) rounded by RC to packed BCD, then pop. Out of range (|x| >= 10^18),
@@ -241,6 +263,7 @@ void op_x87_fbstp(Cpu *c, const Insn *in) {
   }
   if (x87_store_allowed(f, hsw)) memcpy((void *)(uintptr_t)a, b, 10);
   store_done(f, hsw, true);
+  DISPATCH_NEXT(c, in);
 }
 
 /* D9 E8..EE: FLD1 FLDL2T FLDL2E FLDPI FLDLG2 FLDLN2 FLDZ (in->op: second byte). */
@@ -250,6 +273,7 @@ void op_x87_fldconst(Cpu *c, const Insn *in) {
   long double v = 0;
   uint16_t hsw = XH(constant, in->op, &v, x87_ctl_of(f));
   push_converted(f, v, hsw);
+  DISPATCH_NEXT(c, in);
 }
 
 /* D9 C8+i (and DD C8+i, DF C8+i): exchange ST(0) and ST(i). Masked underflow: an empty
@@ -269,6 +293,7 @@ void op_x87_fxch(Cpu *c, const Insn *in) {
   long double t = *x87_st(f, 0);
   *x87_st(f, 0) = *x87_st(f, i);
   *x87_st(f, i) = t;
+  DISPATCH_NEXT(c, in);
 }
 
 /* DA C0..DF, DB C0..DF: ST(0) = ST(i) if condition in->op holds; C0-C3 unchanged. */
@@ -280,4 +305,5 @@ void op_x87_fcmov(Cpu *c, const Insn *in) {
     return;
   }
   if (cond(c, in->op)) x87_set_st(f, 0, *x87_st(f, in->rm));
+  DISPATCH_NEXT(c, in);
 }

@@ -27,6 +27,7 @@ void op_x87_fchs(Cpu *c, const Insn *in) {
   f->sw &= (uint16_t)~X87_C1;
   long double *x = x87_st(f, 0);
   *x = -*x;
+  DISPATCH_NEXT(c, in);
 }
 
 /* D9 E1: clears the sign bit only; C1 = 0. */
@@ -40,6 +41,7 @@ void op_x87_fabs(Cpu *c, const Insn *in) {
   f->sw &= (uint16_t)~X87_C1;
   long double *x = x87_st(f, 0);
   *x = fabsl(*x);
+  DISPATCH_NEXT(c, in);
 }
 
 /* D9 F0 F2XM1, FA FSQRT, FC FRNDINT, FE FSIN, FF FCOS: ST(0) = op(ST(0)). FSIN and FCOS
@@ -56,6 +58,7 @@ void op_x87_unary(Cpu *c, const Insn *in) {
   long double r = *x87_st(f, 0);
   uint16_t hsw = XH(unary, in->op, &r, x87_ctl_of(f));
   if (x87_commit(f, hsw, trig ? X87_C1 | X87_C2 : X87_C1)) x87_set_st(f, 0, r);
+  DISPATCH_NEXT(c, in);
 }
 
 /* D9 F8 FPREM, F5 FPREM1 (C2: partial remainder; C0 C3 C1: quotient bits 2 1 0),
@@ -75,6 +78,7 @@ void op_x87_binary(Cpu *c, const Insn *in) {
   bool no_quotient = isnan(r) || (hsw & ~f->cw & (X87_IE | X87_DE | X87_ZE));
   uint16_t cc = in->op == X87_FSCALE ? X87_C1 : no_quotient ? X87_C1 | X87_C2 : X87_CC;
   if (x87_commit(f, hsw, cc)) x87_set_st(f, 0, r);
+  DISPATCH_NEXT(c, in);
 }
 
 /* D9 F1 FYL2X, F9 FYL2XP1, F3 FPATAN: ST(1) = op(ST(0), ST(1)), then pop. */
@@ -91,6 +95,7 @@ void op_x87_binary_pop(Cpu *c, const Insn *in) {
   }
   x87_set_st(f, 1, r);
   x87_pop(f);
+  DISPATCH_NEXT(c, in);
 }
 
 /* D9 F2 FPTAN (ST(0) = tan, push 1.0), FB FSINCOS (ST(0) = sin, push cos), F4 FXTRACT
@@ -119,4 +124,5 @@ void op_x87_split(Cpu *c, const Insn *in) {
   if (trig && (hsw & X87_C2)) return;
   x87_set_st(f, 0, st0);
   x87_push(f, pushed);
+  DISPATCH_NEXT(c, in);
 }

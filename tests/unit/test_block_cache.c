@@ -15,7 +15,10 @@
 #include "interp/ops_int.h"
 #include "interp/run.h"
 
+/* Two fresh pages for code, the second with protection prot. They may reuse the address
+ * of an earlier test's pages, so blocks decoded from those are dropped first. */
 static uint8_t *page(int prot) {
+  block_flush_all();
   uint8_t *p = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   assert_true(p != MAP_FAILED);
   mprotect(p + 4096, 4096, prot);
@@ -133,6 +136,37 @@ static void test_register_forms_capstone_rejects_still_decode(void **state) {
   munmap(code, 2 * 4096);
 }
 
+/* Threaded dispatch: handlers run the next instruction themselves, and the loop goes on
+ * from wherever a chain stopped; every instruction must still run exactly once. */
+static void test_each_instruction_of_a_block_runs_once(void **state) {
+  static const uint8_t code[] = {
+      0x0f, 0xa2,                   /* cpuid: EAX, EBX, ECX, EDX */
+      0x31, 0xdb,                   /* xor ebx, ebx */
+      0xff, 0xc3,                   /* inc ebx */
+      0x0f, 0x01, 0xf9,             /* rdtscp: EDX:EAX, ECX */
+      0xff, 0xc3,                   /* inc ebx */
+      0x48, 0x83, 0xc3, 0x10,       /* add rbx, 16 */
+      0x66, 0x0f, 0xd4, 0xc0,       /* paddq xmm0, xmm0 */
+      0xd9, 0xe8,                   /* fld1 */
+      0xd8, 0xc0,                   /* fadd st0, st0 */
+      0xff, 0xc3,                   /* inc ebx */
+      0xe9, 0x00, 0x00, 0x00, 0x00, /* jmp to the next byte: the stop address */
+  };
+  uint8_t *mem = page(PROT_READ);
+  memcpy(mem, code, sizeof code);
+  Cpu c;
+  memset(&c, 0, sizeof c);
+  cpu_reset(&c);
+  c.rip = (uint64_t)(uintptr_t)mem;
+  c.xmm[0].q[0] = 3;
+  cpu_run(&c, (uint64_t)(uintptr_t)mem + sizeof code);
+  assert_int_equal(c.r[RBX], 3 + 16);  /* three INCs and one ADD, once each */
+  assert_int_equal(c.xmm[0].q[0], 6); /* one PADDQ */
+  assert_int_equal(c.fpu.top, 7);     /* one FLD */
+  assert_int_equal(c.icount, 11);
+  munmap(mem, 2 * 4096);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_hot_loop_is_decoded_once),
@@ -141,6 +175,7 @@ int main(void) {
       cmocka_unit_test(test_instruction_running_into_unmapped_page_faults_when_reached),
       cmocka_unit_test(test_unimplemented_instruction_decodes_to_sigill_handler),
       cmocka_unit_test(test_register_forms_capstone_rejects_still_decode),
+      cmocka_unit_test(test_each_instruction_of_a_block_runs_once),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }
