@@ -16,8 +16,9 @@ static bool defines_c2(unsigned op) {
          op == X87_FPREM || op == X87_FPREM1;
 }
 
-/* D9 E0: flips the sign bit only (no exception, even for an SNaN); C1 = 0. */
-void op_x87_fchs(Cpu *c, const Insn *in) {
+/* FABS clears the sign bit, FCHS flips it; nothing else changes (no exception, even for
+ * an SNaN); C1 = 0. */
+static void change_sign(Cpu *c, const Insn *in, bool clear) {
   x87_begin(c, in);
   X87 *f = &c->fpu;
   if (x87_empty(f, 0)) {
@@ -26,21 +27,18 @@ void op_x87_fchs(Cpu *c, const Insn *in) {
   }
   f->sw &= (uint16_t)~X87_C1;
   long double *x = x87_st(f, 0);
-  *x = -*x;
+  *x = clear ? fabsl(*x) : -*x;
+}
+
+/* D9 E0 */
+void op_x87_fchs(Cpu *c, const Insn *in) {
+  change_sign(c, in, false);
   DISPATCH_NEXT(c, in);
 }
 
-/* D9 E1: clears the sign bit only; C1 = 0. */
+/* D9 E1 */
 void op_x87_fabs(Cpu *c, const Insn *in) {
-  x87_begin(c, in);
-  X87 *f = &c->fpu;
-  if (x87_empty(f, 0)) {
-    underflow_st0(f);
-    return;
-  }
-  f->sw &= (uint16_t)~X87_C1;
-  long double *x = x87_st(f, 0);
-  *x = fabsl(*x);
+  change_sign(c, in, true);
   DISPATCH_NEXT(c, in);
 }
 
