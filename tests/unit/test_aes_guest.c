@@ -10,6 +10,8 @@
 
 #include <cmocka.h>
 
+#include "hex_block.h"
+
 /* The host CPU is the oracle, and the routines below are x86-64 code. */
 #ifdef __x86_64__
 #include <immintrin.h>
@@ -51,24 +53,18 @@ static void use_tier(unsigned t) {
 
 /* ---- blocks as publications print them ---- */
 
-static unsigned hex_digit(char c) {
-  return c <= '9' ? (unsigned)(c - '0') : (unsigned)((c | 0x20) - 'a' + 10);
-}
-
 /* Byte 0 first: AES states, keys and GCM blocks. */
 static Xmm bytes(const char *hex) {
   Xmm x;
-  assert_int_equal(strlen(hex), 32);
-  for (int i = 0; i < 16; i++)
-    x.b[i] = (uint8_t)(hex_digit(hex[2 * i]) << 4 | hex_digit(hex[2 * i + 1]));
+  hex_block(hex, x.b, false);
   return x;
 }
 
 /* One 128-bit number, byte 15 first: XMM registers in Intel's papers. */
 static Xmm number(const char *hex) {
-  Xmm x = bytes(hex), r;
-  for (int i = 0; i < 16; i++) r.b[i] = x.b[15 - i];
-  return r;
+  Xmm x;
+  hex_block(hex, x.b, true);
+  return x;
 }
 
 static Xmm xor128(Xmm a, Xmm b) {

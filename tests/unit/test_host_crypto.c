@@ -16,6 +16,8 @@
 
 #include <cmocka.h>
 
+#include "hex_block.h"
+
 #include "host/host_crypto.h"
 
 enum { RANDOM_INPUTS = 100000 };
@@ -67,25 +69,18 @@ static void use_tier(HostCryptoMode mode) {
 
 /* ---- Writing and comparing blocks ---- */
 
-static unsigned hex_digit(char c) {
-  return c <= '9' ? (unsigned)(c - '0') : (unsigned)((c | 0x20) - 'a' + 10);
-}
-
 /* A byte string as publications print AES states, keys and GCM blocks: byte 0 first. */
 static Block128 bytes(const char *hex) {
   Block128 x;
-  assert_int_equal(strlen(hex), 32);
-  for (int i = 0; i < 16; i++)
-    x.b[i] = (uint8_t)(hex_digit(hex[2 * i]) << 4 | hex_digit(hex[2 * i + 1]));
+  hex_block(hex, x.b, false);
   return x;
 }
 
 /* An XMM register as Intel's papers print it: one 128-bit number, byte 15 first. */
 static Block128 xmm(const char *hex) {
-  Block128 x = bytes(hex), r;
-  for (int i = 0; i < 16; i++)
-    r.b[i] = x.b[15 - i];
-  return r;
+  Block128 x;
+  hex_block(hex, x.b, true);
+  return x;
 }
 
 static Block128 xor_block(Block128 a, Block128 b) {

@@ -17,6 +17,8 @@
 
 #include <cmocka.h>
 
+#include "proc_maps.h"
+
 #include "interp/cpuid.h"
 #include "loader/brk.h"
 #include "loader/elf.h"
@@ -30,24 +32,6 @@ static uint64_t page(void) { return (uint64_t)sysconf(_SC_PAGESIZE); }
 static uint64_t pg_down(uint64_t a) { return a & ~(page() - 1); }
 static uint64_t pg_up(uint64_t a) { return (a + page() - 1) & ~(page() - 1); }
 
-/* The permissions ("r-xp") of the mapping holding addr in /proc/self/maps; "" if none. */
-static const char *maps_perms(uint64_t addr) {
-  static char perms[8];
-  perms[0] = 0;
-  FILE *f = fopen("/proc/self/maps", "r");
-  assert_non_null(f);
-  char line[1024];
-  while (fgets(line, sizeof line, f)) {
-    unsigned long s, e;
-    char p[8];
-    if (sscanf(line, "%lx-%lx %7s", &s, &e, p) == 3 && addr >= s && addr < e) {
-      strcpy(perms, p);
-      break;
-    }
-  }
-  fclose(f);
-  return perms;
-}
 
 static const char *perms_of_flags(uint32_t f) {
   static char s[5];

@@ -46,16 +46,11 @@ static char dir[64];
 
 static int setup(void **state) {
   test_cpu(GUEST_EXE);
-  strcpy(dir, "/tmp/x64emu-syscall-XXXXXX");
-  assert_non_null(mkdtemp(dir));
+  scratch_dir_make(dir, "syscall");
   return 0;
 }
 
-static int teardown(void **state) {
-  char cmd[128];
-  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  return system(cmd);
-}
+static int teardown(void **state) { return scratch_dir_remove(dir); }
 
 static const char *in_dir(const char *name) {
   static char path[4][128];

@@ -15,6 +15,8 @@
 
 #include <cmocka.h>
 
+#include "proc_maps.h"
+
 #include "decoder/block.h"
 #include "decoder/decode.h"
 #include "interp/fault.h"
@@ -43,24 +45,6 @@ static int setup(void **state) {
   return 0;
 }
 
-/* The permissions ("rw-p") of the host mapping holding addr; "" when unmapped. */
-static const char *maps_perms(uint64_t addr) {
-  static char perms[8];
-  perms[0] = 0;
-  FILE *f = fopen("/proc/self/maps", "r");
-  assert_non_null(f);
-  char line[1024];
-  while (fgets(line, sizeof line, f)) {
-    unsigned long s, e;
-    char p[8];
-    if (sscanf(line, "%lx-%lx %7s", &s, &e, p) == 3 && addr >= s && addr < e) {
-      strcpy(perms, p);
-      break;
-    }
-  }
-  fclose(f);
-  return perms;
-}
 
 static uint64_t guest_anon(uint64_t len) {
   int64_t r = SC6(mmap, 0, len, X_PROT_READ | X_PROT_WRITE, X_MAP_PRIVATE | X_MAP_ANON, -1, 0);

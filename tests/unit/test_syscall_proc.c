@@ -34,16 +34,11 @@ static char dir[64];
 
 static int setup(void **state) {
   test_cpu("/opt/guest/prog");
-  strcpy(dir, "/tmp/x64emu-proc-XXXXXX");
-  assert_non_null(mkdtemp(dir));
+  scratch_dir_make(dir, "proc");
   return 0;
 }
 
-static int teardown(void **state) {
-  char cmd[128];
-  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  return system(cmd);
-}
+static int teardown(void **state) { return scratch_dir_remove(dir); }
 
 static int64_t elapsed_ms(const struct timespec *a) {
   struct timespec b;

@@ -3,6 +3,8 @@
 #define TEST_SYSCALL_UTIL_H
 
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "interp/fault.h"
@@ -18,6 +20,18 @@ static inline Cpu *test_cpu(const char *exe_path) {
   test_proc.cpu.proc = &test_proc;
   strcpy(test_proc.exe_path, exe_path);
   return &test_proc.cpu;
+}
+
+/* A fresh scratch folder /tmp/x64emu-<what>-XXXXXX in dir[64], and its removal. */
+static inline void scratch_dir_make(char dir[64], const char *what) {
+  snprintf(dir, 64, "/tmp/x64emu-%s-XXXXXX", what);
+  assert_non_null(mkdtemp(dir));
+}
+
+static inline int scratch_dir_remove(const char dir[64]) {
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  return system(cmd);
 }
 
 /* Bad guest pointers must give EFAULT through fault.c's handler; cmocka installs its own
