@@ -162,26 +162,13 @@ static void lea64_base_disp(Cpu *c, const Insn *in) {
 SHIFT_FORMS(uint64_t, 64, 8)
 SHIFT_FORMS(uint32_t, 32, 4)
 
-/* ---- conditional jumps on ZF and CF, the loop tests of compiled and OpenSSL code ---- */
+/* ---- conditional jumps on ZF and CF, the loop tests of compiled and OpenSSL code: with
+ * a constant condition, cond()'s inline fast paths reduce to one test ---- */
 
-static inline uint64_t lazy_mask(const Cpu *c) {
-  static const uint64_t masks[9] = {0, 0xff, 0xffff, 0, 0xffffffffull, 0, 0, 0, ~0ull};
-  return masks[c->lf.size];
-}
-
-static inline bool zero_flag(const Cpu *c) {
-  return c->lf.op != LF_NONE ? (c->lf.res & lazy_mask(c)) == 0 : (c->rflags & F_ZF) != 0;
-}
-
-static inline bool carry_flag(const Cpu *c) {
-  if (c->lf.op == LF_SUB) return (c->lf.a & lazy_mask(c)) < (c->lf.b & lazy_mask(c));
-  return cond_slow(c, 2);
-}
-
-static void jz(Cpu *c, const Insn *in) { if (zero_flag(c)) c->rip = in->imm; }
-static void jnz(Cpu *c, const Insn *in) { if (!zero_flag(c)) c->rip = in->imm; }
-static void jb(Cpu *c, const Insn *in) { if (carry_flag(c)) c->rip = in->imm; }
-static void jae(Cpu *c, const Insn *in) { if (!carry_flag(c)) c->rip = in->imm; }
+static void jz(Cpu *c, const Insn *in) { if (cond(c, 4)) c->rip = in->imm; }
+static void jnz(Cpu *c, const Insn *in) { if (cond(c, 5)) c->rip = in->imm; }
+static void jb(Cpu *c, const Insn *in) { if (cond(c, 2)) c->rip = in->imm; }
+static void jae(Cpu *c, const Insn *in) { if (cond(c, 3)) c->rip = in->imm; }
 
 static Handler fast_jcc(const Insn *in) {
   static const Handler by_cc[16] = {[2] = jb, [3] = jae, [4] = jz, [5] = jnz};

@@ -30,17 +30,28 @@ void flags_set(Cpu *c, uint64_t rflags);
 /* Set only the bits in mask, keeping the others (materializes lazy flags first). */
 void flags_update(Cpu *c, uint64_t mask, uint64_t bits);
 
+/* The bits of the recorded operation's size (1, 2, 4 or 8 bytes). */
+static inline uint64_t lazy_mask(const LazyFlags *f) {
+  static const uint64_t masks[9] = {0, 0xff, 0xffff, 0, 0xffffffffull, 0, 0, 0, ~0ull};
+  return masks[f->size];
+}
+
 /* Condition code cc (the low nibble of Jcc/SETcc/CMOVcc), for any recorded operation. */
 bool cond_slow(const Cpu *c, unsigned cc);
 
-/* The same, with the commonest cases inline: JE/JNE (and SETE, CMOVE...) after any lazily
- * recorded operation, where ZF is just a zero result, and JB/JAE after CMP or SUB, the
- * loop test of OpenSSL's assembly (`sub $0x80, %rdx; jnc`). */
+/* The same, with the commonest cases inline: JE/JNE (and SETE, CMOVE...), where ZF is just
+ * a zero result, and JB/JAE after CMP or SUB, the loop test of OpenSSL's assembly
+ * (`sub $0x80, %rdx; jnc`). */
 static inline bool cond(const Cpu *c, unsigned cc) {
   const LazyFlags *f = &c->lf;
-  uint64_t m = f->size >= 8 ? ~0ull : (1ull << (f->size * 8)) - 1;
-  if (f->op != LF_NONE && (cc & ~1u) == 4) return ((f->res & m) == 0) ^ (cc & 1);
-  if (f->op == LF_SUB && (cc & ~1u) == 2) return ((f->a & m) < (f->b & m)) ^ (cc & 1);
+  if ((cc & ~1u) == 4) {
+    bool zf = f->op != LF_NONE ? (f->res & lazy_mask(f)) == 0 : (c->rflags & F_ZF) != 0;
+    return zf ^ (cc & 1);
+  }
+  if (f->op == LF_SUB && (cc & ~1u) == 2) {
+    uint64_t m = lazy_mask(f);
+    return ((f->a & m) < (f->b & m)) ^ (cc & 1);
+  }
   return cond_slow(c, cc);
 }
 
