@@ -72,7 +72,6 @@ struct Process;
  * execution sets a bit here. */
 enum {
   EV_EXIT = 1u << 0,        /* guest called exit/exit_group or was killed */
-  EV_FLUSH = 1u << 1,       /* decoded code may be stale: drop the block cache */
   EV_SIGNAL = 1u << 2,      /* a host signal is pending for the guest */
 };
 

@@ -27,7 +27,6 @@ struct Insn {
   uint8_t seg;    /* SEG_NONE, SEG_FS or SEG_GS: the only segments with a base */
   uint8_t mem : 1;    /* the ModRM.rm operand is memory */
   uint8_t addr32 : 1; /* 67 prefix: 32-bit address arithmetic */
-  uint8_t lock : 1;
   uint8_t ends : 1;   /* control may leave straight-line order: the block ends here */
   uint8_t chain : 1;  /* another instruction of the block follows (set by block.c) */
   uint8_t rep;    /* REP_NONE, REP_E (F3), REP_NE (F2) for string instructions */

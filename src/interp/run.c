@@ -59,10 +59,6 @@ static __attribute__((noinline)) void run_blocks(Cpu *c, uint64_t stop_rip) {
   while (!(c->events & EV_EXIT)) {
     if (stop_rip && c->rip == stop_rip) break;
     if (c->events) {
-      if (c->events & EV_FLUSH) {
-        c->events &= ~EV_FLUSH;
-        block_flush_all();
-      }
       if (c->events & EV_SIGNAL) signals_deliver_pending(c);
       if (c->events & EV_EXIT) break;
       b = NULL;
