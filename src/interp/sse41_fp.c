@@ -38,13 +38,26 @@ static _Noreturn void dp_fault(Cpu *c, bool f64, unsigned imm, const Xmm *d, con
   fp_fault(c, steps[i]);
 }
 
+/* Whether any lane of x is a NaN. */
+static bool any_nan(bool f64, const Xmm *x) {
+  if (f64) return (x->q[0] << 1) > 0xFFE0000000000000ull || (x->q[1] << 1) > 0xFFE0000000000000ull;
+  for (unsigned i = 0; i < 4; i++)
+    if ((x->d[i] << 1) > 0xFF000000u) return true;
+  return false;
+}
+
+/* With a NaN operand, the NaN that comes out depends on the order of the additions,
+ * which is the CPU model's (docs/cpu-model.md) only in the portable kernel: the host's
+ * own DPPS follows its vendor. */
 #define FP_DOT(name, f64)                                                             \
   SSE_RM(name, load_m128a) {                                                          \
     Xmm r = *d;                                                                       \
     unsigned imm = (unsigned)in->imm;                                                 \
     uint32_t steps[DP_STEPS];                                                         \
-    uint32_t raised = HOST_OR_SOFT(host_##name(&r, s, c->mxcsr, imm),                 \
-                                   soft_dp(f64, imm, &r, s, c->mxcsr, steps));        \
+    bool nan = any_nan(f64, d) || any_nan(f64, s);                                    \
+    uint32_t raised = nan ? soft_dp(f64, imm, &r, s, c->mxcsr, steps)                 \
+                          : HOST_OR_SOFT(host_##name(&r, s, c->mxcsr, imm),           \
+                                         soft_dp(f64, imm, &r, s, c->mxcsr, steps));  \
     if (__builtin_expect((raised & ~(c->mxcsr >> 7) & MXCSR_FLAGS) != 0, 0))          \
       dp_fault(c, f64, imm, d, s);                                                    \
     c->mxcsr |= raised;                                                               \

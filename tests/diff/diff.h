@@ -142,6 +142,7 @@ struct Form {
 };
 
 #define MAX_CODE 48
+#define CASE_MAX_INSNS 4
 
 struct Case {
   const Form *f;
@@ -150,6 +151,8 @@ struct Case {
   uint8_t code[MAX_CODE];
   unsigned len;
   unsigned n_insn;
+  uint16_t insn_at[CASE_MAX_INSNS]; /* where each instruction starts, and its length */
+  uint8_t insn_len[CASE_MAX_INSNS];
   unsigned flag_mask;     /* arithmetic flags compared */
   uint64_t count;         /* shift/rotate count, for the mask and the report */
   uint64_t ignore[16];    /* register bits the SDM leaves undefined for this case */

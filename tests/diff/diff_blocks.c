@@ -4,9 +4,9 @@
  * act together. Registers, memory and the flags the SDM defines at the end must agree.
  *
  * Usage: diff_blocks [--iter N] [--seed S] [--case I] [--max-reports N] [--verbose]
- * Environment: X64EMU_DIFF_ITER (sequences, default 10000), X64EMU_DIFF_SEED (default: from
- * the clock; always printed). Sequence I depends only on the seed and I: `--case I`
- * reproduces it alone. */
+ * Environment: X64EMU_DIFF_ITER (sequences, default 10000), X64EMU_DIFF_SEED (a number or
+ * "random"; default a fixed seed; always printed), X64EMU_TEST_HOST_VENDOR (cpu_model.h).
+ * Sequence I depends only on the seed and I: `--case I` reproduces it alone. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +19,8 @@
 #include "interp/flags.h"
 #include "interp/run.h"
 #include "harness.h"
+#include "model.h"
+#include "test_seed.h"
 #include "seq.h"
 
 static Outcome nat_out, emu_out;
@@ -67,6 +69,8 @@ static const char *run_prefix(const Seq *q, unsigned n) {
 /* ---- reporting ---- */
 
 static unsigned max_reports = 3;
+static const char *program = "diff_blocks";
+static uint64_t iterations;
 
 static void defined_letters(unsigned defined, char *out) {
   static const struct { unsigned bit; char c; } names[6] = {
@@ -136,7 +140,8 @@ static void report(const Seq *q, unsigned index, uint64_t seed, const char *why)
     print_differences(q, n);
     break;
   }
-  printf("  reproduce: X64EMU_DIFF_SEED=%#" PRIx64 " diff_blocks --case %u\n", seed, index);
+  test_print_reproduce_env(stdout, seed);
+  printf("%s --iter %" PRIu64 " --case %u\n", program, iterations, index);
 }
 
 /* ---- driver ---- */
@@ -188,12 +193,12 @@ static void seed_sequence(Rng *g, uint64_t seed, unsigned index) {
 int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   uint64_t iter = env_u64("X64EMU_DIFF_ITER", 10000);
-  uint64_t seed = env_u64("X64EMU_DIFF_SEED", (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid());
+  const char *seed_arg = NULL;
   long only = -1;
   bool verbose = false;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--iter") && i + 1 < argc) iter = strtoull(argv[++i], NULL, 0);
-    else if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = strtoull(argv[++i], NULL, 0);
+    else if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed_arg = argv[++i];
     else if (!strcmp(argv[i], "--case") && i + 1 < argc) only = strtol(argv[++i], NULL, 0);
     else if (!strcmp(argv[i], "--max-reports") && i + 1 < argc) max_reports = (unsigned)strtoul(argv[++i], NULL, 0);
     else if (!strcmp(argv[i], "--verbose") || !strcmp(argv[i], "-v")) verbose = true;
@@ -202,6 +207,9 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
+  uint64_t seed = test_seed_from(seed_arg, DIFF_DEFAULT_SEED);
+  program = argv[0];
+  iterations = iter;
   forms_build();
   if (!harness_init("diff_blocks")) return 2;
 
@@ -238,5 +246,6 @@ int main(int argc, char **argv) {
   free(st.dead);
   printf("diff_blocks: %" PRIu64 " sequences, %" PRIu64 " failed, %.1f s, seed %#" PRIx64 "\n", ran, failures,
          secs, seed);
-  return failures ? 1 : 0;
+  model_print_summary("diff_blocks");
+  return failures || model_disagreements ? 1 : 0;
 }

@@ -3,9 +3,10 @@
  * registers, memory, defined flags and traps must agree.
  *
  * Usage: diff_int [--iter N] [--seed S] [--only SUBSTRING] [--max-reports N] [--list] [--verbose]
- * Environment: X64EMU_DIFF_ITER (cases per form, default 10000), X64EMU_DIFF_SEED (default:
- * from the clock; always printed, and each form's cases depend only on it and the form's
- * name, so `--only` reproduces a failure). */
+ * Environment: X64EMU_DIFF_ITER (cases per form, default 10000), X64EMU_DIFF_SEED (a number
+ * or "random"; default a fixed seed; always printed, and each form's cases depend only on
+ * it and the form's name, so `--only` reproduces a failure), X64EMU_TEST_HOST_VENDOR
+ * (cpu_model.h). */
 #include <inttypes.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -22,8 +23,8 @@
 #include "interp/run.h"
 #include "harness.h"
 #include "diff.h"
-
-#define MAX_INSNS 4
+#include "model.h"
+#include "test_seed.h"
 
 /* ---- the two runs ---- */
 
@@ -31,6 +32,7 @@
 static void place_code(const Case *k) {
   memcpy(code_page, k->code, k->len);
   code_page[k->len] = 0xC3; /* RET to the harness */
+  model_sites_set(k->insn_at, k->insn_len, k->n_insn);
 }
 
 /* Decodes the case's instructions; false (with a message) when the decoder disagrees on a
@@ -92,6 +94,8 @@ static void run_emulated(const Case *k, const Insn *insns, Outcome *o) {
 /* ---- reporting ---- */
 
 static unsigned max_reports = 3;
+static const char *program = "diff_int";
+static uint64_t iterations;
 
 static void report(const Case *k, unsigned index, uint64_t seed, const char *why, const Outcome *nat,
                    const Outcome *emu) {
@@ -138,7 +142,8 @@ static void report(const Case *k, unsigned index, uint64_t seed, const char *why
         shown++;
       }
   }
-  printf("  reproduce: X64EMU_DIFF_SEED=%#" PRIx64 " diff_int --only '%s'\n", seed, f->name);
+  test_print_reproduce_env(stdout, seed);
+  printf("%s --iter %" PRIu64 " --only '%s'\n", program, iterations, f->name);
 }
 
 /* Compares the two outcomes; returns a description of the first difference, or NULL. */
@@ -164,7 +169,7 @@ static unsigned run_form(const Form *f, unsigned iter, uint64_t seed, unsigned *
   rng_seed(&g, seed ^ name_hash(f->name));
   unsigned failures = 0;
   Case k;
-  Insn insns[MAX_INSNS];
+  Insn insns[CASE_MAX_INSNS];
   for (unsigned i = 0; i < iter; i++) {
     if (i % 8 == 0)
       for (unsigned j = 0; j < DATA_SIZE; j += 8) {
@@ -198,12 +203,12 @@ static unsigned run_form(const Form *f, unsigned iter, uint64_t seed, unsigned *
 int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   uint64_t iter = env_u64("X64EMU_DIFF_ITER", 10000);
-  uint64_t seed = env_u64("X64EMU_DIFF_SEED", (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid());
+  const char *seed_arg = NULL;
   const char *only = NULL;
   bool list = false, verbose = false;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--iter") && i + 1 < argc) iter = strtoull(argv[++i], NULL, 0);
-    else if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = strtoull(argv[++i], NULL, 0);
+    else if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed_arg = argv[++i];
     else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     else if (!strcmp(argv[i], "--max-reports") && i + 1 < argc) max_reports = (unsigned)strtoul(argv[++i], NULL, 0);
     else if (!strcmp(argv[i], "--list")) list = true;
@@ -213,6 +218,9 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
+  uint64_t seed = test_seed_from(seed_arg, DIFF_DEFAULT_SEED);
+  program = argv[0];
+  iterations = iter;
   forms_build();
   if (list) {
     for (unsigned i = 0; i < n_forms; i++) printf("%s\n", forms[i].name);
@@ -243,5 +251,6 @@ int main(int argc, char **argv) {
   double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
   printf("diff_int: %u forms, %" PRIu64 " cases, %u forms failed (%" PRIu64 " cases), %.1f s, seed %#" PRIx64 "\n",
          ran, (uint64_t)ran * iter, failed_forms, failed_cases, secs, seed);
-  return failed_forms ? 1 : 0;
+  model_print_summary("diff_int");
+  return failed_forms || model_disagreements ? 1 : 0;
 }

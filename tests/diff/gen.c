@@ -169,6 +169,12 @@ unsigned encode(const Spec *s, uint8_t *out, uint64_t rip) {
 void case_emit(Case *k, const Spec *s) {
   unsigned n = encode(s, k->code + k->len, (uint64_t)(uintptr_t)code_page + k->len);
   if (n > 15) k->reject = true; /* too long for the CPU: #GP, not what is tested */
+  if (k->n_insn < CASE_MAX_INSNS) {
+    k->insn_at[k->n_insn] = (uint16_t)k->len;
+    k->insn_len[k->n_insn] = (uint8_t)n;
+  } else {
+    k->reject = true;
+  }
   k->len += n;
   k->n_insn++;
   k->s = *s;

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "harness.h"
 
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,9 +13,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "cpu_model.h"
 #include "decoder/decode.h"
 #include "interp/fault.h"
 #include "diff.h"
+#include "model.h"
 
 Cpu emu_cpu;
 volatile sig_atomic_t emu_active;
@@ -30,6 +33,7 @@ static volatile int native_code;
 static struct sigaction library_segv, library_bus;
 
 static void on_trap(int sig, siginfo_t *si, void *uc) {
+  if (native_active && sig == SIGTRAP && model_trap(uc)) return;
   if (native_active) {
     native_active = 0;
     native_code = si->si_code;
@@ -62,6 +66,7 @@ static void install_traps(void) {
   sigaction(SIGSEGV, &sa, NULL);
   sigaction(SIGBUS, &sa, NULL);
   sigaction(SIGILL, &sa, NULL);
+  sigaction(SIGTRAP, &sa, NULL);
 }
 
 bool harness_init(const char *prog) {
@@ -89,7 +94,7 @@ bool harness_init(const char *prog) {
   return true;
 }
 
-void run_native(const Regs *in, Outcome *o) {
+static void run_on_host(const Regs *in, Outcome *o) {
   memcpy(data, data_init, DATA_SIZE);
   o->regs = *in;
   o->sig = o->code = 0;
@@ -104,6 +109,30 @@ void run_native(const Regs *in, Outcome *o) {
     o->regs = *in;
   }
   memcpy(o->mem, data, DATA_SIZE);
+}
+
+static bool outcomes_equal(const Outcome *a, const Outcome *b) {
+  return a->sig == b->sig && a->code == b->code && !memcmp(&a->regs, &b->regs, sizeof a->regs) &&
+         !memcmp(a->mem, b->mem, DATA_SIZE);
+}
+
+/* Where the model's rules judge, the host runs the code with them in place (model.h); on a
+ * CPU of the model's own vendor the plain run must then agree with the rules. */
+void run_native(const Regs *in, Outcome *o) {
+  model_arm();
+  run_on_host(in, o);
+  model_disarm();
+  if (!model_applied() || !cpu_model_rules_checkable()) return;
+  static Outcome plain;
+  run_on_host(in, &plain);
+  if (outcomes_equal(o, &plain)) return;
+  model_disagreements++;
+  printf("MODEL RULE DISAGREES with this %s CPU:\n", cpu_model_real_vendor());
+  for (int i = 0; i < 16; i++)
+    if (o->regs.r[i] != plain.regs.r[i])
+      printf("  %s: rule %016" PRIx64 " CPU %016" PRIx64 "\n", reg_names[i], o->regs.r[i], plain.regs.r[i]);
+  if (o->regs.rflags != plain.regs.rflags || o->sig != plain.sig || memcmp(o->mem, plain.mem, DATA_SIZE))
+    printf("  (flags, trap or memory differ too)\n");
 }
 
 /* ---- reporting ---- */

@@ -29,6 +29,8 @@ extern const char *const reg_names[16];
 /* Flag letters "odszapc", upper case when set, '-' when outside mask. */
 void flag_letters(uint64_t f, unsigned mask, char *out);
 uint64_t env_u64(const char *name, uint64_t fallback);
+/* The fixed seed of the default run (test_seed.h: X64EMU_DIFF_SEED or --seed replace it). */
+#define DIFF_DEFAULT_SEED 0x7836346d6f64656cull
 uint64_t name_hash(const char *s);
 
 #endif

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "model.h"
 #include "seq.h"
 
 #define SZAPC (FL_SF | FL_ZF | FL_AF | FL_PF | FL_CF)
@@ -160,6 +161,14 @@ void seq_place(const Seq *q, unsigned n) {
   j[0] = 0xE9;
   memcpy(j + 1, &rel, 4);
   code_page[SEQ_STOP_OFFSET] = 0xC3;
+  uint16_t at[SEQ_MAX_INSNS];
+  uint8_t len[SEQ_MAX_INSNS];
+  unsigned placed = n < q->n ? n : q->n;
+  for (unsigned i = 0; i < placed; i++) {
+    at[i] = q->insn[i].at;
+    len[i] = q->insn[i].len;
+  }
+  model_sites_set(at, len, placed);
 }
 
 static bool append(Seq *q, const uint8_t *bytes, unsigned len, const Form *f, unsigned defined) {

@@ -21,6 +21,9 @@
 #include <sys/mman.h>
 #include <ucontext.h>
 
+#include "test_seed.h"
+
+#include "cpu_model.h"
 #include "decoder/decode.h"
 #include "interp/cpu.h"
 #include "interp/fault.h"
@@ -45,9 +48,10 @@ typedef struct Outcome {
   uint64_t addr;
 } Outcome;
 
-/* ---- random numbers (xorshift64*, seeded from X64EMU_DIFF_SEED) ---- */
+/* ---- random numbers (xorshift64*, seeded by test_seed.h) ---- */
 
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+#define SSE_DEFAULT_SEED 0x9E3779B97F4A7C15ull
+static uint64_t rng_seed_used = SSE_DEFAULT_SEED, rng_state = SSE_DEFAULT_SEED;
 
 static inline uint64_t rnd(void) {
   rng_state ^= rng_state >> 12;
@@ -59,8 +63,9 @@ static inline uint64_t rnd(void) {
 static inline unsigned rnd_below(unsigned n) { return (unsigned)(((rnd() >> 32) * n) >> 32); }
 
 static inline void rng_seed_from_env(void) {
-  const char *s = getenv("X64EMU_DIFF_SEED");
-  if (s && *s) rng_state = strtoull(s, NULL, 0) | 1;
+  rng_seed_used = test_seed(SSE_DEFAULT_SEED);
+  rng_state = rng_seed_used;
+  if (getenv("X64EMU_DIFF_SEED")) fprintf(stderr, "seed %#llx\n", (unsigned long long)rng_seed_used);
 }
 
 /* Cases per instruction form: 10,000 unless X64EMU_DIFF_ITER says otherwise. */
@@ -565,6 +570,53 @@ static unsigned make_case(const Form *f, MachineState *s, uint32_t unmask, uint8
   return (unsigned)(p - insn);
 }
 
+/* ---- the CPU model where the host's vendor differs (cpu_model.h) ---- */
+
+/* A test's rule for the cases of docs/cpu-model.md it meets: false when the case at hand
+ * (make_case's last: insn, state before, the memory operand at case_mem) is not one of
+ * them; otherwise it writes the model's result into expect and o. */
+typedef bool (*ModelRule)(const Form *f, const uint8_t *insn, unsigned len,
+                          const MachineState *before, MachineState *expect, Outcome *o);
+static ModelRule model_rule;
+/* Cases judged by the rule since the last model_report, and the rule's disagreements with
+ * the CPU where that is the model's vendor (cpu_model_rules_checkable). */
+static unsigned long model_judged, model_disagreed;
+
+/* Judges the case by the rule when the host is taken for another vendor; on a CPU of the
+ * model's vendor the rule must also give what the CPU gave. False on a disagreement. */
+static bool apply_model(const Form *f, const uint8_t *insn, unsigned len,
+                        const MachineState *before, MachineState *nat, Outcome *on) {
+  if (!model_rule || host_follows_model()) return true;
+  MachineState m = *nat;
+  Outcome om = *on;
+  if (!model_rule(f, insn, len, before, &m, &om)) return true;
+  model_judged++;
+  bool agree = true;
+  if (cpu_model_rules_checkable()) {
+    agree = on->sig == om.sig && on->code == om.code && on->addr == om.addr &&
+            !memcmp(nat->xmm, m.xmm, sizeof m.xmm) && !memcmp(nat->r, m.r, sizeof m.r) &&
+            nat->mxcsr == m.mxcsr && ((nat->rflags ^ m.rflags) & (F_ARITH | F_DF)) == 0;
+    if (!agree) {
+      model_disagreed++;
+      fprintf(stderr, "  %s: MODEL RULE DISAGREES with this %s CPU (native: the CPU, "
+              "emulated: the rule)\n", f->name, cpu_model_real_vendor());
+      states_match(nat, on, &m, &om, NULL, NULL, 0, F_ARITH | F_DF);
+    }
+  }
+  *nat = m;
+  *on = om;
+  return agree;
+}
+
+/* One line on what the rule judged (when it judged anything), and a fresh count. */
+static void model_report(const char *what) {
+  if (host_follows_model() || !model_rule) return;
+  fprintf(stderr, "%s: %lu cases judged by the CPU model's rule instead of the host "
+          "(taken as %s)%s\n", what, model_judged, cpu_model_host_vendor(),
+          cpu_model_rules_checkable() ? ", each checked against this CPU" : "");
+  model_judged = 0;
+}
+
 /* Lets a test accept a tier's result that differs from the host's within bounds: it may
  * rewrite `emu` after checking it. */
 typedef void (*Reconcile)(const Form *f, const MachineState *nat, MachineState *emu);
@@ -583,11 +635,12 @@ static unsigned run_form(const Form *f, unsigned iterations, uint32_t unmask, Re
     Outcome on = native_run(&nat, insn, len);
     memcpy(mem_native, test_mem, MEM_SIZE);
     memcpy(test_mem, mem_before, MEM_SIZE);
+    bool agree = apply_model(f, insn, len, &before, &nat, &on);
     emu = before;
     Outcome oe = emu_run(&emu, insn, len);
     if (fix && on.sig == 0 && oe.sig == 0) fix(f, &nat, &emu);
     if (!states_match(&nat, &on, &emu, &oe, mem_native, test_mem, MEM_SIZE,
-                      F_ARITH | F_DF)) {
+                      F_ARITH | F_DF) || !agree) {
       fprintf(stderr, "  %s: case %u differs\n", f->name, it);
       print_bytes("bytes", insn, len);
       for (unsigned i = 0; i < 16; i++)
@@ -595,6 +648,7 @@ static unsigned run_form(const Form *f, unsigned iterations, uint32_t unmask, Re
           print_xmm("input   ", i, &before.xmm[i]);
       fprintf(stderr, "    input mxcsr %#x rflags %#llx\n", before.mxcsr,
               (unsigned long long)before.rflags);
+      test_print_reproduce(stderr, rng_seed_used);
       if (++failures >= 3) break;
     }
   }
@@ -612,6 +666,7 @@ static unsigned run_forms_n(const Form *forms, size_t n, unsigned iterations, ui
       bad++;
     }
   fprintf(stderr, "%zu forms x %u cases: %u forms differ from the host CPU\n", n, iterations, bad);
+  model_report("  these forms");
   return bad;
 }
 
