@@ -16,6 +16,7 @@
 
 #include "interp/x87.h"
 #include "interp/x87_host.h"
+#include "test_seed.h"
 
 static uint64_t rng_state = 0x5EED87ull;
 static uint64_t rnd(void) {
@@ -376,8 +377,9 @@ static void test_transcendental_close(void **state) {
 }
 
 int main(void) {
-  const char *seed = getenv("X64EMU_DIFF_SEED");
-  if (seed) rng_state = strtoull(seed, NULL, 0);
+  rng_state = test_seed(rng_state);
+  printf("every case below depends only on the seed; a failure is reproduced by\n");
+  test_print_reproduce(stdout, rng_state);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_ext80_portable_matches_host),
       cmocka_unit_test(test_arith_exact),

@@ -10,17 +10,20 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "test_seed.h"
+
 /* ---- random values ---- */
 
-static uint64_t rng_state = 0x87C0FFEE12345ull;
+#define X87_DEFAULT_SEED 0x87C0FFEE12345ull
+static uint64_t seed_used = X87_DEFAULT_SEED, rng_state = X87_DEFAULT_SEED;
 /* Whether register values include the encodings the x87 no longer supports (unnormals,
  * pseudo-NaNs and pseudo-infinities). */
 static bool gen_unsupported = true;
 
-/* X64EMU_DIFF_SEED overrides the fixed seed. */
+/* X64EMU_DIFF_SEED overrides the fixed seed (test_seed.h). */
 static inline void seed_from_env(void) {
-  const char *seed = getenv("X64EMU_DIFF_SEED");
-  if (seed) rng_state = strtoull(seed, NULL, 0);
+  rng_state = seed_used = test_seed(X87_DEFAULT_SEED);
+  if (getenv("X64EMU_DIFF_SEED")) printf("seed %#llx\n", (unsigned long long)seed_used);
 }
 
 static inline uint64_t rnd(void) {
