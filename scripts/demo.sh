@@ -5,7 +5,7 @@
 # scripts/demo.sh -seconds 3 -evp aes-128-gcm
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+bash scripts/setup.sh demo
 args=("$@")
 [ $# -gt 0 ] || args=(-seconds 0.3)
 echo "+ build/x64emu build/examples/speed ${args[*]}" >&2

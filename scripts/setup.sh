@@ -1,17 +1,27 @@
 #!/usr/bin/env bash
-# Installs what building and testing x64emu needs (Debian 12; apt-get needs root) and
-# builds it in ./build. Sourced by demo.sh and test.sh.
+# Installs what x64emu needs (Debian 12; apt-get needs root) and builds it in ./build.
+# Sourced by demo.sh and test.sh: `setup.sh demo` installs and builds what the speed
+# example needs, `setup.sh test` everything the test suite needs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+purpose=${1:-test}
 
-packages=(build-essential cmake pkg-config libcapstone-dev libelf-dev libcmocka-dev
-          # real static programs and libraries the guest tests run
-          busybox-static bash-static zsh-static libsqlite3-dev zlib1g-dev
-          libssl-dev python3-cryptography-vectors # crypto guests: libcrypto.a, NIST CAVP vectors
-          # the aarch64 host: the crypto tier and x64emu itself, cross-built and run under
-          # user-mode QEMU
-          gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user libcmocka-dev:arm64
-          libcapstone-dev:arm64 libelf-dev:arm64)
+# x64emu itself, and the speed example (a static program linked with libcrypto.a)
+packages=(build-essential cmake pkg-config libcapstone-dev libelf-dev libssl-dev)
+if [ "$purpose" = test ]; then
+  packages+=(libcmocka-dev
+             # real static programs and libraries the guest tests run
+             busybox-static bash-static zsh-static libsqlite3-dev zlib1g-dev
+             python3-cryptography-vectors # NIST CAVP vectors for the crypto guests
+             # the aarch64 host: the crypto tier and x64emu itself, cross-built and run
+             # under user-mode QEMU
+             gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user libcmocka-dev:arm64
+             libcapstone-dev:arm64 libelf-dev:arm64)
+elif [ "$purpose" != demo ]; then
+  echo "usage: $0 demo|test" >&2
+  exit 2
+fi
+
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
@@ -23,11 +33,18 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
   echo "x64emu setup: installing ${missing[*]}" >&2
   export DEBIAN_FRONTEND=noninteractive
-  # libcmocka-dev:arm64 comes from Debian's arm64 multiarch.
-  dpkg --print-foreign-architectures | grep -qx arm64 || dpkg --add-architecture arm64
+  # The arm64 packages come from Debian's arm64 multiarch.
+  if printf '%s\n' "${missing[@]}" | grep -q ':arm64$'; then
+    dpkg --print-foreign-architectures | grep -qx arm64 || dpkg --add-architecture arm64
+  fi
   apt-get update -q >&2
   apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
 fi
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build -j"$(nproc)"
+if [ "$purpose" = demo ]; then
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF >/dev/null
+  cmake --build build -j"$(nproc)" --target x64emu speed
+else
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=ON >/dev/null
+  cmake --build build -j"$(nproc)"
+fi
