@@ -12,6 +12,7 @@
 #include "interp/fault.h"
 #include "interp/run.h"
 #include "loader/elf.h"
+#include "loader/linux_run.h"
 #include "loader/process.h"
 
 extern char **environ;
@@ -61,13 +62,12 @@ int main(int argc, char **argv) {
   }
   fault_install();
   Cpu *c = &proc.cpu;
-  cpu_run(c, main_at);
-  if (c->rip == main_at) {
+  if (linux_run(c, main_at)) {
     printf("stopped at main (0x%llx) after %llu instructions: argc=%llu argv[0]=\"%s\"\n",
            (unsigned long long)main_at, (unsigned long long)c->icount,
            (unsigned long long)c->r[RDI], (const char *)(uintptr_t)ld64(c->r[RSI]));
     fflush(stdout);
-    cpu_run(c, 0);
+    linux_run(c, 0);
   }
   printf("exit status %d%s after %llu guest instructions\n", c->exit_status,
          c->term_signal ? " (killed by a signal)" : "", (unsigned long long)c->icount);

@@ -18,6 +18,7 @@
 #include "interp/mxcsr.h"
 #include "interp/run.h"
 #include "loader/elf.h"
+#include "loader/linux_run.h"
 #include "loader/process.h"
 
 
@@ -265,7 +266,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "x64emu: %s\n", err);
     return 1;
   }
-  cpu_run(&proc.cpu, 0);
+  linux_run(&proc.cpu, 0);
   if (stats)
     fprintf(stderr, "x64emu: %llu guest instructions, %llu blocks decoded\n",
             (unsigned long long)proc.cpu.icount, (unsigned long long)block_decode_count());

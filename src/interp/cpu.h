@@ -68,12 +68,24 @@ struct Insn;
 struct Block;
 struct Process;
 
-/* Pending events checked once per block: anything that must interrupt straight-line
- * execution sets a bit here. */
-enum {
-  EV_EXIT = 1u << 0,        /* guest called exit/exit_group or was killed */
-  EV_SIGNAL = 1u << 2,      /* a host signal is pending for the guest */
-};
+/* Why cpu_run returned (run.h). */
+typedef enum StopReason {
+  STOP_SYSCALL = 1, /* SYSCALL ran: rip is after it, rcx/r11 are set; the OS layer performs it */
+  STOP_FAULT,       /* a synchronous fault or trap, in c->fault; rip is the faulting
+                       instruction (the next one for a trap such as INT3) */
+  STOP_ADDRESS,     /* a block boundary reached the stop address */
+  STOP_EVENT,       /* a bit of c->events is set: whoever set it handles and clears it */
+} StopReason;
+
+/* A synchronous fault as the guest's kernel would report it. */
+typedef struct Fault {
+  int sig, code;
+  uint64_t addr;
+} Fault;
+
+/* Checked once per block: the core's own bit, and the bits of the OS layer (or of another
+ * thread, or a host signal handler) that want cpu_run to return at the next block. */
+enum { EV_STOP = 1u << 31 }; /* cpu_run returns c->stop (set with it, by a handler) */
 
 typedef struct Cpu {
   uint64_t r[17]; /* RAX..R15, then r[REG_NONE], a zero that addressing reads */
@@ -87,12 +99,14 @@ typedef struct Cpu {
 
   /* Run state. */
   volatile uint32_t events;
-  int exit_status;              /* valid with EV_EXIT */
-  int term_signal;              /* non-zero: the guest dies of this signal */
+  StopReason stop;              /* what EV_STOP makes cpu_run return */
+  Fault fault;                  /* with STOP_FAULT */
+  int exit_status;              /* the OS layer's: valid once the guest exited */
+  int term_signal;              /* the OS layer's: non-zero when the guest dies of it */
   const struct Insn *cur;       /* the instruction being executed, for faults */
   uint64_t icount;              /* guest instructions retired (block granularity) */
   sigjmp_buf fault_jmp;         /* where a host fault in guest code lands */
-  struct Process *proc;         /* the Linux personality this CPU belongs to */
+  struct Process *proc;         /* the OS layer this CPU belongs to, if any */
 } Cpu;
 
 #endif

@@ -7,7 +7,6 @@
 
 #include "../decoder/block.h"
 #include "../decoder/decode.h"
-#include "../loader/signals.h"
 #include "fault.h"
 #include "flags.h"
 #include "insn.h"
@@ -50,19 +49,19 @@ static inline void run_block(Cpu *c, const Block *b) {
   c->icount += n;
 }
 
-/* Runs chained blocks until an exit or stop_rip. Kept out of cpu_run so that the compiler
- * can hold c and the block in registers: a function that calls sigsetjmp keeps its locals
- * in memory. */
-static __attribute__((noinline)) void run_blocks(Cpu *c, uint64_t stop_rip) {
+/* Runs chained blocks until an event or stop_rip. Kept out of cpu_run so that the
+ * compiler can hold c and the block in registers: a function that calls sigsetjmp keeps
+ * its locals in memory. */
+static __attribute__((noinline)) StopReason run_blocks(Cpu *c, uint64_t stop_rip) {
   Block *b = NULL;
   uint64_t gen = block_generation;
-  while (!(c->events & EV_EXIT)) {
-    if (stop_rip && c->rip == stop_rip) break;
+  for (;;) {
     if (c->events) {
-      if (c->events & EV_SIGNAL) signals_deliver_pending(c);
-      if (c->events & EV_EXIT) break;
-      b = NULL;
+      if (!(c->events & EV_STOP)) return STOP_EVENT;
+      __atomic_fetch_and((uint32_t *)&c->events, ~(uint32_t)EV_STOP, __ATOMIC_RELAXED);
+      return c->stop;
     }
+    if (stop_rip && c->rip == stop_rip) return STOP_ADDRESS;
     Block *next;
     if (b && gen == block_generation) {
       if (c->rip == b->end && b->fall) next = b->fall;
@@ -83,17 +82,19 @@ static __attribute__((noinline)) void run_blocks(Cpu *c, uint64_t stop_rip) {
   }
 }
 
-void cpu_run(Cpu *c, uint64_t stop_rip) {
+StopReason cpu_run(Cpu *c, uint64_t stop_rip) {
   sigjmp_buf *saved = fault_landing;
   int sig = sigsetjmp(c->fault_jmp, 0);
   if (sig != 0) {
     /* A host fault (sig > 0: SIGSEGV/SIGBUS on guest memory) or a guest trap (sig < 0)
-     * in the instruction c->cur: the guest sees it as a synchronous signal. */
+     * in the instruction c->cur. */
     fault_landing = saved;
     if (sig > 0) c->rip = c->cur->rip;
-    signals_deliver_sync(c, sig > 0 ? sig : -sig, fault_code, fault_addr);
+    c->fault = (Fault){sig > 0 ? sig : -sig, fault_code, fault_addr};
+    return STOP_FAULT;
   }
   fault_landing = &c->fault_jmp;
-  run_blocks(c, stop_rip);
+  StopReason why = run_blocks(c, stop_rip);
   fault_landing = saved;
+  return why;
 }

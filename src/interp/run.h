@@ -6,9 +6,18 @@
 
 #include "cpu.h"
 
-/* Runs guest code from c->rip until the guest exits (EV_EXIT) or, when stop_rip is not
- * zero, until a block boundary reaches stop_rip. */
-void cpu_run(Cpu *c, uint64_t stop_rip);
+/* Runs guest code from c->rip until something needs the caller: a system call, a fault,
+ * an event (c->events), or, when stop_rip is not zero, a block boundary at stop_rip.
+ * The OS layer (the Linux personality, or the embedder) handles the reason and runs
+ * again; the core itself never calls it. */
+StopReason cpu_run(Cpu *c, uint64_t stop_rip);
+
+/* Makes cpu_run return `why` once the current instruction's block ends (called by a
+ * handler that ends its block, such as SYSCALL's). */
+static inline void cpu_request_stop(Cpu *c, StopReason why) {
+  c->stop = why;
+  __atomic_fetch_or((uint32_t *)&c->events, EV_STOP, __ATOMIC_RELAXED);
+}
 
 /* Puts the CPU in its power-on user state: flags 0x202, MXCSR 0x1F80, x87 initialized. */
 void cpu_reset(Cpu *c);
@@ -19,6 +28,5 @@ _Noreturn void guest_trap(Cpu *c, int sig, int code, uint64_t addr);
 
 /* The same for traps, which report the address after the instruction (INT3). */
 _Noreturn void guest_trap_next(Cpu *c, int sig, int code, uint64_t addr);
-
 
 #endif

@@ -4,7 +4,6 @@
 #include <time.h>
 
 #include "../decoder/decode.h"
-#include "../loader/syscall.h"
 #include "access.h"
 #include "cpuid.h"
 #include "fault.h"
@@ -20,7 +19,7 @@ void op_nop(Cpu *c, const Insn *in) {
 void op_syscall(Cpu *c, const Insn *in) {
   c->r[RCX] = insn_next(in);
   c->r[R11] = flags_get(c) & ~0x10000ull; /* RF reads as 0 */
-  syscall_dispatch(c);
+  cpu_request_stop(c, STOP_SYSCALL); /* SYSCALL ends its block */
 }
 
 /* 0F A2 */

@@ -7,6 +7,12 @@
 
 #include "../interp/cpu.h"
 
+/* The Linux personality's bits in Cpu.events: cpu_run returns STOP_EVENT for them. */
+enum {
+  EV_EXIT = 1u << 0,   /* the guest called exit/exit_group or was killed */
+  EV_SIGNAL = 1u << 2, /* a host signal is pending for the guest */
+};
+
 typedef struct Options {
   bool strace;        /* print every guest syscall */
   char **reexec_argv; /* how to run x64emu again for execve: argv[0] + options, NULL-ended */

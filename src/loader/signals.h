@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "../interp/cpu.h"
+#include "process.h"
 #include "sys_x64.h"
 
 #define X64_NSIG 64

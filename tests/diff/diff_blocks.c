@@ -36,12 +36,11 @@ static void run_emulated(const Regs *in, Outcome *o) {
   emu_cpu.fs_base = fs_base;
   emu_cpu.gs_base = gs_base;
   emu_cpu.events = 0;
-  emu_cpu.term_signal = 0;
   emu_cpu.rip = (uint64_t)(uintptr_t)code_page;
   emu_active = 1;
-  cpu_run(&emu_cpu, seq_stop_rip());
+  StopReason why = cpu_run(&emu_cpu, seq_stop_rip());
   emu_active = 0;
-  o->sig = emu_cpu.term_signal;
+  o->sig = why == STOP_FAULT ? emu_cpu.fault.sig : why == STOP_ADDRESS ? 0 : -1;
   o->code = 0;
   memcpy(o->regs.r, emu_cpu.r, sizeof o->regs.r);
   o->regs.rflags = flags_get(&emu_cpu);

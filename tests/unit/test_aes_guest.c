@@ -359,7 +359,7 @@ static void interpret(void *fn, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t 
   cpu.r[RCX] = a3;
   cpu.r[R8] = a4;
   cpu.rip = (uint64_t)(uintptr_t)fn;
-  cpu_run(&cpu, stop);
+  assert_int_equal(cpu_run(&cpu, stop), STOP_ADDRESS);
   assert_int_equal(cpu.rip, stop);
   assert_true(cpu.icount > 5);
 }

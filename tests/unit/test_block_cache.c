@@ -48,7 +48,7 @@ static void test_hot_loop_is_decoded_once(void **state) {
   cpu_reset(&c);
   c.rip = (uint64_t)(uintptr_t)code;
   uint64_t before = block_decode_count();
-  cpu_run(&c, (uint64_t)(uintptr_t)code + 64);
+  assert_int_equal(cpu_run(&c, (uint64_t)(uintptr_t)code + 64), STOP_ADDRESS);
   assert_int_equal(c.r[RAX], 500500);
   assert_int_equal(c.rip, (uint64_t)(uintptr_t)code + 64);
   /* entry block, loop block, exit jump: three decodes for 1000 iterations */
@@ -159,7 +159,7 @@ static void test_each_instruction_of_a_block_runs_once(void **state) {
   cpu_reset(&c);
   c.rip = (uint64_t)(uintptr_t)mem;
   c.xmm[0].q[0] = 3;
-  cpu_run(&c, (uint64_t)(uintptr_t)mem + sizeof code);
+  assert_int_equal(cpu_run(&c, (uint64_t)(uintptr_t)mem + sizeof code), STOP_ADDRESS);
   assert_int_equal(c.r[RBX], 3 + 16);  /* three INCs and one ADD, once each */
   assert_int_equal(c.xmm[0].q[0], 6); /* one PADDQ */
   assert_int_equal(c.fpu.top, 7);     /* one FLD */

@@ -229,7 +229,7 @@ static void run_in_interpreter(MathFn fn, const long double *in, long double *ou
   cpu.r[RSI] = (uint64_t)(uintptr_t)out;
   cpu.r[RDX] = (uint64_t)(uintptr_t)ints;
   cpu.rip = (uint64_t)(uintptr_t)fn;
-  cpu_run(&cpu, stop);
+  assert_int_equal(cpu_run(&cpu, stop), STOP_ADDRESS);
   assert_int_equal(cpu.rip, stop);
   assert_true(cpu.icount > 20);
 }

@@ -1,0 +1,41 @@
+/* linux_run.c: the Linux personality's run loop: cpu_run, then whatever it stopped for. */
+#include "linux_run.h"
+
+#include <setjmp.h>
+
+#include "../interp/fault.h"
+#include "../interp/insn.h"
+#include "../interp/run.h"
+#include "process.h"
+#include "signals.h"
+#include "syscall.h"
+
+/* The system call of the SYSCALL instruction just run. A host fault on guest memory that
+ * the shim touches without a guarded copy is the guest's SIGSEGV at that instruction. */
+static void perform_syscall(Cpu *c) {
+  sigjmp_buf here, *saved = fault_landing;
+  int sig = sigsetjmp(here, 0);
+  if (sig != 0) {
+    fault_landing = saved;
+    c->rip = c->cur->rip;
+    signals_deliver_sync(c, sig, fault_code, fault_addr);
+    return;
+  }
+  fault_landing = &here;
+  syscall_dispatch(c);
+  fault_landing = saved;
+}
+
+bool linux_run(Cpu *c, uint64_t stop_rip) {
+  for (;;) {
+    if (c->events & EV_EXIT) return false;
+    switch (cpu_run(c, stop_rip)) {
+    case STOP_SYSCALL: perform_syscall(c); break;
+    case STOP_FAULT: signals_deliver_sync(c, c->fault.sig, c->fault.code, c->fault.addr); break;
+    case STOP_EVENT:
+      if (c->events & EV_SIGNAL) signals_deliver_pending(c);
+      break;
+    case STOP_ADDRESS: return true;
+    }
+  }
+}
