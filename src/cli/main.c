@@ -18,8 +18,8 @@
 #include "interp/mxcsr.h"
 #include "interp/run.h"
 #include "loader/elf.h"
-#include "loader/linux_run.h"
-#include "loader/process.h"
+#include "linux-user/linux_run.h"
+#include "linux-user/process.h"
 
 
 extern char **environ;

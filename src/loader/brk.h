@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#include "process.h"
+#include "../linux-user/process.h"
 
 #define BRK_RESERVE (1ull << 30) /* address space set aside for the guest heap */
 

@@ -19,7 +19,7 @@
 #include "../interp/run.h"
 #include "brk.h"
 #include "stack.h"
-#include "sys_mem.h"
+#include "../linux-user/sys_mem.h"
 
 #ifndef MAP_FIXED_NOREPLACE
 #define MAP_FIXED_NOREPLACE 0x100000

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "process.h"
+#include "../linux-user/process.h"
 
 /* Where an executable landed in the guest address space (guest address == host address). */
 typedef struct ElfImage {

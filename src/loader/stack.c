@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "../interp/cpuid.h"
-#include "sys_mem.h"
+#include "../linux-user/sys_mem.h"
 
 #define ABI_PAGE 4096    /* AT_PAGESZ: x86-64's page size */
 #define CLOCK_TICKS 100  /* AT_CLKTCK: USER_HZ */

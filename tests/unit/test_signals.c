@@ -14,8 +14,8 @@
 #include <cmocka.h>
 
 #include "interp/flags.h"
-#include "loader/sigframe.h"
-#include "loader/signals.h"
+#include "linux-user/sigframe.h"
+#include "linux-user/signals.h"
 #include "test_syscall_util.h"
 
 /* ---- layout: offsets from the kernel's uapi headers, written out ---- */

@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include "interp/fault.h"
-#include "loader/signals.h"
+#include "linux-user/signals.h"
 #include "test_syscall_util.h"
 
 /* x86-64 clone flags (uapi/linux/sched.h) */

@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "interp/fault.h"
-#include "loader/process.h"
-#include "loader/sys_nr.h"
-#include "loader/syscall.h"
+#include "linux-user/process.h"
+#include "linux-user/sys_nr.h"
+#include "linux-user/syscall.h"
 
 static Process test_proc;
 

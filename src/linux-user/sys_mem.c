@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "../decoder/block.h"
-#include "brk.h"
+#include "../loader/brk.h"
 #include "sys_common.h"
 
 #define PAGE 4096ull
