@@ -10,8 +10,7 @@
 
 #include "cpu_model.h"
 #include "diff.h"
-
-enum { RAX_, RCX_, RDX_, RBX_, RSP_, RBP_, RSI_, RDI_ };
+#include "interp/cpu.h"
 
 /* What a rule looks at: the instruction's prefixes and opcode. */
 typedef struct Parsed {
@@ -51,13 +50,13 @@ static bool is_string_op(uint8_t op) { return (op >= 0xA4 && op <= 0xA7) || (op 
  * EDI); nothing else changes. (AMD leaves RCX, RSI and RDI as they were.) */
 static bool rep_a32_governs(const Parsed *p) { return p->a32 && p->rep_any && is_string_op(p->opcode); }
 static bool rep_a32_apply(const Parsed *p, uint64_t r[16]) {
-  if ((uint32_t)r[RCX_] != 0) return false;
-  r[RCX_] = 0;
+  if ((uint32_t)r[RCX] != 0) return false;
+  r[RCX] = 0;
   if (p->opcode == 0xA4 || p->opcode == 0xA5) { /* MOVS */
-    r[RSI_] = (uint32_t)r[RSI_];
-    r[RDI_] = (uint32_t)r[RDI_];
+    r[RSI] = (uint32_t)r[RSI];
+    r[RDI] = (uint32_t)r[RDI];
   } else if (p->opcode == 0xAA || p->opcode == 0xAB) { /* STOS */
-    r[RDI_] = (uint32_t)r[RDI_];
+    r[RDI] = (uint32_t)r[RDI];
   }
   return true;
 }
