@@ -55,13 +55,14 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s: no symbol 'main' (stripped, or static-PIE)\n", argv[1]);
     return 2;
   }
-  char err[512];
-  if (!decoder_init() || elf_load(&proc, argv[1], argv + 1, environ, err, sizeof err) != 0) {
+  char err[512] = "cannot initialise Capstone or reserve the code cache";
+  if (!process_init(&proc, argv[1]) ||
+      elf_load(&proc, argv[1], argv + 1, environ, err, sizeof err) != 0) {
     fprintf(stderr, "%s\n", err);
     return 2;
   }
   fault_install();
-  Cpu *c = &proc.cpu;
+  Cpu *c = &proc.main.cpu;
   if (linux_run(c, main_at)) {
     printf("stopped at main (0x%llx) after %llu instructions: argc=%llu argv[0]=\"%s\"\n",
            (unsigned long long)main_at, (unsigned long long)c->icount,

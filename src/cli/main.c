@@ -137,8 +137,9 @@ static void choose_host_crypto(const char *name) {
   }
 }
 
-static void choose_host_fp(const char *name) {
-  if (!fp_tier_select(name)) {
+static enum FpTier choose_host_fp(const char *name) {
+  enum FpTier tier;
+  if (!fp_tier_parse(name, &tier)) {
     if (strcmp(name, "native") == 0 || strcmp(name, "host") == 0) {
       fprintf(stderr, "x64emu: host fp 'native': this host cannot run x86 floating point "
                       "natively\n");
@@ -146,9 +147,10 @@ static void choose_host_fp(const char *name) {
     }
     usage_error("--host-fp takes auto, native or portable, not '%s'", name);
   }
+  return tier;
 }
 
-static void print_version(void) {
+static void print_version(enum FpTier fp_tier) {
   int major, minor;
   cs_version(&major, &minor);
   printf("x64emu %s (Capstone %d.%d)\n", X64EMU_VERSION, major, minor);
@@ -170,6 +172,7 @@ int main(int argc, char **argv) {
   const char *argv0 = NULL;
   const char *crypto = getenv("X64EMU_HOST_CRYPTO"), *fp = getenv("X64EMU_HOST_FP");
   const char *cpu = NULL;
+  CpuModel model = {0};
   char *cpu_all = NULL; /* every --cpu list, joined by commas: carried over to execve */
   bool version = false;
   int i = 1;
@@ -189,7 +192,7 @@ int main(int argc, char **argv) {
     } else if (option_value(opt, "-host-crypto", argv, &i, argc, &crypto)) {
     } else if (option_value(opt, "-host-fp", argv, &i, argc, &fp)) {
     } else if (option_value(opt, "-cpu", argv, &i, argc, &cpu)) {
-      const char *why = cpuid_apply_option(cpu);
+      const char *why = cpuid_apply_option(&model, cpu);
       if (why) usage_error("%s", why);
       size_t had = cpu_all ? strlen(cpu_all) + 1 : 0;
       cpu_all = xrealloc(cpu_all, had + strlen(cpu) + 1);
@@ -216,9 +219,9 @@ int main(int argc, char **argv) {
     }
   }
   if (crypto && *crypto) choose_host_crypto(crypto);
-  if (fp && *fp) choose_host_fp(fp);
+  enum FpTier fp_tier = fp && *fp ? choose_host_fp(fp) : fp_tier_best();
   if (version) {
-    print_version();
+    print_version(fp_tier);
     return 0;
   }
   if (i >= argc) usage_error("%s", "no program to run");
@@ -253,22 +256,25 @@ int main(int argc, char **argv) {
     reexec[r++] = cpu_opt;
   }
   reexec[r] = NULL;
-  proc.opt.strace = strace;
-  proc.opt.reexec_argv = reexec;
 
-  if (!decoder_init()) {
-    fprintf(stderr, "x64emu: cannot initialise Capstone for x86-64\n");
+  if (!process_init(&proc, program)) {
+    fprintf(stderr, "x64emu: cannot initialise Capstone or reserve the code cache\n");
     return 1;
   }
+  proc.machine.model = model;
+  proc.machine.fp_tier = fp_tier;
+  proc.opt.strace = strace;
+  proc.opt.reexec_argv = reexec;
   fault_install();
   char err[PATH_MAX + 512];
   if (elf_load(&proc, program, guest_argv, env.v, err, sizeof err) != 0) {
     fprintf(stderr, "x64emu: %s\n", err);
     return 1;
   }
-  linux_run(&proc.cpu, 0);
+  Cpu *c = &proc.main.cpu;
+  linux_run(c, 0);
   if (stats)
     fprintf(stderr, "x64emu: %llu guest instructions, %llu blocks decoded\n",
-            (unsigned long long)proc.cpu.icount, (unsigned long long)block_decode_count());
-  exit_like_guest(&proc.cpu);
+            (unsigned long long)c->icount, (unsigned long long)proc.machine.code.decoded);
+  exit_like_guest(c);
 }

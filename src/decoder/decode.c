@@ -11,30 +11,43 @@
 #include "../interp/ops_fast.h"
 #include "../interp/ops_int.h"
 
-static csh cs;
-static cs_insn *cs_scratch;
+_Static_assert(sizeof(csh) == sizeof(size_t), "Decoder.cs holds a csh");
 
-bool decoder_init(void) {
-  if (cs) return true;
+bool decoder_open(Decoder *dec, const CpuModel *model) {
+  csh cs;
+  *dec = (Decoder){.model = model};
   if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) return false;
-  cs_scratch = cs_malloc(cs);
-  return cs_scratch != NULL;
+  dec->cs = cs;
+  dec->scratch = cs_malloc(cs);
+  if (!dec->scratch) decoder_close(dec);
+  return dec->scratch != NULL;
+}
+
+void decoder_close(Decoder *dec) {
+  if (dec->scratch) cs_free(dec->scratch, 1);
+  csh cs = dec->cs;
+  if (cs) cs_close(&cs);
+  dec->cs = 0;
+  dec->scratch = NULL;
 }
 
 /* Capstone's length for the instruction in bytes[0..n), 0 if it rejects them. */
-static unsigned cs_length(uint64_t rip, const uint8_t *bytes, unsigned n) {
+static unsigned cs_length(const Decoder *dec, uint64_t rip, const uint8_t *bytes, unsigned n) {
   const uint8_t *p = bytes;
   size_t size = n;
   uint64_t addr = rip;
-  return cs_disasm_iter(cs, &p, &size, &addr, cs_scratch) ? cs_scratch->size : 0;
+  return cs_disasm_iter(dec->cs, &p, &size, &addr, dec->scratch) ? dec->scratch->size : 0;
 }
 
-void decode_text(uint64_t rip, const uint8_t *bytes, unsigned n, char *buf, unsigned size) {
-  if (decoder_init() && cs_length(rip, bytes, n))
-    snprintf(buf, size, "%s%s%s", cs_scratch->mnemonic, cs_scratch->op_str[0] ? " " : "",
-             cs_scratch->op_str);
+unsigned decode_text(const Decoder *dec, uint64_t rip, const uint8_t *bytes, unsigned n, char *buf,
+                     unsigned size) {
+  unsigned len = cs_length(dec, rip, bytes, n);
+  if (len)
+    snprintf(buf, size, "%s%s%s", dec->scratch->mnemonic, dec->scratch->op_str[0] ? " " : "",
+             dec->scratch->op_str);
   else
     snprintf(buf, size, "(bad)");
+  return len;
 }
 
 unsigned decode_opreg(const DecodeCtx *d, bool byte_regs) {
@@ -155,7 +168,7 @@ static unsigned rejected_register_form_length(const DecodeCtx *d, unsigned avail
   return cet_hint || fence ? d->modrm_at + 1 : 0;
 }
 
-int decode_insn(uint64_t rip, Insn *in, uint64_t *fault_at) {
+int decode_insn(const Decoder *dec, uint64_t rip, Insn *in, uint64_t *fault_at) {
   uint8_t buf[16];
   unsigned avail = fault_copy_in(buf, rip, 15);
   memset(in, 0, sizeof *in);
@@ -165,9 +178,9 @@ int decode_insn(uint64_t rip, Insn *in, uint64_t *fault_at) {
     *fault_at = rip;
     return 0;
   }
-  DecodeCtx d = {.bytes = buf, .rip = rip, .len = avail};
+  DecodeCtx d = {.bytes = buf, .rip = rip, .len = avail, .model = dec->model};
   bool prefixes_ok = parse_prefixes(&d);
-  unsigned len = cs_length(rip, buf, avail);
+  unsigned len = cs_length(dec, rip, buf, avail);
   if (!len && prefixes_ok) len = rejected_register_form_length(&d, avail);
   if (!len) {
     if (avail < 15) { /* the instruction may run into an unreadable page */

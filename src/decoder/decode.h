@@ -3,9 +3,25 @@
 #define X64EMU_DECODE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
+#include "../interp/cpuid.h"
 #include "../interp/insn.h"
+
+struct cs_insn;
+
+/* One machine's decoder: its Capstone handle and the CPU model that says which
+ * instructions exist. */
+typedef struct Decoder {
+  size_t cs; /* Capstone's csh */
+  struct cs_insn *scratch;
+  const CpuModel *model;
+} Decoder;
+
+/* Opens Capstone for x86-64; false if it cannot. */
+bool decoder_open(Decoder *dec, const CpuModel *model);
+void decoder_close(Decoder *dec);
 
 /* What the decoder knows about one instruction while choosing its handler. Prefixes and
  * opcode come from the raw bytes (Capstone's prefix[] misses mandatory F2/F3); the
@@ -14,6 +30,7 @@ typedef struct DecodeCtx {
   const uint8_t *bytes; /* the instruction's bytes (a copy) */
   unsigned len;         /* Capstone's length */
   uint64_t rip;
+  const CpuModel *model; /* which instruction sets exist */
   /* Legacy prefixes. */
   bool p66, p67, lock;
   uint8_t rep;   /* 0, 0xF2 or 0xF3: the last of them, as the CPU takes it */
@@ -59,11 +76,11 @@ void decode_flag_effects(Insn *in);
 /* Decodes one instruction at rip. Returns its length, 0 at an unreadable address
  * (*fault_addr says where), or -1 for bytes that are invalid or not implemented;
  * in that case `in` runs the guest SIGILL handler. */
-int decode_insn(uint64_t rip, Insn *in, uint64_t *fault_addr);
+int decode_insn(const Decoder *dec, uint64_t rip, Insn *in, uint64_t *fault_addr);
 
-/* Capstone's disassembly of the bytes at rip into buf ("??" when it cannot). */
-void decode_text(uint64_t rip, const uint8_t *bytes, unsigned n, char *buf, unsigned size);
-
-bool decoder_init(void);
+/* Capstone's disassembly of the bytes at rip into buf ("(bad)" when it cannot); returns
+ * the instruction's length, or 0. */
+unsigned decode_text(const Decoder *dec, uint64_t rip, const uint8_t *bytes, unsigned n, char *buf,
+                     unsigned size);
 
 #endif

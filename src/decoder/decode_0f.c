@@ -100,17 +100,17 @@ bool decode_0f(DecodeCtx *d, Insn *in) {
     in->fn = op <= 0xB7 ? op_movzx : op_movsx;
     return true;
   case 0xB8:
-    if (d->rep != 0xF3 || !cpu_feature_enabled(CPU_FEATURE_POPCNT)) return false;
+    if (d->rep != 0xF3 || !cpu_feature_enabled(d->model, CPU_FEATURE_POPCNT)) return false;
     return gp(d, in, op_popcnt);
   case 0xBC: /* TZCNT is not advertised (no BMI1), so F3 0F BC runs as BSF */
     return gp(d, in, op_bsf);
   case 0xBD: /* without LZCNT, a CPU ignores the F3 and runs BSR */
-    return gp(d, in, d->rep == 0xF3 && cpu_feature_enabled(CPU_FEATURE_LZCNT) ? op_lzcnt : op_bsr);
+    return gp(d, in, d->rep == 0xF3 && cpu_feature_enabled(d->model, CPU_FEATURE_LZCNT) ? op_lzcnt : op_bsr);
   case 0xC7:
     decode_modrm(d, in, false);
     if (d->modrm_reg == 1 && in->mem) {
       in->osz = d->rex_w ? 8 : 4;
-      if (d->rex_w && !cpu_feature_enabled(CPU_FEATURE_CX16)) return false;
+      if (d->rex_w && !cpu_feature_enabled(d->model, CPU_FEATURE_CX16)) return false;
       in->fn = op_cmpxchg16b;
       return true;
     }

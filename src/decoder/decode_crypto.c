@@ -28,7 +28,7 @@ bool decode_crypto(DecodeCtx *d, Insn *in) {
   for (size_t i = 0; i < sizeof crypto_forms / sizeof *crypto_forms; i++) {
     const CryptoForm *f = &crypto_forms[i];
     if (f->map != d->map || f->opcode != d->opcode) continue;
-    if (!cpu_feature_enabled(f->feature) || !sse_decode_form(d, in, &f->form)) return false;
+    if (!cpu_feature_enabled(d->model, f->feature) || !sse_decode_form(d, in, &f->form)) return false;
     if (f->form.reg == op_pclmulqdq) {
       in->op = in->imm & 1;
       in->aux = in->imm >> 4 & 1;

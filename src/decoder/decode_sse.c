@@ -214,7 +214,7 @@ bool decode_sse(DecodeCtx *d, Insn *in) {
     case 0xF7: return decode_maskmovdqu(d, in);
     default: {
       unsigned pfx = sse_mandatory_prefix(d);
-      if (is_sse3(d->opcode, pfx) && !cpu_feature_enabled(CPU_FEATURE_SSE3)) return false;
+      if (is_sse3(d->opcode, pfx) && !cpu_feature_enabled(d->model, CPU_FEATURE_SSE3)) return false;
       return sse_decode_form(d, in, &map_0f[d->opcode][pfx]);
     }
     }

@@ -124,7 +124,7 @@ static CpuFeature feature_of(unsigned map, uint8_t op) {
 bool decode_sse4(DecodeCtx *d, Insn *in) {
   unsigned pfx = sse_mandatory_prefix(d);
   /* --cpu may have taken the feature away: its instructions are then #UD. */
-  if (!cpu_feature_enabled(feature_of(d->map, d->opcode))) return false;
+  if (!cpu_feature_enabled(d->model, feature_of(d->map, d->opcode))) return false;
   if (d->map == MAP_0F38 && (d->opcode == 0xF0 || d->opcode == 0xF1))
     return pfx == PF2 && decode_crc32(d, in);
   return sse_decode_form(d, in, sse4_form(d->map, d->opcode, pfx));

@@ -65,8 +65,7 @@ typedef struct X87 {
 } X87;
 
 struct Insn;
-struct Block;
-struct Process;
+struct Machine;
 
 /* Why cpu_run returned (run.h). */
 typedef enum StopReason {
@@ -106,7 +105,8 @@ typedef struct Cpu {
   const struct Insn *cur;       /* the instruction being executed, for faults */
   uint64_t icount;              /* guest instructions retired (block granularity) */
   sigjmp_buf fault_jmp;         /* where a host fault in guest code lands */
-  struct Process *proc;         /* the OS layer this CPU belongs to, if any */
+  struct Machine *m;            /* the machine it runs on: model, decoder, code cache */
+  void *owner;                  /* the OS layer's object for this CPU (its thread), or NULL */
 } Cpu;
 
 #endif

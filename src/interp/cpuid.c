@@ -37,9 +37,7 @@ static const uint32_t leaf1_ecx = ECX1_SSE3 | ECX1_PCLMULQDQ | ECX1_SSSE3 | ECX1
 static const uint32_t ext1_ecx = ECX81_LAHF | ECX81_ABM;
 static const uint32_t ext1_edx = EDX81_SYSCALL | EDX81_NX | EDX81_RDTSCP | EDX81_LM;
 
-uint32_t cpuid_removed[CPUID_WORDS];
-
-uint32_t cpuid_hwcap(void) { return leaf1_edx & ~cpuid_removed[CPUID_1_EDX]; }
+uint32_t cpuid_hwcap(const CpuModel *m) { return leaf1_edx & ~m->removed[CPUID_1_EDX]; }
 
 /* Deterministic cache descriptions (leaf 4) so that glibc sizes its memcpy thresholds
  * the same way on every host: 32 KiB L1d/L1i, 1 MiB L2, 8 MiB L3, 64-byte lines. */
@@ -61,7 +59,7 @@ static void brand(uint32_t leaf, CpuidRegs *r) {
   memcpy(r, name + (leaf - 0x80000002u) * 16, 16);
 }
 
-CpuidRegs cpuid_query(uint32_t leaf, uint32_t subleaf) {
+CpuidRegs cpuid_query(const CpuModel *m, uint32_t leaf, uint32_t subleaf) {
   CpuidRegs r = {0, 0, 0, 0};
   switch (leaf) {
   case 0:
@@ -73,8 +71,8 @@ CpuidRegs cpuid_query(uint32_t leaf, uint32_t subleaf) {
   case 1:
     r.eax = 0x000106A5;      /* family 6, model 0x1A, stepping 5 */
     r.ebx = 8u << 8 | 1u << 16; /* 64-byte CLFLUSH line, one logical processor */
-    r.ecx = leaf1_ecx & ~cpuid_removed[CPUID_1_ECX];
-    r.edx = leaf1_edx & ~cpuid_removed[CPUID_1_EDX];
+    r.ecx = leaf1_ecx & ~m->removed[CPUID_1_ECX];
+    r.edx = leaf1_edx & ~m->removed[CPUID_1_EDX];
     break;
   case 2:
     r.eax = 0x0000FF01; /* one round; descriptor FF: "see leaf 4" */
@@ -86,8 +84,8 @@ CpuidRegs cpuid_query(uint32_t leaf, uint32_t subleaf) {
     r.eax = 0x80000004;
     break;
   case 0x80000001:
-    r.ecx = ext1_ecx & ~cpuid_removed[CPUID_81_ECX];
-    r.edx = ext1_edx & ~cpuid_removed[CPUID_81_EDX];
+    r.ecx = ext1_ecx & ~m->removed[CPUID_81_ECX];
+    r.edx = ext1_edx & ~m->removed[CPUID_81_EDX];
     break;
   case 0x80000002: case 0x80000003: case 0x80000004:
     brand(leaf, &r);
@@ -126,7 +124,7 @@ static uint32_t implemented(unsigned word) {
 
 /* One item of the list, applied to removed[]; NULL or why it cannot be. */
 static const char *apply_item(const char *item, uint32_t removed[CPUID_WORDS]) {
-  static char why[96];
+  static __thread char why[96]; /* the message returned */
   bool on = true;
   size_t len = strlen(item);
   if (*item == '+' || *item == '-') {
@@ -157,9 +155,9 @@ static const char *apply_item(const char *item, uint32_t removed[CPUID_WORDS]) {
   return why;
 }
 
-const char *cpuid_apply_option(const char *list) {
+const char *cpuid_apply_option(CpuModel *m, const char *list) {
   uint32_t removed[CPUID_WORDS];
-  memcpy(removed, cpuid_removed, sizeof removed);
+  memcpy(removed, m->removed, sizeof removed);
   for (const char *p = list; *p;) {
     size_t n = strcspn(p, ",");
     char item[64];
@@ -173,8 +171,8 @@ const char *cpuid_apply_option(const char *list) {
     p += n;
     if (*p == ',' && *++p == 0) return "--cpu: expected a list like -aes,-pclmulqdq";
   }
-  memcpy(cpuid_removed, removed, sizeof removed);
+  memcpy(m->removed, removed, sizeof removed);
   return NULL;
 }
 
-void cpuid_reset_features(void) { memset(cpuid_removed, 0, sizeof cpuid_removed); }
+void cpuid_reset_features(CpuModel *m) { memset(m->removed, 0, sizeof m->removed); }

@@ -9,15 +9,22 @@ typedef struct CpuidRegs {
   uint32_t eax, ebx, ecx, edx;
 } CpuidRegs;
 
-CpuidRegs cpuid_query(uint32_t leaf, uint32_t subleaf);
-
-/* CPUID.1:EDX, which the kernel passes to programs as AT_HWCAP. */
-uint32_t cpuid_hwcap(void);
-
-/* ---- --cpu: features taken away (or given back) for testing ---- */
-
 /* The CPUID words that hold feature bits. */
 enum { CPUID_1_EDX, CPUID_1_ECX, CPUID_81_ECX, CPUID_81_EDX, CPUID_WORDS };
+
+/* One machine's CPU model: the documented model (docs/cpu-model.md) less the features
+ * --cpu removed (their bits read as 0 and their instructions are #UD). Zeroed, it is
+ * the whole model. */
+typedef struct CpuModel {
+  uint32_t removed[CPUID_WORDS];
+} CpuModel;
+
+CpuidRegs cpuid_query(const CpuModel *m, uint32_t leaf, uint32_t subleaf);
+
+/* CPUID.1:EDX, which the kernel passes to programs as AT_HWCAP. */
+uint32_t cpuid_hwcap(const CpuModel *m);
+
+/* ---- --cpu: features taken away (or given back) for testing ---- */
 
 /* A feature: its word (above) times 32 plus its bit. */
 typedef enum CpuFeature {
@@ -32,22 +39,19 @@ typedef enum CpuFeature {
   CPU_FEATURE_LZCNT = CPUID_81_ECX * 32 + 5,
 } CpuFeature;
 
-/* Bits of implemented features that --cpu removed: CPUID reads them as 0. */
-extern uint32_t cpuid_removed[CPUID_WORDS];
-
 /* For the decoder, once per decoded instruction of an implemented feature: false when
  * --cpu removed the feature, whose instructions are then #UD as on a CPU without it. */
-static inline bool cpu_feature_enabled(CpuFeature f) {
-  return !(cpuid_removed[f / 32] >> (f % 32) & 1);
+static inline bool cpu_feature_enabled(const CpuModel *m, CpuFeature f) {
+  return !(m->removed[f / 32] >> (f % 32) & 1);
 }
 
 /* Applies a QEMU-style feature list, items separated by commas: "-aes" or "aes=off"
  * removes a feature, "+aes", "aes" or "aes=on" gives it back; "max" (the default model,
  * everything implemented) changes nothing. Only implemented features can be given.
  * Returns NULL, or a message saying what is wrong (changing nothing). */
-const char *cpuid_apply_option(const char *list);
+const char *cpuid_apply_option(CpuModel *m, const char *list);
 
 /* Gives back every removed feature. */
-void cpuid_reset_features(void);
+void cpuid_reset_features(CpuModel *m);
 
 #endif

@@ -2,7 +2,12 @@
  *
  * Code that touches guest memory sets fault_landing; the host SIGSEGV/SIGBUS handler
  * records the address and jumps there. Outside such code a fault is the emulator's own
- * bug and is reported as one. */
+ * bug and is reported as one.
+ *
+ * This is the core's one process-wide part, because the host has one handler per signal
+ * for the whole process: the handler, the landing and last fault of each host thread
+ * (thread-local), and where sent signals go (set once by the Linux personality). Every
+ * other mutable state lives in a Machine or a Cpu. */
 #ifndef X64EMU_FAULT_H
 #define X64EMU_FAULT_H
 

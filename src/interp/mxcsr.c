@@ -8,26 +8,25 @@
 #include "run.h"
 
 #ifdef __x86_64__
-enum FpTier fp_tier = FP_TIER_HOST;
 bool fp_tier_host_available(void) { return true; }
 #else
-enum FpTier fp_tier = FP_TIER_PORTABLE;
 bool fp_tier_host_available(void) { return false; }
 #endif
 
-bool fp_tier_select(const char *name) {
+enum FpTier fp_tier_best(void) { return fp_tier_host_available() ? FP_TIER_HOST : FP_TIER_PORTABLE; }
+
+bool fp_tier_parse(const char *name, enum FpTier *tier) {
   if (!strcmp(name, "portable")) {
-    fp_tier = FP_TIER_PORTABLE;
+    *tier = FP_TIER_PORTABLE;
     return true;
   }
-  if (!strcmp(name, "host") || !strcmp(name, "native") || !strcmp(name, "auto")) {
-    if (!fp_tier_host_available()) {
-      if (strcmp(name, "auto")) return false;
-      fp_tier = FP_TIER_PORTABLE;
-      return true;
-    }
-    fp_tier = FP_TIER_HOST;
+  if (!strcmp(name, "auto")) {
+    *tier = fp_tier_best();
     return true;
+  }
+  if (!strcmp(name, "host") || !strcmp(name, "native")) {
+    *tier = FP_TIER_HOST;
+    return fp_tier_host_available();
   }
   return false;
 }

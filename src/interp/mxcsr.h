@@ -29,11 +29,13 @@ enum {
  * the same instruction on an x86-64 host (exact by construction); the portable tier is
  * C with <fenv.h> and explicit x86 NaN rules, for other hosts. */
 enum FpTier { FP_TIER_HOST, FP_TIER_PORTABLE };
-extern enum FpTier fp_tier;
 /* Whether this build has a host tier at all. */
 bool fp_tier_host_available(void);
-/* Chooses the tier ("host", "portable" or "auto"); false if unknown or unavailable. */
-bool fp_tier_select(const char *name);
+/* The host tier where there is one, else the portable one. */
+enum FpTier fp_tier_best(void);
+/* The tier a name ("host", "native", "portable" or "auto") asks for; false if unknown
+ * or unavailable here. */
+bool fp_tier_parse(const char *name, enum FpTier *tier);
 
 /* The MXCSR value the host runs one guest operation with: the guest's rounding, DAZ and
  * FTZ, every exception masked (an unmasked one is raised by fp_commit, not the host),

@@ -10,6 +10,13 @@
 #include "fault.h"
 #include "flags.h"
 #include "insn.h"
+#include "machine.h"
+
+void cpu_init(Cpu *c, Machine *m) {
+  memset(c, 0, sizeof *c);
+  c->m = m;
+  cpu_reset(c);
+}
 
 void cpu_reset(Cpu *c) {
   memset(c->r, 0, sizeof c->r);
@@ -53,8 +60,9 @@ static inline void run_block(Cpu *c, const Block *b) {
  * compiler can hold c and the block in registers: a function that calls sigsetjmp keeps
  * its locals in memory. */
 static __attribute__((noinline)) StopReason run_blocks(Cpu *c, uint64_t stop_rip) {
+  BlockCache *code = &c->m->code;
   Block *b = NULL;
-  uint64_t gen = block_generation;
+  uint64_t gen = code->generation;
   for (;;) {
     if (c->events) {
       if (!(c->events & EV_STOP)) return STOP_EVENT;
@@ -63,20 +71,20 @@ static __attribute__((noinline)) StopReason run_blocks(Cpu *c, uint64_t stop_rip
     }
     if (stop_rip && c->rip == stop_rip) return STOP_ADDRESS;
     Block *next;
-    if (b && gen == block_generation) {
+    if (b && gen == code->generation) {
       if (c->rip == b->end && b->fall) next = b->fall;
       else if (b->taken && b->taken->start == c->rip) next = b->taken;
       else {
-        next = block_get(c->rip);
-        if (gen == block_generation) {
+        next = block_get(code, c->rip);
+        if (gen == code->generation) {
           if (c->rip == b->end) b->fall = next;
           else b->taken = next;
         }
       }
     } else {
-      next = block_get(c->rip);
+      next = block_get(code, c->rip);
     }
-    gen = block_generation;
+    gen = code->generation;
     b = next;
     run_block(c, b);
   }

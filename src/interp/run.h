@@ -19,6 +19,9 @@ static inline void cpu_request_stop(Cpu *c, StopReason why) {
   __atomic_fetch_or((uint32_t *)&c->events, EV_STOP, __ATOMIC_RELAXED);
 }
 
+/* A CPU of machine m in its power-on user state. */
+void cpu_init(Cpu *c, struct Machine *m);
+
 /* Puts the CPU in its power-on user state: flags 0x202, MXCSR 0x1F80, x87 initialized. */
 void cpu_reset(Cpu *c);
 

@@ -9,7 +9,7 @@
   SSE_RM(name, load) {                                                                \
     Xmm r = *d;                                                                       \
     unsigned imm = (unsigned)in->imm;                                                 \
-    uint32_t raised = HOST_OR_SOFT(host_##name(&r, s, c->mxcsr, imm),                 \
+    uint32_t raised = HOST_OR_SOFT(c, host_##name(&r, s, c->mxcsr, imm),                 \
                                    soft_round(shape, imm, &r, s, c->mxcsr));          \
     fp_commit(c, raised);                                                             \
     *d = r;                                                                           \
@@ -56,7 +56,7 @@ static bool any_nan(bool f64, const Xmm *x) {
     uint32_t steps[DP_STEPS];                                                         \
     bool nan = any_nan(f64, d) || any_nan(f64, s);                                    \
     uint32_t raised = nan ? soft_dp(f64, imm, &r, s, c->mxcsr, steps)                 \
-                          : HOST_OR_SOFT(host_##name(&r, s, c->mxcsr, imm),           \
+                          : HOST_OR_SOFT(c, host_##name(&r, s, c->mxcsr, imm),           \
                                          soft_dp(f64, imm, &r, s, c->mxcsr, steps));  \
     if (__builtin_expect((raised & ~(c->mxcsr >> 7) & MXCSR_FLAGS) != 0, 0))          \
       dp_fault(c, f64, imm, d, s);                                                    \

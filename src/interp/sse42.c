@@ -10,9 +10,10 @@ SSE_RM(pcmpgtq, load_m128a) {
 
 /* ---- CRC32: CRC-32C (Castagnoli), bit-reflected, no inversion before or after ---- */
 
+/* Filled before main() and never written again, so that machines on any thread share it. */
 static uint32_t crc32c_table[256];
 
-static void crc32c_init(void) {
+__attribute__((constructor)) static void crc32c_init(void) {
   for (uint32_t i = 0; i < 256; i++) {
     uint32_t r = i;
     for (int k = 0; k < 8; k++) r = r >> 1 ^ (r & 1 ? 0x82F63B78u : 0);
@@ -22,7 +23,6 @@ static void crc32c_init(void) {
 
 /* The CRC of the `size` low bytes of v, least significant first, continuing from crc. */
 static uint32_t crc32c(uint32_t crc, uint64_t v, unsigned size) {
-  if (__builtin_expect(crc32c_table[1] == 0, 0)) crc32c_init();
   for (unsigned i = 0; i < size; i++, v >>= 8) crc = crc32c_table[(crc ^ v) & 0xff] ^ crc >> 8;
   return crc;
 }

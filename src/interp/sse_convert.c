@@ -9,7 +9,7 @@
 #define FP_CVT(name, cvt, load)                                                       \
   SSE_RM(name, load) {                                                                \
     Xmm r = *d;                                                                       \
-    uint32_t raised = HOST_OR_SOFT(host_##name(&r, s, c->mxcsr),                      \
+    uint32_t raised = HOST_OR_SOFT(c, host_##name(&r, s, c->mxcsr),                      \
                                    soft_cvt(cvt, &r, s, c->mxcsr));                   \
     fp_commit(c, raised);                                                             \
     *d = r;                                                                           \
@@ -41,9 +41,9 @@ FP_CVT(cvttpd2dq, CVT_TPD2DQ, load_m128a)
 static inline void cvtsi2ss_body(Cpu *c, const Insn *in, uint64_t v) {
   Xmm r = c->xmm[in->reg];
   uint32_t raised =
-      in->osz == 8 ? HOST_OR_SOFT(host_cvtsi2ssq(&r, (int64_t)v, c->mxcsr),
+      in->osz == 8 ? HOST_OR_SOFT(c, host_cvtsi2ssq(&r, (int64_t)v, c->mxcsr),
                                   soft_cvt_from_int(false, (int64_t)v, &r, c->mxcsr))
-                   : HOST_OR_SOFT(host_cvtsi2ssl(&r, (int32_t)v, c->mxcsr),
+                   : HOST_OR_SOFT(c, host_cvtsi2ssl(&r, (int32_t)v, c->mxcsr),
                                   soft_cvt_from_int(false, (int32_t)v, &r, c->mxcsr));
   fp_commit(c, raised);
   c->xmm[in->reg] = r;
@@ -52,9 +52,9 @@ static inline void cvtsi2ss_body(Cpu *c, const Insn *in, uint64_t v) {
 static inline void cvtsi2sd_body(Cpu *c, const Insn *in, uint64_t v) {
   Xmm r = c->xmm[in->reg];
   uint32_t raised =
-      in->osz == 8 ? HOST_OR_SOFT(host_cvtsi2sdq(&r, (int64_t)v, c->mxcsr),
+      in->osz == 8 ? HOST_OR_SOFT(c, host_cvtsi2sdq(&r, (int64_t)v, c->mxcsr),
                                   soft_cvt_from_int(true, (int64_t)v, &r, c->mxcsr))
-                   : HOST_OR_SOFT(host_cvtsi2sdl(&r, (int32_t)v, c->mxcsr),
+                   : HOST_OR_SOFT(c, host_cvtsi2sdl(&r, (int32_t)v, c->mxcsr),
                                   soft_cvt_from_int(true, (int32_t)v, &r, c->mxcsr));
   fp_commit(c, raised);
   c->xmm[in->reg] = r;
@@ -86,9 +86,9 @@ void op_cvtsi2sd_m(Cpu *c, const Insn *in) {
     uint64_t v;                                                                       \
     uint32_t raised =                                                                 \
         in->osz == 8                                                                  \
-            ? HOST_OR_SOFT(host_##name##_64(s, c->mxcsr, &v),                         \
+            ? HOST_OR_SOFT(c, host_##name##_64(s, c->mxcsr, &v),                         \
                            soft_cvt_to_int(f64, truncate, 8, s, c->mxcsr, &v))        \
-            : HOST_OR_SOFT(host_##name##_32(s, c->mxcsr, &v),                         \
+            : HOST_OR_SOFT(c, host_##name##_32(s, c->mxcsr, &v),                         \
                            soft_cvt_to_int(f64, truncate, 4, s, c->mxcsr, &v));       \
     fp_commit(c, raised);                                                             \
     reg_set(c, in->reg, v, in->osz);                                                  \

@@ -11,7 +11,7 @@
 #define FP_ARITH(name, op, shape, load)                                               \
   SSE_RM(name, load) {                                                                \
     Xmm r = *d;                                                                       \
-    uint32_t raised = HOST_OR_SOFT(host_##name(&r, s, c->mxcsr),                      \
+    uint32_t raised = HOST_OR_SOFT(c, host_##name(&r, s, c->mxcsr),                      \
                                    soft_arith(op, shape, &r, s, c->mxcsr));           \
     fp_commit(c, raised);                                                             \
     *d = r;                                                                           \
@@ -59,7 +59,7 @@ FP_ARITH(sqrtsd, FP_SQRT, FP_SD, load_m64)
   SSE_RM(name, load) {                                                                \
     Xmm r = *d;                                                                       \
     unsigned pred = (unsigned)in->imm & 7;                                            \
-    uint32_t raised = HOST_OR_SOFT(host_##name(&r, s, c->mxcsr, pred),                \
+    uint32_t raised = HOST_OR_SOFT(c, host_##name(&r, s, c->mxcsr, pred),                \
                                    soft_cmp(shape, pred, &r, s, c->mxcsr));           \
     fp_commit(c, raised);                                                             \
     *d = r;                                                                           \
@@ -76,7 +76,7 @@ FP_CMP(cmpsd, FP_SD, load_m64)
 #define FP_COMI(name, f64, quiet, load)                                               \
   SSE_RM(name, load) {                                                                \
     uint64_t zpc;                                                                     \
-    uint32_t raised = HOST_OR_SOFT(host_##name(d, s, c->mxcsr, &zpc),                 \
+    uint32_t raised = HOST_OR_SOFT(c, host_##name(d, s, c->mxcsr, &zpc),                 \
                                    soft_comi(f64, quiet, d, s, c->mxcsr, &zpc));      \
     fp_commit(c, raised);                                                             \
     flags_update(c, F_ARITH, zpc);                                                    \
@@ -94,7 +94,7 @@ FP_COMI(ucomisd, true, true, load_m64)
 #define FP_RCP(name, shape, rsqrt, load)                                              \
   SSE_RM(name, load) {                                                                \
     Xmm r = *d;                                                                       \
-    (void)HOST_OR_SOFT(host_##name(&r, s, c->mxcsr), (soft_rcp(shape, rsqrt, &r, s), 0u)); \
+    (void)HOST_OR_SOFT(c, host_##name(&r, s, c->mxcsr), (soft_rcp(shape, rsqrt, &r, s), 0u)); \
     *d = r;                                                                           \
   }
 

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "cpu.h"
+#include "machine.h"
 #include "mxcsr.h"
 
 enum FpOp { FP_ADD, FP_SUB, FP_MUL, FP_DIV, FP_MIN, FP_MAX, FP_SQRT };
@@ -45,12 +46,12 @@ uint32_t soft_cvt_from_int(bool f64, int64_t v, Xmm *d, uint32_t mxcsr);
 uint32_t soft_cvt_to_int(bool f64, bool truncate, unsigned size, const Xmm *s, uint32_t mxcsr,
                          uint64_t *out);
 
-/* HOST_OR_SOFT(h, s): the host expression where a host tier exists and is chosen. The
- * host expression is not even compiled on other hosts. */
+/* HOST_OR_SOFT(c, h, s): the host expression where a host tier exists and c's machine
+ * chose it. The host expression is not even compiled on other hosts. */
 #ifdef __x86_64__
-#define HOST_OR_SOFT(h, s) (fp_tier == FP_TIER_HOST ? (h) : (s))
+#define HOST_OR_SOFT(c, h, s) ((c)->m->fp_tier == FP_TIER_HOST ? (h) : (s))
 #else
-#define HOST_OR_SOFT(h, s) (s)
+#define HOST_OR_SOFT(c, h, s) (s)
 #endif
 
 #endif

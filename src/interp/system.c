@@ -6,6 +6,7 @@
 #include "../decoder/decode.h"
 #include "access.h"
 #include "cpuid.h"
+#include "machine.h"
 #include "fault.h"
 #include "flags.h"
 #include "ops_int.h"
@@ -24,7 +25,7 @@ void op_syscall(Cpu *c, const Insn *in) {
 
 /* 0F A2 */
 void op_cpuid(Cpu *c, const Insn *in) {
-  CpuidRegs r = cpuid_query((uint32_t)c->r[RAX], (uint32_t)c->r[RCX]);
+  CpuidRegs r = cpuid_query(&c->m->model, (uint32_t)c->r[RAX], (uint32_t)c->r[RCX]);
   c->r[RAX] = r.eax;
   c->r[RBX] = r.ebx;
   c->r[RCX] = r.ecx;
@@ -77,7 +78,7 @@ void op_undefined(Cpu *c, const Insn *in) {
   uint8_t bytes[15];
   unsigned n = fault_copy_in(bytes, in->rip, sizeof bytes);
   char text[160], hex[3 * 15 + 1] = "";
-  decode_text(in->rip, bytes, n, text, sizeof text);
+  decode_text(&c->m->dec, in->rip, bytes, n, text, sizeof text);
   /* Capstone's length when it knew the instruction; all readable bytes when it did not. */
   unsigned show = in->len > 1 && in->len < n ? in->len : n;
   for (unsigned i = 0; i < show; i++) snprintf(hex + 3 * i, 4, "%02x ", bytes[i]);

@@ -35,17 +35,18 @@ static void arith_done(X87 *f, uint16_t hsw, unsigned dst, long double r, unsign
 }
 
 /* ST(0) op= s, or ST(0) compared with s, for operands that are exact as long double. */
-static void st0_op_value(X87 *f, unsigned op, long double s) {
+static void st0_op_value(Cpu *c, unsigned op, long double s) {
+  X87 *f = &c->fpu;
   if (x87_empty(f, 0)) {
     arith_underflow(f, op, 0, compare_pops(op));
     return;
   }
   if (is_compare(op)) {
-    compare_done(f, XH(compare, *x87_st(f, 0), s, false, x87_ctl_of(f)), compare_pops(op));
+    compare_done(f, XH(c, compare, *x87_st(f, 0), s, false, x87_ctl_of(f)), compare_pops(op));
     return;
   }
   long double r = *x87_st(f, 0);
-  uint16_t hsw = XH(arith, op, &r, s, x87_ctl_of(f));
+  uint16_t hsw = XH(c, arith, op, &r, s, x87_ctl_of(f));
   arith_done(f, hsw, 0, r, 0);
 }
 
@@ -59,10 +60,10 @@ void op_x87_arith_m32fp(Cpu *c, const Insn *in) {
   if (x87_empty(f, 0)) {
     arith_underflow(f, op, 0, compare_pops(op));
   } else if (is_compare(op)) {
-    compare_done(f, XH(compare_f32, *x87_st(f, 0), s, x87_ctl_of(f)), compare_pops(op));
+    compare_done(f, XH(c, compare_f32, *x87_st(f, 0), s, x87_ctl_of(f)), compare_pops(op));
   } else {
     long double r = *x87_st(f, 0);
-    uint16_t hsw = XH(arith_f32, op, &r, s, x87_ctl_of(f));
+    uint16_t hsw = XH(c, arith_f32, op, &r, s, x87_ctl_of(f));
     arith_done(f, hsw, 0, r, 0);
   }
   DISPATCH_NEXT(c, in);
@@ -78,10 +79,10 @@ void op_x87_arith_m64fp(Cpu *c, const Insn *in) {
   if (x87_empty(f, 0)) {
     arith_underflow(f, op, 0, compare_pops(op));
   } else if (is_compare(op)) {
-    compare_done(f, XH(compare_f64, *x87_st(f, 0), s, x87_ctl_of(f)), compare_pops(op));
+    compare_done(f, XH(c, compare_f64, *x87_st(f, 0), s, x87_ctl_of(f)), compare_pops(op));
   } else {
     long double r = *x87_st(f, 0);
-    uint16_t hsw = XH(arith_f64, op, &r, s, x87_ctl_of(f));
+    uint16_t hsw = XH(c, arith_f64, op, &r, s, x87_ctl_of(f));
     arith_done(f, hsw, 0, r, 0);
   }
   DISPATCH_NEXT(c, in);
@@ -91,7 +92,7 @@ void op_x87_arith_m64fp(Cpu *c, const Insn *in) {
 void op_x87_arith_m32int(Cpu *c, const Insn *in) {
   uint64_t a = ea(c, in);
   x87_begin(c, in);
-  st0_op_value(&c->fpu, in->op, (long double)(int32_t)ld32(a));
+  st0_op_value(c, in->op, (long double)(int32_t)ld32(a));
   DISPATCH_NEXT(c, in);
 }
 
@@ -99,7 +100,7 @@ void op_x87_arith_m32int(Cpu *c, const Insn *in) {
 void op_x87_arith_m16int(Cpu *c, const Insn *in) {
   uint64_t a = ea(c, in);
   x87_begin(c, in);
-  st0_op_value(&c->fpu, in->op, (long double)(int16_t)ld16(a));
+  st0_op_value(c, in->op, (long double)(int16_t)ld16(a));
   DISPATCH_NEXT(c, in);
 }
 
@@ -112,7 +113,7 @@ void op_x87_arith_st0_sti(Cpu *c, const Insn *in) {
     arith_underflow(f, in->op, 0, compare_pops(in->op));
     return;
   }
-  st0_op_value(f, in->op, *x87_st(f, in->rm));
+  st0_op_value(c, in->op, *x87_st(f, in->rm));
   DISPATCH_NEXT(c, in);
 }
 
@@ -125,7 +126,7 @@ void op_x87_arith_sti_st0(Cpu *c, const Insn *in) {
     return;
   }
   long double r = *x87_st(f, in->rm);
-  uint16_t hsw = XH(arith, in->op, &r, *x87_st(f, 0), x87_ctl_of(f));
+  uint16_t hsw = XH(c, arith, in->op, &r, *x87_st(f, 0), x87_ctl_of(f));
   arith_done(f, hsw, in->rm, r, in->aux);
   DISPATCH_NEXT(c, in);
 }
@@ -138,7 +139,7 @@ void op_x87_fucom(Cpu *c, const Insn *in) {
     arith_underflow(f, X87_COM, 0, in->aux);
     return;
   }
-  compare_done(f, XH(compare, *x87_st(f, 0), *x87_st(f, in->rm), true, x87_ctl_of(f)), in->aux);
+  compare_done(f, XH(c, compare, *x87_st(f, 0), *x87_st(f, in->rm), true, x87_ctl_of(f)), in->aux);
   DISPATCH_NEXT(c, in);
 }
 
@@ -150,7 +151,7 @@ void op_x87_fcompp(Cpu *c, const Insn *in) {
     arith_underflow(f, X87_COM, 0, 2);
     return;
   }
-  compare_done(f, XH(compare, *x87_st(f, 0), *x87_st(f, 1), in->op != 0, x87_ctl_of(f)), 2);
+  compare_done(f, XH(c, compare, *x87_st(f, 0), *x87_st(f, 1), in->op != 0, x87_ctl_of(f)), 2);
   DISPATCH_NEXT(c, in);
 }
 
@@ -166,7 +167,7 @@ void op_x87_fcomi(Cpu *c, const Insn *in) {
     done = x87_underflow(f);
     hsw = X87_C0 | X87_C2 | X87_C3;
   } else {
-    hsw = XH(compare, *x87_st(f, 0), *x87_st(f, in->rm), in->op != 0, x87_ctl_of(f));
+    hsw = XH(c, compare, *x87_st(f, 0), *x87_st(f, in->rm), in->op != 0, x87_ctl_of(f));
     done = x87_commit(f, hsw, 0);
   }
   /* The flags are set even when an unmasked exception stops the pop. */
@@ -184,7 +185,7 @@ void op_x87_ftst(Cpu *c, const Insn *in) {
     arith_underflow(f, X87_COM, 0, 0);
     return;
   }
-  compare_done(f, XH(test, *x87_st(f, 0), x87_ctl_of(f)), 0);
+  compare_done(f, XH(c, test, *x87_st(f, 0), x87_ctl_of(f)), 0);
   DISPATCH_NEXT(c, in);
 }
 
@@ -199,7 +200,7 @@ void op_x87_fxam(Cpu *c, const Insn *in) {
     x87_to_ext80(*x87_st(f, 0), b);
     cc = X87_C3 | X87_C0 | (b[9] & 0x80 ? X87_C1 : 0);
   } else {
-    cc = XH(examine, *x87_st(f, 0)) & X87_CC;
+    cc = XH(c, examine, *x87_st(f, 0)) & X87_CC;
   }
   f->sw = (uint16_t)((f->sw & ~X87_CC) | cc);
   DISPATCH_NEXT(c, in);

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "machine.h"
 #include "mxcsr.h"
 
 /* The guest's control word, and above it the exception flags it already has. */
@@ -65,14 +66,15 @@ enum {
 
 #ifdef __x86_64__
 X87_HOST_OPS(x87_native)
-#define X87_NATIVE_OR(native, portable) (fp_tier == FP_TIER_HOST ? (native) : (portable))
+#define X87_NATIVE_OR(c, native, portable) ((c)->m->fp_tier == FP_TIER_HOST ? (native) : (portable))
 #else
-#define X87_NATIVE_OR(native, portable) (portable)
+#define X87_NATIVE_OR(c, native, portable) (portable)
 #endif
 X87_HOST_OPS(x87_portable)
 
-/* The tier dispatch: XH(name, args) runs x87_native_name or x87_portable_name. */
-#define XH(name, ...) \
-  X87_NATIVE_OR(x87_native_##name(__VA_ARGS__), x87_portable_##name(__VA_ARGS__))
+/* The tier dispatch: XH(c, name, args) runs x87_native_name or x87_portable_name, as the
+ * machine of CPU c chose. */
+#define XH(c, name, ...) \
+  X87_NATIVE_OR(c, x87_native_##name(__VA_ARGS__), x87_portable_##name(__VA_ARGS__))
 
 #endif

@@ -22,7 +22,7 @@ void op_x87_fld_m32(Cpu *c, const Insn *in) {
   uint64_t a = ea(c, in);
   x87_begin(c, in);
   long double v = 0;
-  uint16_t hsw = XH(load_f32, &v, x87_f32(ld32(a)), x87_ctl_of(&c->fpu));
+  uint16_t hsw = XH(c, load_f32, &v, x87_f32(ld32(a)), x87_ctl_of(&c->fpu));
   push_converted(&c->fpu, v, hsw);
   DISPATCH_NEXT(c, in);
 }
@@ -32,7 +32,7 @@ void op_x87_fld_m64(Cpu *c, const Insn *in) {
   uint64_t a = ea(c, in);
   x87_begin(c, in);
   long double v = 0;
-  uint16_t hsw = XH(load_f64, &v, x87_f64(ld64(a)), x87_ctl_of(&c->fpu));
+  uint16_t hsw = XH(c, load_f64, &v, x87_f64(ld64(a)), x87_ctl_of(&c->fpu));
   push_converted(&c->fpu, v, hsw);
   DISPATCH_NEXT(c, in);
 }
@@ -81,7 +81,7 @@ void op_x87_fst_m32(Cpu *c, const Insn *in) {
     return;
   }
   float v = 0;
-  uint16_t hsw = XH(store_f32, &v, *x87_st(f, 0), x87_ctl_of(f));
+  uint16_t hsw = XH(c, store_f32, &v, *x87_st(f, 0), x87_ctl_of(f));
   uint32_t bits;
   memcpy(&bits, &v, 4);
   if (x87_store_allowed(f, hsw)) st32(a, bits);
@@ -101,7 +101,7 @@ void op_x87_fst_m64(Cpu *c, const Insn *in) {
     return;
   }
   double v = 0;
-  uint16_t hsw = XH(store_f64, &v, *x87_st(f, 0), x87_ctl_of(f));
+  uint16_t hsw = XH(c, store_f64, &v, *x87_st(f, 0), x87_ctl_of(f));
   uint64_t bits;
   memcpy(&bits, &v, 8);
   if (x87_store_allowed(f, hsw)) st64(a, bits);
@@ -195,15 +195,15 @@ static void fist(Cpu *c, const Insn *in, unsigned size) {
   bool trunc = in->op != 0;
   if (size == 2) {
     int16_t r = 0;
-    hsw = XH(store_i16, &r, s, x87_ctl_of(f), trunc);
+    hsw = XH(c, store_i16, &r, s, x87_ctl_of(f), trunc);
     v = (uint16_t)r;
   } else if (size == 4) {
     int32_t r = 0;
-    hsw = XH(store_i32, &r, s, x87_ctl_of(f), trunc);
+    hsw = XH(c, store_i32, &r, s, x87_ctl_of(f), trunc);
     v = (uint32_t)r;
   } else {
     int64_t r = 0;
-    hsw = XH(store_i64, &r, s, x87_ctl_of(f), trunc);
+    hsw = XH(c, store_i64, &r, s, x87_ctl_of(f), trunc);
     v = (uint64_t)r;
   }
   if (x87_store_allowed(f, hsw)) st(a, v, size);
@@ -252,7 +252,7 @@ void op_x87_fbstp(Cpu *c, const Insn *in) {
   }
   long double s = *x87_st(f, 0);
   int64_t r = 0;
-  uint16_t hsw = XH(store_i64, &r, s, x87_ctl_of(f), false);
+  uint16_t hsw = XH(c, store_i64, &r, s, x87_ctl_of(f), false);
   uint64_t mag = r < 0 ? 0 - (uint64_t)r : (uint64_t)r;
   if ((hsw & X87_IE) || mag >= 1000000000000000000ull) {
     hsw = (uint16_t)((hsw & ~(X87_PE | X87_C1)) | X87_IE);
@@ -271,7 +271,7 @@ void op_x87_fldconst(Cpu *c, const Insn *in) {
   x87_begin(c, in);
   X87 *f = &c->fpu;
   long double v = 0;
-  uint16_t hsw = XH(constant, in->op, &v, x87_ctl_of(f));
+  uint16_t hsw = XH(c, constant, in->op, &v, x87_ctl_of(f));
   push_converted(f, v, hsw);
   DISPATCH_NEXT(c, in);
 }

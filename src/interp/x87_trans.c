@@ -54,7 +54,7 @@ void op_x87_unary(Cpu *c, const Insn *in) {
     return;
   }
   long double r = *x87_st(f, 0);
-  uint16_t hsw = XH(unary, in->op, &r, x87_ctl_of(f));
+  uint16_t hsw = XH(c, unary, in->op, &r, x87_ctl_of(f));
   if (x87_commit(f, hsw, trig ? X87_C1 | X87_C2 : X87_C1)) x87_set_st(f, 0, r);
   DISPATCH_NEXT(c, in);
 }
@@ -70,7 +70,7 @@ void op_x87_binary(Cpu *c, const Insn *in) {
     return;
   }
   long double r = *x87_st(f, 0);
-  uint16_t hsw = XH(binary, in->op, &r, *x87_st(f, 1), x87_ctl_of(f));
+  uint16_t hsw = XH(c, binary, in->op, &r, *x87_st(f, 1), x87_ctl_of(f));
   /* FPREM and FPREM1 leave C0 and C3 as they were when the result is a NaN or an
    * unmasked exception stopped them. */
   bool no_quotient = isnan(r) || (hsw & ~f->cw & (X87_IE | X87_DE | X87_ZE));
@@ -88,7 +88,7 @@ void op_x87_binary_pop(Cpu *c, const Insn *in) {
     if (!x87_underflow(f)) return;
     r = x87_indefinite();
   } else {
-    uint16_t hsw = XH(binary_pop, in->op, &r, *x87_st(f, 0), *x87_st(f, 1), x87_ctl_of(f));
+    uint16_t hsw = XH(c, binary_pop, in->op, &r, *x87_st(f, 0), *x87_st(f, 1), x87_ctl_of(f));
     if (!x87_commit(f, hsw, X87_C1)) return;
   }
   x87_set_st(f, 1, r);
@@ -117,7 +117,7 @@ void op_x87_split(Cpu *c, const Insn *in) {
     return;
   }
   long double st0 = *x87_st(f, 0), pushed = 0;
-  uint16_t hsw = XH(split, in->op, &st0, &pushed, x87_ctl_of(f));
+  uint16_t hsw = XH(c, split, in->op, &st0, &pushed, x87_ctl_of(f));
   if (!x87_commit(f, hsw, trig ? X87_C1 | X87_C2 : X87_C1)) return;
   if (trig && (hsw & X87_C2)) return;
   x87_set_st(f, 0, st0);

@@ -1,4 +1,5 @@
-/* process.h: the Linux personality of one guest process. */
+/* process.h: the Linux personality of one guest process: the process, which wraps the
+ * core's machine, and its thread, which wraps the core's CPU. */
 #ifndef X64EMU_PROCESS_H
 #define X64EMU_PROCESS_H
 
@@ -6,6 +7,10 @@
 #include <stdint.h>
 
 #include "../interp/cpu.h"
+#include "../interp/machine.h"
+#include "sys_x64.h"
+
+#define X64_NSIG 64
 
 /* The Linux personality's bits in Cpu.events: cpu_run returns STOP_EVENT for them. */
 enum {
@@ -18,11 +23,52 @@ typedef struct Options {
   char **reexec_argv; /* how to run x64emu again for execve: argv[0] + options, NULL-ended */
 } Options;
 
-typedef struct Process {
+/* A thread's signal state, as the kernel keeps it per task. */
+typedef struct ThreadSignals {
+  uint64_t mask;
+  /* rt_sigsuspend, ppoll, pselect6: the mask to go back to after the handler. */
+  uint64_t saved_mask;
+  bool restore_saved;
+  X64StackT altstack; /* ss_flags as the guest gave them, like the kernel's sas_ss_flags */
+  /* The last fault's trap number, error code and page-fault address: every frame shows them. */
+  uint64_t trapno, err, cr2;
+  /* The system call that ended at interrupted_rip returned -EINTR; it may restart. */
+  bool interrupted;
+  uint64_t interrupted_rip, interrupted_nr;
+} ThreadSignals;
+
+struct Process;
+
+typedef struct Thread {
   Cpu cpu;
+  struct Process *proc;
+  ThreadSignals sig;
+  uint64_t clear_child_tid, robust_list_head; /* set_tid_address, set_robust_list */
+} Thread;
+
+typedef struct Process {
+  Machine machine;
+  Thread main; /* the one guest thread */
   Options opt;
   char exe_path[4096]; /* absolute path of the guest program: /proc/self/exe */
   uint64_t brk_start, brk_cur, brk_end; /* the guest heap, in a reservation of its own */
+  /* Which mappings are the guest's (machine.mem): noted by the loader, else guessed from
+   * the heap and stack once (tests that make a bare process); the heap's as recorded. */
+  bool mem_noted, mem_guessed;
+  uint64_t mem_heap_lo, mem_heap_hi;
+  /* Signal dispositions, and whether what exec passed on was read from the host. */
+  bool sig_ready;
+  X64Sigaction sig_action[X64_NSIG + 1];
+  /* In a vfork child: its end of the socket pair with the waiting parent, else -1. */
+  int vfork_fd;
 } Process;
+
+/* A new process with one thread, for the program at exe_path; false (nothing to destroy)
+ * if the machine cannot be made. */
+bool process_init(Process *p, const char *exe_path);
+void process_destroy(Process *p);
+
+static inline Thread *thread_of(const Cpu *c) { return (Thread *)c->owner; }
+static inline Process *proc_of(const Cpu *c) { return thread_of(c)->proc; }
 
 #endif

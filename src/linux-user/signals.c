@@ -41,26 +41,15 @@ enum {
 enum { X64_SS_ONSTACK = 1, X64_SS_DISABLE = 2, X64_MINSIGSTKSZ = 2048 };
 #define X64_SS_AUTODISARM (1u << 31)
 
-/* The guest's signal state. One guest runs per host process, so it is the process's. */
-static struct {
-  bool ready; /* what exec passed on has been read from the host */
-  X64Sigaction action[X64_NSIG + 1];
-  uint64_t mask;
-  /* rt_sigsuspend, ppoll, pselect6: the mask to go back to after the handler. */
-  uint64_t saved_mask;
-  bool restore_saved;
-  X64StackT altstack; /* ss_flags as the guest gave them, like the kernel's sas_ss_flags */
-  /* The last fault's trap number, error code and page-fault address: the kernel keeps
-   * them per thread and every frame shows them. */
-  uint64_t trapno, err, cr2;
-  /* The system call that ended at interrupted_rip returned -EINTR; it may restart. */
-  bool interrupted;
-  uint64_t interrupted_rip, interrupted_nr;
-} st;
-
-/* The host handler's side: signals taken from the host and not yet delivered, and their
- * siginfo. Each stays blocked on the host until delivered, so that its siginfo is not
- * overwritten and further instances (queued real-time signals) wait in the host. */
+/* The guest's signal state is its process's (dispositions, Process.sig_action) and its
+ * thread's (mask, alternate stack...: Thread.sig).
+ *
+ * The host handler's side is the host process's, and so file-scope here: the host has
+ * one set of dispositions and one pending set, which mirror the guest's, so one Linux
+ * guest runs per host process. Signals taken from the host and not yet delivered, their
+ * siginfo, and the CPU to tell. Each stays blocked on the host until delivered, so that
+ * its siginfo is not overwritten and further instances (queued real-time signals) wait in
+ * the host. */
 static uint64_t taken; /* atomic */
 static X64Siginfo taken_info[X64_NSIG + 1];
 static Cpu *volatile signal_cpu;
@@ -99,10 +88,10 @@ static void host_block_all(void) {
 }
 
 /* The host blocks what the guest blocks and what was taken but not yet delivered. */
-static void host_mask_sync(void) {
+static void host_mask_sync(const ThreadSignals *t) {
   host_block_all();
   sigset_t set;
-  host_set_from(&set, st.mask | taken_now());
+  host_set_from(&set, t->mask | taken_now());
   sigprocmask(SIG_SETMASK, &set, NULL);
 }
 
@@ -110,9 +99,9 @@ static void host_mask_sync(void) {
  * a default action kills the emulator as it would the guest, and both carry over exec.
  * A guest handler gets the noting host handler, without SA_RESTART: blocking host calls
  * return EINTR to the shim, which restarts them as the guest's flags say. */
-static void host_set_action(int sig) {
+static void host_set_action(const Process *p, int sig) {
   if (BIT(sig) & (HOST_FAULTS | UNBLOCKABLE)) return;
-  const X64Sigaction *a = &st.action[sig];
+  const X64Sigaction *a = &p->sig_action[sig];
   struct sigaction host;
   memset(&host, 0, sizeof host);
   if (a->handler == X64_SIG_DFL || a->handler == X64_SIG_IGN) {
@@ -128,38 +117,41 @@ static void host_set_action(int sig) {
 }
 
 /* What the guest starts with is what exec passed on: the host's ignored signals and mask. */
-static void init_once(void) {
-  if (st.ready) return;
-  st.ready = true;
-  st.altstack.ss_flags = X64_SS_DISABLE;
+static void init_once(Cpu *c) {
+  Process *p = proc_of(c);
+  ThreadSignals *t = &thread_of(c)->sig;
+  if (p->sig_ready) return;
+  p->sig_ready = true;
+  t->altstack.ss_flags = X64_SS_DISABLE;
   for (int sig = 1; sig <= X64_NSIG; sig++) {
     struct sigaction host;
     if (!(BIT(sig) & HOST_FAULTS) && sigaction(sig, NULL, &host) == 0 &&
         host.sa_handler == SIG_IGN)
-      st.action[sig].handler = X64_SIG_IGN;
+      p->sig_action[sig].handler = X64_SIG_IGN;
   }
   sigset_t host;
   sigprocmask(SIG_BLOCK, NULL, &host);
   for (int sig = 1; sig <= X64_NSIG; sig++)
-    if (sigismember(&host, sig) == 1) st.mask |= BIT(sig);
-  st.mask &= ~UNBLOCKABLE;
+    if (sigismember(&host, sig) == 1) t->mask |= BIT(sig);
+  t->mask &= ~UNBLOCKABLE;
 }
 
 /* The CPU that the host handler raises EV_SIGNAL on. */
 static void attach(Cpu *c) {
-  init_once();
+  init_once(c);
   signal_cpu = c;
   fault_user_signal = on_host_signal;
 }
 
 /* ---- the guest's state ---- */
 
-static uint64_t deliverable(void) { return taken_now() & ~st.mask; }
+static uint64_t deliverable(const ThreadSignals *t) { return taken_now() & ~t->mask; }
 
 static void mask_set(Cpu *c, uint64_t mask) {
-  st.mask = mask & ~UNBLOCKABLE;
-  host_mask_sync();
-  if (deliverable()) raise_event(c, EV_SIGNAL);
+  ThreadSignals *t = &thread_of(c)->sig;
+  t->mask = mask & ~UNBLOCKABLE;
+  host_mask_sync(t);
+  if (deliverable(t)) raise_event(c, EV_SIGNAL);
 }
 
 enum Default { DEFAULT_TERMINATE, DEFAULT_IGNORE, DEFAULT_STOP };
@@ -172,30 +164,33 @@ static enum Default default_action(int sig) {
   }
 }
 
-static bool ignored(int sig) {
-  uint64_t h = st.action[sig].handler;
+static bool ignored(const Process *p, int sig) {
+  uint64_t h = p->sig_action[sig].handler;
   return h == X64_SIG_IGN || (h == X64_SIG_DFL && default_action(sig) == DEFAULT_IGNORE);
 }
 
 void signals_action(Cpu *c, int sig, const X64Sigaction *act, X64Sigaction *old) {
+  Process *p = proc_of(c);
+  ThreadSignals *t = &thread_of(c)->sig;
   attach(c);
-  if (old) *old = st.action[sig];
+  if (old) *old = p->sig_action[sig];
   if (!act) return;
   X64Sigaction a = *act;
   a.flags &= X64_SA_KNOWN;
   a.mask &= ~UNBLOCKABLE;
-  st.action[sig] = a;
-  host_set_action(sig);
+  p->sig_action[sig] = a;
+  host_set_action(p, sig);
   /* A pending signal that is now ignored is discarded (POSIX; the host does the same). */
-  if (ignored(sig) && (taken_now() & BIT(sig))) {
+  if (ignored(p, sig) && (taken_now() & BIT(sig))) {
     untake(sig);
-    host_mask_sync();
+    host_mask_sync(t);
   }
 }
 
-uint64_t signals_mask(void) {
-  init_once();
-  return st.mask;
+uint64_t signals_mask(Cpu *c) {
+  init_once(c);
+  const ThreadSignals *t = &thread_of(c)->sig;
+  return t->mask;
 }
 
 void signals_set_mask(Cpu *c, uint64_t mask) {
@@ -203,14 +198,15 @@ void signals_set_mask(Cpu *c, uint64_t mask) {
   mask_set(c, mask);
 }
 
-uint64_t signals_pending(void) {
-  init_once();
+uint64_t signals_pending(Cpu *c) {
+  init_once(c);
+  const ThreadSignals *t = &thread_of(c)->sig;
   sigset_t host;
   sigpending(&host);
   uint64_t p = taken_now();
   for (int sig = 1; sig <= X64_NSIG; sig++)
     if (sigismember(&host, sig) == 1) p |= BIT(sig);
-  return p & st.mask;
+  return p & t->mask;
 }
 
 static int next_signal(uint64_t set) {
@@ -218,94 +214,99 @@ static int next_signal(uint64_t set) {
   return __builtin_ctzll(set) + 1;
 }
 
-int signals_take_blocked(uint64_t set, void *info) {
-  init_once();
-  uint64_t have = taken_now() & set & st.mask;
+int signals_take_blocked(Cpu *c, uint64_t set, void *info) {
+  init_once(c);
+  const ThreadSignals *t = &thread_of(c)->sig;
+  uint64_t have = taken_now() & set & t->mask;
   if (!have) return 0;
   int sig = next_signal(have);
   memcpy(info, &taken_info[sig], sizeof taken_info[sig]);
   untake(sig);
-  host_mask_sync();
+  host_mask_sync(t);
   return sig;
 }
 
-bool signals_handler_due(void) {
-  init_once();
-  return deliverable() != 0;
+bool signals_handler_due(Cpu *c) {
+  init_once(c);
+  return deliverable(&thread_of(c)->sig) != 0;
 }
 
 int64_t signals_suspend(Cpu *c, const uint64_t *mask) {
+  ThreadSignals *t = &thread_of(c)->sig;
   attach(c);
   /* Checked and waited for with the host handler held off, so that a signal noted
    * just before cannot be missed. */
   host_block_all();
   if (mask) {
-    st.saved_mask = st.mask;
-    st.restore_saved = true;
-    st.mask = *mask & ~UNBLOCKABLE;
+    t->saved_mask = t->mask;
+    t->restore_saved = true;
+    t->mask = *mask & ~UNBLOCKABLE;
   }
-  if (!deliverable()) {
+  if (!deliverable(t)) {
     sigset_t wait;
-    host_set_from(&wait, st.mask | taken_now());
+    host_set_from(&wait, t->mask | taken_now());
     sigsuspend(&wait); /* returns once the host handler has run */
   }
-  host_mask_sync();
+  host_mask_sync(t);
   raise_event(c, EV_SIGNAL); /* delivery runs the handler or restores the mask */
   return -EINTR;
 }
 
 bool signals_wait_mask_begin(Cpu *c, uint64_t mask, uint64_t *host_mask) {
+  ThreadSignals *t = &thread_of(c)->sig;
   attach(c);
   host_block_all(); /* until the host call sets host_mask atomically */
-  st.saved_mask = st.mask;
-  st.restore_saved = true;
-  st.mask = mask & ~UNBLOCKABLE;
-  *host_mask = (st.mask | taken_now()) & ~(HOST_FAULTS | UNBLOCKABLE);
-  return !deliverable();
+  t->saved_mask = t->mask;
+  t->restore_saved = true;
+  t->mask = mask & ~UNBLOCKABLE;
+  *host_mask = (t->mask | taken_now()) & ~(HOST_FAULTS | UNBLOCKABLE);
+  return !deliverable(t);
 }
 
 void signals_wait_mask_end(Cpu *c, bool interrupted) {
+  ThreadSignals *t = &thread_of(c)->sig;
   if (interrupted) { /* the handler runs with the wait's mask, then sigreturn restores */
-    host_mask_sync();
+    host_mask_sync(t);
     raise_event(c, EV_SIGNAL);
     return;
   }
-  st.restore_saved = false;
-  mask_set(c, st.saved_mask);
+  t->restore_saved = false;
+  mask_set(c, t->saved_mask);
 }
 
 /* ---- the alternate stack (the kernel's sas_ss_* and do_sigaltstack) ---- */
 
-static bool within_altstack(uint64_t sp) {
-  return sp > st.altstack.ss_sp && sp - st.altstack.ss_sp <= st.altstack.ss_size;
+static bool within_altstack(const ThreadSignals *t, uint64_t sp) {
+  return sp > t->altstack.ss_sp && sp - t->altstack.ss_sp <= t->altstack.ss_size;
 }
 
 /* With SS_AUTODISARM the stack is given up on entry, so the guest is never "on" it. */
-static bool on_altstack(uint64_t sp) {
-  return !((uint32_t)st.altstack.ss_flags & X64_SS_AUTODISARM) && within_altstack(sp);
+static bool on_altstack(const ThreadSignals *t, uint64_t sp) {
+  return !((uint32_t)t->altstack.ss_flags & X64_SS_AUTODISARM) && within_altstack(t, sp);
 }
 
-static int altstack_state(uint64_t sp) {
-  if (!st.altstack.ss_size) return X64_SS_DISABLE;
-  return on_altstack(sp) ? X64_SS_ONSTACK : 0;
+static int altstack_state(const ThreadSignals *t, uint64_t sp) {
+  if (!t->altstack.ss_size) return X64_SS_DISABLE;
+  return on_altstack(t, sp) ? X64_SS_ONSTACK : 0;
 }
 
-static void altstack_reset(void) {
-  memset(&st.altstack, 0, sizeof st.altstack);
-  st.altstack.ss_flags = X64_SS_DISABLE;
+static void altstack_reset(ThreadSignals *t) {
+  memset(&t->altstack, 0, sizeof t->altstack);
+  t->altstack.ss_flags = X64_SS_DISABLE;
 }
 
-int signals_altstack(uint64_t sp, const X64StackT *ss, X64StackT *old) {
-  init_once();
+int signals_altstack(Cpu *c, uint64_t sp, const X64StackT *ss, X64StackT *old) {
+  init_once(c);
+  ThreadSignals *t = &thread_of(c)->sig;
   if (old) {
     memset(old, 0, sizeof *old);
-    old->ss_sp = st.altstack.ss_sp;
-    old->ss_size = st.altstack.ss_size;
+    old->ss_sp = t->altstack.ss_sp;
+    old->ss_size = t->altstack.ss_size;
     old->ss_flags =
-        altstack_state(sp) | (int32_t)((uint32_t)st.altstack.ss_flags & X64_SS_AUTODISARM);
+        altstack_state(t, sp) | (int32_t)((uint32_t)t->altstack.ss_flags & X64_SS_AUTODISARM);
   }
   if (!ss) return 0;
-  if (on_altstack(sp)) return -EPERM;
+  if (on_altstack(t, sp)) return -EPERM;
   uint32_t mode = (uint32_t)ss->ss_flags & ~X64_SS_AUTODISARM;
   if (mode != 0 && mode != X64_SS_ONSTACK && mode != X64_SS_DISABLE) return -EINVAL;
   X64StackT next = {.ss_sp = ss->ss_sp, .ss_flags = ss->ss_flags, .ss_size = ss->ss_size};
@@ -315,7 +316,7 @@ int signals_altstack(uint64_t sp, const X64StackT *ss, X64StackT *old) {
   } else if (ss->ss_size < X64_MINSIGSTKSZ) {
     return -ENOMEM;
   }
-  st.altstack = next;
+  t->altstack = next;
   return 0;
 }
 
@@ -323,7 +324,7 @@ int signals_altstack(uint64_t sp, const X64StackT *ss, X64StackT *old) {
 
 /* --strace shows each signal the guest receives, as strace does. */
 static void trace_signal(const Cpu *c, int sig, const X64Siginfo *info) {
-  if (!c->proc || !c->proc->opt.strace) return;
+  if (!proc_of(c)->opt.strace) return;
   const char *name = sigabbrev_np(sig);
   char line[128], detail[48];
   if (info->si_code <= 0) /* sent by a process: the union starts with its pid */
@@ -342,33 +343,35 @@ static void die(Cpu *c, int sig) {
 
 /* Builds the frame and enters sig's handler; false if the stack cannot take the frame. */
 static bool run_handler(Cpu *c, int sig, const X64Siginfo *info, bool fault) {
-  const X64Sigaction act = st.action[sig];
+  Process *p = proc_of(c);
+  ThreadSignals *t = &thread_of(c)->sig;
+  const X64Sigaction act = p->sig_action[sig];
   if (act.flags & X64_SA_RESETHAND) {
-    st.action[sig].handler = X64_SIG_DFL;
-    host_set_action(sig);
+    p->sig_action[sig].handler = X64_SIG_DFL;
+    host_set_action(p, sig);
   }
   uint64_t sp = c->r[RSP] - X64_REDZONE;
-  bool nested = on_altstack(c->r[RSP]), entering = false;
-  if ((act.flags & X64_SA_ONSTACK) && altstack_state(sp) == 0) {
-    sp = st.altstack.ss_sp + st.altstack.ss_size;
+  bool nested = on_altstack(t, c->r[RSP]), entering = false;
+  if ((act.flags & X64_SA_ONSTACK) && altstack_state(t, sp) == 0) {
+    sp = t->altstack.ss_sp + t->altstack.ss_size;
     entering = true;
   }
   uint64_t fpstate, frame = sigframe_place(sp, &fpstate);
   /* A frame that would run off the alternate stack is not written past it. */
-  if ((nested || entering) && !within_altstack(frame)) return false;
+  if ((nested || entering) && !within_altstack(t, frame)) return false;
   SigframeArgs a = {
       .sig = sig, .handler = act.handler, .restorer = act.restorer,
-      .mask = st.restore_saved ? st.saved_mask : st.mask, .altstack = st.altstack,
-      .err = st.err, .trapno = st.trapno, .cr2 = st.cr2, .fault = fault,
+      .mask = t->restore_saved ? t->saved_mask : t->mask, .altstack = t->altstack,
+      .err = t->err, .trapno = t->trapno, .cr2 = t->cr2, .fault = fault,
       .info = (act.flags & X64_SA_SIGINFO) ? info : NULL,
   };
   if (!sigframe_push(c, frame, fpstate, &a)) return false;
   /* signal_delivered(): the handler runs with its mask added, and the signal unless
    * SA_NODEFER. */
-  uint64_t mask = st.mask | act.mask;
+  uint64_t mask = t->mask | act.mask;
   if (!(act.flags & X64_SA_NODEFER)) mask |= BIT(sig);
-  st.restore_saved = false;
-  if ((uint32_t)st.altstack.ss_flags & X64_SS_AUTODISARM) altstack_reset();
+  t->restore_saved = false;
+  if ((uint32_t)t->altstack.ss_flags & X64_SS_AUTODISARM) altstack_reset(t);
   mask_set(c, mask);
   return true;
 }
@@ -377,18 +380,21 @@ static void force_signal(Cpu *c, int sig, const X64Siginfo *info, bool fault);
 
 /* The kernel's force_sigsegv(): the frame for sig could not be written. */
 static void force_sigsegv(Cpu *c, int sig) {
-  if (sig == SIGSEGV) st.action[SIGSEGV].handler = X64_SIG_DFL;
+  Process *p = proc_of(c);
+  if (sig == SIGSEGV) p->sig_action[SIGSEGV].handler = X64_SIG_DFL;
   X64Siginfo info = {.si_signo = SIGSEGV, .si_code = SI_KERNEL};
   force_signal(c, SIGSEGV, &info, false);
 }
 
 /* force_sig_info(): a fault that the guest blocks or ignores takes the default action. */
 static void force_signal(Cpu *c, int sig, const X64Siginfo *info, bool fault) {
-  X64Sigaction *act = &st.action[sig];
-  if ((st.mask & BIT(sig)) || act->handler == X64_SIG_IGN) {
+  Process *p = proc_of(c);
+  ThreadSignals *t = &thread_of(c)->sig;
+  X64Sigaction *act = &p->sig_action[sig];
+  if ((t->mask & BIT(sig)) || act->handler == X64_SIG_IGN) {
     act->handler = X64_SIG_DFL;
-    host_set_action(sig);
-    mask_set(c, st.mask & ~BIT(sig));
+    host_set_action(p, sig);
+    mask_set(c, t->mask & ~BIT(sig));
   }
   if (act->handler == X64_SIG_DFL) {
     die(c, sig);
@@ -423,32 +429,34 @@ static uint64_t page_fault_error(const Cpu *c, int code, uint64_t addr) {
 
 /* The trap number, error code and cr2 the kernel records for a fault. */
 static void note_fault(const Cpu *c, int sig, int code, uint64_t addr) {
+  ThreadSignals *t = &thread_of(c)->sig;
   enum { TRAP_DE = 0, TRAP_BP = 3, TRAP_UD = 6, TRAP_GP = 13, TRAP_PF = 14, TRAP_MF = 16,
          TRAP_XM = 19 };
-  st.err = 0;
+  t->err = 0;
   switch (sig) {
   case SIGSEGV:
   case SIGBUS:
     if (code == SI_KERNEL) {
-      st.trapno = TRAP_GP;
+      t->trapno = TRAP_GP;
       return;
     }
-    st.trapno = TRAP_PF;
-    st.err = page_fault_error(c, code, addr);
-    st.cr2 = addr;
+    t->trapno = TRAP_PF;
+    t->err = page_fault_error(c, code, addr);
+    t->cr2 = addr;
     return;
-  case SIGILL: st.trapno = TRAP_UD; return;
-  case SIGTRAP: st.trapno = TRAP_BP; return;
+  case SIGILL: t->trapno = TRAP_UD; return;
+  case SIGTRAP: t->trapno = TRAP_BP; return;
   case SIGFPE:
-    if (code == FPE_INTDIV || code == FPE_INTOVF) st.trapno = TRAP_DE;
-    else st.trapno = is_x87_insn(c->rip) ? TRAP_MF : TRAP_XM;
+    if (code == FPE_INTDIV || code == FPE_INTOVF) t->trapno = TRAP_DE;
+    else t->trapno = is_x87_insn(c->rip) ? TRAP_MF : TRAP_XM;
     return;
   }
 }
 
 void signals_deliver_sync(Cpu *c, int sig, int code, uint64_t addr) {
   attach(c);
-  st.interrupted = false;
+  ThreadSignals *t = &thread_of(c)->sig;
+  t->interrupted = false;
   note_fault(c, sig, code, addr);
   X64Siginfo info = {.si_signo = sig, .si_code = code};
   if (sig != SIGTRAP) info.u.addr = addr;
@@ -481,38 +489,42 @@ static enum Restart restart_kind(uint64_t nr) {
 }
 
 void signals_syscall_interrupted(Cpu *c, uint64_t nr) {
+  ThreadSignals *t = &thread_of(c)->sig;
   if (restart_kind(nr) == RESTART_NEVER) return;
-  st.interrupted = true;
-  st.interrupted_rip = c->rip;
-  st.interrupted_nr = nr;
+  t->interrupted = true;
+  t->interrupted_rip = c->rip;
+  t->interrupted_nr = nr;
 }
 
 /* The interrupted call before c->rip restarts, or keeps -EINTR, as the handler about to
  * run (act) or the absence of one (NULL) says. */
 static void syscall_restart(Cpu *c, const X64Sigaction *act) {
-  enum Restart kind = restart_kind(st.interrupted_nr);
+  ThreadSignals *t = &thread_of(c)->sig;
+  enum Restart kind = restart_kind(t->interrupted_nr);
   if (act && (kind == RESTART_NOHAND || !(act->flags & X64_SA_RESTART))) return;
-  c->r[RAX] = st.interrupted_nr;
+  c->r[RAX] = t->interrupted_nr;
   c->rip -= 2; /* back onto the SYSCALL instruction */
 }
 
 void signals_deliver_pending(Cpu *c) {
   attach(c);
+  Process *p = proc_of(c);
+  ThreadSignals *t = &thread_of(c)->sig;
   __atomic_fetch_and((uint32_t *)&c->events, ~(uint32_t)EV_SIGNAL, __ATOMIC_RELAXED);
   bool after_eintr =
-      st.interrupted && c->rip == st.interrupted_rip && c->r[RAX] == (uint64_t)-EINTR;
-  st.interrupted = false;
+      t->interrupted && c->rip == t->interrupted_rip && c->r[RAX] == (uint64_t)-EINTR;
+  t->interrupted = false;
   bool handled = false;
   uint64_t ready;
-  while (!(c->events & EV_EXIT) && (ready = deliverable())) {
+  while (!(c->events & EV_EXIT) && (ready = deliverable(t))) {
     int sig = next_signal(ready);
     X64Siginfo info = taken_info[sig];
     untake(sig);
     trace_signal(c, sig, &info);
-    const X64Sigaction *act = &st.action[sig];
+    const X64Sigaction *act = &p->sig_action[sig];
     if (act->handler == X64_SIG_DFL || act->handler == X64_SIG_IGN) {
       /* Taken while the guest had a handler, which it has since removed. */
-      host_mask_sync();
+      host_mask_sync(t);
       if (act->handler == X64_SIG_IGN) continue;
       switch (default_action(sig)) {
       case DEFAULT_TERMINATE: die(c, sig); break;
@@ -528,9 +540,9 @@ void signals_deliver_pending(Cpu *c) {
   }
   if (!handled) {
     if (after_eintr) syscall_restart(c, NULL);
-    if (st.restore_saved) {
-      st.restore_saved = false;
-      mask_set(c, st.saved_mask);
+    if (t->restore_saved) {
+      t->restore_saved = false;
+      mask_set(c, t->saved_mask);
     }
   }
 }
@@ -548,13 +560,13 @@ int64_t signals_sigreturn(Cpu *c) {
   if (!sigframe_read(c, &uc)) return bad_frame(c);
   mask_set(c, uc.uc_sigmask);
   if (!sigcontext_restore(c, &uc.uc_mcontext)) return bad_frame(c);
-  signals_altstack(c->r[RSP], &uc.uc_stack, NULL); /* refusals are ignored, as the kernel does */
+  signals_altstack(c, c->r[RSP], &uc.uc_stack, NULL); /* refusals are ignored, as the kernel does */
   return (int64_t)c->r[RAX];
 }
 
-void signals_forked_child(void) {
+void signals_forked_child(Cpu *c) {
   __atomic_store_n(&taken, 0, __ATOMIC_RELEASE);
-  if (st.ready) host_mask_sync();
+  if (proc_of(c)->sig_ready) host_mask_sync(&thread_of(c)->sig);
 }
 
 void signals_before_exec(void) {

@@ -9,7 +9,6 @@
 #include "process.h"
 #include "sys_x64.h"
 
-#define X64_NSIG 64
 #define X64_SIG_DFL 0
 #define X64_SIG_IGN 1
 #define X64_SIGBIT(sig) (1ull << ((sig) - 1))
@@ -29,7 +28,7 @@ void signals_deliver_pending(Cpu *c);
 void signals_syscall_interrupted(Cpu *c, uint64_t nr);
 
 /* fork: the child starts with no pending signals. */
-void signals_forked_child(void);
+void signals_forked_child(Cpu *c);
 
 /* execve is about to replace the emulator: signals taken from the host but not yet
  * delivered (the guest blocks them) go back to the host, where they stay pending. */
@@ -41,18 +40,18 @@ void signals_before_exec(void);
  * SIGSTOP). */
 void signals_action(Cpu *c, int sig, const X64Sigaction *act, X64Sigaction *old);
 
-uint64_t signals_mask(void);
+uint64_t signals_mask(Cpu *c);
 void signals_set_mask(Cpu *c, uint64_t mask);
 
 /* Blocked signals that are pending. */
-uint64_t signals_pending(void);
+uint64_t signals_pending(Cpu *c);
 
 /* Takes a pending signal of set that the guest blocks: its number (0 if none) and its
  * 128-byte siginfo. */
-int signals_take_blocked(uint64_t set, void *info);
+int signals_take_blocked(Cpu *c, uint64_t set, void *info);
 
 /* Whether a signal taken from the host waits for its handler (it interrupts waits). */
-bool signals_handler_due(void);
+bool signals_handler_due(Cpu *c);
 
 /* rt_sigsuspend (with mask) and pause (without): waits until a handler is due to run.
  * Returns -EINTR; the mask in force before goes back once the handler has run. */
@@ -66,7 +65,7 @@ bool signals_wait_mask_begin(Cpu *c, uint64_t mask, uint64_t *host_mask);
 void signals_wait_mask_end(Cpu *c, bool interrupted);
 
 /* sigaltstack at stack pointer sp: 0 or -errno; *old gets the settings before. */
-int signals_altstack(uint64_t sp, const X64StackT *ss, X64StackT *old);
+int signals_altstack(Cpu *c, uint64_t sp, const X64StackT *ss, X64StackT *old);
 
 /* rt_sigreturn: the value for rax (the interrupted code's own). */
 int64_t signals_sigreturn(Cpu *c);

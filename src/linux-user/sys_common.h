@@ -55,7 +55,7 @@ const char *ioctl_name(uint32_t req);
 /* vfork: natively the child writes into its parent's memory until it execs or exits.
  * The child here is a copy: before it execs or exits it stops (vfork_child_sync), and the
  * waiting parent copies the guest pages that the child changed (guest_mem_take_from). */
-void vfork_child_sync(void);
+void vfork_child_sync(Cpu *c);
 void guest_mem_take_from(Cpu *c, int child_pid);
 
 /* The x86-64 name of a system call number, or NULL (sys_names.c). */

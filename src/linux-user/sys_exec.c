@@ -104,7 +104,7 @@ static int64_t exec_guest(Cpu *c, int dirfd, uint64_t guest_path, uint64_t guest
     if (!(flags & X64_AT_EMPTY_PATH) || dirfd < 0) return -ENOENT;
     snprintf(path, sizeof path, "/proc/self/fd/%d", dirfd);
   } else if (path_names_self_exe(dirfd, guest_path)) {
-    snprintf(path, sizeof path, "%s", c->proc->exe_path);
+    snprintf(path, sizeof path, "%s", proc_of(c)->exe_path);
   } else if (given[0] != '/' && dirfd != X64_AT_FDCWD) {
     snprintf(path, sizeof path, "/proc/self/fd/%d/%s", dirfd, given);
   } else {
@@ -154,7 +154,7 @@ static int64_t exec_guest(Cpu *c, int dirfd, uint64_t guest_path, uint64_t guest
 
   if (kind == EXEC_ELF) {
     /* x64emu [options] -0 argv[0] -- file argv[1..] */
-    char **reexec = c->proc->opt.reexec_argv;
+    char **reexec = proc_of(c)->opt.reexec_argv;
     size_t n_re = 0;
     while (reexec[n_re]) n_re++;
     char **host_argv = calloc(n_re + 4 + nargs + 1, sizeof *host_argv);
@@ -170,7 +170,7 @@ static int64_t exec_guest(Cpu *c, int dirfd, uint64_t guest_path, uint64_t guest
       for (size_t i = 1; i < nargs; i++) host_argv[k++] = args[i];
       host_argv[k] = NULL;
       strace_exec_now();
-      vfork_child_sync();
+      vfork_child_sync(c);
       signals_before_exec();
       execve(reexec[0], host_argv, GUEST_PTR(guest_envp));
       kind = -errno;

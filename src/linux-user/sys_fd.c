@@ -13,7 +13,7 @@
 static int64_t open_at(Cpu *c, int dirfd, uint64_t path, uint64_t flags, uint64_t mode) {
   int hflags = open_flags_to_host(flags);
   if (path_names_self_exe(dirfd, path))
-    return host_result(open(c->proc->exe_path, hflags, (mode_t)mode));
+    return host_result(open(proc_of(c)->exe_path, hflags, (mode_t)mode));
   return host_result(openat(dirfd, GUEST_PTR(path), hflags, (mode_t)mode));
 }
 

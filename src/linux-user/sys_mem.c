@@ -16,83 +16,8 @@
 #define PAGE 4096ull
 static inline uint64_t page_up(uint64_t v) { return (v + PAGE - 1) & ~(PAGE - 1); }
 
-/* ---- the guest's ranges: sorted, disjoint, merged ---- */
-
-typedef struct Range {
-  uint64_t lo, hi;
-} Range;
-
-static Range *ranges;
-static size_t n_ranges, cap_ranges;
-static bool noted_by_loader, guessed;
-
-static void ranges_reserve(size_t n) {
-  if (n <= cap_ranges) return;
-  cap_ranges = n < 16 ? 16 : 2 * n;
-  ranges = realloc(ranges, cap_ranges * sizeof *ranges);
-  if (!ranges) abort();
-}
-
-static void ranges_remove(uint64_t lo, uint64_t hi) {
-  for (size_t i = 0; i < n_ranges; i++) {
-    Range r = ranges[i];
-    if (r.hi <= lo || r.lo >= hi) continue;
-    if (r.lo < lo && r.hi > hi) { /* a hole in the middle: one range becomes two */
-      ranges_reserve(n_ranges + 1);
-      memmove(&ranges[i + 2], &ranges[i + 1], (n_ranges - i - 1) * sizeof *ranges);
-      ranges[i] = (Range){r.lo, lo};
-      ranges[i + 1] = (Range){hi, r.hi};
-      n_ranges++;
-      return;
-    }
-    if (r.lo < lo) {
-      ranges[i].hi = lo;
-    } else if (r.hi > hi) {
-      ranges[i].lo = hi;
-    } else {
-      memmove(&ranges[i], &ranges[i + 1], (n_ranges - i - 1) * sizeof *ranges);
-      n_ranges--;
-      i--;
-    }
-  }
-}
-
-static void ranges_add(uint64_t lo, uint64_t hi) {
-  if (lo >= hi) return;
-  ranges_remove(lo, hi);
-  size_t i = 0;
-  while (i < n_ranges && ranges[i].hi < lo) i++;
-  /* Merge with touching neighbours on either side. */
-  if (i < n_ranges && ranges[i].hi == lo) {
-    lo = ranges[i].lo;
-    memmove(&ranges[i], &ranges[i + 1], (n_ranges - i - 1) * sizeof *ranges);
-    n_ranges--;
-  }
-  if (i < n_ranges && ranges[i].lo == hi) {
-    hi = ranges[i].hi;
-    memmove(&ranges[i], &ranges[i + 1], (n_ranges - i - 1) * sizeof *ranges);
-    n_ranges--;
-  }
-  ranges_reserve(n_ranges + 1);
-  memmove(&ranges[i + 1], &ranges[i], (n_ranges - i) * sizeof *ranges);
-  ranges[i] = (Range){lo, hi};
-  n_ranges++;
-}
-
-/* Whether [lo, hi) lies entirely inside guest ranges. */
-static bool ranges_cover(uint64_t lo, uint64_t hi) {
-  for (size_t i = 0; i < n_ranges && lo < hi; i++) {
-    if (ranges[i].hi <= lo) continue;
-    if (ranges[i].lo > lo) return false;
-    lo = ranges[i].hi;
-  }
-  return lo >= hi;
-}
-
-void guest_mem_note(uint64_t addr, uint64_t len) {
-  noted_by_loader = true;
-  ranges_add(addr & ~(PAGE - 1), page_up(addr + len));
-}
+/* The guest's ranges are its machine's (Machine.mem). */
+static RangeSet *guest_ranges(Process *p) { return &p->machine.mem; }
 
 /* ---- the host's view: /proc/self/maps ---- */
 
@@ -135,21 +60,22 @@ static size_t read_host_maps(HostMap **out) {
 /* Without notes from the loader: the image is the run of anonymous mappings that ends where
  * the heap starts, the stack the mapping holding rsp with its PROT_NONE guard below. */
 static void guess_loader_mappings(Cpu *c) {
-  guessed = true;
-  Process *p = c->proc;
+  Process *p = proc_of(c);
+  RangeSet *ranges = guest_ranges(p);
+  p->mem_guessed = true;
   HostMap *m;
   size_t n = read_host_maps(&m);
   for (size_t i = 0; i < n; i++) {
-    if (p && m[i].hi == p->brk_start) {
+    if (m[i].hi == p->brk_start) {
       size_t j = i;
       while (j > 0 && m[j].anon && m[j - 1].hi == m[j].lo && m[j - 1].anon) j--;
-      if (m[j].anon) ranges_add(m[j].lo, m[i].hi);
+      if (m[j].anon) ranges_add(ranges, m[j].lo, m[i].hi);
     }
     uint64_t sp = c->r[RSP];
     if (sp >= m[i].lo && sp < m[i].hi && m[i].anon) {
       uint64_t lo = m[i].lo;
       if (i > 0 && m[i - 1].hi == lo && m[i - 1].anon && m[i - 1].none) lo = m[i - 1].lo;
-      ranges_add(lo, m[i].hi);
+      ranges_add(ranges, lo, m[i].hi);
     }
   }
   free(m);
@@ -158,27 +84,27 @@ static void guess_loader_mappings(Cpu *c) {
 /* Before any change to the address space: the heap's reservation is the guest's, and so
  * is what the loader mapped. */
 static void mem_init(Cpu *c) {
-  static uint64_t heap_lo, heap_hi;
-  Process *p = c->proc;
-  if (p && p->brk_end > p->brk_start && (p->brk_start != heap_lo || p->brk_end != heap_hi)) {
-    heap_lo = p->brk_start;
-    heap_hi = p->brk_end;
-    ranges_add(heap_lo, page_up(heap_hi));
+  Process *p = proc_of(c);
+  if (p->brk_end > p->brk_start && (p->brk_start != p->mem_heap_lo || p->brk_end != p->mem_heap_hi)) {
+    p->mem_heap_lo = p->brk_start;
+    p->mem_heap_hi = p->brk_end;
+    ranges_add(guest_ranges(p), p->mem_heap_lo, page_up(p->mem_heap_hi));
   }
-  if (!guessed && !noted_by_loader) guess_loader_mappings(c);
-  guessed = true;
+  if (!p->mem_guessed && !p->mem_noted) guess_loader_mappings(c);
+  p->mem_guessed = true;
 }
 
-bool guest_mem_hits_emulator(uint64_t lo, uint64_t len) {
+bool guest_mem_hits_emulator(Cpu *c, uint64_t lo, uint64_t len) {
+  const RangeSet *ranges = guest_ranges(proc_of(c));
   uint64_t hi = lo + len;
   if (hi < lo) return true;
-  if (ranges_cover(lo, hi)) return false;
+  if (ranges_cover(ranges, lo, hi)) return false;
   HostMap *m;
   size_t n = read_host_maps(&m);
   bool hit = false;
   for (size_t i = 0; i < n && !hit; i++) {
     uint64_t s = m[i].lo > lo ? m[i].lo : lo, e = m[i].hi < hi ? m[i].hi : hi;
-    if (s < e && !ranges_cover(s, e)) hit = true;
+    if (s < e && !ranges_cover(ranges, s, e)) hit = true;
   }
   free(m);
   return hit;
@@ -205,15 +131,16 @@ static void take_range(pid_t child, uint64_t lo, uint64_t hi, uint8_t *buf, size
 
 void guest_mem_take_from(Cpu *c, int child) {
   mem_init(c);
+  const RangeSet *ranges = guest_ranges(proc_of(c));
   HostMap *m;
   size_t n = read_host_maps(&m);
   size_t cap = 1u << 20;
   uint8_t *buf = malloc(cap);
   for (size_t i = 0; buf && i < n; i++) {
     if (!m[i].writable) continue;
-    for (size_t j = 0; j < n_ranges; j++) {
-      uint64_t lo = m[i].lo > ranges[j].lo ? m[i].lo : ranges[j].lo;
-      uint64_t hi = m[i].hi < ranges[j].hi ? m[i].hi : ranges[j].hi;
+    for (size_t j = 0; j < ranges->n; j++) {
+      uint64_t lo = m[i].lo > ranges->r[j].lo ? m[i].lo : ranges->r[j].lo;
+      uint64_t hi = m[i].hi < ranges->r[j].hi ? m[i].hi : ranges->r[j].hi;
       if (lo < hi) take_range(child, lo, hi, buf, cap);
     }
   }
@@ -247,7 +174,7 @@ int64_t sys_mmap(Cpu *c, const uint64_t *a) {
   bool fixed = (flags & X64_MAP_FIXED) && !(flags & X64_MAP_FIXED_NOREPLACE);
   if (fixed) {
     if (addr & (PAGE - 1)) return -EINVAL;
-    if (guest_mem_hits_emulator(addr, span)) return -ENOMEM;
+    if (guest_mem_hits_emulator(c, addr, span)) return -ENOMEM;
   }
   int hflags = (int)flags;
 #if !defined(__x86_64__)
@@ -260,8 +187,11 @@ int64_t sys_mmap(Cpu *c, const uint64_t *a) {
   if (r == MAP_FAILED) return -errno;
   uint64_t got = (uint64_t)(uintptr_t)r;
   /* Code decoded from what was there before is gone. */
-  if (fixed) block_invalidate_range(got, span);
-  ranges_add(got, got + span);
+  if (fixed) block_invalidate_range(&c->m->code, got, span);
+  if (!ranges_add(&c->m->mem, got, got + span)) {
+    munmap(r, span);
+    return -ENOMEM;
+  }
   return (int64_t)got;
 }
 
@@ -269,10 +199,10 @@ int64_t sys_munmap(Cpu *c, const uint64_t *a) {
   uint64_t addr = a[0], span = page_up(a[1]);
   mem_init(c);
   if ((addr & (PAGE - 1)) || a[1] == 0 || span < a[1]) return -EINVAL;
-  if (guest_mem_hits_emulator(addr, span)) return -EINVAL;
+  if (guest_mem_hits_emulator(c, addr, span)) return -EINVAL;
   if (munmap(GUEST_PTR(addr), span) < 0) return -errno;
-  block_invalidate_range(addr, span);
-  ranges_remove(addr, addr + span);
+  block_invalidate_range(&c->m->code, addr, span);
+  ranges_remove(&c->m->mem, addr, addr + span);
   return 0;
 }
 
@@ -281,9 +211,9 @@ int64_t sys_mprotect(Cpu *c, const uint64_t *a) {
   mem_init(c);
   if (addr & (PAGE - 1)) return -EINVAL;
   if (span < a[1]) return -ENOMEM;
-  if (span && guest_mem_hits_emulator(addr, span)) return -ENOMEM;
+  if (span && guest_mem_hits_emulator(c, addr, span)) return -ENOMEM;
   if (mprotect(GUEST_PTR(addr), span, host_prot(a[2])) < 0) return -errno;
-  block_invalidate_range(addr, span);
+  block_invalidate_range(&c->m->code, addr, span);
   return 0;
 }
 
@@ -291,18 +221,18 @@ int64_t sys_mremap(Cpu *c, const uint64_t *a) {
   uint64_t old = a[0], old_len = page_up(a[1]), new_len = page_up(a[2]), flags = a[3], to = a[4];
   mem_init(c);
   if (old & (PAGE - 1)) return -EINVAL;
-  if (old_len && guest_mem_hits_emulator(old, old_len)) return -EFAULT;
-  if ((flags & X64_MREMAP_FIXED) && guest_mem_hits_emulator(to, new_len)) return -ENOMEM;
+  if (old_len && guest_mem_hits_emulator(c, old, old_len)) return -EFAULT;
+  if ((flags & X64_MREMAP_FIXED) && guest_mem_hits_emulator(c, to, new_len)) return -ENOMEM;
   void *r = mremap(GUEST_PTR(old), a[1], a[2], (int)flags, GUEST_PTR(to));
   if (r == MAP_FAILED) return -errno;
   uint64_t got = (uint64_t)(uintptr_t)r;
-  block_invalidate_range(old, old_len);
-  if (got != old) block_invalidate_range(got, new_len);
+  block_invalidate_range(&c->m->code, old, old_len);
+  if (got != old) block_invalidate_range(&c->m->code, got, new_len);
   if (!(flags & X64_MREMAP_DONTUNMAP)) {
-    if (got != old) ranges_remove(old, old + old_len);
-    else if (new_len < old_len) ranges_remove(old + new_len, old + old_len);
+    if (got != old) ranges_remove(&c->m->mem, old, old + old_len);
+    else if (new_len < old_len) ranges_remove(&c->m->mem, old + new_len, old + old_len);
   }
-  ranges_add(got, got + new_len);
+  ranges_add(&c->m->mem, got, got + new_len);
   return (int64_t)got;
 }
 
@@ -323,10 +253,10 @@ int64_t sys_madvise(Cpu *c, const uint64_t *a) {
   int advice = (int)a[2];
   mem_init(c);
   if (addr & (PAGE - 1)) return -EINVAL;
-  if (advice_is_destructive(advice) && span && guest_mem_hits_emulator(addr, span))
+  if (advice_is_destructive(advice) && span && guest_mem_hits_emulator(c, addr, span))
     return -EINVAL;
   if (madvise(GUEST_PTR(addr), a[1], advice) < 0) return -errno;
-  if (advice_is_destructive(advice)) block_invalidate_range(addr, span);
+  if (advice_is_destructive(advice)) block_invalidate_range(&c->m->code, addr, span);
   return 0;
 }
 
@@ -346,4 +276,4 @@ int64_t sys_munlock(Cpu *c, const uint64_t *a) {
 
 /* The heap lives in a reservation of its own (brk.c), which also drops decoded code when
  * the break shrinks. */
-int64_t sys_brk(Cpu *c, const uint64_t *a) { return (int64_t)brk_set(c->proc, a[0]); }
+int64_t sys_brk(Cpu *c, const uint64_t *a) { return (int64_t)brk_set(proc_of(c), a[0]); }

@@ -34,9 +34,9 @@ int64_t sys_faccessat2(Cpu *c, const uint64_t *a) {
 static int64_t readlink_at(Cpu *c, int dirfd, uint64_t path, uint64_t buf, uint64_t size) {
   if ((int32_t)size <= 0) return -EINVAL; /* the kernel's bufsiz is an int */
   if (path_names_self_exe(dirfd, path)) {
-    size_t n = strlen(c->proc->exe_path);
+    size_t n = strlen(proc_of(c)->exe_path);
     if (n > (uint32_t)size) n = (uint32_t)size;
-    int r = guest_copy_out(buf, c->proc->exe_path, n);
+    int r = guest_copy_out(buf, proc_of(c)->exe_path, n);
     return r < 0 ? r : (int64_t)n;
   }
   return host_result(readlinkat(dirfd, P(path), GUEST_PTR(buf), (uint32_t)size));

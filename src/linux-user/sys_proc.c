@@ -15,14 +15,11 @@
 #include "signals.h"
 #include "sys_common.h"
 
-/* What the kernel keeps per task for the guest's runtime (glibc's pthread setup). */
-static uint64_t clear_child_tid, robust_list_head;
-
 /* ---- exit ---- */
 
 /* One guest thread per process: exit and exit_group both end the process. */
 int64_t sys_exit_group(Cpu *c, const uint64_t *a) {
-  vfork_child_sync();
+  vfork_child_sync(c);
   c->exit_status = (int)(a[0] & 0xff);
   c->events |= EV_EXIT;
   return 0;
@@ -151,11 +148,11 @@ enum {
   (X64_CSIGNAL | X64_CLONE_VM | X64_CLONE_VFORK | X64_CLONE_SETTLS | X64_CLONE_PARENT_SETTID | \
    X64_CLONE_CHILD_CLEARTID | X64_CLONE_DETACHED | X64_CLONE_CHILD_SETTID)
 
-/* In a vfork child: its end of a close-on-exec socket pair with the waiting parent. The
- * parent's end reads end-of-file once the child has exec'd or exited; before that the
- * child asks it to take the child's memory and waits for the answer. A socket rather
- * than pipes: MSG_NOSIGNAL, so that a parent gone away does not kill the child. */
-static int vfork_fd = -1;
+/* In a vfork child, Process.vfork_fd is its end of a close-on-exec socket pair with the
+ * waiting parent. The parent's end reads end-of-file once the child has exec'd or exited;
+ * before that the child asks it to take the child's memory and waits for the answer. A
+ * socket rather than pipes: MSG_NOSIGNAL, so that a parent gone away does not kill the
+ * child. */
 
 /* A descriptor number the guest is unlikely to pick, so that its dup2()s leave ours be. */
 static int out_of_the_way(int fd) {
@@ -165,7 +162,8 @@ static int out_of_the_way(int fd) {
   return high;
 }
 
-void vfork_child_sync(void) {
+void vfork_child_sync(Cpu *c) {
+  int vfork_fd = proc_of(c)->vfork_fd;
   if (vfork_fd < 0) return;
   char byte = 's';
   if (send(vfork_fd, &byte, 1, MSG_NOSIGNAL) != 1) return;
@@ -210,12 +208,13 @@ static int64_t fork_guest(Cpu *c, uint64_t flags, uint64_t child_sp, uint64_t pt
     return -e;
   }
   if (pid == 0) {
-    signals_forked_child();
-    if (vfork_fd >= 0) close(vfork_fd); /* an outer vfork's, between our parent and its own */
-    vfork_fd = -1;
+    Process *p = proc_of(c);
+    signals_forked_child(c);
+    if (p->vfork_fd >= 0) close(p->vfork_fd); /* an outer vfork's, between our parent and its own */
+    p->vfork_fd = -1;
     if (vfork_like) {
       close(pair[0]);
-      vfork_fd = pair[1];
+      p->vfork_fd = pair[1];
     }
     if (child_sp) c->r[RSP] = child_sp;
     if (flags & X64_CLONE_SETTLS) c->fs_base = tls;
@@ -223,7 +222,7 @@ static int64_t fork_guest(Cpu *c, uint64_t flags, uint64_t child_sp, uint64_t pt
       int32_t tid = gettid();
       guest_copy_out(ctid, &tid, sizeof tid);
     }
-    if (flags & X64_CLONE_CHILD_CLEARTID) clear_child_tid = ctid;
+    if (flags & X64_CLONE_CHILD_CLEARTID) thread_of(c)->clear_child_tid = ctid;
     return 0;
   }
   if (flags & X64_CLONE_PARENT_SETTID) {
@@ -287,27 +286,27 @@ int64_t sys_prctl(Cpu *c, const uint64_t *a) {
   case PR_SET_NO_NEW_PRIVS: case PR_GET_NO_NEW_PRIVS: case PR_GET_TIMERSLACK:
   case PR_SET_TIMERSLACK: case PR_SET_VMA:
     return host_result(prctl((int)a[0], a[1], a[2], a[3], a[4]));
-  case PR_GET_TID_ADDRESS: return guest_copy_out(a[1], &clear_child_tid, 8);
+  case PR_GET_TID_ADDRESS: return guest_copy_out(a[1], &thread_of(c)->clear_child_tid, 8);
   default: return -EINVAL;
   }
 }
 
 int64_t sys_set_tid_address(Cpu *c, const uint64_t *a) {
-  clear_child_tid = a[0];
+  thread_of(c)->clear_child_tid = a[0];
   return gettid();
 }
 
 /* Recorded for get_robust_list; with one thread per process nothing else reads it. */
 int64_t sys_set_robust_list(Cpu *c, const uint64_t *a) {
   if (a[1] != 24) return -EINVAL; /* sizeof(struct robust_list_head) */
-  robust_list_head = a[0];
+  thread_of(c)->robust_list_head = a[0];
   return 0;
 }
 
 int64_t sys_get_robust_list(Cpu *c, const uint64_t *a) {
   if (a[0] && (pid_t)a[0] != gettid()) return -EPERM;
   uint64_t len = 24;
-  int r = guest_copy_out(a[1], &robust_list_head, 8);
+  int r = guest_copy_out(a[1], &thread_of(c)->robust_list_head, 8);
   return r < 0 ? r : guest_copy_out(a[2], &len, 8);
 }
 

@@ -29,7 +29,7 @@ enum { X64_SIG_BLOCK = 0, X64_SIG_UNBLOCK = 1, X64_SIG_SETMASK = 2 };
 
 int64_t sys_rt_sigprocmask(Cpu *c, const uint64_t *a) {
   if (a[3] != X64_SIGSET_SIZE) return -EINVAL;
-  uint64_t old = signals_mask();
+  uint64_t old = signals_mask(c);
   if (a[1]) {
     uint64_t set;
     int r = guest_copy_in(&set, a[1], sizeof set);
@@ -47,7 +47,7 @@ int64_t sys_rt_sigprocmask(Cpu *c, const uint64_t *a) {
 
 int64_t sys_rt_sigpending(Cpu *c, const uint64_t *a) {
   if (a[1] > X64_SIGSET_SIZE) return -EINVAL;
-  uint64_t pending = signals_pending();
+  uint64_t pending = signals_pending(c);
   return guest_copy_out(a[0], &pending, a[1]);
 }
 
@@ -71,9 +71,9 @@ int64_t sys_rt_sigtimedwait(Cpu *c, const uint64_t *a) {
   if (r < 0) return r;
   set &= ~NOT_BLOCKABLE;
   uint8_t info[128] = {0};
-  int64_t sig = signals_take_blocked(set, info);
+  int64_t sig = signals_take_blocked(c, set, info);
   if (!sig) {
-    if (signals_handler_due()) return -EINTR; /* the handler runs first, as natively */
+    if (signals_handler_due(c)) return -EINTR; /* the handler runs first, as natively */
     sig = host_result(syscall(SYS_rt_sigtimedwait, &set, info, GUEST_PTR(a[2]), sizeof set));
     if (sig < 0) return sig;
   }
@@ -102,7 +102,7 @@ int64_t sys_sigaltstack(Cpu *c, const uint64_t *a) {
     int r = guest_copy_in(&ss, a[0], sizeof ss);
     if (r < 0) return r;
   }
-  int r = signals_altstack(c->r[RSP], a[0] ? &ss : NULL, &old);
+  int r = signals_altstack(c, c->r[RSP], a[0] ? &ss : NULL, &old);
   if (r < 0) return r;
   return a[1] ? guest_copy_out(a[1], &old, sizeof old) : 0;
 }

@@ -42,7 +42,7 @@ static int64_t stat_result(int r, const struct stat *st, uint64_t guest_buf) {
 static int64_t stat_at(Cpu *c, int dirfd, uint64_t path, uint64_t buf, int flags) {
   struct stat st;
   if (!(flags & X64_AT_SYMLINK_NOFOLLOW) && path_names_self_exe(dirfd, path))
-    return stat_result(stat(c->proc->exe_path, &st), &st, buf);
+    return stat_result(stat(proc_of(c)->exe_path, &st), &st, buf);
   return stat_result(fstatat(dirfd, GUEST_PTR(path), &st, flags), &st, buf);
 }
 
@@ -66,7 +66,7 @@ int64_t sys_fstat(Cpu *c, const uint64_t *a) {
 int64_t sys_statx(Cpu *c, const uint64_t *a) {
   int dirfd = arg_fd(a[0]), flags = (int)a[2];
   if (!(flags & X64_AT_SYMLINK_NOFOLLOW) && path_names_self_exe(dirfd, a[1]))
-    return host_result(syscall(SYS_statx, AT_FDCWD, c->proc->exe_path, flags, (unsigned)a[3],
+    return host_result(syscall(SYS_statx, AT_FDCWD, proc_of(c)->exe_path, flags, (unsigned)a[3],
                                GUEST_PTR(a[4])));
   return host_result(syscall(SYS_statx, dirfd, GUEST_PTR(a[1]), flags, (unsigned)a[3],
                              GUEST_PTR(a[4])));

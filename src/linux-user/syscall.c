@@ -229,7 +229,7 @@ void syscall_dispatch(Cpu *c) {
   const uint64_t nr = c->r[RAX];
   const uint64_t args[6] = {c->r[RDI], c->r[RSI], c->r[RDX], c->r[R10], c->r[R8], c->r[R9]};
   const SysEntry *e = nr < X64_NR_COUNT && table[nr].fn ? &table[nr] : NULL;
-  const bool trace = c->proc && c->proc->opt.strace;
+  const bool trace = proc_of(c)->opt.strace;
   if (trace) strace_begin(nr, e ? &e->sig : NULL, args);
   int64_t ret = e ? e->fn(c, args) : -ENOSYS;
   c->r[RAX] = (uint64_t)ret;

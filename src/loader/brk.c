@@ -57,7 +57,7 @@ uint64_t brk_set(Process *p, uint64_t want) {
     if (mmap(from, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1,
              0) == MAP_FAILED)
       return old;
-    block_invalidate_range(new_top, len);
+    block_invalidate_range(&p->machine.code, new_top, len);
   }
   p->brk_cur = want;
   return want;

@@ -19,7 +19,6 @@
 #include "../interp/run.h"
 #include "brk.h"
 #include "stack.h"
-#include "../linux-user/sys_mem.h"
 
 #ifndef MAP_FIXED_NOREPLACE
 #define MAP_FIXED_NOREPLACE 0x100000
@@ -39,6 +38,7 @@ typedef struct Loader {
   GElf_Ehdr eh;
   GElf_Phdr *ph; /* all e_phnum program headers */
   unsigned phnum;
+  RangeSet *mapped; /* gets each segment's pages */
   char *err;
   size_t errlen;
 } Loader;
@@ -335,7 +335,7 @@ static int map_segments(Loader *l, ElfImage *img) {
         mprotect((void *)(uintptr_t)s, pg, prot_of_page(l, s, b)) != 0 ||
         mprotect((void *)(uintptr_t)(e - pg), pg, prot_of_page(l, e - pg, b)) != 0)
       return fail(l, "cannot set the permissions of segment %u: %s", i, strerror(errno));
-    guest_mem_note(s, e - s); /* the guest may unmap or re-protect it, unlike our own memory */
+    if (!ranges_add(l->mapped, s, e)) return fail(l, "out of memory");
     if (s > prev_end) munmap((void *)(uintptr_t)prev_end, s - prev_end);
     if (e > prev_end) prev_end = e;
   }
@@ -362,8 +362,9 @@ static uint64_t phdr_address(const Loader *l, uint64_t bias) {
   return 0;
 }
 
-int elf_map(const char *path, ElfImage *img, uint64_t brk_room, char *err, size_t errlen) {
-  Loader l = {.path = path, .fd = -1, .err = err, .errlen = errlen};
+int elf_map(const char *path, ElfImage *img, uint64_t brk_room, RangeSet *mapped, char *err,
+            size_t errlen) {
+  Loader l = {.path = path, .fd = -1, .mapped = mapped, .err = err, .errlen = errlen};
   memset(img, 0, sizeof *img);
   int rc = open_file(&l);
   if (rc == 0) rc = check_header(&l);
@@ -400,7 +401,10 @@ int elf_map(const char *path, ElfImage *img, uint64_t brk_room, char *err, size_
 int elf_load(Process *p, const char *path, char *const argv[], char *const envp[], char *err,
              size_t errlen) {
   ElfImage img;
-  if (elf_map(path, &img, BRK_RESERVE, err, errlen) != 0) return -1;
+  /* The image and the stack are the guest's: it may map over, unmap and re-protect them,
+   * unlike the emulator's own memory. */
+  p->mem_noted = true;
+  if (elf_map(path, &img, BRK_RESERVE, &p->machine.mem, err, errlen) != 0) return -1;
 
   if (img.room_end > img.hi) brk_adopt(p, img.hi, img.room_end);
   else brk_init(p, img.hi);
@@ -414,21 +418,20 @@ int elf_load(Process *p, const char *path, char *const argv[], char *const envp[
       .entry = img.entry,
       .base = 0,
   };
-  stack_args_from_host(&sa);
-  uint64_t rsp = stack_create(&sa, img.exec_stack, err, errlen);
+  stack_args_from_host(&sa, &p->machine.model);
+  uint64_t rsp = stack_create(&sa, img.exec_stack, &p->machine.mem, err, errlen);
   if (!rsp) return -1;
 
   if (!realpath(path, p->exe_path)) {
     snprintf(err, errlen, "%s: %s", path, strerror(errno));
     return -1;
   }
-  Cpu *c = &p->cpu;
+  Cpu *c = &p->main.cpu;
   cpu_reset(c);
   memset(c->xmm, 0, sizeof c->xmm); /* the kernel starts a process with clean SSE state */
   c->rip = img.entry;
   c->r[RSP] = rsp;
   c->r[RDX] = 0; /* no function for atexit from a dynamic loader */
   c->fs_base = c->gs_base = 0;
-  c->proc = p;
   return 0;
 }

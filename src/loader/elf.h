@@ -21,10 +21,12 @@ typedef struct ElfImage {
 
 /* Checks the file at path and maps its PT_LOAD segments. For a static PIE, brk_room more
  * bytes are reserved (PROT_NONE) right after the image, so that the heap can follow it.
+ * The segments' pages are added to mapped.
  * Returns 0, or -1 with a one-line message "path: what is wrong" in err. */
-int elf_map(const char *path, ElfImage *img, uint64_t brk_room, char *err, size_t errlen);
+int elf_map(const char *path, ElfImage *img, uint64_t brk_room, RangeSet *mapped, char *err,
+            size_t errlen);
 
-/* Loads the program at path into p: segments, heap (brk), initial stack with argv, envp
+/* Loads the program at path into p (made by process_init): segments, heap (brk), initial stack with argv, envp
  * and the auxiliary vector, and the CPU ready to run at the entry point. argv is what the
  * guest sees (argv[0] included); path is also AT_EXECFN. p->opt is kept; the rest of p is
  * set here. Returns 0, or -1 with a one-line message in err. */

@@ -12,20 +12,19 @@
 #include <unistd.h>
 
 #include "../interp/cpuid.h"
-#include "../linux-user/sys_mem.h"
 
 #define ABI_PAGE 4096    /* AT_PAGESZ: x86-64's page size */
 #define CLOCK_TICKS 100  /* AT_CLKTCK: USER_HZ */
 static const char PLATFORM[] = "x86_64";
 
-void stack_args_from_host(StackArgs *a) {
+void stack_args_from_host(StackArgs *a, const CpuModel *model) {
   a->uid = getuid();
   a->euid = geteuid();
   a->gid = getgid();
   a->egid = getegid();
   /* The guest is as "secure" as the exec of x64emu itself was (setuid and the like). */
   a->secure = getauxval(AT_SECURE);
-  a->hwcap = cpuid_hwcap();
+  a->hwcap = cpuid_hwcap(model);
   size_t got = 0;
   while (got < sizeof a->random) {
     ssize_t n = getrandom(a->random + got, sizeof a->random - got, 0);
@@ -114,7 +113,7 @@ uint64_t stack_build(void *mem, size_t size, const StackArgs *a) {
   return sp;
 }
 
-uint64_t stack_create(const StackArgs *a, bool exec, char *err, size_t errlen) {
+uint64_t stack_create(const StackArgs *a, bool exec, RangeSet *mapped, char *err, size_t errlen) {
   /* The kernel allows argument and environment strings up to a quarter of the stack. */
   if (strings_size(a->argv, a->envp) + strlen(a->execfn) + 1 > GUEST_STACK_SIZE / 4) {
     snprintf(err, errlen, "%s: Argument list too long", a->execfn);
@@ -143,6 +142,10 @@ uint64_t stack_create(const StackArgs *a, bool exec, char *err, size_t errlen) {
     munmap(region, total);
     return 0;
   }
-  guest_mem_note((uint64_t)(uintptr_t)region, total);
+  if (!ranges_add(mapped, (uint64_t)(uintptr_t)region, (uint64_t)(uintptr_t)region + total)) {
+    snprintf(err, errlen, "%s: out of memory", a->execfn);
+    munmap(region, total);
+    return 0;
+  }
   return sp;
 }

@@ -6,6 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../interp/cpuid.h"
+#include "../interp/ranges.h"
+
 #define GUEST_STACK_SIZE (8u << 20)      /* the usual RLIMIT_STACK */
 #define GUEST_STACK_GUARD (1u << 20)     /* PROT_NONE below it, like the kernel's guard gap */
 
@@ -25,15 +28,16 @@ typedef struct StackArgs {
 } StackArgs;
 
 /* Fills what comes from the host: ids, AT_SECURE, AT_HWCAP and fresh random bytes. */
-void stack_args_from_host(StackArgs *a);
+void stack_args_from_host(StackArgs *a, const CpuModel *model);
 
 /* Lays out the initial stack in [mem, mem + size) exactly as Linux x86-64 does, with the
  * top of the region as the top of the stack; addresses written are host addresses of mem.
  * Returns the initial rsp (pointing at argc, 16-byte aligned), or 0 if it does not fit. */
 uint64_t stack_build(void *mem, size_t size, const StackArgs *a);
 
-/* Maps a guest stack of GUEST_STACK_SIZE (executable if exec) and builds it.
+/* Maps a guest stack of GUEST_STACK_SIZE (executable if exec), adds it to mapped, and
+ * builds it.
  * Returns the initial rsp, or 0 with a one-line message in err. */
-uint64_t stack_create(const StackArgs *a, bool exec, char *err, size_t errlen);
+uint64_t stack_create(const StackArgs *a, bool exec, RangeSet *mapped, char *err, size_t errlen);
 
 #endif

@@ -22,6 +22,7 @@
 #include "model.h"
 #include "test_seed.h"
 #include "seq.h"
+#include "test_machine.h"
 
 static Outcome nat_out, emu_out;
 
@@ -29,8 +30,8 @@ static Outcome nat_out, emu_out;
 
 static void run_emulated(const Regs *in, Outcome *o) {
   memcpy(data, data_init, DATA_SIZE);
-  block_flush_all(); /* the code page holds new bytes at the same addresses */
-  cpu_reset(&emu_cpu);
+  block_flush_all(&test_machine()->code); /* the code page holds new bytes at the same addresses */
+  cpu_init(&emu_cpu, test_machine());
   memcpy(emu_cpu.r, in->r, sizeof in->r);
   flags_set(&emu_cpu, in->rflags);
   emu_cpu.fs_base = fs_base;
@@ -82,7 +83,7 @@ static void print_listing(const Seq *q, unsigned n) {
   for (unsigned i = 0; i < n; i++) {
     const SeqInsn *s = &q->insn[i];
     char text[96], bytes[48] = "", def[8];
-    decode_text((uint64_t)(uintptr_t)code_page + s->at, q->code + s->at, s->len, text, sizeof text);
+    decode_text(&test_machine()->dec, (uint64_t)(uintptr_t)code_page + s->at, q->code + s->at, s->len, text, sizeof text);
     for (unsigned b = 0, at = 0; b < s->len && at + 4 < sizeof bytes; b++)
       at += (unsigned)snprintf(bytes + at, sizeof bytes - at, "%02x", q->code[s->at + b]);
     defined_letters(s->defined, def);
@@ -153,7 +154,7 @@ typedef struct Stats {
 /* Counts the instructions whose flags the liveness pass found (partly) dead: the block
  * at the code page is still cached after the run. */
 static void count_liveness(const Seq *q, Stats *st) {
-  const Block *b = block_get((uint64_t)(uintptr_t)code_page);
+  const Block *b = block_get(&test_machine()->code, (uint64_t)(uintptr_t)code_page);
   for (uint32_t i = 0; i < b->n; i++) {
     uint8_t live = b->insns[i].flags_live;
     if (live == 0) st->all_dead++;

@@ -25,6 +25,7 @@
 #include "diff.h"
 #include "model.h"
 #include "test_seed.h"
+#include "test_machine.h"
 
 /* ---- the two runs ---- */
 
@@ -41,7 +42,7 @@ static bool decode_case(const Case *k, Insn *insns, char *why, size_t why_size) 
   uint64_t rip = (uint64_t)(uintptr_t)code_page, end = rip + k->len;
   for (unsigned i = 0; i < k->n_insn; i++) {
     uint64_t fault_at = 0;
-    int n = decode_insn(rip, &insns[i], &fault_at);
+    int n = decode_insn(&test_machine()->dec, rip, &insns[i], &fault_at);
     if (n < 0) return true;
     if (n == 0) {
       snprintf(why, why_size, "decoder cannot read instruction %u", i + 1);
@@ -59,7 +60,7 @@ static bool decode_case(const Case *k, Insn *insns, char *why, size_t why_size) 
 
 static void run_emulated(const Case *k, const Insn *insns, Outcome *o) {
   memcpy(data, data_init, DATA_SIZE);
-  cpu_reset(&emu_cpu);
+  cpu_init(&emu_cpu, test_machine());
   memcpy(emu_cpu.r, k->in.r, sizeof k->in.r);
   flags_set(&emu_cpu, k->in.rflags);
   emu_cpu.fs_base = fs_base;
@@ -109,8 +110,8 @@ static void report(const Case *k, unsigned index, uint64_t seed, const char *why
     char text[96];
     Insn in;
     uint64_t fa;
-    int n = decode_insn(rip + at, &in, &fa);
-    decode_text(rip + at, k->code + at, k->len - at, text, sizeof text);
+    int n = decode_insn(&test_machine()->dec, rip + at, &in, &fa);
+    decode_text(&test_machine()->dec, rip + at, k->code + at, k->len - at, text, sizeof text);
     printf("  insn %u: %s\n", i + 1, text);
     if (n <= 0) break;
     at += (unsigned)n;

@@ -18,6 +18,7 @@
 #include "interp/fault.h"
 #include "diff.h"
 #include "model.h"
+#include "test_machine.h"
 
 Cpu emu_cpu;
 volatile sig_atomic_t emu_active;
@@ -70,7 +71,7 @@ static void install_traps(void) {
 }
 
 bool harness_init(const char *prog) {
-  if (!decoder_init()) {
+  if (!(test_machine() != NULL)) {
     fprintf(stderr, "%s: Capstone did not initialize\n", prog);
     return false;
   }

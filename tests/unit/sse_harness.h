@@ -28,6 +28,7 @@
 #include "interp/flags.h"
 #include "interp/mxcsr.h"
 #include "test_seed.h"
+#include "test_machine.h"
 
 /* ---- machine state and outcome ---- */
 
@@ -183,7 +184,7 @@ static void native_on_signal(int sig, siginfo_t *si, void *ucv) {
 static void harness_init(void) {
   if (stub_code) return;
   rng_seed_from_env();
-  decoder_init();
+  test_machine();
   uint8_t *m = mmap(NULL, STUB_SIZE + 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (m == MAP_FAILED) {
@@ -245,6 +246,7 @@ static Cpu emu_cpu;
 static Outcome emu_run(MachineState *s, const uint8_t *insn, unsigned len) {
   Cpu *c = &emu_cpu;
   memset(c, 0, sizeof *c);
+  c->m = test_machine();
   memcpy(c->r, s->r, sizeof s->r);
   memcpy(c->xmm, s->xmm, sizeof c->xmm);
   c->mxcsr = s->mxcsr;
@@ -257,7 +259,7 @@ static Outcome emu_run(MachineState *s, const uint8_t *insn, unsigned len) {
   static Insn in;
   uint64_t fault_at = 0;
   uint64_t rip = (uint64_t)(uintptr_t)bytes;
-  int n = decode_insn(rip, &in, &fault_at);
+  int n = decode_insn(&test_machine()->dec, rip, &in, &fault_at);
   Outcome o = {0, 0, 0};
   if (n != (int)len) {
     /* Not decoded: the guest gets SIGILL as for #UD (ILL_ILLOPN at the instruction). */

@@ -41,7 +41,7 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
   host_crypto_select(HOST_CRYPTO_AUTO);
-  cpuid_reset_features();
+  cpuid_reset_features(&test_machine()->model);
   return 0;
 }
 
@@ -99,8 +99,7 @@ static Xmm guest(unsigned op, Xmm dst, Xmm src, uint8_t imm) {
   static Cpu cpu;
   uint8_t code[8] = {0x66, 0x0F, op & 0x100 ? 0x3A : 0x38, (uint8_t)op,
                      mem_form ? 0x0E : 0xCA /* xmm1, [rsi] or xmm1, xmm2 */, imm};
-  memset(&cpu, 0, sizeof cpu);
-  cpu_reset(&cpu);
+  cpu_init(&cpu, test_machine());
   cpu.xmm[1] = dst;
   if (mem_form) {
     memory = src;
@@ -112,7 +111,7 @@ static Xmm guest(unsigned op, Xmm dst, Xmm src, uint8_t imm) {
   Insn in;
   uint64_t fault_at;
   unsigned len = op & 0x100 ? 6 : 5;
-  assert_int_equal(decode_insn((uint64_t)(uintptr_t)code, &in, &fault_at), len);
+  assert_int_equal(decode_insn(&test_machine()->dec, (uint64_t)(uintptr_t)code, &in, &fault_at), len);
   cpu.rip = (uint64_t)(uintptr_t)code;
   cpu.cur = &in;
   in.fn(&cpu, &in);
@@ -347,8 +346,7 @@ static void interpret(void *fn, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t 
                       uint64_t a4) {
   static Cpu cpu;
   static uint64_t stack[4096] __attribute__((aligned(16)));
-  memset(&cpu, 0, sizeof cpu);
-  cpu_reset(&cpu);
+  cpu_init(&cpu, test_machine());
   uint64_t stop = (uint64_t)(uintptr_t)stop_marker;
   uint64_t *sp = &stack[4096 - 8];
   *--sp = stop; /* the return address */
@@ -510,7 +508,7 @@ static bool decodes(const uint8_t *insn, unsigned len) {
   memcpy(code, insn, len);
   Insn in;
   uint64_t fault_at;
-  return decode_insn((uint64_t)(uintptr_t)code, &in, &fault_at) == (int)len;
+  return decode_insn(&test_machine()->dec, (uint64_t)(uintptr_t)code, &in, &fault_at) == (int)len;
 }
 
 static void test_cpu_option_removes_features_and_instructions(void **state) {
@@ -519,37 +517,37 @@ static void test_cpu_option_removes_features_and_instructions(void **state) {
   static const uint8_t pclmul_insn[] = {0x66, 0x0F, 0x3A, 0x44, 0xCA, 0x11};
   const uint32_t aes = 1u << 25, pclmul = 1u << 1;
 
-  cpuid_reset_features();
-  assert_true((cpuid_query(1, 0).ecx & (aes | pclmul)) == (aes | pclmul));
+  cpuid_reset_features(&test_machine()->model);
+  assert_true((cpuid_query(&test_machine()->model, 1, 0).ecx & (aes | pclmul)) == (aes | pclmul));
   assert_true(decodes(aesenc_insn, 5) && decodes(aeskeygen_insn, 6) && decodes(pclmul_insn, 6));
 
-  assert_null(cpuid_apply_option("-aes"));
-  assert_int_equal(cpuid_query(1, 0).ecx & (aes | pclmul), pclmul);
+  assert_null(cpuid_apply_option(&test_machine()->model, "-aes"));
+  assert_int_equal(cpuid_query(&test_machine()->model, 1, 0).ecx & (aes | pclmul), pclmul);
   assert_false(decodes(aesenc_insn, 5));
   assert_false(decodes(aeskeygen_insn, 6));
   assert_true(decodes(pclmul_insn, 6));
 
-  assert_null(cpuid_apply_option("pclmulqdq=off"));
-  assert_int_equal(cpuid_query(1, 0).ecx & (aes | pclmul), 0);
+  assert_null(cpuid_apply_option(&test_machine()->model, "pclmulqdq=off"));
+  assert_int_equal(cpuid_query(&test_machine()->model, 1, 0).ecx & (aes | pclmul), 0);
   assert_false(decodes(pclmul_insn, 6));
 
   /* Errors change nothing; an unimplemented feature cannot be added. */
-  assert_non_null(cpuid_apply_option("+aes,-nosuchfeature"));
-  assert_non_null(cpuid_apply_option("+aes,"));
-  assert_non_null(cpuid_apply_option("+avx"));
-  assert_int_equal(cpuid_query(1, 0).ecx & (aes | pclmul), 0);
+  assert_non_null(cpuid_apply_option(&test_machine()->model, "+aes,-nosuchfeature"));
+  assert_non_null(cpuid_apply_option(&test_machine()->model, "+aes,"));
+  assert_non_null(cpuid_apply_option(&test_machine()->model, "+avx"));
+  assert_int_equal(cpuid_query(&test_machine()->model, 1, 0).ecx & (aes | pclmul), 0);
 
-  assert_null(cpuid_apply_option("max,+aes,pclmuldq"));
-  assert_true((cpuid_query(1, 0).ecx & (aes | pclmul)) == (aes | pclmul));
+  assert_null(cpuid_apply_option(&test_machine()->model, "max,+aes,pclmuldq"));
+  assert_true((cpuid_query(&test_machine()->model, 1, 0).ecx & (aes | pclmul)) == (aes | pclmul));
   assert_true(decodes(aesenc_insn, 5) && decodes(pclmul_insn, 6));
 
   /* Other features keep or lose only their own bits. */
-  uint32_t ecx = cpuid_query(1, 0).ecx, ext = cpuid_query(0x80000001, 0).ecx;
-  assert_null(cpuid_apply_option("-popcnt,-abm,-cx16"));
-  assert_int_equal(cpuid_query(1, 0).ecx, ecx & ~(1u << 23 | 1u << 13));
-  assert_int_equal(cpuid_query(0x80000001, 0).ecx, ext & ~(1u << 5));
-  cpuid_reset_features();
-  assert_int_equal(cpuid_query(1, 0).ecx, ecx);
+  uint32_t ecx = cpuid_query(&test_machine()->model, 1, 0).ecx, ext = cpuid_query(&test_machine()->model, 0x80000001, 0).ecx;
+  assert_null(cpuid_apply_option(&test_machine()->model, "-popcnt,-abm,-cx16"));
+  assert_int_equal(cpuid_query(&test_machine()->model, 1, 0).ecx, ecx & ~(1u << 23 | 1u << 13));
+  assert_int_equal(cpuid_query(&test_machine()->model, 0x80000001, 0).ecx, ext & ~(1u << 5));
+  cpuid_reset_features(&test_machine()->model);
+  assert_int_equal(cpuid_query(&test_machine()->model, 1, 0).ecx, ecx);
 }
 
 int main(void) {
@@ -569,4 +567,5 @@ int main(void) {
 
 #else
 #include "needs_x86_64.h"
+#include "test_machine.h"
 #endif

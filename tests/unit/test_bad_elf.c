@@ -92,7 +92,8 @@ static Outcome load_in_child(const char *path) {
     static Outcome out;
     char *const argv[] = {"prog", NULL};
     char *const envp[] = {"A=1", NULL};
-    out.rc = elf_load(&proc, path, argv, envp, out.err, sizeof out.err);
+    out.rc = process_init(&proc, path) ? elf_load(&proc, path, argv, envp, out.err, sizeof out.err)
+                                       : -2;
     (void)!write(fds[1], &out, sizeof out);
     _exit(0);
   }

@@ -14,11 +14,12 @@
 #include "interp/fault.h"
 #include "interp/ops_int.h"
 #include "interp/run.h"
+#include "test_machine.h"
 
 /* Two fresh pages for code, the second with protection prot. They may reuse the address
  * of an earlier test's pages, so blocks decoded from those are dropped first. */
 static uint8_t *page(int prot) {
-  block_flush_all();
+  block_flush_all(&test_machine()->code);
   uint8_t *p = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   assert_true(p != MAP_FAILED);
   mprotect(p + 4096, 4096, prot);
@@ -36,7 +37,7 @@ static const uint8_t sum_loop[] = {
 };
 
 static int setup(void **state) {
-  assert_true(decoder_init());
+  assert_true((test_machine() != NULL));
   return 0;
 }
 
@@ -44,44 +45,43 @@ static void test_hot_loop_is_decoded_once(void **state) {
   uint8_t *code = page(PROT_READ);
   memcpy(code, sum_loop, sizeof sum_loop);
   Cpu c;
-  memset(&c, 0, sizeof c);
-  cpu_reset(&c);
+  cpu_init(&c, test_machine());
   c.rip = (uint64_t)(uintptr_t)code;
-  uint64_t before = block_decode_count();
+  uint64_t before = test_machine()->code.decoded;
   assert_int_equal(cpu_run(&c, (uint64_t)(uintptr_t)code + 64), STOP_ADDRESS);
   assert_int_equal(c.r[RAX], 500500);
   assert_int_equal(c.rip, (uint64_t)(uintptr_t)code + 64);
   /* entry block, loop block, exit jump: three decodes for 1000 iterations */
-  assert_int_equal(block_decode_count() - before, 3);
+  assert_int_equal(test_machine()->code.decoded - before, 3);
   munmap(code, 2 * 4096);
 }
 
 static void test_blocks_end_at_control_transfers(void **state) {
   uint8_t *code = page(PROT_READ);
   memcpy(code, sum_loop, sizeof sum_loop);
-  Block *b = block_get((uint64_t)(uintptr_t)code);
+  Block *b = block_get(&test_machine()->code, (uint64_t)(uintptr_t)code);
   assert_int_equal(b->start, (uint64_t)(uintptr_t)code);
   assert_int_equal(b->n, 5); /* mov, xor, add, dec, jnz */
   assert_int_equal(b->end, (uint64_t)(uintptr_t)code + 15);
-  assert_ptr_equal(block_get((uint64_t)(uintptr_t)code), b);
+  assert_ptr_equal(block_get(&test_machine()->code, (uint64_t)(uintptr_t)code), b);
   munmap(code, 2 * 4096);
 }
 
 static void test_invalidation_drops_only_overlapping_code(void **state) {
   uint8_t *code = page(PROT_READ);
   memcpy(code, sum_loop, sizeof sum_loop);
-  block_get((uint64_t)(uintptr_t)code);
-  uint64_t gen = block_generation;
-  assert_int_equal(block_invalidate_range((uint64_t)(uintptr_t)code + 1024 * 1024 * 1024ull, 4096), 0);
-  assert_int_equal(block_generation, gen);
-  assert_int_equal(block_invalidate_range((uint64_t)(uintptr_t)code, 4096), 1);
-  assert_true(block_generation != gen);
+  block_get(&test_machine()->code, (uint64_t)(uintptr_t)code);
+  uint64_t gen = test_machine()->code.generation;
+  assert_int_equal(block_invalidate_range(&test_machine()->code, (uint64_t)(uintptr_t)code + 1024 * 1024 * 1024ull, 4096), 0);
+  assert_int_equal(test_machine()->code.generation, gen);
+  assert_int_equal(block_invalidate_range(&test_machine()->code, (uint64_t)(uintptr_t)code, 4096), 1);
+  assert_true(test_machine()->code.generation != gen);
   /* Changed bytes are decoded afresh: nop; jmp */
   static const uint8_t nop_jmp[] = {0x90, 0xeb, 0x00};
   memcpy(code, nop_jmp, sizeof nop_jmp);
-  uint64_t before = block_decode_count();
-  Block *b = block_get((uint64_t)(uintptr_t)code);
-  assert_int_equal(block_decode_count() - before, 1);
+  uint64_t before = test_machine()->code.decoded;
+  Block *b = block_get(&test_machine()->code, (uint64_t)(uintptr_t)code);
+  assert_int_equal(test_machine()->code.decoded - before, 1);
   assert_int_equal(b->n, 2);
   munmap(code, 2 * 4096);
 }
@@ -93,7 +93,7 @@ static void test_instruction_running_into_unmapped_page_faults_when_reached(void
   at[0] = 0x90; /* nop */
   at[1] = 0x48; /* add rax, rcx, cut short by the page end */
   at[2] = 0x01;
-  Block *b = block_get((uint64_t)(uintptr_t)at);
+  Block *b = block_get(&test_machine()->code, (uint64_t)(uintptr_t)at);
   assert_int_equal(b->n, 2);
   assert_ptr_equal(b->insns[0].fn, op_nop);
   assert_ptr_equal(b->insns[1].fn, op_fetch_fault);
@@ -107,7 +107,7 @@ static void test_unimplemented_instruction_decodes_to_sigill_handler(void **stat
   memcpy(code, xgetbv, sizeof xgetbv);
   Insn in;
   uint64_t fault = 0;
-  assert_int_equal(decode_insn((uint64_t)(uintptr_t)code, &in, &fault), -1);
+  assert_int_equal(decode_insn(&test_machine()->dec, (uint64_t)(uintptr_t)code, &in, &fault), -1);
   assert_ptr_equal(in.fn, op_undefined);
   assert_int_equal(in.len, 3);
   munmap(code, 2 * 4096);
@@ -130,7 +130,7 @@ static void test_register_forms_capstone_rejects_still_decode(void **state) {
     if (i == 3) code[n++] = 0xc8;
     Insn in;
     uint64_t fault = 0;
-    assert_int_equal(decode_insn((uint64_t)(uintptr_t)code, &in, &fault), (int)n);
+    assert_int_equal(decode_insn(&test_machine()->dec, (uint64_t)(uintptr_t)code, &in, &fault), (int)n);
     assert_ptr_not_equal(in.fn, op_undefined);
   }
   munmap(code, 2 * 4096);
@@ -155,8 +155,7 @@ static void test_each_instruction_of_a_block_runs_once(void **state) {
   uint8_t *mem = page(PROT_READ);
   memcpy(mem, code, sizeof code);
   Cpu c;
-  memset(&c, 0, sizeof c);
-  cpu_reset(&c);
+  cpu_init(&c, test_machine());
   c.rip = (uint64_t)(uintptr_t)mem;
   c.xmm[0].q[0] = 3;
   assert_int_equal(cpu_run(&c, (uint64_t)(uintptr_t)mem + sizeof code), STOP_ADDRESS);

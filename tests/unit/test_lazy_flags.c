@@ -11,6 +11,7 @@
 #include "interp/access.h"
 #include "interp/flags.h"
 #include "interp/run.h"
+#include "test_machine.h"
 
 static uint64_t rnd(void) {
   static uint64_t s = 0x9E3779B97F4A7C15ull;
@@ -54,7 +55,7 @@ static void check(Cpu *c, uint64_t native, const char *what) {
 
 static void test_add_sub_logic_against_cpu(void **state) {
   Cpu c;
-  cpu_reset(&c);
+  cpu_init(&c, test_machine());
   for (int i = 0; i < 20000; i++) {
     uint64_t a = rnd(), b = rnd(), cin = rnd() & 1;
     lazy_set(&c, LF_ADD, 8, a + b, a, b);
@@ -75,7 +76,7 @@ static void test_add_sub_logic_against_cpu(void **state) {
 
 static void test_narrow_sizes_use_their_own_sign_and_carry(void **state) {
   Cpu c;
-  cpu_reset(&c);
+  cpu_init(&c, test_machine());
   for (int i = 0; i < 20000; i++) {
     uint8_t a = (uint8_t)rnd(), b = (uint8_t)rnd();
     uint64_t f;
@@ -95,7 +96,7 @@ static void test_narrow_sizes_use_their_own_sign_and_carry(void **state) {
 
 static void test_flags_set_then_get_round_trips(void **state) {
   Cpu c;
-  cpu_reset(&c);
+  cpu_init(&c, test_machine());
   flags_set(&c, F_CF | F_ZF | F_DF | 0x200);
   assert_true(flag_cf(&c));
   assert_true(flag_zf(&c));
@@ -111,17 +112,17 @@ static void test_flags_set_then_get_round_trips(void **state) {
 /* Every Jcc as decoded (the decoder installs specialised handlers for some conditions)
  * must branch exactly when the CPU's own flags say so. */
 static void test_decoded_jcc_follows_the_cpu(void **state) {
-  assert_true(decoder_init());
+  assert_true((test_machine() != NULL));
   static uint8_t code[16];
   Cpu c;
-  cpu_reset(&c);
+  cpu_init(&c, test_machine());
   for (unsigned cc = 0; cc < 16; cc++) {
     code[0] = (uint8_t)(0x70 + cc); /* jcc +0x10 */
     code[1] = 0x10;
     Insn in;
     uint64_t fault = 0;
     uint64_t at = (uint64_t)(uintptr_t)code;
-    assert_int_equal(decode_insn(at, &in, &fault), 2);
+    assert_int_equal(decode_insn(&test_machine()->dec, at, &in, &fault), 2);
     for (int i = 0; i < 4000; i++) {
       uint64_t a = rnd(), b = i % 3 ? rnd() : a; /* equal operands a third of the time */
       uint64_t native;

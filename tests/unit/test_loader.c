@@ -23,6 +23,7 @@
 #include "loader/brk.h"
 #include "loader/elf.h"
 #include "loader/stack.h"
+#include "test_machine.h"
 
 #define BUSYBOX "/bin/busybox"
 
@@ -288,7 +289,11 @@ static void busybox_maps_like_the_kernel(void **state) {
 
   ElfImage img;
   char err[512] = "";
-  assert_int_equal(elf_map(BUSYBOX, &img, 0, err, sizeof err), 0);
+  RangeSet mapped = {0};
+  assert_int_equal(elf_map(BUSYBOX, &img, 0, &mapped, err, sizeof err), 0);
+  /* The segments are noted as the guest's: the entry point and the program headers. */
+  assert_true(ranges_cover(&mapped, img.entry, img.entry + 1));
+  assert_true(ranges_cover(&mapped, img.phdr, img.phdr + img.phnum * sizeof(Elf64_Phdr)));
   assert_int_equal(img.bias, 0);
   assert_int_equal(img.entry, r.eh.e_entry);
   assert_int_equal(img.phnum, r.eh.e_phnum);
@@ -304,9 +309,12 @@ static void busybox_maps_like_the_kernel(void **state) {
 
   /* Loading it again must not clobber the first copy: a clear clash error. */
   ElfImage again;
-  assert_int_equal(elf_map(BUSYBOX, &again, 0, err, sizeof err), -1);
+  RangeSet none = {0};
+  assert_int_equal(elf_map(BUSYBOX, &again, 0, &none, err, sizeof err), -1);
   assert_non_null(strstr(err, "already in use"));
+  assert_int_equal(none.n, 0);
   check_segments_mapped(&r, 0);
+  ranges_free(&mapped);
 
   assert_int_equal(munmap((void *)(uintptr_t)img.lo, img.room_end - img.lo), 0);
   free(r.bytes);
@@ -323,10 +331,11 @@ static void busybox_process_start_state(void **state) {
   char *const argv[] = {"busybox", "echo", "hi", NULL};
   char *const envp[] = {"PATH=/bin", "HOME=/root", NULL};
   char err[512] = "";
+  assert_true(process_init(&proc, BUSYBOX));
   assert_int_equal(elf_load(&proc, BUSYBOX, argv, envp, err, sizeof err), 0);
 
-  const Cpu *c = &proc.cpu;
-  assert_ptr_equal(c->proc, &proc);
+  const Cpu *c = &proc.main.cpu;
+  assert_ptr_equal(proc_of(c), &proc);
   assert_int_equal(c->rip, r.eh.e_entry);
   assert_int_equal(c->r[RDX], 0);
   for (int i = 0; i < 16; i++)
@@ -353,7 +362,7 @@ static void busybox_process_start_state(void **state) {
   assert_int_equal(aux_get(aux, n, AT_EUID), geteuid());
   assert_int_equal(aux_get(aux, n, AT_GID), getgid());
   assert_int_equal(aux_get(aux, n, AT_EGID), getegid());
-  assert_int_equal(aux_get(aux, n, AT_HWCAP), cpuid_query(1, 0).edx);
+  assert_int_equal(aux_get(aux, n, AT_HWCAP), cpuid_query(&test_machine()->model, 1, 0).edx);
   assert_string_equal((const char *)(uintptr_t)aux_get(aux, n, AT_EXECFN), BUSYBOX);
   check_segments_mapped(&r, 0);
 
@@ -445,7 +454,10 @@ static void static_pie_is_relocated(void **state) {
   ElfImage img;
   char err[512] = "";
   const uint64_t room = 16u << 20;
-  assert_int_equal(elf_map(pie_path, &img, room, err, sizeof err), 0);
+  RangeSet mapped = {0};
+  assert_int_equal(elf_map(pie_path, &img, room, &mapped, err, sizeof err), 0);
+  assert_true(ranges_cover(&mapped, img.entry, img.entry + 1));
+  ranges_free(&mapped);
   assert_int_not_equal(img.bias, 0);
   assert_int_equal(img.bias % align, 0);
   assert_int_equal(img.entry, r.eh.e_entry + img.bias);

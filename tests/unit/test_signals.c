@@ -266,13 +266,13 @@ static void test_delivery_and_sigreturn(void **state) {
   assert_int_equal(f->uc.uc_mcontext.rip, 0x401234);
   assert_int_equal(f->uc.uc_mcontext.eflags & 0x10000, 0); /* not a fault: no RF */
   /* The handler runs with its sa_mask and the signal itself blocked. */
-  assert_int_equal(signals_mask(), (1ull << (SIGUSR2 - 1)) | (1ull << (SIGUSR1 - 1)));
+  assert_int_equal(signals_mask(&test_proc.main.cpu), (1ull << (SIGUSR2 - 1)) | (1ull << (SIGUSR1 - 1)));
 
   c->r[RSP] += 8; /* ret into the restorer */
   SC0(rt_sigreturn);
   assert_int_equal(c->rip, 0x401234);
   assert_int_equal(c->r[RAX], 0x1000 + RAX); /* rt_sigreturn gives back the saved rax */
-  assert_int_equal(signals_mask(), 0);
+  assert_int_equal(signals_mask(&test_proc.main.cpu), 0);
   reset(SIGUSR1);
 }
 

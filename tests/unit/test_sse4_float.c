@@ -158,17 +158,17 @@ static unsigned run_table(const Form *forms, size_t n, uint32_t unmask) {
   case_hook = NULL;
   fprintf(stderr, "%zu forms x %u cases (imm8 forms: 256 x %u; %s tier): %u forms differ "
           "from the host CPU\n", n, iterations, (iterations + 255) / 256 * 4,
-          fp_tier == FP_TIER_HOST ? "host" : "portable", bad);
+          test_machine()->fp_tier == FP_TIER_HOST ? "host" : "portable", bad);
   model_report("  DPPS/DPPD with NaN operands");
   model_rule = NULL;
   return bad;
 }
 
 static unsigned run_both_tables(enum FpTier tier, uint32_t unmask) {
-  fp_tier = tier;
+  test_machine()->fp_tier = tier;
   unsigned bad = run_table(sse3_float_forms, COUNT(sse3_float_forms), unmask) +
                  run_table(sse41_float_forms, COUNT(sse41_float_forms), unmask);
-  fp_tier = FP_TIER_HOST;
+  test_machine()->fp_tier = FP_TIER_HOST;
   return bad;
 }
 
@@ -219,4 +219,5 @@ int main(void) {
 
 #else
 #include "needs_x86_64.h"
+#include "test_machine.h"
 #endif

@@ -289,7 +289,7 @@ static void test_ssse3_mmx_forms_are_not_decoded(void **state) {
     memcpy(bytes, unimplemented[i].bytes, unimplemented[i].len);
     Insn in;
     uint64_t fault_at = 0;
-    assert_int_equal(decode_insn((uint64_t)(uintptr_t)bytes, &in, &fault_at), -1);
+    assert_int_equal(decode_insn(&test_machine()->dec, (uint64_t)(uintptr_t)bytes, &in, &fault_at), -1);
   }
 }
 
@@ -321,12 +321,12 @@ static void test_sse4_features_removed_by_cpu_option_are_undefined(void **state)
     uint64_t fault_at = 0;
     char option[32];
     snprintf(option, sizeof option, "-%s", samples[i].feature);
-    assert_int_equal(decode_insn((uint64_t)(uintptr_t)bytes, &in, &fault_at), (int)samples[i].len);
-    assert_true(cpuid_query(1, 0).ecx & samples[i].ecx_bit);
-    assert_null(cpuid_apply_option(option));
-    assert_int_equal(decode_insn((uint64_t)(uintptr_t)bytes, &in, &fault_at), -1);
-    assert_false(cpuid_query(1, 0).ecx & samples[i].ecx_bit);
-    cpuid_reset_features();
+    assert_int_equal(decode_insn(&test_machine()->dec, (uint64_t)(uintptr_t)bytes, &in, &fault_at), (int)samples[i].len);
+    assert_true(cpuid_query(&test_machine()->model, 1, 0).ecx & samples[i].ecx_bit);
+    assert_null(cpuid_apply_option(&test_machine()->model, option));
+    assert_int_equal(decode_insn(&test_machine()->dec, (uint64_t)(uintptr_t)bytes, &in, &fault_at), -1);
+    assert_false(cpuid_query(&test_machine()->model, 1, 0).ecx & samples[i].ecx_bit);
+    cpuid_reset_features(&test_machine()->model);
   }
 }
 
@@ -346,4 +346,5 @@ int main(void) {
 
 #else
 #include "needs_x86_64.h"
+#include "test_machine.h"
 #endif

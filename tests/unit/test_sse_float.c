@@ -76,7 +76,7 @@ static bool approx_close(uint32_t native, uint32_t emulated) {
 /* The portable tier's RCP/RSQRT estimates are not Intel's table: lanes within the
  * architectural error of the host's are accepted. */
 static void reconcile_estimates(const Form *f, const MachineState *nat, MachineState *emu) {
-  if (!f->approx || fp_tier != FP_TIER_PORTABLE) return;
+  if (!f->approx || test_machine()->fp_tier != FP_TIER_PORTABLE) return;
   unsigned lanes = f->pfx == 0xF3 ? 1 : 4;
   Xmm *d = &emu->xmm[case_reg];
   for (unsigned i = 0; i < lanes; i++)
@@ -91,15 +91,15 @@ static unsigned run_both_tables(uint32_t unmask) {
 
 static void test_sse_float_host_tier_matches_host(void **state) {
   (void)state;
-  fp_tier = FP_TIER_HOST;
+  test_machine()->fp_tier = FP_TIER_HOST;
   assert_int_equal(run_both_tables(0), 0);
 }
 
 static void test_sse_float_portable_tier_matches_host(void **state) {
   (void)state;
-  fp_tier = FP_TIER_PORTABLE;
+  test_machine()->fp_tier = FP_TIER_PORTABLE;
   unsigned bad = run_both_tables(0);
-  fp_tier = FP_TIER_HOST;
+  test_machine()->fp_tier = FP_TIER_HOST;
   assert_int_equal(bad, 0);
 }
 
@@ -112,21 +112,21 @@ static const uint32_t unmaskable = MXCSR_IE | MXCSR_DE | MXCSR_ZE | MXCSR_PE;
 
 static void test_sse_float_unmasked_exceptions_fault_like_host(void **state) {
   (void)state;
-  fp_tier = FP_TIER_HOST;
+  test_machine()->fp_tier = FP_TIER_HOST;
   assert_int_equal(run_both_tables(unmaskable), 0);
 }
 
 static void test_sse_float_portable_unmasked_exceptions_fault_like_host(void **state) {
   (void)state;
-  fp_tier = FP_TIER_PORTABLE;
+  test_machine()->fp_tier = FP_TIER_PORTABLE;
   unsigned bad = run_both_tables(unmaskable);
-  fp_tier = FP_TIER_HOST;
+  test_machine()->fp_tier = FP_TIER_HOST;
   assert_int_equal(bad, 0);
 }
 
 static void test_sse_float_misaligned_operands_fault_like_host(void **state) {
   (void)state;
-  fp_tier = FP_TIER_HOST;
+  test_machine()->fp_tier = FP_TIER_HOST;
   unsigned bad = run_forms_misaligned(float_forms, COUNT(float_forms), reconcile_estimates) +
                  run_forms_misaligned(convert_forms, COUNT(convert_forms), reconcile_estimates);
   assert_int_equal(bad, 0);
@@ -145,4 +145,5 @@ int main(void) {
 
 #else
 #include "needs_x86_64.h"
+#include "test_machine.h"
 #endif

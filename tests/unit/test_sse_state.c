@@ -102,10 +102,10 @@ static void emu_fx_roundtrip(const FxImage *img, FxImage *out, bool rex_w) {
   c->mxcsr = MXCSR_DEFAULT;
   Insn in;
   uint64_t fault_at;
-  assert_int_equal(decode_insn((uint64_t)(uintptr_t)rstor, &in, &fault_at), (int)len);
+  assert_int_equal(decode_insn(&test_machine()->dec, (uint64_t)(uintptr_t)rstor, &in, &fault_at), (int)len);
   c->r[RAX] = (uint64_t)(uintptr_t)img;
   in.fn(c, &in);
-  assert_int_equal(decode_insn((uint64_t)(uintptr_t)save, &in, &fault_at), (int)len);
+  assert_int_equal(decode_insn(&test_machine()->dec, (uint64_t)(uintptr_t)save, &in, &fault_at), (int)len);
   c->r[RAX] = (uint64_t)(uintptr_t)out;
   in.fn(c, &in);
 }
@@ -272,7 +272,7 @@ static void test_unimplemented_sse_encodings_are_sigill(void **state) {
     memcpy(buf, cases[i].bytes, cases[i].len);
     Insn in;
     uint64_t fault_at;
-    int n = decode_insn((uint64_t)(uintptr_t)buf, &in, &fault_at);
+    int n = decode_insn(&test_machine()->dec, (uint64_t)(uintptr_t)buf, &in, &fault_at);
     if (n != -1 || in.fn != op_undefined) fprintf(stderr, "  %s decoded (%d)\n", cases[i].what, n);
     assert_int_equal(n, -1);
     assert_ptr_equal(in.fn, op_undefined);
@@ -293,4 +293,5 @@ int main(void) {
 
 #else
 #include "needs_x86_64.h"
+#include "test_machine.h"
 #endif

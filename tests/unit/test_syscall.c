@@ -530,7 +530,7 @@ static void test_unknown_syscalls_are_enosys(void **state) {
 }
 
 static void test_exit_group_sets_status(void **state) {
-  Cpu *c = &test_proc.cpu;
+  Cpu *c = &test_proc.main.cpu;
   c->events = 0;
   SC1(exit_group, 0x1ff);
   assert_true(c->events & EV_EXIT);

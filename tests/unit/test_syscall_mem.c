@@ -196,7 +196,7 @@ static uint64_t host_fs_base(void) {
 
 static void test_arch_prctl(void **state) {
   catch_guest_faults();
-  Cpu *c = &test_proc.cpu;
+  Cpu *c = &test_proc.main.cpu;
   uint64_t host_before = host_fs_base();
   assert_int_equal(SC2(arch_prctl, X_ARCH_SET_FS, 0x12345000), 0);
   assert_int_equal(c->fs_base, 0x12345000);
@@ -217,23 +217,22 @@ static void test_arch_prctl(void **state) {
 /* Decoded code goes when its memory is re-protected or unmapped. */
 static void test_decoded_code_is_dropped(void **state) {
   catch_guest_faults();
-  assert_true(decoder_init());
   uint64_t a = guest_anon(PG);
   memcpy((void *)a, "\x90\x90\xc3", 3); /* nop; nop; ret */
-  uint64_t n0 = block_decode_count();
-  assert_int_equal(block_get(a)->n, 3);
-  block_get(a);
-  assert_int_equal(block_decode_count(), n0 + 1); /* cached */
+  uint64_t n0 = test_proc.machine.code.decoded;
+  assert_int_equal(block_get(&test_proc.machine.code, a)->n, 3);
+  block_get(&test_proc.machine.code, a);
+  assert_int_equal(test_proc.machine.code.decoded, n0 + 1); /* cached */
   assert_int_equal(SC3(mprotect, a, PG, X_PROT_READ | X_PROT_EXEC), 0);
-  block_get(a);
-  assert_int_equal(block_decode_count(), n0 + 2); /* decoded again */
+  block_get(&test_proc.machine.code, a);
+  assert_int_equal(test_proc.machine.code.decoded, n0 + 2); /* decoded again */
 
   assert_int_equal(SC2(munmap, a, PG), 0);
   uint64_t b = (uint64_t)SC6(mmap, a, PG, X_PROT_READ | X_PROT_WRITE,
                              X_MAP_PRIVATE | X_MAP_ANON | X_MAP_FIXED, -1, 0);
   assert_int_equal(b, a);
   memcpy((void *)b, "\xc3", 1); /* ret */
-  assert_int_equal(block_get(b)->n, 1); /* the new bytes, not the old block */
+  assert_int_equal(block_get(&test_proc.machine.code, b)->n, 1); /* the new bytes, not the old block */
   assert_int_equal(SC2(munmap, b, PG), 0);
 }
 

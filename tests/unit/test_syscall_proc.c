@@ -142,7 +142,7 @@ static void test_clone_forms(void **state) {
   int p[2];
   assert_int_equal(pipe(p), 0);
   int64_t pid = SC5(clone, X_CLONE_VM | X_CLONE_VFORK | SIGCHLD, top, 0, 0, 0);
-  if (pid == 0) _exit(test_proc.cpu.r[RSP] == top ? 0 : 1);
+  if (pid == 0) _exit(test_proc.main.cpu.r[RSP] == top ? 0 : 1);
   int status;
   assert_int_equal(waitpid((pid_t)pid, &status, 0), pid);
   assert_int_equal(WEXITSTATUS(status), 0);
@@ -152,7 +152,7 @@ static void test_clone_forms(void **state) {
             &ptid, &ctid, 0x7000);
   if (pid == 0) {
     int32_t seen[2] = {ctid, (int32_t)getpid()};
-    bool tls = test_proc.cpu.fs_base == 0x7000;
+    bool tls = test_proc.main.cpu.fs_base == 0x7000;
     (void)!write(p[1], seen, sizeof seen);
     _exit(tls ? 0 : 1);
   }
@@ -396,7 +396,7 @@ static void test_sigaltstack(void **state) {
 
 static void test_sync_signal_ends_the_guest(void **state) {
   catch_guest_faults();
-  Cpu *c = &test_proc.cpu;
+  Cpu *c = &test_proc.main.cpu;
   c->events = 0;
   c->term_signal = 0;
   signals_deliver_sync(c, SIGSEGV, 1, 0x10);

@@ -146,7 +146,7 @@ static void test_memory_and_process_calls(void **state) {
   expect(want);
   SC1(exit_group, 3);
   expect("exit_group(3) = ?\n");
-  test_proc.cpu.events = 0;
+  test_proc.main.cpu.events = 0;
 }
 
 static void test_silent_without_the_option(void **state) {

@@ -14,12 +14,16 @@
 
 static Process test_proc;
 
-/* A fresh process whose guest program is called exe_path. */
+/* A fresh process whose guest program is called exe_path (the one before is ended). */
 static inline Cpu *test_cpu(const char *exe_path) {
-  memset(&test_proc, 0, sizeof test_proc);
-  test_proc.cpu.proc = &test_proc;
-  strcpy(test_proc.exe_path, exe_path);
-  return &test_proc.cpu;
+  static bool made;
+  if (made) process_destroy(&test_proc);
+  made = process_init(&test_proc, exe_path);
+  if (!made) {
+    fprintf(stderr, "test: cannot make a process\n");
+    exit(1);
+  }
+  return &test_proc.main.cpu;
 }
 
 /* A fresh scratch folder /tmp/x64emu-<what>-XXXXXX in dir[64], and its removal. */
@@ -41,7 +45,7 @@ static inline void catch_guest_faults(void) { fault_install(); }
 /* One guest `syscall` instruction: rax and the argument registers in, rax out. */
 static inline int64_t test_sc6(uint64_t nr, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
                                uint64_t a4, uint64_t a5) {
-  Cpu *c = &test_proc.cpu;
+  Cpu *c = &test_proc.main.cpu;
   c->r[RAX] = nr;
   c->r[RDI] = a0;
   c->r[RSI] = a1;

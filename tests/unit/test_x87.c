@@ -19,6 +19,7 @@
 #include "interp/mxcsr.h"
 #include "interp/x87.h"
 #include "x87_harness.h"
+#include "test_machine.h"
 
 /* The portable tier runs the same forms; it differs from the CPU only where documented
  * (C1 after arithmetic, precision control, unmasked exceptions, transcendental values),
@@ -234,7 +235,7 @@ static int setup(void **state) {
   memcpy(native_code, native_pre, sizeof native_pre);
   memcpy(native_code + sizeof native_pre + SLOT, native_post, sizeof native_post);
   seed_from_env();
-  return decoder_init() ? 0 : -1;
+  return (test_machine() != NULL) ? 0 : -1;
 }
 
 static int teardown(void **state) {
@@ -460,6 +461,7 @@ static bool run_case(const Form *form) {
 
   Cpu cpu;
   memset(&cpu, 0, sizeof cpu);
+  cpu.m = test_machine();
   flags_set(&cpu, rflags0);
   cpu.r[RAX] = rax0;
   uint8_t emem[MEM_SIZE];
@@ -468,7 +470,7 @@ static bool run_case(const Form *form) {
   emu_load(&cpu, start);
   Insn in;
   uint64_t fault_at = 0;
-  int n = decode_insn((uint64_t)(uintptr_t)at, &in, &fault_at);
+  int n = decode_insn(&test_machine()->dec, (uint64_t)(uintptr_t)at, &in, &fault_at);
   if (n != 2) {
     printf("%s (%02x %02x): decode_insn returned %d\n", form->name, insn[0], insn[1], n);
     return false;
@@ -506,7 +508,7 @@ static void run_forms(const Form *forms, size_t count) {
   for (int pass = 0; pass < 2; pass++) {
     portable_pass = pass == 1;
     gen_unsupported = !portable_pass;
-    fp_tier = portable_pass ? FP_TIER_PORTABLE : FP_TIER_HOST;
+    test_machine()->fp_tier = portable_pass ? FP_TIER_PORTABLE : FP_TIER_HOST;
     for (size_t k = 0; k < count; k++) {
       if (portable_pass && portable_check(&forms[k]) == P_SKIP) continue;
       unsigned bad = 0;
@@ -515,7 +517,7 @@ static void run_forms(const Form *forms, size_t count) {
       failures += bad;
     }
   }
-  fp_tier = FP_TIER_HOST;
+  test_machine()->fp_tier = FP_TIER_HOST;
   portable_pass = false;
   gen_unsupported = true;
   if (!host_follows_model()) {

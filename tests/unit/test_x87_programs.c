@@ -19,13 +19,14 @@
 #include "interp/ops_x87.h"
 #include "interp/run.h"
 #include "x87_harness.h"
+#include "test_machine.h"
 
 static uint8_t *code_page;
 
 static int setup(void **state) {
   code_page = exec_page();
   seed_from_env();
-  return code_page && decoder_init() ? 0 : -1;
+  return code_page && (test_machine() != NULL) ? 0 : -1;
 }
 
 static int teardown(void **state) {
@@ -78,8 +79,7 @@ static Trap native_trap(const uint8_t *code, unsigned len, void *mem) {
 static Trap emulated_trap(unsigned len, void *mem, bool fwait_handler) {
   uint8_t *at = code_page;
   static Cpu cpu;
-  memset(&cpu, 0, sizeof cpu);
-  cpu_reset(&cpu);
+  cpu_init(&cpu, test_machine());
   cpu.r[RDI] = (uint64_t)(uintptr_t)mem;
   static Insn in;
   volatile uint64_t rip = (uint64_t)(uintptr_t)at;
@@ -87,7 +87,7 @@ static Trap emulated_trap(unsigned len, void *mem, bool fwait_handler) {
   if (sigsetjmp(cpu.fault_jmp, 0) == 0) {
     while (rip < (uint64_t)(uintptr_t)at + len - 1) {
       uint64_t fault_at = 0;
-      int n = decode_insn(rip, &in, &fault_at);
+      int n = decode_insn(&test_machine()->dec, rip, &in, &fault_at);
       assert_true(n > 0);
       /* 9B runs the x87 handler (the one-byte decoder may still map it to a NOP). */
       if (fwait_handler && *(const uint8_t *)(uintptr_t)rip == 0x9B) in.fn = op_x87_fwait;
@@ -219,8 +219,7 @@ typedef void (*MathFn)(const long double *, long double *, uint64_t *);
 static void run_in_interpreter(MathFn fn, const long double *in, long double *out, uint64_t *ints) {
   static Cpu cpu;
   static uint64_t stack[4096] __attribute__((aligned(16)));
-  memset(&cpu, 0, sizeof cpu);
-  cpu_reset(&cpu);
+  cpu_init(&cpu, test_machine());
   uint64_t stop = (uint64_t)(uintptr_t)stop_marker;
   uint64_t *sp = &stack[4096 - 8];
   *--sp = stop; /* the return address */
@@ -282,7 +281,7 @@ static int decode_bytes(const uint8_t *bytes, unsigned len, Insn *in) {
   memset(at, 0x90, 16);
   memcpy(at, bytes, len);
   uint64_t fault_at = 0;
-  return decode_insn((uint64_t)(uintptr_t)at, in, &fault_at);
+  return decode_insn(&test_machine()->dec, (uint64_t)(uintptr_t)at, in, &fault_at);
 }
 
 static void test_decode_forms(void **state) {

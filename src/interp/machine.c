@@ -1,0 +1,21 @@
+/* machine.c: creating and destroying a machine's core state. */
+#include "machine.h"
+
+#include <string.h>
+
+bool machine_init(Machine *m) {
+  memset(m, 0, sizeof *m);
+  m->fp_tier = fp_tier_best();
+  if (!decoder_open(&m->dec, &m->model)) return false;
+  if (!block_cache_init(&m->code, &m->dec)) {
+    decoder_close(&m->dec);
+    return false;
+  }
+  return true;
+}
+
+void machine_destroy(Machine *m) {
+  block_cache_destroy(&m->code);
+  ranges_free(&m->mem);
+  decoder_close(&m->dec);
+}

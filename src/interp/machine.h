@@ -1,0 +1,32 @@
+/* machine.h: one emulated machine's core state: its CPU model, its decoder and its
+ * decoded code. The CPUs that run on it point to it (Cpu.m); it knows no operating
+ * system: the Linux personality's process, or the public API's machine, wraps it.
+ *
+ * Guest addresses are host addresses (access.h), so the machines of one host process
+ * share one address space: each owns the mappings it made, and a mapping that would
+ * overlap another's is refused (docs/api.md, "Two machines"). */
+#ifndef X64EMU_MACHINE_H
+#define X64EMU_MACHINE_H
+
+#include <stdbool.h>
+
+#include "../decoder/block.h"
+#include "../decoder/decode.h"
+#include "cpuid.h"
+#include "mxcsr.h"
+#include "ranges.h"
+
+typedef struct Machine {
+  CpuModel model;     /* what CPUID says and which instructions decode */
+  enum FpTier fp_tier; /* who runs the floating-point instructions */
+  Decoder dec;
+  BlockCache code;
+  RangeSet mem;        /* the guest's memory: what it may map over, unmap and protect */
+} Machine;
+
+/* The whole CPU model, the best floating-point tier of this host, an empty cache.
+ * False if Capstone or the cache's reservation fails (nothing then needs destroying). */
+bool machine_init(Machine *m);
+void machine_destroy(Machine *m);
+
+#endif
