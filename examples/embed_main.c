@@ -63,7 +63,7 @@ int main(int argc, char **argv) {
   }
   fault_install();
   Cpu *c = &proc.main.cpu;
-  if (linux_run(c, main_at)) {
+  if (linux_run(c, main_at) == STOP_ADDRESS) {
     printf("stopped at main (0x%llx) after %llu instructions: argc=%llu argv[0]=\"%s\"\n",
            (unsigned long long)main_at, (unsigned long long)c->icount,
            (unsigned long long)c->r[RDI], (const char *)(uintptr_t)ld64(c->r[RSI]));

@@ -19,7 +19,7 @@ static inline unsigned hash(uint64_t rip) {
 
 bool block_cache_init(BlockCache *bc, const Decoder *dec) {
   *bc = (BlockCache){.lo_addr = UINT64_MAX, .dec = dec};
-  bc->table = calloc(1u << HASH_BITS, sizeof *bc->table);
+  bc->table = calloc(2u << HASH_BITS, sizeof *bc->table);
   void *arena = mmap(NULL, ARENA_SIZE, PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (!bc->table || arena == MAP_FAILED) {
@@ -28,6 +28,7 @@ bool block_cache_init(BlockCache *bc, const Decoder *dec) {
     bc->table = NULL;
     return false;
   }
+  bc->single = bc->table + (1u << HASH_BITS);
   bc->arena = bc->arena_top = arena;
   return true;
 }
@@ -35,13 +36,15 @@ bool block_cache_init(BlockCache *bc, const Decoder *dec) {
 void block_cache_destroy(BlockCache *bc) {
   if (bc->arena) munmap(bc->arena, ARENA_SIZE);
   free(bc->table);
-  bc->table = NULL;
+  free(bc->breakpoints);
+  bc->table = bc->single = NULL;
+  bc->breakpoints = NULL;
   bc->arena = bc->arena_top = NULL;
 }
 
 void block_flush_all(BlockCache *bc) {
   bc->generation++;
-  memset(bc->table, 0, (sizeof *bc->table) << HASH_BITS);
+  memset(bc->table, 0, (sizeof *bc->table) << (HASH_BITS + 1));
   madvise(bc->arena, (size_t)(bc->arena_top - bc->arena), MADV_DONTNEED);
   bc->arena_top = bc->arena;
   bc->lo_addr = UINT64_MAX;
@@ -62,26 +65,68 @@ static void *arena_alloc(BlockCache *bc, size_t size) {
   return p;
 }
 
-static Block *decode_block(BlockCache *bc, uint64_t rip) {
-  Insn buf[MAX_BLOCK_INSNS];
-  unsigned n = 0;
+bool block_breakpoint_at(const BlockCache *bc, uint64_t rip) {
+  for (size_t i = 0; i < bc->n_breakpoints; i++)
+    if (bc->breakpoints[i] == rip) return true;
+  return false;
+}
+
+bool block_breakpoint_set(BlockCache *bc, uint64_t rip, bool on) {
+  if (block_breakpoint_at(bc, rip) == on) return true;
+  if (on) {
+    uint64_t *more = realloc(bc->breakpoints, (bc->n_breakpoints + 1) * sizeof *more);
+    if (!more) return false;
+    bc->breakpoints = more;
+    bc->breakpoints[bc->n_breakpoints++] = rip;
+  } else {
+    size_t i = 0;
+    while (bc->breakpoints[i] != rip) i++;
+    bc->breakpoints[i] = bc->breakpoints[--bc->n_breakpoints];
+  }
+  block_flush_all(bc); /* blocks say whether they hold one */
+  return true;
+}
+
+void block_insn_hook_set(BlockCache *bc, Handler hook, uint64_t lo, uint64_t hi) {
+  bc->hook = hook;
+  bc->hook_lo = hook ? lo : 0;
+  bc->hook_hi = hook ? hi : 0;
+  block_flush_all(bc);
+}
+
+/* Decodes one instruction at pc into in: its record, or one that raises the fault of
+ * unreadable bytes (the instructions before them run; reaching them faults). */
+static void decode_one(BlockCache *bc, uint64_t pc, Insn *in) {
+  uint64_t fault_at = 0;
+  if (decode_insn(bc->dec, pc, in, &fault_at) != 0) return;
+  in->rip = pc;
+  in->len = 0;
+  in->disp = (int64_t)fault_at;
+  in->fn = op_fetch_fault;
+  in->flags_use = FL_ALL; /* the signal frame shows every flag */
+  in->ends = 1;
+}
+
+/* The block at rip: up to MAX_BLOCK_INSNS instructions, or one when single. */
+static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
+  Insn buf[2 * MAX_BLOCK_INSNS];
+  unsigned n = 0, ninsn = 0;
+  bool has_rep = false, has_bp = false;
   uint64_t pc = rip;
-  while (n < MAX_BLOCK_INSNS) {
-    uint64_t fault_at = 0;
-    Insn *in = &buf[n];
-    int len = decode_insn(bc->dec, pc, in, &fault_at);
-    if (len == 0) {
-      /* Unreadable bytes: the instructions before them run; reaching them faults. */
-      in->rip = pc;
-      in->len = 0;
-      in->disp = (int64_t)fault_at;
-      in->fn = op_fetch_fault;
-      in->flags_use = FL_ALL; /* the signal frame shows every flag */
-      in->ends = 1;
-      n++;
-      break;
+  while (ninsn < (single ? 1 : MAX_BLOCK_INSNS)) {
+    if (pc >= bc->hook_lo && pc < bc->hook_hi) {
+      /* The hook sees every flag as the instruction before left it. */
+      buf[n++] = (Insn){.fn = bc->hook, .rip = pc, .nth = (uint8_t)ninsn, .flags_use = FL_ALL,
+                        .base = REG_NONE, .index = REG_NONE};
     }
-    n++;
+    Insn *in = &buf[n++];
+    decode_one(bc, pc, in);
+    in->nth = (uint8_t)ninsn++;
+    if (in->fn == op_string && in->rep != REP_NONE) {
+      has_rep = true;
+      in->step1 = single;
+    }
+    if (block_breakpoint_at(bc, pc)) has_bp = true;
     pc += in->len;
     if (in->ends) break;
   }
@@ -97,6 +142,9 @@ static Block *decode_block(BlockCache *bc, uint64_t rip) {
   b->end = pc;
   b->fall = b->taken = NULL;
   b->n = n;
+  b->ninsn = ninsn;
+  b->has_rep = has_rep;
+  b->has_bp = has_bp;
   memcpy(b->insns, buf, n * sizeof(Insn));
   if (rip < bc->lo_addr) bc->lo_addr = rip;
   if (pc + 15 > bc->hi_addr) bc->hi_addr = pc + 15;
@@ -104,12 +152,16 @@ static Block *decode_block(BlockCache *bc, uint64_t rip) {
   return b;
 }
 
-Block *block_get(BlockCache *bc, uint64_t rip) {
+static Block *lookup(BlockCache *bc, Block **table, uint64_t rip, bool single) {
   unsigned h = hash(rip);
-  for (Block *b = bc->table[h]; b; b = b->hnext)
+  for (Block *b = table[h]; b; b = b->hnext)
     if (b->start == rip) return b;
-  Block *b = decode_block(bc, rip);
-  b->hnext = bc->table[h];
-  bc->table[h] = b;
+  Block *b = decode_block(bc, rip, single);
+  b->hnext = table[h];
+  table[h] = b;
   return b;
 }
+
+Block *block_get(BlockCache *bc, uint64_t rip) { return lookup(bc, bc->table, rip, false); }
+
+Block *block_get_single(BlockCache *bc, uint64_t rip) { return lookup(bc, bc->single, rip, true); }

@@ -13,18 +13,32 @@ typedef struct Block {
   struct Block *hnext;    /* hash chain */
   struct Block *fall;     /* successor when execution leaves at `end` */
   struct Block *taken;    /* the last other successor */
-  uint32_t n;             /* instructions */
+  uint32_t n;             /* records: the instructions, and a hook record before each
+                             instruction an instruction hook watches */
+  uint32_t ninsn;         /* guest instructions */
+  uint8_t has_rep;        /* holds a REP string instruction (its iterations count) */
+  uint8_t has_bp;         /* holds a breakpoint address */
   Insn insns[];
 } Block;
 
-/* One machine's decoded code: a hash table of blocks in one arena, flushed whole. */
+/* One machine's decoded code: hash tables of blocks in one arena, flushed whole. Blocks
+ * run whole; runs that must stop at an exact instruction (a count, a breakpoint inside a
+ * block, a stop address) take one-instruction blocks from a table of their own. */
 typedef struct BlockCache {
   Block **table;
+  Block **single; /* one-instruction blocks */
   uint8_t *arena, *arena_top;
   uint64_t lo_addr, hi_addr; /* span of all cached code */
   uint64_t generation;       /* changes at each flush: older Block pointers are gone */
   uint64_t decoded;          /* blocks decoded since creation, for statistics and tests */
   const Decoder *dec;
+  /* What decoding puts into blocks: breakpoint addresses (Block.has_bp), and a hook
+   * record running hook before each instruction in [hook_lo, hook_hi). Changing them
+   * flushes the cache. */
+  uint64_t *breakpoints;
+  size_t n_breakpoints;
+  uint64_t hook_lo, hook_hi;
+  Handler hook;
 } BlockCache;
 
 /* Reserves the cache's memory; false if the host refuses. */
@@ -34,6 +48,18 @@ void block_cache_destroy(BlockCache *bc);
 /* The block starting at rip, decoded on first use. Never NULL: a block that starts at
  * an unreadable address holds one instruction that raises the guest's SIGSEGV. */
 Block *block_get(BlockCache *bc, uint64_t rip);
+
+/* The one-instruction block at rip, its REP string instruction marked step1. */
+Block *block_get_single(BlockCache *bc, uint64_t rip);
+
+/* Whether a breakpoint is set at rip. */
+bool block_breakpoint_at(const BlockCache *bc, uint64_t rip);
+
+/* Sets or clears the breakpoint at rip; false if memory runs out. */
+bool block_breakpoint_set(BlockCache *bc, uint64_t rip, bool on);
+
+/* A hook record running `hook` before every instruction in [lo, hi) (lo == hi: none). */
+void block_insn_hook_set(BlockCache *bc, Handler hook, uint64_t lo, uint64_t hi);
 
 /* Drops every decoded block (code was unmapped, re-protected or written). */
 void block_flush_all(BlockCache *bc);

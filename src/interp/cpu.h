@@ -72,8 +72,12 @@ typedef enum StopReason {
   STOP_SYSCALL = 1, /* SYSCALL ran: rip is after it, rcx/r11 are set; the OS layer performs it */
   STOP_FAULT,       /* a synchronous fault or trap, in c->fault; rip is the faulting
                        instruction (the next one for a trap such as INT3) */
-  STOP_ADDRESS,     /* a block boundary reached the stop address */
+  STOP_ADDRESS,     /* rip reached the stop address; the instruction there has not run */
+  STOP_BREAKPOINT,  /* rip reached a breakpoint (not the run's first instruction) */
+  STOP_BUDGET,      /* icount reached icount_limit: one step, or N instructions, done */
+  STOP_REQUESTED,   /* cpu_request_stop(c, STOP_REQUESTED): a hook or another thread */
   STOP_EVENT,       /* a bit of c->events is set: whoever set it handles and clears it */
+  STOP_EXIT,        /* never from the core: an OS layer's loop says the guest exited */
 } StopReason;
 
 /* A synchronous fault as the guest's kernel would report it. */
@@ -103,7 +107,9 @@ typedef struct Cpu {
   int exit_status;              /* the OS layer's: valid once the guest exited */
   int term_signal;              /* the OS layer's: non-zero when the guest dies of it */
   const struct Insn *cur;       /* the instruction being executed, for faults */
-  uint64_t icount;              /* guest instructions retired (block granularity) */
+  uint64_t icount;              /* instructions retired; each iteration of a REP string
+                                   instruction is one, as the trap flag steps them */
+  uint64_t icount_limit;        /* cpu_run returns STOP_BUDGET once icount reaches it */
   sigjmp_buf fault_jmp;         /* where a host fault in guest code lands */
   struct Machine *m;            /* the machine it runs on: model, decoder, code cache */
   void *owner;                  /* the OS layer's object for this CPU (its thread), or NULL */

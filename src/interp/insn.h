@@ -29,6 +29,8 @@ struct Insn {
   uint8_t addr32 : 1; /* 67 prefix: 32-bit address arithmetic */
   uint8_t ends : 1;   /* control may leave straight-line order: the block ends here */
   uint8_t chain : 1;  /* another instruction of the block follows (set by block.c) */
+  uint8_t step1 : 1;  /* in a one-instruction block: a REP string instruction runs only
+                         the iterations icount_limit leaves (block.c) */
   uint8_t rep;    /* REP_NONE, REP_E (F3), REP_NE (F2) for string instructions */
   uint8_t op;     /* sub-operation chosen by the decoder (ALU kind, condition code...) */
   uint8_t aux;    /* second small immediate or handler-specific detail */
@@ -36,6 +38,7 @@ struct Insn {
    * and which of them a later instruction may read (block.c's liveness pass). Handlers
    * may skip computing a flag that is not live. */
   uint8_t flags_use, flags_def, flags_live;
+  uint8_t nth;    /* guest instructions before this record in its block (block.c) */
 };
 
 enum {

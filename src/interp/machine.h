@@ -16,12 +16,22 @@
 #include "mxcsr.h"
 #include "ranges.h"
 
+/* Callbacks of whoever embeds the core (the public API), each optional. The instruction
+ * hook runs before every instruction in the range given to block_insn_hook_set, the block
+ * hook before every block of a run. Either may change registers, move rip, or stop the
+ * run with cpu_request_stop(c, STOP_REQUESTED). */
+typedef struct MachineHooks {
+  void (*insn)(Cpu *c, uint64_t rip, unsigned len);
+  void (*block)(Cpu *c, uint64_t start, uint64_t len);
+} MachineHooks;
+
 typedef struct Machine {
   CpuModel model;     /* what CPUID says and which instructions decode */
   enum FpTier fp_tier; /* who runs the floating-point instructions */
   Decoder dec;
   BlockCache code;
   RangeSet mem;        /* the guest's memory: what it may map over, unmap and protect */
+  MachineHooks hooks;
 } Machine;
 
 /* The whole CPU model, the best floating-point tier of this host, an empty cache.

@@ -1,4 +1,6 @@
-/* run.c: the dispatch loop: blocks run back to back, chained, with one event check each. */
+/* run.c: the dispatch loop: blocks run back to back, chained, with one event check each;
+ * runs that must stop at an exact instruction go one instruction at a time where they
+ * have to. */
 #include "run.h"
 
 #include <signal.h>
@@ -12,9 +14,15 @@
 #include "insn.h"
 #include "machine.h"
 
+/* What siglongjmp passes to cpu_run from a hook inside a block (not a signal): it stopped
+ * the run, or moved rip. */
+#define JUMP_STOP (1 << 16)
+#define JUMP_MOVED (JUMP_STOP + 1)
+
 void cpu_init(Cpu *c, Machine *m) {
   memset(c, 0, sizeof *c);
   c->m = m;
+  c->icount_limit = UINT64_MAX;
   cpu_reset(c);
 }
 
@@ -38,14 +46,29 @@ _Noreturn void guest_trap_next(Cpu *c, int sig, int code, uint64_t addr) {
   fault_code = code;
   fault_addr = addr;
   c->rip = insn_next(c->cur);
+  c->icount++; /* a trap retires its instruction */
   siglongjmp(c->fault_jmp, -sig);
+}
+
+/* The record before an instruction that an instruction hook watches: the hook runs with
+ * rip at the instruction, and may stop the run before it or send it elsewhere. */
+void op_insn_hook(Cpu *c, const Insn *in) {
+  uint64_t end = c->rip;
+  c->rip = in->rip;
+  c->m->hooks.insn(c, in->rip, in[1].len);
+  if ((c->events & EV_STOP) || c->rip != in->rip) {
+    c->icount += in->nth;
+    siglongjmp(c->fault_jmp, c->events & EV_STOP ? JUMP_STOP : JUMP_MOVED);
+  }
+  c->rip = end;
+  DISPATCH_NEXT(c, in);
 }
 
 /* Runs one block's instructions; the last one may redirect c->rip. Handlers that end in
  * DISPATCH_NEXT run several instructions before returning; c->cur says how far. */
 static inline void run_block(Cpu *c, const Block *b) {
   c->rip = b->end;
-  uint32_t n = b->n; /* read now: a syscall in the block may flush the cache */
+  uint32_t n = b->n, ninsn = b->ninsn; /* read now: a syscall in the block may flush the cache */
   const Insn *in = b->insns, *last = b->insns + n - 1;
   for (;;) {
     c->cur = in;
@@ -53,14 +76,58 @@ static inline void run_block(Cpu *c, const Block *b) {
     if (c->cur == last) break;
     in = c->cur + 1;
   }
-  c->icount += n;
+  c->icount += ninsn;
 }
 
-/* Runs chained blocks until an event or stop_rip. Kept out of cpu_run so that the
- * compiler can hold c and the block in registers: a function that calls sigsetjmp keeps
- * its locals in memory. */
-static __attribute__((noinline)) StopReason run_blocks(Cpu *c, uint64_t stop_rip) {
-  BlockCache *code = &c->m->code;
+/* State of a run that must stop at exact instructions (a count, an address, breakpoints,
+ * block hooks): checked at every instruction boundary where it may matter. */
+typedef struct Precise {
+  uint64_t until;
+  bool first;     /* nothing ran yet: a breakpoint where the run starts does not stop it */
+  bool mid_block; /* the last instruction run alone did not end its block */
+} Precise;
+
+/* A reason for a precise run to stop at c->rip, before anything there is decoded; 0 if
+ * none. */
+static StopReason precise_stop(const Cpu *c, const Precise *p) {
+  const BlockCache *code = &c->m->code;
+  if (p->until && c->rip == p->until) return STOP_ADDRESS;
+  if (c->icount >= c->icount_limit) return STOP_BUDGET;
+  if (!p->first && code->n_breakpoints && block_breakpoint_at(code, c->rip)) return STOP_BREAKPOINT;
+  return 0;
+}
+
+/* What a precise run does with block b at c->rip. */
+enum { RUN_BLOCK, RUN_SINGLE, LOOK_AGAIN };
+
+static int precise_choice(Cpu *c, const Precise *p, const Block *b) {
+  if (c->m->hooks.block) {
+    c->m->hooks.block(c, b->start, b->end - b->start);
+    /* The hook may stop the run (the loop's event check takes it) or move rip. */
+    if (c->events || c->rip != b->start) return LOOK_AGAIN;
+  }
+  bool limited = c->icount_limit != UINT64_MAX;
+  bool single = c->icount_limit - c->icount < b->ninsn || (limited && b->has_rep) ||
+                (p->until > b->start && p->until < b->end) || b->has_bp;
+  return single ? RUN_SINGLE : RUN_BLOCK;
+}
+
+/* Runs the one instruction at c->rip. */
+static void run_single(Cpu *c, Precise *p) {
+  const Block *one = block_get_single(&c->m->code, c->rip);
+  p->first = false;
+  run_block(c, one);
+  p->mid_block = !one->insns[one->n - 1].ends;
+}
+
+/* Runs chained blocks until an event or a stop. Kept out of cpu_run so that the compiler
+ * can hold c and the block in registers: a function that calls sigsetjmp keeps its locals
+ * in memory. */
+static __attribute__((noinline)) StopReason run_blocks(Cpu *c, uint64_t until) {
+  Machine *m = c->m;
+  BlockCache *code = &m->code;
+  Precise p = {.until = until, .first = true};
+  bool precise = until || c->icount_limit != UINT64_MAX || code->n_breakpoints || m->hooks.block;
   Block *b = NULL;
   uint64_t gen = code->generation;
   for (;;) {
@@ -69,7 +136,14 @@ static __attribute__((noinline)) StopReason run_blocks(Cpu *c, uint64_t stop_rip
       __atomic_fetch_and((uint32_t *)&c->events, ~(uint32_t)EV_STOP, __ATOMIC_RELAXED);
       return c->stop;
     }
-    if (stop_rip && c->rip == stop_rip) return STOP_ADDRESS;
+    if (__builtin_expect(precise, 0)) {
+      StopReason why = precise_stop(c, &p);
+      if (why) return why;
+      if (p.mid_block) { /* the rest of a block runs an instruction at a time */
+        run_single(c, &p);
+        continue;
+      }
+    }
     Block *next;
     if (b && gen == code->generation) {
       if (c->rip == b->end && b->fall) next = b->fall;
@@ -86,23 +160,38 @@ static __attribute__((noinline)) StopReason run_blocks(Cpu *c, uint64_t stop_rip
     }
     gen = code->generation;
     b = next;
+    if (__builtin_expect(precise, 0)) {
+      int what = precise_choice(c, &p, b);
+      p.first = false;
+      if (what != RUN_BLOCK) {
+        if (what == RUN_SINGLE) run_single(c, &p);
+        b = NULL; /* no chaining from a one-instruction block */
+        continue;
+      }
+    }
     run_block(c, b);
   }
 }
 
-StopReason cpu_run(Cpu *c, uint64_t stop_rip) {
+StopReason cpu_run(Cpu *c, uint64_t until) {
   sigjmp_buf *saved = fault_landing;
   int sig = sigsetjmp(c->fault_jmp, 0);
+  if (sig == JUMP_MOVED) sig = 0; /* runs on from the new rip, landing here again */
   if (sig != 0) {
-    /* A host fault (sig > 0: SIGSEGV/SIGBUS on guest memory) or a guest trap (sig < 0)
-     * in the instruction c->cur. */
     fault_landing = saved;
+    if (sig == JUMP_STOP) { /* a hook stopped the run before c->cur's instruction */
+      __atomic_fetch_and((uint32_t *)&c->events, ~(uint32_t)EV_STOP, __ATOMIC_RELAXED);
+      return c->stop;
+    }
+    /* A host fault (sig > 0: SIGSEGV/SIGBUS on guest memory) or a guest trap (sig < 0)
+     * in the instruction c->cur; the ones before it in its block retired. */
     if (sig > 0) c->rip = c->cur->rip;
+    c->icount += c->cur->nth;
     c->fault = (Fault){sig > 0 ? sig : -sig, fault_code, fault_addr};
     return STOP_FAULT;
   }
   fault_landing = &c->fault_jmp;
-  StopReason why = run_blocks(c, stop_rip);
+  StopReason why = run_blocks(c, until);
   fault_landing = saved;
   return why;
 }

@@ -7,13 +7,19 @@
 #include "cpu.h"
 
 /* Runs guest code from c->rip until something needs the caller: a system call, a fault,
- * an event (c->events), or, when stop_rip is not zero, a block boundary at stop_rip.
- * The OS layer (the Linux personality, or the embedder) handles the reason and runs
- * again; the core itself never calls it. */
-StopReason cpu_run(Cpu *c, uint64_t stop_rip);
+ * an event (c->events), a breakpoint (not at the first instruction), c->icount reaching
+ * c->icount_limit, a stop request, or, when until is not zero, rip reaching until.
+ * Every stop is at an exact instruction boundary (a REP string instruction's iterations
+ * are instructions). The OS layer (the Linux personality, or the embedder) handles the
+ * reason and runs again; the core itself never calls it. */
+StopReason cpu_run(Cpu *c, uint64_t until);
 
-/* Makes cpu_run return `why` once the current instruction's block ends (called by a
- * handler that ends its block, such as SYSCALL's). */
+/* The hook record's handler (block.c puts one before each watched instruction). */
+void op_insn_hook(Cpu *c, const struct Insn *in);
+
+/* Makes cpu_run return `why`: at once from a hook, else once the current instruction's
+ * block ends (a handler that ends its block, such as SYSCALL's), or at the next block
+ * from another thread. */
 static inline void cpu_request_stop(Cpu *c, StopReason why) {
   c->stop = why;
   __atomic_fetch_or((uint32_t *)&c->events, EV_STOP, __ATOMIC_RELAXED);

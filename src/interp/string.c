@@ -86,15 +86,28 @@ void op_string(Cpu *c, const Insn *in) {
   if (in->addr32) truncate_index_regs(c, in);
   if (in->rep == REP_NONE) {
     string_step(c, in, step);
+  } else if (!in->addr32 && !in->step1 && string_bulk(c, in, n)) {
+    c->icount += n - 1; /* each iteration is an instruction; the block counts one */
+    return;
   } else {
-    if (!in->addr32 && string_bulk(c, in, n)) return;
-    bool repeats = in->op == CMPS || in->op == SCAS;
-    while (n) {
+    /* Each iteration retires as an instruction, counted as it completes (a fault in the
+     * next one leaves the count right). Stepping (step1) runs the iterations the
+     * instruction budget leaves, and the instruction again when the count is not done. */
+    bool repeats = in->op == CMPS || in->op == SCAS, ended = false;
+    uint64_t allowed = in->step1 ? c->icount_limit - c->icount : UINT64_MAX, done = 0;
+    while (n && done < allowed) {
       bool go_on = string_step(c, in, step);
       n--;
       c->r[RCX] = n;
-      if (repeats && !go_on) break;
+      c->icount++;
+      done++;
+      if (repeats && !go_on) {
+        ended = true;
+        break;
+      }
     }
+    c->icount--; /* the block counts the instruction once */
+    if (n && !ended) c->rip = in->rip;
   }
   if (in->addr32) truncate_index_regs(c, in);
   DISPATCH_NEXT(c, in);

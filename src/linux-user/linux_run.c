@@ -26,16 +26,17 @@ static void perform_syscall(Cpu *c) {
   fault_landing = saved;
 }
 
-bool linux_run(Cpu *c, uint64_t stop_rip) {
+StopReason linux_run(Cpu *c, uint64_t until) {
   for (;;) {
-    if (c->events & EV_EXIT) return false;
-    switch (cpu_run(c, stop_rip)) {
+    if (c->events & EV_EXIT) return STOP_EXIT;
+    StopReason why = cpu_run(c, until);
+    switch (why) {
     case STOP_SYSCALL: perform_syscall(c); break;
     case STOP_FAULT: signals_deliver_sync(c, c->fault.sig, c->fault.code, c->fault.addr); break;
     case STOP_EVENT:
       if (c->events & EV_SIGNAL) signals_deliver_pending(c);
       break;
-    case STOP_ADDRESS: return true;
+    default: return why;
     }
   }
 }

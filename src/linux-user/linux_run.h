@@ -8,8 +8,9 @@
 
 #include "../interp/cpu.h"
 
-/* Runs the guest until it exits (or dies of a signal: c->exit_status, c->term_signal),
- * or, when stop_rip is not zero, until a block boundary reaches stop_rip: true then. */
-bool linux_run(Cpu *c, uint64_t stop_rip);
+/* Runs the guest until it exits or dies of a signal (STOP_EXIT: c->exit_status,
+ * c->term_signal), or until a stop that is its caller's: rip at until (when not zero),
+ * a breakpoint, the instruction budget, a stop request. */
+StopReason linux_run(Cpu *c, uint64_t until);
 
 #endif
