@@ -87,10 +87,13 @@ bool block_breakpoint_set(BlockCache *bc, uint64_t rip, bool on) {
   return true;
 }
 
-void block_insn_hook_set(BlockCache *bc, Handler hook, uint64_t lo, uint64_t hi) {
+void block_hooks_set(BlockCache *bc, Handler hook, uint64_t lo, uint64_t hi, bool rep_once) {
+  if (!hook) lo = hi = 0;
+  if (bc->hook == hook && bc->hook_lo == lo && bc->hook_hi == hi && bc->rep_once == rep_once) return;
   bc->hook = hook;
-  bc->hook_lo = hook ? lo : 0;
-  bc->hook_hi = hook ? hi : 0;
+  bc->hook_lo = lo;
+  bc->hook_hi = hi;
+  bc->rep_once = rep_once;
   block_flush_all(bc);
 }
 
@@ -124,7 +127,7 @@ static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
     in->nth = (uint8_t)ninsn++;
     if (in->fn == op_string && in->rep != REP_NONE) {
       has_rep = true;
-      in->step1 = single;
+      if (single || bc->rep_once) in->rep_once = in->ends = 1;
     }
     if (block_breakpoint_at(bc, pc)) has_bp = true;
     pc += in->len;

@@ -39,6 +39,7 @@ typedef struct BlockCache {
   size_t n_breakpoints;
   uint64_t hook_lo, hook_hi;
   Handler hook;
+  bool rep_once; /* every REP string instruction runs an iteration per dispatch */
 } BlockCache;
 
 /* Reserves the cache's memory; false if the host refuses. */
@@ -49,7 +50,7 @@ void block_cache_destroy(BlockCache *bc);
  * an unreadable address holds one instruction that raises the guest's SIGSEGV. */
 Block *block_get(BlockCache *bc, uint64_t rip);
 
-/* The one-instruction block at rip, its REP string instruction marked step1. */
+/* The one-instruction block at rip (a REP string instruction runs one iteration). */
 Block *block_get_single(BlockCache *bc, uint64_t rip);
 
 /* Whether a breakpoint is set at rip. */
@@ -58,8 +59,10 @@ bool block_breakpoint_at(const BlockCache *bc, uint64_t rip);
 /* Sets or clears the breakpoint at rip; false if memory runs out. */
 bool block_breakpoint_set(BlockCache *bc, uint64_t rip, bool on);
 
-/* A hook record running `hook` before every instruction in [lo, hi) (lo == hi: none). */
-void block_insn_hook_set(BlockCache *bc, Handler hook, uint64_t lo, uint64_t hi);
+/* What hooks need of decoding: a hook record running `hook` before every instruction in
+ * [lo, hi) (lo == hi: none), and with rep_once each iteration of a REP string instruction
+ * dispatched alone (a block of its own, as a jump to itself), as hooks count them. */
+void block_hooks_set(BlockCache *bc, Handler hook, uint64_t lo, uint64_t hi, bool rep_once);
 
 /* Drops every decoded block (code was unmapped, re-protected or written). */
 void block_flush_all(BlockCache *bc);

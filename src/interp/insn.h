@@ -29,8 +29,9 @@ struct Insn {
   uint8_t addr32 : 1; /* 67 prefix: 32-bit address arithmetic */
   uint8_t ends : 1;   /* control may leave straight-line order: the block ends here */
   uint8_t chain : 1;  /* another instruction of the block follows (set by block.c) */
-  uint8_t step1 : 1;  /* in a one-instruction block: a REP string instruction runs only
-                         the iterations icount_limit leaves (block.c) */
+  uint8_t rep_once : 1; /* a REP string instruction runs one iteration per execution and
+                           ends its block, so that every iteration is a step and meets
+                           its hook, as with the trap flag (block.c) */
   uint8_t rep;    /* REP_NONE, REP_E (F3), REP_NE (F2) for string instructions */
   uint8_t op;     /* sub-operation chosen by the decoder (ALU kind, condition code...) */
   uint8_t aux;    /* second small immediate or handler-specific detail */

@@ -32,6 +32,7 @@ typedef struct Machine {
   BlockCache code;
   RangeSet mem;        /* the guest's memory: what it may map over, unmap and protect */
   MachineHooks hooks;
+  void *embedder;      /* the public API's handle of this machine, for its hooks */
 } Machine;
 
 /* The whole CPU model, the best floating-point tier of this host, an empty cache.

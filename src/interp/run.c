@@ -51,14 +51,17 @@ _Noreturn void guest_trap_next(Cpu *c, int sig, int code, uint64_t addr) {
 }
 
 /* The record before an instruction that an instruction hook watches: the hook runs with
- * rip at the instruction, and may stop the run before it or send it elsewhere. */
+ * rip at the instruction, and may stop the run before it, send it elsewhere, or change
+ * code (which drops the block this record is in: the run goes on from a fresh decode). */
 void op_insn_hook(Cpu *c, const Insn *in) {
-  uint64_t end = c->rip;
-  c->rip = in->rip;
-  c->m->hooks.insn(c, in->rip, in[1].len);
-  if ((c->events & EV_STOP) || c->rip != in->rip) {
-    c->icount += in->nth;
-    siglongjmp(c->fault_jmp, c->events & EV_STOP ? JUMP_STOP : JUMP_MOVED);
+  uint64_t end = c->rip, rip = in->rip, gen = c->m->code.generation;
+  unsigned nth = in->nth;
+  c->rip = rip;
+  c->m->hooks.insn(c, rip, in[1].len);
+  bool stop = c->events & EV_STOP;
+  if (stop || c->rip != rip || c->m->code.generation != gen) {
+    c->icount += nth;
+    siglongjmp(c->fault_jmp, stop ? JUMP_STOP : JUMP_MOVED);
   }
   c->rip = end;
   DISPATCH_NEXT(c, in);
@@ -102,9 +105,11 @@ enum { RUN_BLOCK, RUN_SINGLE, LOOK_AGAIN };
 
 static int precise_choice(Cpu *c, const Precise *p, const Block *b) {
   if (c->m->hooks.block) {
+    uint64_t gen = c->m->code.generation;
     c->m->hooks.block(c, b->start, b->end - b->start);
-    /* The hook may stop the run (the loop's event check takes it) or move rip. */
-    if (c->events || c->rip != b->start) return LOOK_AGAIN;
+    /* The hook may stop the run (the loop's event check takes it), move rip, or change
+     * code (b is gone). */
+    if (c->events || c->rip != b->start || c->m->code.generation != gen) return LOOK_AGAIN;
   }
   bool limited = c->icount_limit != UINT64_MAX;
   bool single = c->icount_limit - c->icount < b->ninsn || (limited && b->has_rep) ||

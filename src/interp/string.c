@@ -86,15 +86,15 @@ void op_string(Cpu *c, const Insn *in) {
   if (in->addr32) truncate_index_regs(c, in);
   if (in->rep == REP_NONE) {
     string_step(c, in, step);
-  } else if (!in->addr32 && !in->step1 && string_bulk(c, in, n)) {
+  } else if (!in->addr32 && !in->rep_once && string_bulk(c, in, n)) {
     c->icount += n - 1; /* each iteration is an instruction; the block counts one */
     return;
   } else {
     /* Each iteration retires as an instruction, counted as it completes (a fault in the
-     * next one leaves the count right). Stepping (step1) runs the iterations the
-     * instruction budget leaves, and the instruction again when the count is not done. */
+     * next one leaves the count right). Run one at a time (rep_once), the instruction
+     * runs again until its count is done. */
     bool repeats = in->op == CMPS || in->op == SCAS, ended = false;
-    uint64_t allowed = in->step1 ? c->icount_limit - c->icount : UINT64_MAX, done = 0;
+    uint64_t allowed = in->rep_once ? 1 : UINT64_MAX, done = 0;
     while (n && done < allowed) {
       bool go_on = string_step(c, in, step);
       n--;

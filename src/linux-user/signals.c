@@ -50,6 +50,7 @@ enum { X64_SS_ONSTACK = 1, X64_SS_DISABLE = 2, X64_MINSIGSTKSZ = 2048 };
  * siginfo, and the CPU to tell. Each stays blocked on the host until delivered, so that
  * its siginfo is not overwritten and further instances (queued real-time signals) wait in
  * the host. */
+static bool host_claimed; /* atomic: a Linux guest owns the host's signal state */
 static uint64_t taken; /* atomic */
 static X64Siginfo taken_info[X64_NSIG + 1];
 static Cpu *volatile signal_cpu;
@@ -562,6 +563,17 @@ int64_t signals_sigreturn(Cpu *c) {
   if (!sigcontext_restore(c, &uc.uc_mcontext)) return bad_frame(c);
   signals_altstack(c, c->r[RSP], &uc.uc_stack, NULL); /* refusals are ignored, as the kernel does */
   return (int64_t)c->r[RAX];
+}
+
+bool signals_host_claim(void) {
+  return !__atomic_exchange_n(&host_claimed, true, __ATOMIC_ACQ_REL);
+}
+
+void signals_host_release(void) {
+  signal_cpu = NULL;
+  fault_user_signal = NULL;
+  __atomic_store_n(&taken, 0, __ATOMIC_RELEASE);
+  __atomic_store_n(&host_claimed, false, __ATOMIC_RELEASE);
 }
 
 void signals_forked_child(Cpu *c) {

@@ -27,6 +27,12 @@ void signals_deliver_pending(Cpu *c);
 /* A system call returned -EINTR: delivery decides whether it restarts (SA_RESTART). */
 void signals_syscall_interrupted(Cpu *c, uint64_t nr);
 
+/* The host's signal dispositions and mask mirror one guest's, so one Linux guest runs per
+ * host process: claiming says whether this one may (the library's Linux machines), and
+ * releasing detaches it (the dispositions it set stay). */
+bool signals_host_claim(void);
+void signals_host_release(void);
+
 /* fork: the child starts with no pending signals. */
 void signals_forked_child(Cpu *c);
 

@@ -155,6 +155,7 @@ static int64_t exec_guest(Cpu *c, int dirfd, uint64_t guest_path, uint64_t guest
   if (kind == EXEC_ELF) {
     /* x64emu [options] -0 argv[0] -- file argv[1..] */
     char **reexec = proc_of(c)->opt.reexec_argv;
+    if (!reexec) return -ENOSYS; /* an embedded machine (the library) has no x64emu to run */
     size_t n_re = 0;
     while (reexec[n_re]) n_re++;
     char **host_argv = calloc(n_re + 4 + nargs + 1, sizeof *host_argv);

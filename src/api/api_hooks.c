@@ -1,0 +1,101 @@
+/* api_hooks.c: the hooks: a list per machine, and the core's callbacks that run them. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../interp/run.h"
+#include "api.h"
+
+static bool watches(const Hook *h, uint64_t address) {
+  return address >= h->begin && (h->end == 0 || address < h->end);
+}
+
+static void on_insn(Cpu *c, uint64_t rip, unsigned len) {
+  x64emu *x = c->m->embedder;
+  for (size_t i = 0; i < x->n_hooks; i++) {
+    const Hook *h = &x->hooks[i];
+    if (h->kind == HOOK_INSN && watches(h, rip)) ((x64emu_insn_hook)h->fn)(x, rip, len, h->user);
+  }
+}
+
+static void on_block(Cpu *c, uint64_t start, uint64_t len) {
+  x64emu *x = c->m->embedder;
+  for (size_t i = 0; i < x->n_hooks; i++) {
+    const Hook *h = &x->hooks[i];
+    if (h->kind == HOOK_BLOCK && watches(h, start))
+      ((x64emu_block_hook)h->fn)(x, start, len, h->user);
+  }
+}
+
+bool api_hooks_event(x64emu *x, HookKind kind, const x64emu_stop *event) {
+  for (size_t i = 0; i < x->n_hooks; i++) {
+    const Hook *h = &x->hooks[i];
+    if (h->kind == kind && ((x64emu_event_hook)h->fn)(x, event, h->user)) return true;
+  }
+  return false;
+}
+
+/* The core decodes hook records for the span of every instruction hook, and calls the
+ * block callback only when a block hook exists: no hook, no cost. */
+void api_hooks_update(x64emu *x) {
+  uint64_t lo = UINT64_MAX, hi = 0;
+  bool blocks = false;
+  for (size_t i = 0; i < x->n_hooks; i++) {
+    const Hook *h = &x->hooks[i];
+    if (h->kind == HOOK_BLOCK) blocks = true;
+    if (h->kind != HOOK_INSN) continue;
+    if (h->begin < lo) lo = h->begin;
+    uint64_t end = h->end ? h->end : UINT64_MAX;
+    if (end > hi) hi = end;
+  }
+  bool insns = lo < hi;
+  x->m->hooks.insn = insns ? on_insn : NULL;
+  x->m->hooks.block = blocks ? on_block : NULL;
+  block_hooks_set(&x->m->code, insns ? op_insn_hook : NULL, lo, hi, insns || blocks);
+}
+
+static x64emu_status add(x64emu *x, Hook h, int *id) {
+  if (!x || !h.fn || (h.end && h.end <= h.begin)) return X64EMU_ERR_ARG;
+  if (x->running) return X64EMU_ERR_RUNNING;
+  Hook *more = realloc(x->hooks, (x->n_hooks + 1) * sizeof *more);
+  if (!more) return X64EMU_ERR_NOMEM;
+  x->hooks = more;
+  h.id = x->next_id++;
+  x->hooks[x->n_hooks++] = h;
+  api_hooks_update(x);
+  if (id) *id = h.id;
+  return X64EMU_OK;
+}
+
+x64emu_status x64emu_hook_insn(x64emu *x, uint64_t begin, uint64_t end, x64emu_insn_hook hook,
+                               void *user, int *id) {
+  return add(x, (Hook){.kind = HOOK_INSN, .begin = begin, .end = end, .fn = (void *)hook, .user = user}, id);
+}
+
+x64emu_status x64emu_hook_block(x64emu *x, uint64_t begin, uint64_t end, x64emu_block_hook hook,
+                                void *user, int *id) {
+  return add(x, (Hook){.kind = HOOK_BLOCK, .begin = begin, .end = end, .fn = (void *)hook, .user = user}, id);
+}
+
+x64emu_status x64emu_hook_syscall(x64emu *x, x64emu_event_hook hook, void *user, int *id) {
+  return add(x, (Hook){.kind = HOOK_SYSCALL, .fn = (void *)hook, .user = user}, id);
+}
+
+x64emu_status x64emu_hook_fault(x64emu *x, x64emu_event_hook hook, void *user, int *id) {
+  return add(x, (Hook){.kind = HOOK_FAULT, .fn = (void *)hook, .user = user}, id);
+}
+
+x64emu_status x64emu_hook_invalid(x64emu *x, x64emu_event_hook hook, void *user, int *id) {
+  return add(x, (Hook){.kind = HOOK_INVALID, .fn = (void *)hook, .user = user}, id);
+}
+
+x64emu_status x64emu_hook_remove(x64emu *x, int id) {
+  if (!x) return X64EMU_ERR_ARG;
+  if (x->running) return X64EMU_ERR_RUNNING;
+  for (size_t i = 0; i < x->n_hooks; i++) {
+    if (x->hooks[i].id != id) continue;
+    memmove(&x->hooks[i], &x->hooks[i + 1], (--x->n_hooks - i) * sizeof *x->hooks);
+    api_hooks_update(x);
+    return X64EMU_OK;
+  }
+  return X64EMU_ERR_HOOK;
+}

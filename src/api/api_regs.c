@@ -1,0 +1,74 @@
+/* api_regs.c: reading and writing the CPU's registers. */
+#include <string.h>
+
+#include "../interp/flags.h"
+#include "../interp/mxcsr.h"
+#include "../interp/x87.h"
+#include "api.h"
+
+size_t x64emu_reg_size(int reg) {
+  if (reg < 0 || reg >= X64EMU_REG_COUNT) return 0;
+  if (reg <= X64EMU_REG_GS_BASE) return 8;
+  if (reg == X64EMU_REG_MXCSR) return 4;
+  if (reg <= X64EMU_REG_FTW) return 2;
+  if (reg <= X64EMU_REG_XMM15) return 16;
+  return 10;
+}
+
+/* st(i) is physical register (top + i) & 7. */
+static long double *st_reg(Cpu *c, int reg) { return &c->fpu.st[(c->fpu.top + reg - X64EMU_REG_ST0) & 7]; }
+
+x64emu_status x64emu_reg_read(x64emu *x, int reg, void *value) {
+  size_t size = x64emu_reg_size(reg);
+  if (!x || !value) return X64EMU_ERR_ARG;
+  if (!size) return X64EMU_ERR_REG;
+  Cpu *c = x->c;
+  uint64_t v = 0;
+  if (reg <= X64EMU_REG_R15) v = c->r[reg];
+  else if (reg == X64EMU_REG_RIP) v = c->rip;
+  else if (reg == X64EMU_REG_RFLAGS) v = flags_get(c);
+  else if (reg == X64EMU_REG_FS_BASE) v = c->fs_base;
+  else if (reg == X64EMU_REG_GS_BASE) v = c->gs_base;
+  else if (reg == X64EMU_REG_MXCSR) v = c->mxcsr;
+  else if (reg == X64EMU_REG_FCW) v = c->fpu.cw;
+  else if (reg == X64EMU_REG_FSW) v = x87_status_word(&c->fpu);
+  else if (reg == X64EMU_REG_FTW) v = x87_tag_word(&c->fpu);
+  else if (reg <= X64EMU_REG_XMM15) {
+    memcpy(value, &c->xmm[reg - X64EMU_REG_XMM0], 16);
+    return X64EMU_OK;
+  } else {
+    x87_to_ext80(*st_reg(c, reg), value);
+    return X64EMU_OK;
+  }
+  memcpy(value, &v, size); /* little-endian host */
+  return X64EMU_OK;
+}
+
+x64emu_status x64emu_reg_write(x64emu *x, int reg, const void *value) {
+  size_t size = x64emu_reg_size(reg);
+  if (!x || !value) return X64EMU_ERR_ARG;
+  if (!size) return X64EMU_ERR_REG;
+  Cpu *c = x->c;
+  if (reg >= X64EMU_REG_XMM0 && reg <= X64EMU_REG_XMM15) {
+    memcpy(&c->xmm[reg - X64EMU_REG_XMM0], value, 16);
+    return X64EMU_OK;
+  }
+  if (reg >= X64EMU_REG_ST0) {
+    *st_reg(c, reg) = x87_from_ext80(value);
+    return X64EMU_OK;
+  }
+  uint64_t v = 0;
+  memcpy(&v, value, size);
+  if (reg <= X64EMU_REG_R15) c->r[reg] = v;
+  else if (reg == X64EMU_REG_RIP) c->rip = v;
+  else if (reg == X64EMU_REG_RFLAGS) flags_set(c, (v & (F_ARITH | F_DF | F_AC | F_ID)) | F_IF);
+  else if (reg == X64EMU_REG_FS_BASE) c->fs_base = v;
+  else if (reg == X64EMU_REG_GS_BASE) c->gs_base = v;
+  else if (reg == X64EMU_REG_MXCSR) {
+    if (v & ~(uint64_t)MXCSR_WRITABLE) return X64EMU_ERR_ARG;
+    c->mxcsr = (uint32_t)v;
+  } else if (reg == X64EMU_REG_FCW) c->fpu.cw = (uint16_t)v;
+  else if (reg == X64EMU_REG_FSW) x87_set_status_word(&c->fpu, (uint16_t)v);
+  else x87_set_tag_word(&c->fpu, (uint16_t)v);
+  return X64EMU_OK;
+}

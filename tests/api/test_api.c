@@ -1,0 +1,520 @@
+/* test_api.c: the public API (include/x64emu/x64emu.h), every function and its error
+ * paths, through the static library. Guest code is assembled bytes, its source beside it;
+ * what each program computes is worked out by hand in the comments. */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <cmocka.h>
+
+#include "x64emu/x64emu.h"
+
+#define CODE 0x10000000ull /* where the tests put guest code: one RWX page */
+#define STACK_TOP 0x20000000ull /* and a stack page below this */
+#define PAGE 4096ull
+
+/* A loop, a REP MOVSB, a CALL and RET, then a load from page 0, which faults:
+ *   mov ecx, 3; xor eax, eax
+ * 1: add rax, rcx; dec rcx; jnz 1b          rax = 3 + 2 + 1 = 6
+ *   lea rsi, [rip + src]; lea rdi, [rip + dst]; mov ecx, 5
+ *   rep movsb                                 "hello" to dst, five iterations
+ *   call fn                                   fn: inc rax; ret -> rax = 7
+ *   mov rbx, [0x10]                           SIGSEGV, SEGV_MAPERR, address 0x10
+ * 2 + 9 + 3 + 5 (each iteration of the REP) + 1 + 2 = 22 steps before the fault. */
+static const uint8_t walk[] = {
+    0xb9, 0x03, 0x00, 0x00, 0x00, 0x31, 0xc0, 0x48, 0x01, 0xc8, 0x48, 0xff, 0xc9, 0x75,
+    0xf8, 0x48, 0x8d, 0x35, 0x2a, 0x00, 0x00, 0x00, 0x48, 0x8d, 0x3d, 0x33, 0x00, 0x00,
+    0x00, 0xb9, 0x05, 0x00, 0x00, 0x00, 0xf3, 0xa4, 0xe8, 0x08, 0x00, 0x00, 0x00, 0x48,
+    0x8b, 0x1c, 0x25, 0x10, 0x00, 0x00, 0x00, 0x48, 0xff, 0xc0, 0xc3, 0x66, 0x66, 0x2e,
+    0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00, 'h',  'e',  'l',  'l',  'o',
+};
+enum {
+  WALK_FAULT_AT = 0x29, WALK_STEPS = 22, WALK_REP_AT = 0x22, WALK_CALL_AT = 0x24,
+  WALK_FN_AT = 0x31, WALK_DST = 0x50,
+};
+
+/* mov eax, 60; mov edi, 7; syscall; mov ebx, eax; ud2 */
+static const uint8_t sys_then_ud2[] = {0xb8, 0x3c, 0x00, 0x00, 0x00, 0xbf, 0x07, 0x00, 0x00,
+                                       0x00, 0x0f, 0x05, 0x89, 0xc3, 0x0f, 0x0b};
+
+static x64emu *machine_with(const uint8_t *code, size_t size, uint64_t at) {
+  x64emu *m = NULL;
+  assert_int_equal(x64emu_open(&m), X64EMU_OK);
+  assert_int_equal(x64emu_mem_map(m, at & ~(PAGE - 1), PAGE, X64EMU_PROT_READ | X64EMU_PROT_WRITE | X64EMU_PROT_EXEC), X64EMU_OK);
+  assert_int_equal(x64emu_mem_write(m, at, code, size), X64EMU_OK);
+  uint64_t rip = at, rsp = STACK_TOP + (at - CODE);
+  assert_int_equal(x64emu_mem_map(m, rsp - PAGE, PAGE, X64EMU_PROT_READ | X64EMU_PROT_WRITE), X64EMU_OK);
+  assert_int_equal(x64emu_reg_write(m, X64EMU_REG_RIP, &rip), X64EMU_OK);
+  assert_int_equal(x64emu_reg_write(m, X64EMU_REG_RSP, &rsp), X64EMU_OK);
+  return m;
+}
+
+static uint64_t reg(x64emu *m, int r) {
+  uint64_t v = 0;
+  assert_int_equal(x64emu_reg_read(m, r, &v), X64EMU_OK);
+  return v;
+}
+
+static void set_reg(x64emu *m, int r, uint64_t v) { assert_int_equal(x64emu_reg_write(m, r, &v), X64EMU_OK); }
+
+/* ---- statuses, machines ---- */
+
+static void test_every_status_has_its_own_text(void **state) {
+  const char *seen[X64EMU_ERR_DECODE + 1];
+  for (int s = X64EMU_OK; s <= X64EMU_ERR_DECODE; s++) {
+    seen[s] = x64emu_strerror((x64emu_status)s);
+    assert_non_null(seen[s]);
+    assert_string_not_equal(seen[s], "unknown status");
+    for (int t = 0; t < s; t++) assert_string_not_equal(seen[s], seen[t]);
+  }
+  assert_string_equal(x64emu_strerror((x64emu_status)999), "unknown status");
+}
+
+static void test_open_close_and_bad_arguments(void **state) {
+  assert_int_equal(x64emu_open(NULL), X64EMU_ERR_ARG);
+  x64emu *m = NULL;
+  assert_int_equal(x64emu_open(&m), X64EMU_OK);
+  assert_non_null(m);
+  x64emu_stop s;
+  assert_int_equal(x64emu_run(NULL, 0, 0, &s), X64EMU_ERR_ARG);
+  assert_int_equal(x64emu_run(m, 0, 0, NULL), X64EMU_ERR_ARG);
+  assert_int_equal(x64emu_step(NULL, &s), X64EMU_ERR_ARG);
+  assert_int_equal(x64emu_reg_read(NULL, X64EMU_REG_RAX, &s), X64EMU_ERR_ARG);
+  assert_int_equal(x64emu_mem_read(NULL, CODE, &s, 1), X64EMU_ERR_ARG);
+  assert_int_equal(x64emu_stop_run(NULL), X64EMU_ERR_ARG);
+  assert_int_equal(x64emu_breakpoint_add(NULL, CODE), X64EMU_ERR_ARG);
+  assert_int_equal(x64emu_hook_remove(NULL, 1), X64EMU_ERR_ARG);
+  assert_int_equal(x64emu_icount(NULL), 0);
+  assert_int_equal(x64emu_icount(m), 0);
+  x64emu_close(m);
+  x64emu_close(NULL);
+}
+
+/* ---- memory ---- */
+
+static void test_memory_map_unmap_protect_read_write(void **state) {
+  x64emu *m = NULL;
+  assert_int_equal(x64emu_open(&m), X64EMU_OK);
+  const int rw = X64EMU_PROT_READ | X64EMU_PROT_WRITE;
+  assert_int_equal(x64emu_mem_map(m, CODE + 1, PAGE, rw), X64EMU_ERR_ARG);   /* unaligned */
+  assert_int_equal(x64emu_mem_map(m, CODE, 100, rw), X64EMU_ERR_ARG);        /* partial page */
+  assert_int_equal(x64emu_mem_map(m, CODE, 0, rw), X64EMU_ERR_ARG);
+  assert_int_equal(x64emu_mem_map(m, CODE, PAGE, 8), X64EMU_ERR_ARG);        /* unknown prot */
+  assert_int_equal(x64emu_mem_map(m, 1ull << 47, PAGE, rw), X64EMU_ERR_ARG); /* not user space */
+  assert_int_equal(x64emu_mem_map(m, CODE, 2 * PAGE, rw), X64EMU_OK);
+  assert_int_equal(x64emu_mem_map(m, CODE + PAGE, PAGE, rw), X64EMU_ERR_MAP_IN_USE);
+  /* The host program's own memory is in use too. */
+  static char mine[2 * PAGE];
+  uint64_t host_page = ((uint64_t)(uintptr_t)mine + PAGE - 1) & ~(PAGE - 1);
+  assert_int_equal(x64emu_mem_map(m, host_page, PAGE, rw), X64EMU_ERR_MAP_IN_USE);
+
+  uint8_t buf[8] = {1, 2, 3, 4, 5, 6, 7, 8}, back[8] = {0};
+  assert_int_equal(x64emu_mem_write(m, CODE + PAGE - 4, buf, 8), X64EMU_OK); /* across pages */
+  assert_int_equal(x64emu_mem_read(m, CODE + PAGE - 4, back, 8), X64EMU_OK);
+  assert_memory_equal(buf, back, 8);
+  assert_int_equal(x64emu_mem_read(m, CODE + 2 * PAGE - 4, back, 8), X64EMU_ERR_UNMAPPED);
+  assert_int_equal(x64emu_mem_write(m, CODE - 1, buf, 2), X64EMU_ERR_UNMAPPED);
+  assert_int_equal(x64emu_mem_read(m, host_page, back, 1), X64EMU_ERR_UNMAPPED); /* not its own */
+  assert_int_equal(x64emu_mem_read(m, CODE, NULL, 1), X64EMU_ERR_ARG);
+  assert_int_equal(x64emu_mem_read(m, CODE, NULL, 0), X64EMU_OK);
+
+  /* Reading and writing ignore the guest's protection, as a debugger's do. */
+  assert_int_equal(x64emu_mem_protect(m, CODE, PAGE, X64EMU_PROT_NONE), X64EMU_OK);
+  assert_int_equal(x64emu_mem_write(m, CODE, "\xAA", 1), X64EMU_OK);
+  assert_int_equal(x64emu_mem_read(m, CODE, back, 1), X64EMU_OK);
+  assert_int_equal(back[0], 0xAA);
+  assert_int_equal(x64emu_mem_protect(m, CODE, 3 * PAGE, rw), X64EMU_ERR_UNMAPPED);
+  assert_int_equal(x64emu_mem_protect(m, CODE, PAGE, 16), X64EMU_ERR_ARG);
+
+  assert_int_equal(x64emu_mem_unmap(m, CODE, 3 * PAGE), X64EMU_ERR_UNMAPPED);
+  assert_int_equal(x64emu_mem_unmap(m, CODE + PAGE, PAGE), X64EMU_OK);
+  assert_int_equal(x64emu_mem_read(m, CODE + PAGE, back, 1), X64EMU_ERR_UNMAPPED);
+  assert_int_equal(x64emu_mem_map(m, CODE + PAGE, PAGE, rw), X64EMU_OK); /* free again */
+  x64emu_close(m);
+  /* Closing unmaps: another machine can have the range. */
+  assert_int_equal(x64emu_open(&m), X64EMU_OK);
+  assert_int_equal(x64emu_mem_map(m, CODE, 2 * PAGE, rw), X64EMU_OK);
+  x64emu_close(m);
+}
+
+/* ---- registers ---- */
+
+static void test_every_register_reads_back_what_was_written(void **state) {
+  x64emu *m = NULL;
+  assert_int_equal(x64emu_open(&m), X64EMU_OK);
+  assert_int_equal(x64emu_reg_size(X64EMU_REG_RAX), 8);
+  assert_int_equal(x64emu_reg_size(X64EMU_REG_MXCSR), 4);
+  assert_int_equal(x64emu_reg_size(X64EMU_REG_FCW), 2);
+  assert_int_equal(x64emu_reg_size(X64EMU_REG_XMM15), 16);
+  assert_int_equal(x64emu_reg_size(X64EMU_REG_ST7), 10);
+  assert_int_equal(x64emu_reg_size(X64EMU_REG_COUNT), 0);
+  assert_int_equal(x64emu_reg_size(-1), 0);
+  /* The reset state. */
+  assert_int_equal(reg(m, X64EMU_REG_RFLAGS), 0x202);
+  assert_int_equal(reg(m, X64EMU_REG_MXCSR), 0x1F80);
+  assert_int_equal(reg(m, X64EMU_REG_FCW), 0x37F);
+  assert_int_equal(reg(m, X64EMU_REG_FTW), 0xFFFF);
+  for (int r = X64EMU_REG_RAX; r <= X64EMU_REG_GS_BASE; r++) {
+    if (r == X64EMU_REG_RFLAGS) continue;
+    uint64_t v = 0x1122334455667788ull ^ (uint64_t)r << 56;
+    set_reg(m, r, v);
+    assert_int_equal(reg(m, r), v);
+  }
+  set_reg(m, X64EMU_REG_RFLAGS, ~0ull); /* only what user code can set, IF read as 1 */
+  assert_int_equal(reg(m, X64EMU_REG_RFLAGS), 0x240ED7);
+  set_reg(m, X64EMU_REG_MXCSR, 0x7F80 | 0x3F);
+  assert_int_equal(reg(m, X64EMU_REG_MXCSR), 0x7FBF);
+  uint32_t bad = 0x10000;
+  assert_int_equal(x64emu_reg_write(m, X64EMU_REG_MXCSR, &bad), X64EMU_ERR_ARG);
+  for (int r = X64EMU_REG_XMM0; r <= X64EMU_REG_XMM15; r++) {
+    uint8_t x[16], y[16];
+    for (int i = 0; i < 16; i++) x[i] = (uint8_t)(r * 16 + i);
+    assert_int_equal(x64emu_reg_write(m, r, x), X64EMU_OK);
+    assert_int_equal(x64emu_reg_read(m, r, y), X64EMU_OK);
+    assert_memory_equal(x, y, 16);
+  }
+  /* ST(0) as 80-bit extended: 1.0 is 0x3FFF 8000000000000000. */
+  const uint8_t one[10] = {0, 0, 0, 0, 0, 0, 0, 0x80, 0xFF, 0x3F};
+  uint8_t st[10];
+  for (int r = X64EMU_REG_ST0; r <= X64EMU_REG_ST7; r++) {
+    assert_int_equal(x64emu_reg_write(m, r, one), X64EMU_OK);
+    assert_int_equal(x64emu_reg_read(m, r, st), X64EMU_OK);
+    assert_memory_equal(st, one, 10);
+  }
+  set_reg(m, X64EMU_REG_FSW, 0x3800); /* TOP = 7 */
+  assert_int_equal(reg(m, X64EMU_REG_FSW), 0x3800);
+  set_reg(m, X64EMU_REG_FCW, 0x27F);
+  assert_int_equal(reg(m, X64EMU_REG_FCW), 0x27F);
+  uint64_t v;
+  assert_int_equal(x64emu_reg_read(m, X64EMU_REG_COUNT, &v), X64EMU_ERR_REG);
+  assert_int_equal(x64emu_reg_write(m, -3, &v), X64EMU_ERR_REG);
+  assert_int_equal(x64emu_reg_read(m, X64EMU_REG_RAX, NULL), X64EMU_ERR_ARG);
+  x64emu_close(m);
+}
+
+/* ---- running ---- */
+
+static void test_run_to_a_fault_and_the_stop_it_reports(void **state) {
+  x64emu *m = machine_with(walk, sizeof walk, CODE);
+  x64emu_stop s;
+  assert_int_equal(x64emu_run(m, 0, 0, &s), X64EMU_OK);
+  assert_int_equal(s.reason, X64EMU_STOP_FAULT);
+  assert_int_equal(s.signal, SIGSEGV);
+  assert_int_equal(s.code, SEGV_MAPERR);
+  assert_int_equal(s.address, 0x10);
+  assert_int_equal(reg(m, X64EMU_REG_RIP), CODE + WALK_FAULT_AT);
+  assert_int_equal(reg(m, X64EMU_REG_RAX), 7);
+  assert_int_equal(x64emu_icount(m), WALK_STEPS);
+  char dst[6] = {0};
+  assert_int_equal(x64emu_mem_read(m, CODE + WALK_DST, dst, 5), X64EMU_OK);
+  assert_string_equal(dst, "hello");
+  x64emu_close(m);
+}
+
+static void test_run_until_an_address_inside_a_block(void **state) {
+  x64emu *m = machine_with(walk, sizeof walk, CODE);
+  x64emu_stop s;
+  /* 0x1d (mov ecx, 5) is in the middle of the block that starts after the loop. */
+  assert_int_equal(x64emu_run(m, CODE + 0x1d, 0, &s), X64EMU_OK);
+  assert_int_equal(s.reason, X64EMU_STOP_UNTIL);
+  assert_int_equal(reg(m, X64EMU_REG_RIP), CODE + 0x1d);
+  assert_int_equal(reg(m, X64EMU_REG_RAX), 6);
+  assert_int_equal(x64emu_icount(m), 2 + 3 * 3 + 2);
+  x64emu_close(m);
+}
+
+/* The registers and memory a test compares after stepping and after running. */
+typedef struct Snapshot {
+  uint64_t r[X64EMU_REG_MXCSR + 1];
+  uint8_t xmm[16][16];
+  uint8_t page[PAGE];
+  uint64_t icount;
+  x64emu_stop stop;
+} Snapshot;
+
+static void snapshot(x64emu *m, const x64emu_stop *s, Snapshot *out) {
+  memset(out, 0, sizeof *out);
+  for (int r = 0; r <= X64EMU_REG_MXCSR; r++) assert_int_equal(x64emu_reg_read(m, r, &out->r[r]), X64EMU_OK);
+  for (int i = 0; i < 16; i++) assert_int_equal(x64emu_reg_read(m, X64EMU_REG_XMM0 + i, out->xmm[i]), X64EMU_OK);
+  assert_int_equal(x64emu_mem_read(m, CODE, out->page, PAGE), X64EMU_OK);
+  out->icount = x64emu_icount(m);
+  out->stop = *s;
+}
+
+/* For every n: n single steps and one run of n instructions end in the same state, across
+ * block boundaries, the loop, every iteration of the REP, the call and the fault. */
+static void test_stepping_n_times_equals_running_n_instructions(void **state) {
+  for (unsigned n = 1; n <= WALK_STEPS + 1; n++) {
+    x64emu *a = machine_with(walk, sizeof walk, CODE);
+    x64emu_stop sa, sb;
+    unsigned steps = 0;
+    do {
+      assert_int_equal(x64emu_step(a, &sa), X64EMU_OK);
+      steps++;
+    } while (steps < n && sa.reason == X64EMU_STOP_COUNT);
+    static Snapshot after_steps, after_run;
+    snapshot(a, &sa, &after_steps);
+    x64emu_close(a);
+
+    x64emu *b = machine_with(walk, sizeof walk, CODE);
+    assert_int_equal(x64emu_run(b, 0, n, &sb), X64EMU_OK);
+    snapshot(b, &sb, &after_run);
+    x64emu_close(b);
+    assert_memory_equal(&after_steps, &after_run, sizeof after_steps);
+    if (n <= WALK_STEPS) {
+      assert_int_equal(sa.reason, X64EMU_STOP_COUNT);
+      assert_int_equal(after_run.icount, n);
+    } else {
+      assert_int_equal(sa.reason, X64EMU_STOP_FAULT);
+    }
+  }
+}
+
+static void test_a_rep_string_instruction_steps_one_iteration(void **state) {
+  x64emu *m = machine_with(walk, sizeof walk, CODE);
+  x64emu_stop s;
+  assert_int_equal(x64emu_run(m, CODE + WALK_REP_AT, 0, &s), X64EMU_OK);
+  for (uint64_t left = 4; left > 0; left--) {
+    assert_int_equal(x64emu_step(m, &s), X64EMU_OK);
+    assert_int_equal(s.reason, X64EMU_STOP_COUNT);
+    assert_int_equal(reg(m, X64EMU_REG_RIP), CODE + WALK_REP_AT); /* the same instruction */
+    assert_int_equal(reg(m, X64EMU_REG_RCX), left);
+  }
+  assert_int_equal(x64emu_step(m, &s), X64EMU_OK);
+  assert_int_equal(reg(m, X64EMU_REG_RCX), 0);
+  assert_int_equal(reg(m, X64EMU_REG_RIP), CODE + WALK_CALL_AT);
+  x64emu_close(m);
+}
+
+static void test_breakpoints_stop_before_their_instruction(void **state) {
+  x64emu *m = machine_with(walk, sizeof walk, CODE);
+  x64emu_stop s;
+  assert_int_equal(x64emu_breakpoint_add(m, CODE + 0xa), X64EMU_OK); /* dec rcx, in the loop */
+  assert_int_equal(x64emu_breakpoint_add(m, CODE + 0xa), X64EMU_OK); /* twice is once */
+  for (uint64_t rcx = 3; rcx > 0; rcx--) {
+    assert_int_equal(x64emu_run(m, 0, 0, &s), X64EMU_OK);
+    assert_int_equal(s.reason, X64EMU_STOP_BREAKPOINT);
+    assert_int_equal(reg(m, X64EMU_REG_RIP), CODE + 0xa);
+    assert_int_equal(reg(m, X64EMU_REG_RCX), rcx); /* not yet decremented */
+  }
+  assert_int_equal(x64emu_breakpoint_remove(m, CODE + 0xa), X64EMU_OK);
+  assert_int_equal(x64emu_breakpoint_remove(m, CODE + 0xa), X64EMU_ERR_ARG);
+  assert_int_equal(x64emu_run(m, 0, 0, &s), X64EMU_OK);
+  assert_int_equal(s.reason, X64EMU_STOP_FAULT);
+  x64emu_close(m);
+}
+
+/* ---- hooks ---- */
+
+typedef struct Seen {
+  uint64_t insns, blocks, first_block_len, last_address;
+  uint64_t stop_at; /* an instruction hook stops the run here */
+  x64emu *m;
+} Seen;
+
+static void count_insn(x64emu *m, uint64_t address, unsigned length, void *user) {
+  Seen *seen = user;
+  seen->insns++;
+  seen->last_address = address;
+  assert_true(length > 0 && length <= 15);
+  uint64_t rip = 0;
+  x64emu_reg_read(m, X64EMU_REG_RIP, &rip);
+  assert_int_equal(rip, address);
+  if (address == seen->stop_at) x64emu_stop_run(m);
+}
+
+static void count_block(x64emu *m, uint64_t address, uint64_t length, void *user) {
+  Seen *seen = user;
+  if (seen->blocks++ == 0) seen->first_block_len = length;
+}
+
+static void test_instruction_and_block_hooks(void **state) {
+  x64emu *m = machine_with(walk, sizeof walk, CODE);
+  Seen seen = {.stop_at = ~0ull}, in_fn = {.stop_at = ~0ull};
+  int all, fn, blocks;
+  assert_int_equal(x64emu_hook_insn(m, 0, 0, count_insn, &seen, &all), X64EMU_OK);
+  assert_int_equal(x64emu_hook_insn(m, CODE + WALK_FN_AT, CODE + WALK_FN_AT + 4, count_insn, &in_fn, &fn), X64EMU_OK);
+  assert_int_equal(x64emu_hook_block(m, 0, 0, count_block, &seen, &blocks), X64EMU_OK);
+  assert_int_equal(x64emu_hook_insn(m, 10, 5, count_insn, &seen, NULL), X64EMU_ERR_ARG);
+  assert_int_equal(x64emu_hook_insn(m, 0, 0, NULL, &seen, NULL), X64EMU_ERR_ARG);
+  x64emu_stop s;
+  assert_int_equal(x64emu_run(m, 0, 0, &s), X64EMU_OK);
+  assert_int_equal(s.reason, X64EMU_STOP_FAULT);
+  /* Each instruction once, the REP once per iteration, the faulting one too (it began). */
+  assert_int_equal(seen.insns, WALK_STEPS + 1);
+  assert_int_equal(in_fn.insns, 2);  /* inc rax; ret */
+  assert_int_equal(seen.last_address, CODE + WALK_FAULT_AT);
+  /* Blocks: entry (to jnz) 15 bytes, the loop twice more, lea..rep, the REP's four
+   * other iterations (each a jump to itself, as hooks see it), call, fn, the faulting one. */
+  assert_int_equal(seen.blocks, 1 + 2 + 1 + 4 + 1 + 1 + 1);
+  assert_int_equal(seen.first_block_len, 15);
+  assert_int_equal(x64emu_hook_remove(m, fn), X64EMU_OK);
+  assert_int_equal(x64emu_hook_remove(m, fn), X64EMU_ERR_HOOK);
+  assert_int_equal(x64emu_hook_remove(m, all), X64EMU_OK);
+  assert_int_equal(x64emu_hook_remove(m, blocks), X64EMU_OK);
+  x64emu_close(m);
+}
+
+static void test_a_hook_stops_the_run_before_an_instruction(void **state) {
+  x64emu *m = machine_with(walk, sizeof walk, CODE);
+  Seen seen = {.stop_at = CODE + WALK_CALL_AT};
+  assert_int_equal(x64emu_hook_insn(m, 0, 0, count_insn, &seen, NULL), X64EMU_OK);
+  x64emu_stop s;
+  assert_int_equal(x64emu_run(m, 0, 0, &s), X64EMU_OK);
+  assert_int_equal(s.reason, X64EMU_STOP_REQUESTED);
+  assert_int_equal(reg(m, X64EMU_REG_RIP), CODE + WALK_CALL_AT);
+  assert_int_equal(x64emu_icount(m), 2 + 9 + 3 + 5); /* the call has not run */
+  seen.stop_at = ~0ull;
+  assert_int_equal(x64emu_run(m, 0, 0, &s), X64EMU_OK);
+  assert_int_equal(s.reason, X64EMU_STOP_FAULT);
+  assert_int_equal(reg(m, X64EMU_REG_RAX), 7);
+  x64emu_close(m);
+}
+
+/* exit(7) comes back to the syscall hook, which answers 42 in RAX; UD2 to the invalid
+ * instruction hook, which skips it; then the run ends at the page's zero bytes... which
+ * are `add [rax], al` with RAX = 42: a fault that the fault hook declines. */
+static bool on_syscall(x64emu *m, const x64emu_stop *event, void *user) {
+  int *calls = user;
+  (*calls)++;
+  assert_int_equal(event->reason, X64EMU_STOP_SYSCALL);
+  assert_int_equal(reg(m, X64EMU_REG_RAX), 60);
+  assert_int_equal(reg(m, X64EMU_REG_RDI), 7);
+  set_reg(m, X64EMU_REG_RAX, 42);
+  return true;
+}
+
+static bool on_invalid(x64emu *m, const x64emu_stop *event, void *user) {
+  int *calls = user;
+  (*calls)++;
+  assert_int_equal(event->signal, SIGILL);
+  set_reg(m, X64EMU_REG_RIP, reg(m, X64EMU_REG_RIP) + 2);
+  return true;
+}
+
+static bool on_fault(x64emu *m, const x64emu_stop *event, void *user) {
+  int *calls = user;
+  (*calls)++;
+  return false;
+}
+
+static void test_event_hooks_handle_or_decline(void **state) {
+  x64emu *m = machine_with(sys_then_ud2, sizeof sys_then_ud2, CODE);
+  int syscalls = 0, invalids = 0, faults = 0;
+  assert_int_equal(x64emu_hook_syscall(m, on_syscall, &syscalls, NULL), X64EMU_OK);
+  assert_int_equal(x64emu_hook_invalid(m, on_invalid, &invalids, NULL), X64EMU_OK);
+  assert_int_equal(x64emu_hook_fault(m, on_fault, &faults, NULL), X64EMU_OK);
+  x64emu_stop s;
+  assert_int_equal(x64emu_run(m, 0, 0, &s), X64EMU_OK);
+  assert_int_equal(syscalls, 1);
+  assert_int_equal(invalids, 1);
+  assert_int_equal(faults, 1);
+  assert_int_equal(reg(m, X64EMU_REG_RBX), 42);
+  assert_int_equal(s.reason, X64EMU_STOP_FAULT);
+  assert_int_equal(s.signal, SIGSEGV);
+  assert_int_equal(s.address, 42);
+  x64emu_close(m);
+  /* Without hooks the system call is the stop. */
+  m = machine_with(sys_then_ud2, sizeof sys_then_ud2, CODE);
+  assert_int_equal(x64emu_run(m, 0, 0, &s), X64EMU_OK);
+  assert_int_equal(s.reason, X64EMU_STOP_SYSCALL);
+  assert_int_equal(reg(m, X64EMU_REG_RIP), CODE + 12);
+  assert_int_equal(reg(m, X64EMU_REG_RCX), CODE + 12);
+  x64emu_close(m);
+}
+
+/* ---- two machines ---- */
+
+static void test_two_machines_in_one_process(void **state) {
+  x64emu *a = machine_with(walk, sizeof walk, CODE);
+  x64emu *b = machine_with(walk, sizeof walk, CODE + 16 * PAGE);
+  x64emu *c = NULL;
+  assert_int_equal(x64emu_open(&c), X64EMU_OK);
+  assert_int_equal(x64emu_mem_map(c, CODE, PAGE, X64EMU_PROT_READ), X64EMU_ERR_MAP_IN_USE);
+  assert_int_equal(x64emu_mem_read(c, CODE, &(char){0}, 1), X64EMU_ERR_UNMAPPED);
+  x64emu_close(c);
+  x64emu_stop s;
+  /* Interleaved: each keeps its own registers, count and decoded code. */
+  assert_int_equal(x64emu_run(a, 0, 5, &s), X64EMU_OK);
+  assert_int_equal(x64emu_run(b, 0, 3, &s), X64EMU_OK);
+  assert_int_equal(x64emu_icount(a), 5);
+  assert_int_equal(x64emu_icount(b), 3);
+  assert_int_equal(x64emu_run(b, 0, 0, &s), X64EMU_OK);
+  assert_int_equal(reg(b, X64EMU_REG_RIP), CODE + 16 * PAGE + WALK_FAULT_AT);
+  assert_int_equal(x64emu_run(a, 0, 0, &s), X64EMU_OK);
+  assert_int_equal(reg(a, X64EMU_REG_RIP), CODE + WALK_FAULT_AT);
+  assert_int_equal(reg(a, X64EMU_REG_RAX), 7);
+  x64emu_close(a);
+  x64emu_close(b);
+}
+
+/* ---- Linux machines, disassembly ---- */
+
+static const char *hello_path;
+
+static void test_linux_machine_runs_a_program_to_its_exit(void **state) {
+  char *argv[] = {"hello", NULL}, *envp[] = {"LANG=C", NULL};
+  x64emu *m = NULL, *other = NULL;
+  assert_int_equal(x64emu_open_linux(&m, "/nonexistent/program", argv, envp), X64EMU_ERR_LOAD);
+  assert_non_null(strstr(x64emu_last_error(), "/nonexistent/program"));
+  assert_int_equal(x64emu_open_linux(&m, hello_path, NULL, envp), X64EMU_ERR_ARG);
+  assert_int_equal(x64emu_open_linux(&m, hello_path, argv, envp), X64EMU_OK);
+  assert_int_equal(x64emu_open_linux(&other, hello_path, argv, envp), X64EMU_ERR_LINUX_IN_USE);
+  x64emu_stop s;
+  assert_int_equal(x64emu_step(m, &s), X64EMU_OK);
+  assert_int_equal(s.reason, X64EMU_STOP_COUNT);
+  assert_int_equal(x64emu_run(m, 0, 0, &s), X64EMU_OK);
+  assert_int_equal(s.reason, X64EMU_STOP_EXIT);
+  assert_int_equal(s.exit_status, 0);
+  assert_int_equal(s.signal, 0);
+  assert_true(x64emu_icount(m) > 1000);
+  assert_int_equal(x64emu_run(m, 0, 0, &s), X64EMU_OK); /* still exited */
+  assert_int_equal(s.reason, X64EMU_STOP_EXIT);
+  x64emu_close(m);
+  assert_int_equal(x64emu_open_linux(&m, hello_path, argv, envp), X64EMU_OK); /* free again */
+  x64emu_close(m);
+}
+
+static void test_disassembly_at_an_address(void **state) {
+  x64emu *m = machine_with(walk, sizeof walk, CODE);
+  char text[64];
+  unsigned len = 0;
+  assert_int_equal(x64emu_disasm(m, CODE + WALK_REP_AT, text, sizeof text, &len), X64EMU_OK);
+  assert_int_equal(len, 2);
+  assert_non_null(strstr(text, "movsb"));
+  assert_int_equal(x64emu_disasm(m, CODE + WALK_FN_AT, text, sizeof text, &len), X64EMU_OK);
+  assert_string_equal(text, "inc rax");
+  assert_int_equal(x64emu_disasm(m, CODE - 16, text, sizeof text, &len), X64EMU_ERR_UNMAPPED);
+  uint8_t bad[2] = {0x0f, 0x38}; /* cut short by the end of the mapping */
+  assert_int_equal(x64emu_mem_write(m, CODE + PAGE - 2, bad, 2), X64EMU_OK);
+  assert_int_equal(x64emu_disasm(m, CODE + PAGE - 2, text, sizeof text, &len), X64EMU_ERR_DECODE);
+  assert_int_equal(x64emu_disasm(m, CODE, NULL, 0, &len), X64EMU_ERR_ARG);
+  x64emu_close(m);
+}
+
+int main(int argc, char **argv) {
+  hello_path = argc > 1 ? argv[1] : "tests/guest/hello";
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_every_status_has_its_own_text),
+      cmocka_unit_test(test_open_close_and_bad_arguments),
+      cmocka_unit_test(test_memory_map_unmap_protect_read_write),
+      cmocka_unit_test(test_every_register_reads_back_what_was_written),
+      cmocka_unit_test(test_run_to_a_fault_and_the_stop_it_reports),
+      cmocka_unit_test(test_run_until_an_address_inside_a_block),
+      cmocka_unit_test(test_stepping_n_times_equals_running_n_instructions),
+      cmocka_unit_test(test_a_rep_string_instruction_steps_one_iteration),
+      cmocka_unit_test(test_breakpoints_stop_before_their_instruction),
+      cmocka_unit_test(test_instruction_and_block_hooks),
+      cmocka_unit_test(test_a_hook_stops_the_run_before_an_instruction),
+      cmocka_unit_test(test_event_hooks_handle_or_decline),
+      cmocka_unit_test(test_two_machines_in_one_process),
+      cmocka_unit_test(test_linux_machine_runs_a_program_to_its_exit),
+      cmocka_unit_test(test_disassembly_at_an_address),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
