@@ -1,19 +1,14 @@
-/* embed_main.c: x64emu as a library. Loads a static x86-64 program, runs it up to its
- * `main` (found in the ELF symbol table), shows the arguments main receives, then lets
- * it finish and reports its exit status and how many guest instructions ran. */
+/* embed_main.c: the library's Linux machine (include/x64emu/x64emu.h). Loads a static
+ * x86-64 program, runs it up to its `main` (found in the ELF symbol table), shows the
+ * arguments main receives, then lets it finish and reports its exit status and how many
+ * guest instructions ran. */
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "decoder/decode.h"
-#include "interp/access.h"
-#include "interp/fault.h"
-#include "interp/run.h"
-#include "loader/elf.h"
-#include "linux-user/linux_run.h"
-#include "linux-user/process.h"
+#include <x64emu/x64emu.h>
 
 extern char **environ;
 
@@ -43,8 +38,6 @@ static uint64_t symbol_address(const char *path, const char *name) {
   return found;
 }
 
-static Process proc;
-
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: %s STATIC-PROGRAM [ARGS...]\n", argv[0]);
@@ -55,22 +48,30 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s: no symbol 'main' (stripped, or static-PIE)\n", argv[1]);
     return 2;
   }
-  char err[512] = "cannot initialise Capstone or reserve the code cache";
-  if (!process_init(&proc, argv[1]) ||
-      elf_load(&proc, argv[1], argv + 1, environ, err, sizeof err) != 0) {
-    fprintf(stderr, "%s\n", err);
+  x64emu *m;
+  x64emu_status s = x64emu_open_linux(&m, argv[1], argv + 1, environ);
+  if (s != X64EMU_OK) {
+    fprintf(stderr, "%s\n", s == X64EMU_ERR_LOAD ? x64emu_last_error() : x64emu_strerror(s));
     return 2;
   }
-  fault_install();
-  Cpu *c = &proc.main.cpu;
-  if (linux_run(c, main_at) == STOP_ADDRESS) {
+  x64emu_stop stop;
+  x64emu_run(m, main_at, 0, &stop);
+  if (stop.reason == X64EMU_STOP_UNTIL) {
+    uint64_t rdi, rsi, argv0;
+    char name[256] = "";
+    x64emu_reg_read(m, X64EMU_REG_RDI, &rdi);
+    x64emu_reg_read(m, X64EMU_REG_RSI, &rsi);
+    x64emu_mem_read(m, rsi, &argv0, sizeof argv0);
+    for (size_t i = 0; i + 1 < sizeof name && x64emu_mem_read(m, argv0 + i, &name[i], 1) == X64EMU_OK && name[i]; i++) {
+    }
     printf("stopped at main (0x%llx) after %llu instructions: argc=%llu argv[0]=\"%s\"\n",
-           (unsigned long long)main_at, (unsigned long long)c->icount,
-           (unsigned long long)c->r[RDI], (const char *)(uintptr_t)ld64(c->r[RSI]));
+           (unsigned long long)main_at, (unsigned long long)x64emu_icount(m),
+           (unsigned long long)rdi, name);
     fflush(stdout);
-    linux_run(c, 0);
+    x64emu_run(m, 0, 0, &stop);
   }
-  printf("exit status %d%s after %llu guest instructions\n", c->exit_status,
-         c->term_signal ? " (killed by a signal)" : "", (unsigned long long)c->icount);
+  printf("exit status %d%s after %llu guest instructions\n", stop.exit_status,
+         stop.signal ? " (killed by a signal)" : "", (unsigned long long)x64emu_icount(m));
+  x64emu_close(m);
   return 0;
 }
