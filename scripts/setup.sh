@@ -9,7 +9,7 @@ purpose=${1:-test}
 # x64emu itself, and the speed example (a static program linked with libcrypto.a)
 packages=(build-essential cmake pkg-config libcapstone-dev libelf-dev libssl-dev)
 if [ "$purpose" = test ]; then
-  packages+=(libcmocka-dev
+  packages+=(libcmocka-dev python3 # the Python binding's tests
              # real static programs and libraries the guest tests run
              busybox-static bash-static zsh-static libsqlite3-dev zlib1g-dev
              python3-cryptography-vectors # NIST CAVP vectors for the crypto guests

@@ -22,16 +22,18 @@ struct x64emu {
   Process *proc;  /* Linux machines only */
   Machine bare_machine;
   Cpu bare_cpu;
-  Hook *hooks;
+  Hook *hooks;     /* every hook, in the order added */
   size_t n_hooks;
+  Hook *insn_hooks; /* the instruction hooks among them, for the per-instruction call */
+  size_t n_insn_hooks;
   int next_id;
   bool running;
   int mem_fd;     /* /proc/self/mem: reads and writes whatever the protection */
 };
 
 /* The hooks' side of running: each kind's dispatch in the core, set up again whenever
- * the list of hooks changes (api_hooks.c). */
-void api_hooks_update(x64emu *x);
+ * the list of hooks changes (api_hooks.c); false (nothing changed) without memory. */
+bool api_hooks_update(x64emu *x);
 
 /* Runs the event hooks of a kind for a stop; true if one handled it. */
 bool api_hooks_event(x64emu *x, HookKind kind, const x64emu_stop *event);

@@ -9,16 +9,17 @@ static bool watches(const Hook *h, uint64_t address) {
   return address >= h->begin && (h->end == 0 || address < h->end);
 }
 
-static void on_insn(Cpu *c, uint64_t rip, unsigned len) {
-  x64emu *x = c->m->embedder;
-  for (size_t i = 0; i < x->n_hooks; i++) {
-    const Hook *h = &x->hooks[i];
-    if (h->kind == HOOK_INSN && watches(h, rip)) ((x64emu_insn_hook)h->fn)(x, rip, len, h->user);
+/* Several instruction hooks, or one that watches less than the decoded range. */
+static void on_insn(void *embedder, uint64_t rip, unsigned len, void *unused) {
+  x64emu *x = embedder;
+  for (size_t i = 0; i < x->n_insn_hooks; i++) {
+    const Hook *h = &x->insn_hooks[i];
+    if (watches(h, rip)) ((x64emu_insn_hook)h->fn)(x, rip, len, h->user);
   }
 }
 
-static void on_block(Cpu *c, uint64_t start, uint64_t len) {
-  x64emu *x = c->m->embedder;
+static void on_block(void *embedder, uint64_t start, uint64_t len, void *unused) {
+  x64emu *x = embedder;
   for (size_t i = 0; i < x->n_hooks; i++) {
     const Hook *h = &x->hooks[i];
     if (h->kind == HOOK_BLOCK && watches(h, start))
@@ -36,21 +37,33 @@ bool api_hooks_event(x64emu *x, HookKind kind, const x64emu_stop *event) {
 
 /* The core decodes hook records for the span of every instruction hook, and calls the
  * block callback only when a block hook exists: no hook, no cost. */
-void api_hooks_update(x64emu *x) {
+bool api_hooks_update(x64emu *x) {
   uint64_t lo = UINT64_MAX, hi = 0;
   bool blocks = false;
+  Hook *insn = malloc((x->n_hooks + 1) * sizeof *insn);
+  if (!insn) return false;
+  free(x->insn_hooks);
+  x->insn_hooks = insn;
+  x->n_insn_hooks = 0;
   for (size_t i = 0; i < x->n_hooks; i++) {
     const Hook *h = &x->hooks[i];
     if (h->kind == HOOK_BLOCK) blocks = true;
     if (h->kind != HOOK_INSN) continue;
+    x->insn_hooks[x->n_insn_hooks++] = *h;
     if (h->begin < lo) lo = h->begin;
     uint64_t end = h->end ? h->end : UINT64_MAX;
     if (end > hi) hi = end;
   }
   bool insns = lo < hi;
-  x->m->hooks.insn = insns ? on_insn : NULL;
-  x->m->hooks.block = blocks ? on_block : NULL;
+  MachineHooks *mh = &x->m->hooks;
+  /* One instruction hook is the core's own: its range is the decoded one, and its first
+   * parameter, an x64emu *, is passed as the core's void * embedder. */
+  typedef void (*CoreInsnHook)(void *, uint64_t, unsigned, void *);
+  mh->insn = !insns ? NULL : x->n_insn_hooks == 1 ? (CoreInsnHook)x->insn_hooks[0].fn : on_insn;
+  mh->insn_user = x->n_insn_hooks == 1 ? x->insn_hooks[0].user : NULL;
+  mh->block = blocks ? on_block : NULL;
   block_hooks_set(&x->m->code, insns ? op_insn_hook : NULL, lo, hi, insns || blocks);
+  return true;
 }
 
 static x64emu_status add(x64emu *x, Hook h, int *id) {
@@ -59,9 +72,13 @@ static x64emu_status add(x64emu *x, Hook h, int *id) {
   Hook *more = realloc(x->hooks, (x->n_hooks + 1) * sizeof *more);
   if (!more) return X64EMU_ERR_NOMEM;
   x->hooks = more;
-  h.id = x->next_id++;
+  h.id = x->next_id;
   x->hooks[x->n_hooks++] = h;
-  api_hooks_update(x);
+  if (!api_hooks_update(x)) {
+    x->n_hooks--;
+    return X64EMU_ERR_NOMEM;
+  }
+  x->next_id++;
   if (id) *id = h.id;
   return X64EMU_OK;
 }
@@ -93,8 +110,13 @@ x64emu_status x64emu_hook_remove(x64emu *x, int id) {
   if (x->running) return X64EMU_ERR_RUNNING;
   for (size_t i = 0; i < x->n_hooks; i++) {
     if (x->hooks[i].id != id) continue;
+    Hook gone = x->hooks[i];
     memmove(&x->hooks[i], &x->hooks[i + 1], (--x->n_hooks - i) * sizeof *x->hooks);
-    api_hooks_update(x);
+    if (!api_hooks_update(x)) { /* put it back: nothing changed */
+      memmove(&x->hooks[i + 1], &x->hooks[i], (x->n_hooks++ - i) * sizeof *x->hooks);
+      x->hooks[i] = gone;
+      return X64EMU_ERR_NOMEM;
+    }
     return X64EMU_OK;
   }
   return X64EMU_ERR_HOOK;

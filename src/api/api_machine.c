@@ -116,6 +116,7 @@ void x64emu_close(x64emu *x) {
     machine_destroy(x->m);
   }
   free(x->hooks);
+  free(x->insn_hooks);
   close(x->mem_fd);
   free(x);
 }

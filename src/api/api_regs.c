@@ -19,28 +19,34 @@ size_t x64emu_reg_size(int reg) {
 static long double *st_reg(Cpu *c, int reg) { return &c->fpu.st[(c->fpu.top + reg - X64EMU_REG_ST0) & 7]; }
 
 x64emu_status x64emu_reg_read(x64emu *x, int reg, void *value) {
-  size_t size = x64emu_reg_size(reg);
   if (!x || !value) return X64EMU_ERR_ARG;
-  if (!size) return X64EMU_ERR_REG;
   Cpu *c = x->c;
-  uint64_t v = 0;
-  if (reg <= X64EMU_REG_R15) v = c->r[reg];
-  else if (reg == X64EMU_REG_RIP) v = c->rip;
-  else if (reg == X64EMU_REG_RFLAGS) v = flags_get(c);
-  else if (reg == X64EMU_REG_FS_BASE) v = c->fs_base;
-  else if (reg == X64EMU_REG_GS_BASE) v = c->gs_base;
-  else if (reg == X64EMU_REG_MXCSR) v = c->mxcsr;
-  else if (reg == X64EMU_REG_FCW) v = c->fpu.cw;
-  else if (reg == X64EMU_REG_FSW) v = x87_status_word(&c->fpu);
-  else if (reg == X64EMU_REG_FTW) v = x87_tag_word(&c->fpu);
-  else if (reg <= X64EMU_REG_XMM15) {
-    memcpy(value, &c->xmm[reg - X64EMU_REG_XMM0], 16);
-    return X64EMU_OK;
-  } else {
-    x87_to_ext80(*st_reg(c, reg), value);
+  uint64_t v;
+  switch (reg) { /* a jump table: hooks read registers at every instruction */
+  case X64EMU_REG_RAX ... X64EMU_REG_R15: v = c->r[reg]; break;
+  case X64EMU_REG_RIP: v = c->rip; break;
+  case X64EMU_REG_RFLAGS: v = flags_get(c); break;
+  case X64EMU_REG_FS_BASE: v = c->fs_base; break;
+  case X64EMU_REG_GS_BASE: v = c->gs_base; break;
+  case X64EMU_REG_MXCSR: memcpy(value, &c->mxcsr, 4); return X64EMU_OK;
+  case X64EMU_REG_FCW: memcpy(value, &c->fpu.cw, 2); return X64EMU_OK;
+  case X64EMU_REG_FSW: {
+    uint16_t w = x87_status_word(&c->fpu);
+    memcpy(value, &w, 2);
     return X64EMU_OK;
   }
-  memcpy(value, &v, size); /* little-endian host */
+  case X64EMU_REG_FTW: {
+    uint16_t w = x87_tag_word(&c->fpu);
+    memcpy(value, &w, 2);
+    return X64EMU_OK;
+  }
+  case X64EMU_REG_XMM0 ... X64EMU_REG_XMM15:
+    memcpy(value, &c->xmm[reg - X64EMU_REG_XMM0], 16);
+    return X64EMU_OK;
+  case X64EMU_REG_ST0 ... X64EMU_REG_ST7: x87_to_ext80(*st_reg(c, reg), value); return X64EMU_OK;
+  default: return X64EMU_ERR_REG;
+  }
+  memcpy(value, &v, 8); /* little-endian host */
   return X64EMU_OK;
 }
 

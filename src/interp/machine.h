@@ -16,13 +16,17 @@
 #include "mxcsr.h"
 #include "ranges.h"
 
-/* Callbacks of whoever embeds the core (the public API), each optional. The instruction
- * hook runs before every instruction in the range given to block_insn_hook_set, the block
- * hook before every block of a run. Either may change registers, move rip, or stop the
- * run with cpu_request_stop(c, STOP_REQUESTED). */
+/* Callbacks of whoever embeds the core (the public API), each optional, called with the
+ * embedder's handle and pointer: the instruction hook before every instruction in the
+ * range given to block_hooks_set, the block hook before every block of a run. Either may
+ * change registers, move rip, or stop the run with cpu_request_stop(c, STOP_REQUESTED).
+ * The signature is the public x64emu_insn_hook's, so that one user hook is called
+ * directly, with no dispatch between. */
 typedef struct MachineHooks {
-  void (*insn)(Cpu *c, uint64_t rip, unsigned len);
-  void (*block)(Cpu *c, uint64_t start, uint64_t len);
+  void (*insn)(void *embedder, uint64_t rip, unsigned len, void *user);
+  void *insn_user;
+  void (*block)(void *embedder, uint64_t start, uint64_t len, void *user);
+  void *block_user;
 } MachineHooks;
 
 typedef struct Machine {

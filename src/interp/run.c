@@ -57,7 +57,7 @@ void op_insn_hook(Cpu *c, const Insn *in) {
   uint64_t end = c->rip, rip = in->rip, gen = c->m->code.generation;
   unsigned nth = in->nth;
   c->rip = rip;
-  c->m->hooks.insn(c, rip, in[1].len);
+  c->m->hooks.insn(c->m->embedder, rip, in[1].len, c->m->hooks.insn_user);
   bool stop = c->events & EV_STOP;
   if (stop || c->rip != rip || c->m->code.generation != gen) {
     c->icount += nth;
@@ -106,7 +106,7 @@ enum { RUN_BLOCK, RUN_SINGLE, LOOK_AGAIN };
 static int precise_choice(Cpu *c, const Precise *p, const Block *b) {
   if (c->m->hooks.block) {
     uint64_t gen = c->m->code.generation;
-    c->m->hooks.block(c, b->start, b->end - b->start);
+    c->m->hooks.block(c->m->embedder, b->start, b->end - b->start, c->m->hooks.block_user);
     /* The hook may stop the run (the loop's event check takes it), move rip, or change
      * code (b is gone). */
     if (c->events || c->rip != b->start || c->m->code.generation != gen) return LOOK_AGAIN;

@@ -1,0 +1,144 @@
+/* api.c: the library against Unicorn on the same guest code, in one process: a loop of
+ * integer and SSE instructions run with no hook, with a per-instruction hook that reads
+ * RIP and XMM0, and one exact single step at a time; and whether PCLMULQDQ runs. Prints
+ * one Markdown table of millions of guest instructions (or steps) per second.
+ * A benchmark, not a test: bench/api.sh builds and runs it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <unicorn/unicorn.h>
+#include <x64emu/x64emu.h>
+
+/* 1: add rax, rcx; pxor xmm0, xmm1; paddq xmm1, xmm0; xor rbx, rax; dec rcx; jnz 1b; nop
+ * Six instructions an iteration; rcx iterations; `done` is the NOP. */
+static const uint8_t loop[] = {0x48, 0x01, 0xc8, 0x66, 0x0f, 0xef, 0xc1, 0x66, 0x0f, 0xd4,
+                               0xc8, 0x48, 0x31, 0xc3, 0x48, 0xff, 0xc9, 0x75, 0xee, 0x90};
+/* pclmulqdq xmm0, xmm1, 0; nop */
+static const uint8_t clmul[] = {0x66, 0x0f, 0x3a, 0x44, 0xc1, 0x00, 0x90};
+enum { CODE = 0x1000000, DONE = sizeof loop - 1, PER_ITER = 6 };
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static volatile uint64_t sink;
+
+/* ---- x64emu ---- */
+
+static void x_hook(x64emu *m, uint64_t address, unsigned length, void *user) {
+  uint64_t rip;
+  uint8_t xmm0[16];
+  x64emu_reg_read(m, X64EMU_REG_RIP, &rip);
+  x64emu_reg_read(m, X64EMU_REG_XMM0, xmm0);
+  sink += rip + xmm0[0];
+}
+
+static x64emu *x_machine(const uint8_t *code, size_t size, uint64_t iterations) {
+  x64emu *m;
+  uint64_t rip = CODE;
+  if (x64emu_open(&m) || x64emu_mem_map(m, CODE, 0x1000, X64EMU_PROT_READ | X64EMU_PROT_EXEC) ||
+      x64emu_mem_write(m, CODE, code, size) || x64emu_reg_write(m, X64EMU_REG_RIP, &rip) ||
+      x64emu_reg_write(m, X64EMU_REG_RCX, &iterations))
+    return NULL;
+  return m;
+}
+
+/* Millions of instructions a second: run (hook or not), or steps. */
+static double x_rate(uint64_t iterations, int hook, int steps) {
+  x64emu *m = x_machine(loop, sizeof loop, iterations);
+  x64emu_stop s;
+  if (hook) x64emu_hook_insn(m, 0, 0, x_hook, NULL, NULL);
+  double t0 = now();
+  if (steps) {
+    uint64_t rip = CODE;
+    while (rip != CODE + DONE) {
+      x64emu_step(m, &s);
+      x64emu_reg_read(m, X64EMU_REG_RIP, &rip);
+    }
+  } else {
+    x64emu_run(m, CODE + DONE, 0, &s);
+  }
+  double t = now() - t0, n = (double)x64emu_icount(m);
+  x64emu_close(m);
+  return n / t / 1e6;
+}
+
+static const char *x_clmul(void) {
+  x64emu *m = x_machine(clmul, sizeof clmul, 0);
+  x64emu_stop s;
+  x64emu_run(m, CODE + sizeof clmul - 1, 0, &s);
+  x64emu_close(m);
+  return s.reason == X64EMU_STOP_UNTIL ? "runs" : "rejected";
+}
+
+/* ---- Unicorn ---- */
+
+static void u_hook(uc_engine *uc, uint64_t address, uint32_t size, void *user) {
+  uint64_t rip;
+  uint8_t xmm0[16];
+  uc_reg_read(uc, UC_X86_REG_RIP, &rip);
+  uc_reg_read(uc, UC_X86_REG_XMM0, xmm0);
+  sink += rip + xmm0[0];
+}
+
+static uc_engine *u_machine(const uint8_t *code, size_t size, uint64_t iterations) {
+  uc_engine *uc;
+  if (uc_open(UC_ARCH_X86, UC_MODE_64, &uc) || uc_mem_map(uc, CODE, 0x1000, UC_PROT_ALL) ||
+      uc_mem_write(uc, CODE, code, size) || uc_reg_write(uc, UC_X86_REG_RCX, &iterations))
+    return NULL;
+  return uc;
+}
+
+static double u_rate(uint64_t iterations, int hook, int steps) {
+  uc_engine *uc = u_machine(loop, sizeof loop, iterations);
+  uc_hook h;
+  if (hook) uc_hook_add(uc, &h, UC_HOOK_CODE, (void *)u_hook, NULL, 1, 0);
+  double t0 = now();
+  uint64_t n = 0;
+  if (steps) {
+    uint64_t rip = CODE;
+    while (rip != CODE + DONE) {
+      uc_emu_start(uc, rip, CODE + DONE, 0, 1);
+      uc_reg_read(uc, UC_X86_REG_RIP, &rip);
+      n++;
+    }
+  } else {
+    uc_emu_start(uc, CODE, CODE + DONE, 0, 0);
+    n = iterations * PER_ITER;
+  }
+  double t = now() - t0;
+  uc_close(uc);
+  return n / t / 1e6;
+}
+
+static const char *u_clmul(void) {
+  uc_engine *uc = u_machine(clmul, sizeof clmul, 0);
+  uc_err e = uc_emu_start(uc, CODE, CODE + sizeof clmul - 1, 0, 0);
+  uc_close(uc);
+  return e == UC_ERR_OK ? "runs" : e == UC_ERR_INSN_INVALID ? "rejected (UC_ERR_INSN_INVALID)" : uc_strerror(e);
+}
+
+int main(int argc, char **argv) {
+  uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 0) : 20000000; /* loop iterations */
+  unsigned major, minor;
+  uc_version(&major, &minor);
+  printf("| guest instructions per second (millions) | x64emu | Unicorn %u.%u | x64emu / Unicorn |\n",
+         major, minor);
+  printf("|---|---:|---:|---:|\n");
+  struct { const char *name; int hook, steps; uint64_t n; } rows[] = {
+      {"run, no hook", 0, 0, n},
+      {"run, hook on every instruction (reads RIP, XMM0)", 1, 0, n / 4},
+      {"single steps (count = 1)", 0, 1, n / 40},
+  };
+  for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+    double x = x_rate(rows[i].n, rows[i].hook, rows[i].steps);
+    double u = u_rate(rows[i].n, rows[i].hook, rows[i].steps);
+    printf("| %s | %.1f | %.1f | %.2f |\n", rows[i].name, x, u, x / u);
+  }
+  printf("| PCLMULQDQ | %s | %s | |\n", x_clmul(), u_clmul());
+  return (int)(sink & 0);
+}
