@@ -168,10 +168,12 @@ typedef void (*x64emu_block_hook)(x64emu *m, uint64_t address, uint64_t length, 
 x64emu_status x64emu_hook_block(x64emu *m, uint64_t begin, uint64_t end,
                                            x64emu_block_hook hook, void *user, int *id);
 
-/* Event hooks: for each SYSCALL of a bare machine (RIP after it), each fault (the
- * stop's signal, code and address), each invalid instruction (a SIGILL fault: #UD).
- * Returning true says the hook handled it (it set the registers, RAX for a system call,
- * RIP past a fault) and the run goes on; false makes the run stop with it. */
+/* Event hooks of a bare machine (a Linux machine's program handles these itself, with
+ * its system calls and signal handlers): for each SYSCALL (RIP after it), each fault
+ * (the stop's signal, code and address), each invalid instruction (a SIGILL fault: #UD;
+ * the fault hooks see it too unless an invalid-instruction hook handles it). Returning
+ * true says the hook handled it (it set the registers, RAX for a system call, RIP past a
+ * fault) and the run goes on; false makes the run stop with it. */
 typedef bool (*x64emu_event_hook)(x64emu *m, const x64emu_stop *event, void *user);
 x64emu_status x64emu_hook_syscall(x64emu *m, x64emu_event_hook hook, void *user, int *id);
 x64emu_status x64emu_hook_fault(x64emu *m, x64emu_event_hook hook, void *user, int *id);

@@ -84,6 +84,7 @@ typedef enum StopReason {
 typedef struct Fault {
   int sig, code;
   uint64_t addr;
+  bool undefined; /* SIGILL for bytes x64emu does not implement (not UD2's own #UD) */
 } Fault;
 
 /* Checked once per block: the core's own bit, and the bits of the OS layer (or of another
@@ -104,6 +105,7 @@ typedef struct Cpu {
   volatile uint32_t events;
   StopReason stop;              /* what EV_STOP makes cpu_run return */
   Fault fault;                  /* with STOP_FAULT */
+  bool undefined;               /* the trap being raised is an unimplemented instruction's */
   int exit_status;              /* the OS layer's: valid once the guest exited */
   int term_signal;              /* the OS layer's: non-zero when the guest dies of it */
   const struct Insn *cur;       /* the instruction being executed, for faults */

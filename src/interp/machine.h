@@ -4,7 +4,7 @@
  *
  * Guest addresses are host addresses (access.h), so the machines of one host process
  * share one address space: each owns the mappings it made, and a mapping that would
- * overlap another's is refused (docs/api.md, "Two machines"). */
+ * overlap another's is refused (the README's "As a library": no guest base, so no cost). */
 #ifndef X64EMU_MACHINE_H
 #define X64EMU_MACHINE_H
 

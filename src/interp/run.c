@@ -178,6 +178,17 @@ static __attribute__((noinline)) StopReason run_blocks(Cpu *c, uint64_t until) {
   }
 }
 
+void cpu_describe_insn(Cpu *c, uint64_t rip, char *buf, size_t size) {
+  uint8_t bytes[15];
+  unsigned n = fault_copy_in(bytes, rip, sizeof bytes);
+  char text[160], hex[3 * 15 + 1] = "";
+  unsigned len = decode_text(&c->m->dec, rip, bytes, n, text, sizeof text);
+  /* Capstone's length when it knew the instruction; all readable bytes when it did not. */
+  unsigned show = len && len < n ? len : n;
+  for (unsigned i = 0; i < show; i++) snprintf(hex + 3 * i, 4, "%02x ", bytes[i]);
+  snprintf(buf, size, "0x%llx: %s(%s)", (unsigned long long)rip, hex, text);
+}
+
 StopReason cpu_run(Cpu *c, uint64_t until) {
   sigjmp_buf *saved = fault_landing;
   int sig = sigsetjmp(c->fault_jmp, 0);
@@ -192,7 +203,8 @@ StopReason cpu_run(Cpu *c, uint64_t until) {
      * in the instruction c->cur; the ones before it in its block retired. */
     if (sig > 0) c->rip = c->cur->rip;
     c->icount += c->cur->nth;
-    c->fault = (Fault){sig > 0 ? sig : -sig, fault_code, fault_addr};
+    c->fault = (Fault){sig > 0 ? sig : -sig, fault_code, fault_addr, c->undefined};
+    c->undefined = false;
     return STOP_FAULT;
   }
   fault_landing = &c->fault_jmp;

@@ -2,6 +2,7 @@
 #ifndef X64EMU_RUN_H
 #define X64EMU_RUN_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cpu.h"
@@ -13,6 +14,10 @@
  * are instructions). The OS layer (the Linux personality, or the embedder) handles the
  * reason and runs again; the core itself never calls it. */
 StopReason cpu_run(Cpu *c, uint64_t until);
+
+/* "0x401000: 0f 0b (ud2)": the instruction at rip, its bytes and Capstone's text, as
+ * messages about an unimplemented instruction show it. */
+void cpu_describe_insn(Cpu *c, uint64_t rip, char *buf, size_t size);
 
 /* The hook record's handler (block.c puts one before each watched instruction). */
 void op_insn_hook(Cpu *c, const struct Insn *in);

@@ -72,18 +72,10 @@ void op_privileged(Cpu *c, const Insn *in) { guest_trap(c, SIGSEGV, SI_KERNEL, 0
 /* 0F 0B */
 void op_ud2(Cpu *c, const Insn *in) { guest_trap(c, SIGILL, ILL_ILLOPN, in->rip); }
 
-/* An instruction the decoder rejected: the guest gets SIGILL, and the user a message
- * that names what is missing. */
+/* An instruction the decoder rejected: the guest's SIGILL, marked so that whoever runs
+ * the core can say what is missing (cpu_describe_insn). */
 void op_undefined(Cpu *c, const Insn *in) {
-  uint8_t bytes[15];
-  unsigned n = fault_copy_in(bytes, in->rip, sizeof bytes);
-  char text[160], hex[3 * 15 + 1] = "";
-  decode_text(&c->m->dec, in->rip, bytes, n, text, sizeof text);
-  /* Capstone's length when it knew the instruction; all readable bytes when it did not. */
-  unsigned show = in->len > 1 && in->len < n ? in->len : n;
-  for (unsigned i = 0; i < show; i++) snprintf(hex + 3 * i, 4, "%02x ", bytes[i]);
-  fprintf(stderr, "x64emu: unimplemented instruction at 0x%llx: %s(%s)\n",
-          (unsigned long long)in->rip, hex, text);
+  c->undefined = true;
   guest_trap(c, SIGILL, ILL_ILLOPN, in->rip); /* the kernel reports #UD as ILL_ILLOPN */
 }
 

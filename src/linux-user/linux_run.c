@@ -2,6 +2,7 @@
 #include "linux_run.h"
 
 #include <setjmp.h>
+#include <stdio.h>
 
 #include "../interp/fault.h"
 #include "../interp/insn.h"
@@ -32,7 +33,14 @@ StopReason linux_run(Cpu *c, uint64_t until) {
     StopReason why = cpu_run(c, until);
     switch (why) {
     case STOP_SYSCALL: perform_syscall(c); break;
-    case STOP_FAULT: signals_deliver_sync(c, c->fault.sig, c->fault.code, c->fault.addr); break;
+    case STOP_FAULT:
+      if (c->fault.undefined) {
+        char what[256];
+        cpu_describe_insn(c, c->rip, what, sizeof what);
+        fprintf(stderr, "x64emu: unimplemented instruction at %s\n", what);
+      }
+      signals_deliver_sync(c, c->fault.sig, c->fault.code, c->fault.addr);
+      break;
     case STOP_EVENT:
       if (c->events & EV_SIGNAL) signals_deliver_pending(c);
       break;
