@@ -22,7 +22,18 @@ x64emu_status x64emu_reg_read(x64emu *x, int reg, void *value) {
   if (!x || !value) return X64EMU_ERR_ARG;
   Cpu *c = x->c;
   uint64_t v;
-  switch (reg) { /* a jump table: hooks read registers at every instruction */
+  /* Hooks read registers at every instruction: the usual ones by direct branches first
+   * (an indirect jump whose target changes from call to call is mispredicted). */
+  if ((unsigned)reg <= X64EMU_REG_RIP) {
+    v = reg == X64EMU_REG_RIP ? c->rip : c->r[reg];
+    memcpy(value, &v, 8);
+    return X64EMU_OK;
+  }
+  if (reg >= X64EMU_REG_XMM0 && reg <= X64EMU_REG_XMM15) {
+    memcpy(value, &c->xmm[reg - X64EMU_REG_XMM0], 16);
+    return X64EMU_OK;
+  }
+  switch (reg) {
   case X64EMU_REG_RAX ... X64EMU_REG_R15: v = c->r[reg]; break;
   case X64EMU_REG_RIP: v = c->rip; break;
   case X64EMU_REG_RFLAGS: v = flags_get(c); break;

@@ -1,6 +1,7 @@
 /* test_api.c: the public API (include/x64emu/x64emu.h), every function and its error
  * paths, through the static library. Guest code is assembled bytes, its source beside it;
  * what each program computes is worked out by hand in the comments. */
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -428,6 +429,28 @@ static void test_event_hooks_handle_or_decline(void **state) {
   x64emu_close(m);
 }
 
+/* Another thread stops a machine that runs `jmp $` forever. */
+static void *stop_later(void *m) {
+  while (x64emu_icount(m) < 1000000) {
+  }
+  x64emu_stop_run(m);
+  return NULL;
+}
+
+static void test_another_thread_stops_the_run(void **state) {
+  static const uint8_t spin[] = {0xeb, 0xfe}; /* jmp $ */
+  x64emu *m = machine_with(spin, sizeof spin, CODE);
+  pthread_t t;
+  assert_int_equal(pthread_create(&t, NULL, stop_later, m), 0);
+  x64emu_stop s;
+  assert_int_equal(x64emu_run(m, 0, 0, &s), X64EMU_OK);
+  pthread_join(t, NULL);
+  assert_int_equal(s.reason, X64EMU_STOP_REQUESTED);
+  assert_int_equal(reg(m, X64EMU_REG_RIP), CODE);
+  assert_true(x64emu_icount(m) >= 1000000);
+  x64emu_close(m);
+}
+
 /* ---- two machines ---- */
 
 static void test_two_machines_in_one_process(void **state) {
@@ -512,6 +535,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_instruction_and_block_hooks),
       cmocka_unit_test(test_a_hook_stops_the_run_before_an_instruction),
       cmocka_unit_test(test_event_hooks_handle_or_decline),
+      cmocka_unit_test(test_another_thread_stops_the_run),
       cmocka_unit_test(test_two_machines_in_one_process),
       cmocka_unit_test(test_linux_machine_runs_a_program_to_its_exit),
       cmocka_unit_test(test_disassembly_at_an_address),
