@@ -154,8 +154,10 @@ x64emu_status x64emu_disasm(x64emu *m, uint64_t address, char *text, size_t size
 
 /* ---- hooks ----
  * Each hook gets the machine and your pointer; it may read and write registers and
- * memory, and stop the run (x64emu_stop_run). Several hooks of a kind run in the order
- * they were added. A hook's id removes it. */
+ * memory, map, unmap and protect memory (a fault hook may map the page that faulted and
+ * let the run go on), and stop the run (x64emu_stop_run). Adding and removing hooks and
+ * breakpoints is for between runs (X64EMU_ERR_RUNNING otherwise). Several hooks of a kind
+ * run in the order they were added. A hook's id removes it. */
 
 /* Before each instruction at an address in [begin, end): end = 0 means every address. */
 typedef void (*x64emu_insn_hook)(x64emu *m, uint64_t address, unsigned length, void *user);

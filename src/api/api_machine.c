@@ -136,7 +136,6 @@ static bool range_ok(uint64_t address, uint64_t size) {
 
 x64emu_status x64emu_mem_map(x64emu *x, uint64_t address, uint64_t size, int prot) {
   if (!x || !range_ok(address, size) || (prot & ~7)) return X64EMU_ERR_ARG;
-  if (x->running) return X64EMU_ERR_RUNNING;
   void *want = (void *)(uintptr_t)address;
   void *got = mmap(want, size, host_prot(prot), MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
                    -1, 0);
@@ -155,7 +154,6 @@ x64emu_status x64emu_mem_map(x64emu *x, uint64_t address, uint64_t size, int pro
 
 x64emu_status x64emu_mem_unmap(x64emu *x, uint64_t address, uint64_t size) {
   if (!x || !range_ok(address, size)) return X64EMU_ERR_ARG;
-  if (x->running) return X64EMU_ERR_RUNNING;
   if (!ranges_cover(&x->m->mem, address, address + size)) return X64EMU_ERR_UNMAPPED;
   if (!ranges_remove(&x->m->mem, address, address + size)) return X64EMU_ERR_NOMEM;
   munmap((void *)(uintptr_t)address, size);

@@ -451,6 +451,29 @@ static void test_another_thread_stops_the_run(void **state) {
   x64emu_close(m);
 }
 
+/* A fault hook that maps the page the guest touched, the way a lazy loader would. */
+static bool map_on_demand(x64emu *m, const x64emu_stop *event, void *user) {
+  if (event->signal != SIGSEGV || event->code != SEGV_MAPERR) return false;
+  return x64emu_mem_map(m, event->address & ~(PAGE - 1), PAGE, X64EMU_PROT_READ) == X64EMU_OK;
+}
+
+static void test_a_fault_hook_maps_memory_and_the_run_goes_on(void **state) {
+  /* mov rbx, [0x30000010]; syscall */
+  static const uint8_t load[] = {0x48, 0x8b, 0x1c, 0x25, 0x10, 0x00, 0x00, 0x30, 0x0f, 0x05};
+  x64emu *m = machine_with(load, sizeof load, CODE);
+  assert_int_equal(x64emu_hook_fault(m, map_on_demand, NULL, NULL), X64EMU_OK);
+  assert_int_equal(x64emu_hook_fault(m, map_on_demand, NULL, NULL), X64EMU_OK); /* adds a second */
+  x64emu_stop s;
+  assert_int_equal(x64emu_run(m, 0, 0, &s), X64EMU_OK);
+  assert_int_equal(s.reason, X64EMU_STOP_SYSCALL);
+  assert_int_equal(reg(m, X64EMU_REG_RBX), 0); /* a fresh page reads zero */
+  assert_int_equal(x64emu_mem_read(m, 0x30000000, &(char){1}, 1), X64EMU_OK);
+  x64emu_close(m); /* and unmaps it */
+  assert_int_equal(x64emu_open(&m), X64EMU_OK);
+  assert_int_equal(x64emu_mem_map(m, 0x30000000, PAGE, X64EMU_PROT_READ), X64EMU_OK);
+  x64emu_close(m);
+}
+
 /* ---- two machines ---- */
 
 static void test_two_machines_in_one_process(void **state) {
@@ -536,6 +559,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_a_hook_stops_the_run_before_an_instruction),
       cmocka_unit_test(test_event_hooks_handle_or_decline),
       cmocka_unit_test(test_another_thread_stops_the_run),
+      cmocka_unit_test(test_a_fault_hook_maps_memory_and_the_run_goes_on),
       cmocka_unit_test(test_two_machines_in_one_process),
       cmocka_unit_test(test_linux_machine_runs_a_program_to_its_exit),
       cmocka_unit_test(test_disassembly_at_an_address),
