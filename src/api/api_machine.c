@@ -39,6 +39,12 @@ const char *x64emu_strerror(x64emu_status status) {
 
 const char *x64emu_last_error(void) { return last_error; }
 
+/* Unmaps what the machine's guest had mapped. */
+static void unmap_guest(Machine *m) {
+  for (size_t i = 0; i < m->mem.n; i++)
+    munmap((void *)(uintptr_t)m->mem.r[i].lo, m->mem.r[i].hi - m->mem.r[i].lo);
+}
+
 static x64emu *handle_new(void) {
   x64emu *x = calloc(1, sizeof *x);
   if (!x) return NULL;
@@ -83,6 +89,7 @@ x64emu_status x64emu_open_linux(x64emu **machine, const char *path, char *const 
   if (st == X64EMU_OK) {
     fault_install();
     if (elf_load(p, path, argv, envp, last_error, sizeof last_error) != 0) {
+      unmap_guest(&p->machine); /* what was loaded before the failure */
       process_destroy(p);
       st = X64EMU_ERR_LOAD;
     }
@@ -104,8 +111,7 @@ x64emu_status x64emu_open_linux(x64emu **machine, const char *path, char *const 
 
 void x64emu_close(x64emu *x) {
   if (!x) return;
-  for (size_t i = 0; i < x->m->mem.n; i++) /* the guest's memory goes with it */
-    munmap((void *)(uintptr_t)x->m->mem.r[i].lo, x->m->mem.r[i].hi - x->m->mem.r[i].lo);
+  unmap_guest(x->m); /* the guest's memory goes with it */
   if (x->proc) {
     if (x->proc->brk_end > x->proc->brk_start)
       munmap((void *)(uintptr_t)x->proc->brk_start, x->proc->brk_end - x->proc->brk_start);
