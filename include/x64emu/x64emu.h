@@ -37,7 +37,6 @@ typedef enum x64emu_status {
   X64EMU_ERR_REG,         /* no such register */
   X64EMU_ERR_LOAD,        /* the program could not be loaded (x64emu_last_error says why) */
   X64EMU_ERR_LINUX_IN_USE, /* a Linux machine is open already: one per host process */
-  X64EMU_ERR_BARE,        /* the call needs a Linux machine */
   X64EMU_ERR_RUNNING,     /* not allowed while the machine runs (only from another thread) */
   X64EMU_ERR_HOOK,        /* no such hook */
   X64EMU_ERR_DECODE,      /* the bytes at the address are not an x86-64 instruction */

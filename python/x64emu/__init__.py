@@ -29,7 +29,7 @@ _u64, _int, _ptr, _sz = ctypes.c_uint64, ctypes.c_int, ctypes.c_void_p, ctypes.c
 
 # Statuses, protections, registers, stop reasons: the header's numbers.
 (OK, ERR_ARG, ERR_NOMEM, ERR_INIT, ERR_MAP_IN_USE, ERR_UNMAPPED, ERR_REG, ERR_LOAD,
- ERR_LINUX_IN_USE, ERR_BARE, ERR_RUNNING, ERR_HOOK, ERR_DECODE) = range(13)
+ ERR_LINUX_IN_USE, ERR_RUNNING, ERR_HOOK, ERR_DECODE) = range(12)
 PROT_NONE, PROT_READ, PROT_WRITE, PROT_EXEC = 0, 1, 2, 4
 _GPRS = ["RAX", "RCX", "RDX", "RBX", "RSP", "RBP", "RSI", "RDI",
          "R8", "R9", "R10", "R11", "R12", "R13", "R14", "R15"]

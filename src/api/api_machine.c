@@ -29,7 +29,6 @@ const char *x64emu_strerror(x64emu_status status) {
   case X64EMU_ERR_REG: return "no such register";
   case X64EMU_ERR_LOAD: return "cannot load the program";
   case X64EMU_ERR_LINUX_IN_USE: return "a Linux machine is open already in this process";
-  case X64EMU_ERR_BARE: return "a Linux machine is needed";
   case X64EMU_ERR_RUNNING: return "the machine is running";
   case X64EMU_ERR_HOOK: return "no such hook";
   case X64EMU_ERR_DECODE: return "not an x86-64 instruction";

@@ -361,6 +361,30 @@ static void test_instruction_and_block_hooks(void **state) {
   x64emu_close(m);
 }
 
+/* What is for between runs, tried from inside one. */
+static void try_between_runs_calls(x64emu *m, uint64_t address, unsigned length, void *user) {
+  int *tried = user;
+  if ((*tried)++) return;
+  x64emu_stop s;
+  assert_int_equal(x64emu_run(m, 0, 0, &s), X64EMU_ERR_RUNNING);
+  assert_int_equal(x64emu_step(m, &s), X64EMU_ERR_RUNNING);
+  assert_int_equal(x64emu_breakpoint_add(m, address), X64EMU_ERR_RUNNING);
+  assert_int_equal(x64emu_breakpoint_remove(m, address), X64EMU_ERR_RUNNING);
+  assert_int_equal(x64emu_hook_insn(m, 0, 0, try_between_runs_calls, user, NULL), X64EMU_ERR_RUNNING);
+  assert_int_equal(x64emu_hook_remove(m, 1), X64EMU_ERR_RUNNING);
+}
+
+static void test_runs_and_hook_changes_are_refused_inside_a_run(void **state) {
+  x64emu *m = machine_with(walk, sizeof walk, CODE);
+  int tried = 0;
+  assert_int_equal(x64emu_hook_insn(m, 0, 0, try_between_runs_calls, &tried, NULL), X64EMU_OK);
+  x64emu_stop s;
+  assert_int_equal(x64emu_run(m, 0, 0, &s), X64EMU_OK);
+  assert_int_equal(s.reason, X64EMU_STOP_FAULT); /* the run itself went on */
+  assert_true(tried > 1);
+  x64emu_close(m);
+}
+
 static void test_a_hook_stops_the_run_before_an_instruction(void **state) {
   x64emu *m = machine_with(walk, sizeof walk, CODE);
   Seen seen = {.stop_at = CODE + WALK_CALL_AT};
@@ -557,6 +581,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_breakpoints_stop_before_their_instruction),
       cmocka_unit_test(test_instruction_and_block_hooks),
       cmocka_unit_test(test_a_hook_stops_the_run_before_an_instruction),
+      cmocka_unit_test(test_runs_and_hook_changes_are_refused_inside_a_run),
       cmocka_unit_test(test_event_hooks_handle_or_decline),
       cmocka_unit_test(test_another_thread_stops_the_run),
       cmocka_unit_test(test_a_fault_hook_maps_memory_and_the_run_goes_on),
