@@ -550,6 +550,49 @@ static void test_linux_machine_runs_a_program_to_its_exit(void **state) {
   x64emu_close(m);
 }
 
+/* A Linux program whose faults reach its signal handlers, which map pages and change
+ * the context (tests/guest/sig_fault.c): stepped to its end once, its RIP at every
+ * count recorded; then run again in runs of varying counts, each of which must end where
+ * stepping was at that count, across system calls, faults and signal frames. */
+static const char *sig_fault_path;
+
+static void test_linux_stepping_equals_running_across_signals(void **state) {
+  char *argv[] = {"sig_fault", NULL}, *envp[] = {"LANG=C", NULL};
+  enum { MAX_STEPS = 1 << 20 };
+  uint64_t *trace = malloc(MAX_STEPS * sizeof *trace);
+  x64emu *m = NULL;
+  x64emu_stop s;
+  assert_int_equal(x64emu_open_linux(&m, sig_fault_path, argv, envp), X64EMU_OK);
+  uint64_t n = 0;
+  do {
+    assert_true(n < MAX_STEPS);
+    trace[n++] = reg(m, X64EMU_REG_RIP);
+    assert_int_equal(x64emu_step(m, &s), X64EMU_OK);
+  } while (s.reason == X64EMU_STOP_COUNT);
+  x64emu_stop stepped_end = s;
+  uint64_t steps = x64emu_icount(m);
+  x64emu_close(m);
+  assert_int_equal(stepped_end.reason, X64EMU_STOP_EXIT);
+  assert_int_equal(stepped_end.signal, SIGSEGV); /* its last fault is on a blocked signal */
+  assert_true(steps > 10000);
+
+  assert_int_equal(x64emu_open_linux(&m, sig_fault_path, argv, envp), X64EMU_OK);
+  static const uint64_t counts[] = {1, 7, 100, 1013, 3, 4099};
+  unsigned runs = 0;
+  for (;;) {
+    assert_int_equal(x64emu_run(m, 0, counts[runs++ % 6], &s), X64EMU_OK);
+    if (s.reason != X64EMU_STOP_COUNT) break;
+    uint64_t at = x64emu_icount(m);
+    assert_true(at < n);
+    assert_int_equal(reg(m, X64EMU_REG_RIP), trace[at]);
+  }
+  assert_int_equal(s.reason, X64EMU_STOP_EXIT);
+  assert_int_equal(s.signal, stepped_end.signal);
+  assert_int_equal(x64emu_icount(m), steps);
+  x64emu_close(m);
+  free(trace);
+}
+
 static void test_disassembly_at_an_address(void **state) {
   x64emu *m = machine_with(walk, sizeof walk, CODE);
   char text[64];
@@ -569,6 +612,7 @@ static void test_disassembly_at_an_address(void **state) {
 
 int main(int argc, char **argv) {
   hello_path = argc > 1 ? argv[1] : "tests/guest/hello";
+  sig_fault_path = argc > 2 ? argv[2] : "tests/guest/sig_fault";
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_every_status_has_its_own_text),
       cmocka_unit_test(test_open_close_and_bad_arguments),
@@ -587,6 +631,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_a_fault_hook_maps_memory_and_the_run_goes_on),
       cmocka_unit_test(test_two_machines_in_one_process),
       cmocka_unit_test(test_linux_machine_runs_a_program_to_its_exit),
+      cmocka_unit_test(test_linux_stepping_equals_running_across_signals),
       cmocka_unit_test(test_disassembly_at_an_address),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
