@@ -19,6 +19,12 @@ for name in aes128_step ghash; do
   "$prefix/$name"
 done
 
+echo "== only x64emu_* is public"
+for lib in "$libdir/libx64emu.a" "$libdir/libx64emu.so"; do
+  others=$(nm -g --defined-only $( [ "${lib##*.}" = so ] && echo -D) "$lib" | awk 'NF == 3 && $3 !~ /^x64emu_/ {print $3}')
+  if [ -n "$others" ]; then echo "$lib defines $(echo $others | head -c 300)"; exit 1; fi
+done
+
 echo "== static: $(pkg-config --static --libs x64emu)"
 cc "$examples/ghash.c" $(pkg-config --cflags x64emu) "$libdir/libx64emu.a" \
    $(pkg-config --static --libs-only-l x64emu | sed 's/-lx64emu//') -o "$prefix/ghash-static"
@@ -28,6 +34,7 @@ echo "== find_package"
 cmake -S "$examples" -B "$prefix/cmake-build" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build "$prefix/cmake-build" >/dev/null
 LD_LIBRARY_PATH=$libdir "$prefix/cmake-build/aes128_step" | tail -1
+"$prefix/cmake-build/ghash_static" | tail -2
 
 echo "== python"
 for name in aes128_step ghash; do
