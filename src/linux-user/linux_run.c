@@ -10,6 +10,7 @@
 #include "process.h"
 #include "signals.h"
 #include "syscall.h"
+#include "vsyscall.h"
 
 /* The system call of the SYSCALL instruction just run. A host fault on guest memory that
  * the shim touches without a guarded copy is the guest's SIGSEGV at that instruction. */
@@ -34,6 +35,7 @@ StopReason linux_run(Cpu *c, uint64_t until) {
     switch (why) {
     case STOP_SYSCALL: perform_syscall(c); break;
     case STOP_FAULT:
+      if (vsyscall_emulate(c)) break;
       if (c->fault.undefined) {
         char what[256];
         cpu_describe_insn(c, c->rip, what, sizeof what);
