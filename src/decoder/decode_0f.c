@@ -53,9 +53,29 @@ bool decode_0f(DecodeCtx *d, Insn *in) {
   switch (op) {
   case 0x05: in->fn = op_syscall; in->ends = 1; return true;
   case 0x0B: in->fn = op_ud2; in->ends = 1; return true;
-  case 0x01:
-    if (d->bytes[d->modrm_at] == 0xF9) { in->fn = op_rdtscp; return true; }
+  case 0x01: {
+    uint8_t modrm = d->bytes[d->modrm_at];
+    if (modrm == 0xF9) { in->fn = op_rdtscp; return true; }
+    unsigned reg = (modrm >> 3) & 7;
+    /* LGDT, LIDT, INVLPG (memory forms) and LMSW: system instructions, #GP at CPL 3. */
+    if ((modrm >> 6 != 3 && (reg == 2 || reg == 3 || reg == 7)) || reg == 6) {
+      in->fn = op_privileged;
+      in->ends = 1;
+      return true;
+    }
     return false;
+  }
+  case 0x00: /* LLDT, LTR */
+    if (((d->bytes[d->modrm_at] >> 3) & 7) != 2 && ((d->bytes[d->modrm_at] >> 3) & 7) != 3) return false;
+    in->fn = op_privileged;
+    in->ends = 1;
+    return true;
+  case 0x06: case 0x07: case 0x08: case 0x09: /* CLTS, SYSRET, INVD, WBINVD */
+  case 0x20: case 0x21: case 0x22: case 0x23: /* MOV to and from control and debug registers */
+  case 0x30: case 0x32: case 0x35:            /* WRMSR, RDMSR, SYSEXIT */
+    in->fn = op_privileged;
+    in->ends = 1;
+    return true;
   case 0x0D: /* PREFETCHW and other hints */
   case 0x18: case 0x19: case 0x1A: case 0x1B: case 0x1C: case 0x1D: case 0x1E: case 0x1F:
     /* Hint NOPs (PREFETCHh, NOP Ev, ENDBR64, and with CET off RDSSP and friends). */

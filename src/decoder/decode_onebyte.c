@@ -221,7 +221,12 @@ bool decode_onebyte(DecodeCtx *d, Insn *in) {
     return true;
   case 0xC9: in->fn = op_leave; return true;
   case 0xCC: in->fn = op_int3; in->ends = 1; return true;
-  case 0xCD: in->fn = op_int; in->ends = 1; return true;
+  case 0xCD:
+    in->imm = decode_imm(d, 1, 0) & 0xff;
+    in->fn = in->imm == 3 ? op_int3 : op_int;
+    in->ends = 1;
+    return true;
+  case 0xF1: in->fn = op_icebp; in->ends = 1; return true;
   case 0xD7:
     in->seg = d->seg;
     in->addr32 = d->p67;
@@ -235,7 +240,7 @@ bool decode_onebyte(DecodeCtx *d, Insn *in) {
     in->ends = 1;
     return true;
   case 0xE4: case 0xE5: case 0xE6: case 0xE7: case 0xEC: case 0xED: case 0xEE: case 0xEF:
-  case 0xF4: case 0xFA: case 0xFB:
+  case 0x6C: case 0x6D: case 0x6E: case 0x6F: case 0xF4: case 0xFA: case 0xFB:
     in->fn = op_privileged;
     in->ends = 1;
     return true;

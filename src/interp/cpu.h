@@ -85,6 +85,9 @@ typedef struct Fault {
   int sig, code;
   uint64_t addr;
   bool undefined; /* SIGILL for bytes x64emu does not implement (not UD2's own #UD) */
+  int trapno;     /* the exception when sig and code do not tell it (ICEBP's #DB, INT n's
+                     #GP with its error code), else -1 */
+  uint64_t err;   /* its error code */
 } Fault;
 
 /* Checked once per block: the core's own bit, and the bits of the OS layer (or of another
@@ -106,6 +109,8 @@ typedef struct Cpu {
   StopReason stop;              /* what EV_STOP makes cpu_run return */
   Fault fault;                  /* with STOP_FAULT */
   bool undefined;               /* the trap being raised is an unimplemented instruction's */
+  int trapno;                   /* and its exception and error code, for Fault (or -1) */
+  uint64_t trap_err;
   int exit_status;              /* the OS layer's: valid once the guest exited */
   int term_signal;              /* the OS layer's: non-zero when the guest dies of it */
   const struct Insn *cur;       /* the instruction being executed, for faults */

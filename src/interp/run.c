@@ -23,6 +23,7 @@ void cpu_init(Cpu *c, Machine *m) {
   memset(c, 0, sizeof *c);
   c->m = m;
   c->icount_limit = UINT64_MAX;
+  c->trapno = -1;
   cpu_reset(c);
 }
 
@@ -203,8 +204,10 @@ StopReason cpu_run(Cpu *c, uint64_t until) {
      * in the instruction c->cur; the ones before it in its block retired. */
     if (sig > 0) c->rip = c->cur->rip;
     c->icount += c->cur->nth;
-    c->fault = (Fault){sig > 0 ? sig : -sig, fault_code, fault_addr, c->undefined};
+    c->fault = (Fault){sig > 0 ? sig : -sig, fault_code, fault_addr, c->undefined,
+                       sig > 0 ? -1 : c->trapno, c->trap_err};
     c->undefined = false;
+    c->trapno = -1;
     return STOP_FAULT;
   }
   fault_landing = &c->fault_jmp;

@@ -1,4 +1,5 @@
 /* system.c: NOPs, SYSCALL, CPUID, RDTSC, traps and the handlers for what cannot run. */
+#define _GNU_SOURCE /* TRAP_BRKPT */
 #include <signal.h>
 #include <stdio.h>
 #include <time.h>
@@ -60,13 +61,26 @@ void op_rdtscp(Cpu *c, const Insn *in) {
   DISPATCH_NEXT(c, in);
 }
 
-/* CC: a trap; the guest sees RIP after the INT3. */
+/* CC, and CD 03: a trap; the guest sees RIP after the instruction. */
 void op_int3(Cpu *c, const Insn *in) { guest_trap_next(c, SIGTRAP, SI_KERNEL, 0); }
 
-/* CD ib: user code may not use software interrupts other than INT3 (#GP). */
-void op_int(Cpu *c, const Insn *in) { guest_trap(c, SIGSEGV, SI_KERNEL, 0); }
+/* CD ib: user code may not use the other software interrupts: #GP with the gate's
+ * error code, (vector << 3) | 2 (an IDT entry). */
+void op_int(Cpu *c, const Insn *in) {
+  c->trapno = 13;
+  c->trap_err = (in->imm & 0xff) << 3 | 2;
+  guest_trap(c, SIGSEGV, SI_KERNEL, 0);
+}
 
-/* F4 FA FB and the I/O instructions: privileged, #GP in user mode. */
+/* F1: ICEBP (INT1) is a debug trap: SIGTRAP TRAP_BRKPT at the next instruction, #DB. */
+void op_icebp(Cpu *c, const Insn *in) {
+  c->trapno = 1;
+  c->trap_err = 0;
+  guest_trap_next(c, SIGTRAP, TRAP_BRKPT, insn_next(in));
+}
+
+/* F4 FA FB, IN, OUT, INS, OUTS, and the system instructions of 0F 01, 0F 00 and 0F C7
+ * that user mode may not run: #GP. */
 void op_privileged(Cpu *c, const Insn *in) { guest_trap(c, SIGSEGV, SI_KERNEL, 0); }
 
 /* 0F 0B */

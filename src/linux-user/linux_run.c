@@ -41,7 +41,7 @@ StopReason linux_run(Cpu *c, uint64_t until) {
         cpu_describe_insn(c, c->rip, what, sizeof what);
         fprintf(stderr, "x64emu: unimplemented instruction at %s\n", what);
       }
-      signals_deliver_sync(c, c->fault.sig, c->fault.code, c->fault.addr);
+      signals_deliver_fault(c, &c->fault);
       break;
     case STOP_EVENT:
       if (c->events & EV_SIGNAL) signals_deliver_pending(c);

@@ -454,16 +454,27 @@ static void note_fault(const Cpu *c, int sig, int code, uint64_t addr) {
   }
 }
 
-void signals_deliver_sync(Cpu *c, int sig, int code, uint64_t addr) {
+/* trapno and err: the exception's when known (f), else as the kernel derives them. */
+static void deliver_sync(Cpu *c, int sig, int code, uint64_t addr, const Fault *f) {
   attach(c);
   ThreadSignals *t = &thread_of(c)->sig;
   t->interrupted = false;
   note_fault(c, sig, code, addr);
+  if (f && f->trapno >= 0) {
+    t->trapno = (uint64_t)f->trapno;
+    t->err = f->err;
+  }
   X64Siginfo info = {.si_signo = sig, .si_code = code};
-  if (sig != SIGTRAP) info.u.addr = addr;
+  if (sig != SIGTRAP || code != SI_KERNEL) info.u.addr = addr; /* INT3's is 0, ICEBP's not */
   trace_signal(c, sig, &info);
   force_signal(c, sig, &info, sig != SIGTRAP);
 }
+
+void signals_deliver_sync(Cpu *c, int sig, int code, uint64_t addr) {
+  deliver_sync(c, sig, code, addr, NULL);
+}
+
+void signals_deliver_fault(Cpu *c, const Fault *f) { deliver_sync(c, f->sig, f->code, f->addr, f); }
 
 /* How a call interrupted by a signal goes on (the kernel's -ERESTARTSYS and
  * -ERESTARTNOHAND; nanosleep's restart block is taken as the latter). */

@@ -20,6 +20,9 @@
  * instruction (the next one for a trap). */
 void signals_deliver_sync(Cpu *c, int sig, int code, uint64_t addr);
 
+/* The same for a fault the core stopped with, whose exception it may know better. */
+void signals_deliver_fault(Cpu *c, const Fault *f);
+
 /* Delivers asynchronous signals noted by the host handler (EV_SIGNAL). c->rip is the
  * next guest instruction. */
 void signals_deliver_pending(Cpu *c);

@@ -1,0 +1,103 @@
+/* fault_kinds.c: one instruction at a time, the signal the kernel answers with: I/O and
+ * privileged instructions (#GP: SIGSEGV, SI_KERNEL, address 0), ICEBP and INT3 (SIGTRAP),
+ * software interrupts other than the kernel's own, a non-canonical address (#GP too),
+ * UD2 (SIGILL). Each runs from a page of its own; the handler prints what it got and
+ * jumps back. Left out: SGDT and friends (UMIP on the host decides), XSAVES (the CPU
+ * model has no XSAVE: #UD, where this host gives #GP), the far transfers (the selector
+ * on the stack decides). */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+
+static sigjmp_buf back;
+static uint8_t *page;
+
+static void on_signal(int sig, siginfo_t *si, void *ucv) {
+  ucontext_t *uc = ucv;
+  uint64_t addr = (uint64_t)(uintptr_t)si->si_addr, rip = uc->uc_mcontext.gregs[REG_RIP];
+  uint64_t base = (uint64_t)(uintptr_t)page;
+  printf("  %s si_code=%d si_addr=%s%#lx rip=+%lu trapno=%lld err=%lld\n", sigabbrev_np(sig),
+         si->si_code, addr >= base && addr < base + 4096 ? "+" : "",
+         (unsigned long)(addr >= base && addr < base + 4096 ? addr - base : addr),
+         (unsigned long)(rip - base), (long long)uc->uc_mcontext.gregs[REG_TRAPNO],
+         (long long)uc->uc_mcontext.gregs[REG_ERR]);
+  siglongjmp(back, 1);
+}
+
+typedef struct Case {
+  const char *name;
+  uint8_t bytes[8];
+  unsigned len;
+} Case;
+
+static const Case cases[] = {
+    {"icebp", {0xf1}, 1},
+    {"int3", {0xcc}, 1},
+    {"int 3", {0xcd, 0x03}, 2},
+    {"int 0x41", {0xcd, 0x41}, 2},
+    {"insb", {0x6c}, 1},
+    {"insd", {0x6d}, 1},
+    {"outsb", {0x6e}, 1},
+    {"outsd", {0x6f}, 1},
+    {"in al, 0x60", {0xe4, 0x60}, 2},
+    {"in al, dx", {0xec}, 1},
+    {"out 0x80, al", {0xe6, 0x80}, 2},
+    {"out dx, al", {0xee}, 1},
+    {"lgdt [rcx]", {0x0f, 0x01, 0x11}, 3},
+    {"lidt [rcx]", {0x0f, 0x01, 0x19}, 3},
+    {"invlpg [rcx]", {0x0f, 0x01, 0x39}, 3},
+    {"lmsw ax", {0x0f, 0x01, 0xf0}, 3},
+    {"lldt ax", {0x0f, 0x00, 0xd0}, 3},
+    {"ltr ax", {0x0f, 0x00, 0xd8}, 3},
+    {"clts", {0x0f, 0x06}, 2},
+    {"sysret", {0x0f, 0x07}, 2},
+    {"invd", {0x0f, 0x08}, 2},
+    {"wbinvd", {0x0f, 0x09}, 2},
+    {"mov rax, cr0", {0x0f, 0x20, 0xc0}, 3},
+    {"mov cr0, rax", {0x0f, 0x22, 0xc0}, 3},
+    {"mov rax, dr7", {0x0f, 0x21, 0xf8}, 3},
+    {"wrmsr", {0x0f, 0x30}, 2},
+    {"rdmsr", {0x0f, 0x32}, 2},
+    {"hlt", {0xf4}, 1},
+    {"cli", {0xfa}, 1},
+    {"sti", {0xfb}, 1},
+    {"mov eax, [r15] (non-canonical)", {0x41, 0x8b, 0x07}, 3},
+    {"mov [r15], eax (non-canonical)", {0x41, 0x89, 0x07}, 3},
+    {"ud2", {0x0f, 0x0b}, 2},
+};
+
+/* Runs code with rcx at a scratch buffer (zeroes: a far pointer to selector 0) and r15
+ * non-canonical. */
+static void run(void *code, void *scratch) {
+  asm volatile("mov %0, %%rcx\n"
+               "movabs $0x8000000000000000, %%r15\n"
+               "call *%1\n"
+               :
+               : "r"(scratch), "r"(code)
+               : "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "r15", "memory", "cc");
+}
+
+int main(void) {
+  static uint64_t scratch[64];
+  struct sigaction sa = {.sa_sigaction = on_signal, .sa_flags = SA_SIGINFO | SA_NODEFER};
+  for (int sig = 1; sig < 32; sig++) sigaction(sig, &sa, NULL);
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    printf("%s:\n", cases[i].name);
+    /* A fresh page each time: code is written once, then run. */
+    page = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    memcpy(page, cases[i].bytes, cases[i].len);
+    page[cases[i].len] = 0xc3; /* ret */
+    fflush(stdout);
+    if (!sigsetjmp(back, 1)) {
+      run(page, scratch);
+      printf("  ran\n");
+    }
+    munmap(page, 4096);
+  }
+  return 0;
+}
