@@ -67,6 +67,7 @@ x64emu_status x64emu_open(x64emu **machine) {
     return X64EMU_ERR_INIT;
   }
   x->m = &x->bare_machine;
+  x->m->code.exec_map = &x->m->mem; /* code runs only from executable pages it mapped */
   x->c = &x->bare_cpu;
   cpu_init(x->c, x->m);
   x->m->embedder = x;
@@ -149,7 +150,7 @@ x64emu_status x64emu_mem_map(x64emu *x, uint64_t address, uint64_t size, int pro
     munmap(got, size);
     return X64EMU_ERR_MAP_IN_USE;
   }
-  if (!ranges_add(&x->m->mem, address, address + size)) {
+  if (!ranges_add(&x->m->mem, address, address + size, prot)) {
     munmap(got, size);
     return X64EMU_ERR_NOMEM;
   }
@@ -170,6 +171,7 @@ x64emu_status x64emu_mem_protect(x64emu *x, uint64_t address, uint64_t size, int
   if (!x || !range_ok(address, size) || (prot & ~7)) return X64EMU_ERR_ARG;
   if (!ranges_cover(&x->m->mem, address, address + size)) return X64EMU_ERR_UNMAPPED;
   if (mprotect((void *)(uintptr_t)address, size, host_prot(prot)) != 0) return X64EMU_ERR_NOMEM;
+  if (!ranges_protect(&x->m->mem, address, address + size, prot)) return X64EMU_ERR_NOMEM;
   block_invalidate_range(&x->m->code, address, size);
   return X64EMU_OK;
 }

@@ -1,12 +1,14 @@
 /* block.c: the block cache: a hash table of decoded blocks in one arena, flushed whole. */
 #include "block.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
 #include "../interp/ops_int.h"
+#include "../interp/ranges.h"
 #include "decode.h"
 
 #define MAX_BLOCK_INSNS 64
@@ -97,17 +99,42 @@ void block_hooks_set(BlockCache *bc, Handler hook, uint64_t lo, uint64_t hi, boo
   block_flush_all(bc);
 }
 
-/* Decodes one instruction at pc into in: its record, or one that raises the fault of
- * unreadable bytes (the instructions before them run; reaching them faults). */
+/* How many bytes from pc (up to 15) lie in executable guest pages, and, when fewer, the
+ * si_code of fetching the first byte past them. */
+static unsigned executable_bytes(const BlockCache *bc, uint64_t pc, int *code) {
+  if (!bc->exec_map) return 15;
+  unsigned n = 0;
+  for (uint64_t page = pc & ~0xfffull; n < 15; page += 0x1000) {
+    int prot = ranges_prot(bc->exec_map, page);
+    if (prot < 0 || !(prot & GUEST_PROT_EXEC)) {
+      *code = prot < 0 ? SEGV_MAPERR : SEGV_ACCERR;
+      return n;
+    }
+    n += (unsigned)(page + 0x1000 - (pc + n));
+  }
+  return 15;
+}
+
+/* A record that raises the fault of fetching at fault_at (the instructions before it
+ * run; reaching it faults). */
+static void fetch_fault(Insn *in, uint64_t pc, uint64_t fault_at, int code) {
+  *in = (Insn){.rip = pc, .disp = (int64_t)fault_at, .fn = op_fetch_fault, .op = (uint8_t)code,
+               .flags_use = FL_ALL /* the signal frame shows every flag */, .ends = 1,
+               .base = REG_NONE, .index = REG_NONE};
+}
+
+/* Decodes one instruction at pc into in: its record, or one that faults. */
 static void decode_one(BlockCache *bc, uint64_t pc, Insn *in) {
   uint64_t fault_at = 0;
-  if (decode_insn(bc->dec, pc, in, &fault_at) != 0) return;
-  in->rip = pc;
-  in->len = 0;
-  in->disp = (int64_t)fault_at;
-  in->fn = op_fetch_fault;
-  in->flags_use = FL_ALL; /* the signal frame shows every flag */
-  in->ends = 1;
+  int code = SEGV_MAPERR;
+  unsigned exec = executable_bytes(bc, pc, &code);
+  if (exec == 0) {
+    fetch_fault(in, pc, pc, code);
+  } else if (decode_insn(bc->dec, pc, in, &fault_at) == 0) {
+    fetch_fault(in, pc, fault_at, SEGV_MAPERR);
+  } else if (in->len > exec) {
+    fetch_fault(in, pc, pc + exec, code); /* runs into a page it may not be fetched from */
+  }
 }
 
 /* The block at rip: up to MAX_BLOCK_INSNS instructions, or one when single. */

@@ -1,4 +1,4 @@
-/* ranges.c: sorted, disjoint, merged address ranges. */
+/* ranges.c: sorted, disjoint address ranges with their protection. */
 #include "ranges.h"
 
 #include <stdlib.h>
@@ -19,16 +19,20 @@ static void drop(RangeSet *s, size_t i) {
   s->n--;
 }
 
+static void insert(RangeSet *s, size_t i, Range r) {
+  memmove(&s->r[i + 1], &s->r[i], (s->n - i) * sizeof *s->r);
+  s->r[i] = r;
+  s->n++;
+}
+
 bool ranges_remove(RangeSet *s, uint64_t lo, uint64_t hi) {
   for (size_t i = 0; i < s->n; i++) {
     Range r = s->r[i];
     if (r.hi <= lo || r.lo >= hi) continue;
     if (r.lo < lo && r.hi > hi) { /* a hole in the middle: one range becomes two */
       if (!reserve(s, s->n + 1)) return false;
-      memmove(&s->r[i + 2], &s->r[i + 1], (s->n - i - 1) * sizeof *s->r);
-      s->r[i] = (Range){r.lo, lo};
-      s->r[i + 1] = (Range){hi, r.hi};
-      s->n++;
+      s->r[i].hi = lo;
+      insert(s, i + 1, (Range){hi, r.hi, r.prot});
       return true;
     }
     if (r.lo < lo) {
@@ -43,25 +47,36 @@ bool ranges_remove(RangeSet *s, uint64_t lo, uint64_t hi) {
   return true;
 }
 
-bool ranges_add(RangeSet *s, uint64_t lo, uint64_t hi) {
+bool ranges_add(RangeSet *s, uint64_t lo, uint64_t hi, int prot) {
   if (lo >= hi) return true;
-  /* Room first, so that failing changes nothing: the new range may take one more slot. */
-  if (!reserve(s, s->n + 1)) return false;
-  ranges_remove(s, lo, hi); /* a split here fits the room: its halves merge back below */
+  /* Room first, so that failing changes nothing: a split and the new range. */
+  if (!reserve(s, s->n + 2)) return false;
+  ranges_remove(s, lo, hi);
   size_t i = 0;
   while (i < s->n && s->r[i].hi < lo) i++;
-  /* Merge with touching neighbours on either side. */
-  if (i < s->n && s->r[i].hi == lo) {
+  /* Merge with touching neighbours of the same protection. */
+  if (i < s->n && s->r[i].hi == lo && s->r[i].prot == prot) {
     lo = s->r[i].lo;
     drop(s, i);
+  } else if (i < s->n && s->r[i].hi == lo) {
+    i++;
   }
-  if (i < s->n && s->r[i].lo == hi) {
+  if (i < s->n && s->r[i].lo == hi && s->r[i].prot == prot) {
     hi = s->r[i].hi;
     drop(s, i);
   }
-  memmove(&s->r[i + 1], &s->r[i], (s->n - i) * sizeof *s->r);
-  s->r[i] = (Range){lo, hi};
-  s->n++;
+  insert(s, i, (Range){lo, hi, prot});
+  return true;
+}
+
+bool ranges_protect(RangeSet *s, uint64_t lo, uint64_t hi, int prot) {
+  for (size_t i = 0; i < s->n; i++) {
+    Range r = s->r[i];
+    if (r.hi <= lo || r.lo >= hi || r.prot == prot) continue;
+    uint64_t a = r.lo > lo ? r.lo : lo, b = r.hi < hi ? r.hi : hi;
+    if (!ranges_add(s, a, b, prot)) return false;
+    i = (size_t)-1; /* the array changed: look again from the start */
+  }
   return true;
 }
 
@@ -74,10 +89,15 @@ bool ranges_cover(const RangeSet *s, uint64_t lo, uint64_t hi) {
   return lo >= hi;
 }
 
-bool ranges_touch(const RangeSet *s, uint64_t lo, uint64_t hi) {
-  for (size_t i = 0; i < s->n; i++)
-    if (s->r[i].lo < hi && s->r[i].hi > lo) return true;
-  return false;
+int ranges_prot(const RangeSet *s, uint64_t a) {
+  size_t lo = 0, hi = s->n; /* binary search: the decoder asks at every page it reads */
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (s->r[mid].hi <= a) lo = mid + 1;
+    else if (s->r[mid].lo > a) hi = mid;
+    else return s->r[mid].prot;
+  }
+  return -1;
 }
 
 void ranges_free(RangeSet *s) {

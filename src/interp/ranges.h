@@ -1,5 +1,5 @@
-/* ranges.h: a set of guest address ranges, kept sorted, disjoint and merged: which
- * memory belongs to a machine's guest. */
+/* ranges.h: the guest's memory of a machine: address ranges with their protection, kept
+ * sorted and disjoint, neighbours of equal protection merged. */
 #ifndef X64EMU_RANGES_H
 #define X64EMU_RANGES_H
 
@@ -7,8 +7,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Guest protections: PROT_READ, PROT_WRITE and PROT_EXEC as x86-64 Linux numbers them. */
+enum { GUEST_PROT_READ = 1, GUEST_PROT_WRITE = 2, GUEST_PROT_EXEC = 4, GUEST_PROT_ALL = 7 };
+
 typedef struct Range {
   uint64_t lo, hi; /* [lo, hi) */
+  int prot;
 } Range;
 
 typedef struct RangeSet {
@@ -16,14 +20,18 @@ typedef struct RangeSet {
   size_t n, cap;
 } RangeSet;
 
-/* Adds [lo, hi); false (the set unchanged) when memory for it runs out. */
-bool ranges_add(RangeSet *s, uint64_t lo, uint64_t hi);
+/* Makes [lo, hi) guest memory with prot, whatever was there; false (the set unchanged)
+ * when memory for it runs out. */
+bool ranges_add(RangeSet *s, uint64_t lo, uint64_t hi, int prot);
 /* Removes [lo, hi); false (unchanged) when splitting a range needs memory there is not. */
 bool ranges_remove(RangeSet *s, uint64_t lo, uint64_t hi);
+/* Gives the parts of [lo, hi) that are in the set protection prot; false without memory
+ * (part of it may then be done). */
+bool ranges_protect(RangeSet *s, uint64_t lo, uint64_t hi, int prot);
 /* Whether [lo, hi) lies entirely inside the set. */
 bool ranges_cover(const RangeSet *s, uint64_t lo, uint64_t hi);
-/* Whether any part of [lo, hi) is in the set. */
-bool ranges_touch(const RangeSet *s, uint64_t lo, uint64_t hi);
+/* The protection at address a, or -1 where the set has nothing. */
+int ranges_prot(const RangeSet *s, uint64_t a);
 void ranges_free(RangeSet *s);
 
 #endif

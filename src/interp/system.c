@@ -95,5 +95,5 @@ void op_undefined(Cpu *c, const Insn *in) {
 
 /* The bytes of the next instruction are not readable: a page fault on fetch. */
 void op_fetch_fault(Cpu *c, const Insn *in) {
-  guest_trap(c, SIGSEGV, SEGV_MAPERR, (uint64_t)in->disp);
+  guest_trap(c, SIGSEGV, in->op, (uint64_t)in->disp); /* op: SEGV_MAPERR or SEGV_ACCERR */
 }

@@ -69,13 +69,13 @@ static void guess_loader_mappings(Cpu *c) {
     if (m[i].hi == p->brk_start) {
       size_t j = i;
       while (j > 0 && m[j].anon && m[j - 1].hi == m[j].lo && m[j - 1].anon) j--;
-      if (m[j].anon) ranges_add(ranges, m[j].lo, m[i].hi);
+      if (m[j].anon) ranges_add(ranges, m[j].lo, m[i].hi, GUEST_PROT_ALL);
     }
     uint64_t sp = c->r[RSP];
     if (sp >= m[i].lo && sp < m[i].hi && m[i].anon) {
       uint64_t lo = m[i].lo;
       if (i > 0 && m[i - 1].hi == lo && m[i - 1].anon && m[i - 1].none) lo = m[i - 1].lo;
-      ranges_add(ranges, lo, m[i].hi);
+      ranges_add(ranges, lo, m[i].hi, GUEST_PROT_ALL);
     }
   }
   free(m);
@@ -88,7 +88,8 @@ static void mem_init(Cpu *c) {
   if (p->brk_end > p->brk_start && (p->brk_start != p->mem_heap_lo || p->brk_end != p->mem_heap_hi)) {
     p->mem_heap_lo = p->brk_start;
     p->mem_heap_hi = p->brk_end;
-    ranges_add(guest_ranges(p), p->mem_heap_lo, page_up(p->mem_heap_hi));
+    ranges_add(guest_ranges(p), p->mem_heap_lo, page_up(p->mem_heap_hi),
+               GUEST_PROT_READ | GUEST_PROT_WRITE);
   }
   if (!p->mem_guessed && !p->mem_noted) guess_loader_mappings(c);
   p->mem_guessed = true;
@@ -188,7 +189,7 @@ int64_t sys_mmap(Cpu *c, const uint64_t *a) {
   uint64_t got = (uint64_t)(uintptr_t)r;
   /* Code decoded from what was there before is gone. */
   if (fixed) block_invalidate_range(&c->m->code, got, span);
-  if (!ranges_add(&c->m->mem, got, got + span)) {
+  if (!ranges_add(&c->m->mem, got, got + span, (int)(a[2] & GUEST_PROT_ALL))) {
     munmap(r, span);
     return -ENOMEM;
   }
@@ -214,6 +215,7 @@ int64_t sys_mprotect(Cpu *c, const uint64_t *a) {
   if (span && guest_mem_hits_emulator(c, addr, span)) return -ENOMEM;
   if (mprotect(GUEST_PTR(addr), span, host_prot(a[2])) < 0) return -errno;
   block_invalidate_range(&c->m->code, addr, span);
+  ranges_protect(&c->m->mem, addr, addr + span, (int)(a[2] & GUEST_PROT_ALL));
   return 0;
 }
 
@@ -223,6 +225,7 @@ int64_t sys_mremap(Cpu *c, const uint64_t *a) {
   if (old & (PAGE - 1)) return -EINVAL;
   if (old_len && guest_mem_hits_emulator(c, old, old_len)) return -EFAULT;
   if ((flags & X64_MREMAP_FIXED) && guest_mem_hits_emulator(c, to, new_len)) return -ENOMEM;
+  int prot = ranges_prot(&c->m->mem, old); /* the moved pages keep theirs */
   void *r = mremap(GUEST_PTR(old), a[1], a[2], (int)flags, GUEST_PTR(to));
   if (r == MAP_FAILED) return -errno;
   uint64_t got = (uint64_t)(uintptr_t)r;
@@ -232,7 +235,7 @@ int64_t sys_mremap(Cpu *c, const uint64_t *a) {
     if (got != old) ranges_remove(&c->m->mem, old, old + old_len);
     else if (new_len < old_len) ranges_remove(&c->m->mem, old + new_len, old + old_len);
   }
-  ranges_add(&c->m->mem, got, got + new_len);
+  ranges_add(&c->m->mem, got, got + new_len, prot < 0 ? GUEST_PROT_READ | GUEST_PROT_WRITE : prot);
   return (int64_t)got;
 }
 

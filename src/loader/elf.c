@@ -335,7 +335,10 @@ static int map_segments(Loader *l, ElfImage *img) {
         mprotect((void *)(uintptr_t)s, pg, prot_of_page(l, s, b)) != 0 ||
         mprotect((void *)(uintptr_t)(e - pg), pg, prot_of_page(l, e - pg, b)) != 0)
       return fail(l, "cannot set the permissions of segment %u: %s", i, strerror(errno));
-    if (!ranges_add(l->mapped, s, e)) return fail(l, "out of memory");
+    if (!ranges_add(l->mapped, s, e, prot_of(ph)) ||
+        !ranges_add(l->mapped, s, s + pg, prot_of_page(l, s, b)) ||
+        !ranges_add(l->mapped, e - pg, e, prot_of_page(l, e - pg, b)))
+      return fail(l, "out of memory");
     if (s > prev_end) munmap((void *)(uintptr_t)prev_end, s - prev_end);
     if (e > prev_end) prev_end = e;
   }
@@ -404,6 +407,7 @@ int elf_load(Process *p, const char *path, char *const argv[], char *const envp[
   /* The image and the stack are the guest's: it may map over, unmap and re-protect them,
    * unlike the emulator's own memory. */
   p->mem_noted = true;
+  p->machine.code.exec_map = &p->machine.mem; /* and code runs only from executable pages */
   if (elf_map(path, &img, BRK_RESERVE, &p->machine.mem, err, errlen) != 0) return -1;
 
   if (img.room_end > img.hi) brk_adopt(p, img.hi, img.room_end);

@@ -142,7 +142,9 @@ uint64_t stack_create(const StackArgs *a, bool exec, RangeSet *mapped, char *err
     munmap(region, total);
     return 0;
   }
-  if (!ranges_add(mapped, (uint64_t)(uintptr_t)region, (uint64_t)(uintptr_t)region + total)) {
+  /* The guard below is the guest's too (it may map over it), with no access. */
+  uint64_t lo = (uint64_t)(uintptr_t)region, stack = (uint64_t)(uintptr_t)mem;
+  if (!ranges_add(mapped, lo, stack, 0) || !ranges_add(mapped, stack, lo + total, prot)) {
     snprintf(err, errlen, "%s: out of memory", a->execfn);
     munmap(region, total);
     return 0;
