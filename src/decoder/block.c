@@ -107,7 +107,7 @@ static unsigned executable_bytes(const BlockCache *bc, uint64_t pc, int *code) {
   for (uint64_t page = pc & ~0xfffull; n < 15; page += 0x1000) {
     int prot = ranges_prot(bc->exec_map, page);
     if (prot < 0 || !(prot & GUEST_PROT_EXEC)) {
-      *code = prot < 0 ? SEGV_MAPERR : SEGV_ACCERR;
+      *code = prot < 0 || (prot & GUEST_PROT_RESERVED) ? SEGV_MAPERR : SEGV_ACCERR;
       return n;
     }
     n += (unsigned)(page + 0x1000 - (pc + n));

@@ -89,6 +89,13 @@ bool ranges_cover(const RangeSet *s, uint64_t lo, uint64_t hi) {
   return lo >= hi;
 }
 
+bool ranges_mapped(const RangeSet *s, uint64_t lo, uint64_t hi) {
+  if (!ranges_cover(s, lo, hi)) return false;
+  for (size_t i = 0; i < s->n; i++)
+    if (s->r[i].lo < hi && s->r[i].hi > lo && (s->r[i].prot & GUEST_PROT_RESERVED)) return false;
+  return true;
+}
+
 int ranges_prot(const RangeSet *s, uint64_t a) {
   size_t lo = 0, hi = s->n; /* binary search: the decoder asks at every page it reads */
   while (lo < hi) {

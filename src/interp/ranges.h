@@ -7,8 +7,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Guest protections: PROT_READ, PROT_WRITE and PROT_EXEC as x86-64 Linux numbers them. */
-enum { GUEST_PROT_READ = 1, GUEST_PROT_WRITE = 2, GUEST_PROT_EXEC = 4, GUEST_PROT_ALL = 7 };
+/* Guest protections: PROT_READ, PROT_WRITE and PROT_EXEC as x86-64 Linux numbers them;
+ * and RESERVED for the guest's address space where nothing is mapped (the heap beyond the
+ * break, the stack's guard): the guest may map there, and a fault there is SEGV_MAPERR. */
+enum {
+  GUEST_PROT_READ = 1, GUEST_PROT_WRITE = 2, GUEST_PROT_EXEC = 4, GUEST_PROT_ALL = 7,
+  GUEST_PROT_RESERVED = 8,
+};
 
 typedef struct Range {
   uint64_t lo, hi; /* [lo, hi) */
@@ -30,6 +35,8 @@ bool ranges_remove(RangeSet *s, uint64_t lo, uint64_t hi);
 bool ranges_protect(RangeSet *s, uint64_t lo, uint64_t hi, int prot);
 /* Whether [lo, hi) lies entirely inside the set. */
 bool ranges_cover(const RangeSet *s, uint64_t lo, uint64_t hi);
+/* Whether it does, and none of it is only RESERVED. */
+bool ranges_mapped(const RangeSet *s, uint64_t lo, uint64_t hi);
 /* The protection at address a, or -1 where the set has nothing. */
 int ranges_prot(const RangeSet *s, uint64_t a);
 void ranges_free(RangeSet *s);

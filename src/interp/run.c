@@ -202,7 +202,15 @@ StopReason cpu_run(Cpu *c, uint64_t until) {
     }
     /* A host fault (sig > 0: SIGSEGV/SIGBUS on guest memory) or a guest trap (sig < 0)
      * in the instruction c->cur; the ones before it in its block retired. */
-    if (sig > 0) c->rip = c->cur->rip;
+    if (sig > 0) {
+      c->rip = c->cur->rip;
+      /* The host's reservations (the heap beyond the break) are not guest mappings. */
+      const RangeSet *map = c->m->code.exec_map;
+      if (map && fault_code == SEGV_ACCERR) {
+        int prot = ranges_prot(map, fault_addr);
+        if (prot < 0 || (prot & GUEST_PROT_RESERVED)) fault_code = SEGV_MAPERR;
+      }
+    }
     c->icount += c->cur->nth;
     c->fault = (Fault){sig > 0 ? sig : -sig, fault_code, fault_addr, c->undefined,
                        sig > 0 ? -1 : c->trapno, c->trap_err};

@@ -52,10 +52,9 @@ typedef struct Process {
   Options opt;
   char exe_path[4096]; /* absolute path of the guest program: /proc/self/exe */
   uint64_t brk_start, brk_cur, brk_end; /* the guest heap, in a reservation of its own */
-  /* Which mappings are the guest's (machine.mem): noted by the loader, else guessed from
-   * the heap and stack once (tests that make a bare process); the heap's as recorded. */
+  /* Which mappings are the guest's (machine.mem): noted by the loader (and the break),
+   * else guessed from the stack and heap once (tests that make a bare process). */
   bool mem_noted, mem_guessed;
-  uint64_t mem_heap_lo, mem_heap_hi;
   /* Signal dispositions, and whether what exec passed on was read from the host. */
   bool sig_ready;
   X64Sigaction sig_action[X64_NSIG + 1];

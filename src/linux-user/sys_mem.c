@@ -85,12 +85,6 @@ static void guess_loader_mappings(Cpu *c) {
  * is what the loader mapped. */
 static void mem_init(Cpu *c) {
   Process *p = proc_of(c);
-  if (p->brk_end > p->brk_start && (p->brk_start != p->mem_heap_lo || p->brk_end != p->mem_heap_hi)) {
-    p->mem_heap_lo = p->brk_start;
-    p->mem_heap_hi = p->brk_end;
-    ranges_add(guest_ranges(p), p->mem_heap_lo, page_up(p->mem_heap_hi),
-               GUEST_PROT_READ | GUEST_PROT_WRITE);
-  }
   if (!p->mem_guessed && !p->mem_noted) guess_loader_mappings(c);
   p->mem_guessed = true;
 }
@@ -213,6 +207,8 @@ int64_t sys_mprotect(Cpu *c, const uint64_t *a) {
   if (addr & (PAGE - 1)) return -EINVAL;
   if (span < a[1]) return -ENOMEM;
   if (span && guest_mem_hits_emulator(c, addr, span)) return -ENOMEM;
+  /* Nothing mapped there (the heap beyond the break): the kernel's ENOMEM. */
+  if (span && proc_of(c)->mem_noted && !ranges_mapped(&c->m->mem, addr, addr + span)) return -ENOMEM;
   if (mprotect(GUEST_PTR(addr), span, host_prot(a[2])) < 0) return -errno;
   block_invalidate_range(&c->m->code, addr, span);
   ranges_protect(&c->m->mem, addr, addr + span, (int)(a[2] & GUEST_PROT_ALL));

@@ -20,6 +20,8 @@ static uint64_t page_up(uint64_t a) { return (a + host_page() - 1) & ~(host_page
 void brk_adopt(Process *p, uint64_t start, uint64_t end) {
   p->brk_start = p->brk_cur = start;
   p->brk_end = end;
+  /* The guest's: it may map there; nothing is until the break grows. */
+  ranges_add(&p->machine.mem, start, end, GUEST_PROT_RESERVED);
 }
 
 void brk_init(Process *p, uint64_t start) {
@@ -47,7 +49,8 @@ uint64_t brk_set(Process *p, uint64_t want) {
   if (new_top > p->brk_end || new_top < want) return old;
   if (new_top > old_top) {
     /* Pages beyond the break were dropped when it last shrank, so they read as zero. */
-    if (mprotect((void *)(uintptr_t)old_top, new_top - old_top, PROT_READ | PROT_WRITE) != 0)
+    if (mprotect((void *)(uintptr_t)old_top, new_top - old_top, PROT_READ | PROT_WRITE) != 0 ||
+        !ranges_add(&p->machine.mem, old_top, new_top, GUEST_PROT_READ | GUEST_PROT_WRITE))
       return old;
   } else if (new_top < old_top) {
     void *from = (void *)(uintptr_t)new_top;
@@ -58,6 +61,7 @@ uint64_t brk_set(Process *p, uint64_t want) {
              0) == MAP_FAILED)
       return old;
     block_invalidate_range(&p->machine.code, new_top, len);
+    ranges_add(&p->machine.mem, new_top, old_top, GUEST_PROT_RESERVED);
   }
   p->brk_cur = want;
   return want;

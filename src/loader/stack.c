@@ -144,7 +144,8 @@ uint64_t stack_create(const StackArgs *a, bool exec, RangeSet *mapped, char *err
   }
   /* The guard below is the guest's too (it may map over it), with no access. */
   uint64_t lo = (uint64_t)(uintptr_t)region, stack = (uint64_t)(uintptr_t)mem;
-  if (!ranges_add(mapped, lo, stack, 0) || !ranges_add(mapped, stack, lo + total, prot)) {
+  if (!ranges_add(mapped, lo, stack, GUEST_PROT_RESERVED) ||
+      !ranges_add(mapped, stack, lo + total, prot)) {
     snprintf(err, errlen, "%s: out of memory", a->execfn);
     munmap(region, total);
     return 0;
