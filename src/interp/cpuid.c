@@ -176,3 +176,44 @@ const char *cpuid_apply_option(CpuModel *m, const char *list) {
 }
 
 void cpuid_reset_features(CpuModel *m) { memset(m->removed, 0, sizeof m->removed); }
+
+/* ---- what the model lacks, for messages ---- */
+
+const char *cpuid_missing_set(const uint8_t *b, unsigned n) {
+  unsigned i = 0;
+  bool p66 = false, rep = false;
+  for (; i < n; i++) { /* legacy prefixes, then REX */
+    if (b[i] == 0x66) p66 = true;
+    else if (b[i] == 0xF2 || b[i] == 0xF3) rep = true;
+    else if (b[i] != 0x67 && b[i] != 0xF0 && b[i] != 0x2E && b[i] != 0x36 && b[i] != 0x3E &&
+             b[i] != 0x26 && b[i] != 0x64 && b[i] != 0x65)
+      break;
+  }
+  if (i < n && (b[i] & 0xF0) == 0x40) i++;
+  if (i >= n) return NULL;
+  if (b[i] == 0xC4 || b[i] == 0xC5)
+    return "the CPU model has no AVX, AVX2, FMA or BMI (VEX encoding): build for x86-64-v2 or lower";
+  if (b[i] == 0x62) return "the CPU model has no AVX-512 (EVEX encoding): build for x86-64-v2 or lower";
+  if (b[i] != 0x0F || i + 1 >= n) return NULL;
+  uint8_t op = b[i + 1], modrm = i + 2 < n ? b[i + 2] : 0, reg = (modrm >> 3) & 7;
+  bool reg_form = (modrm >> 6) == 3;
+  if (op == 0x0F) return "the CPU model has no 3DNow! (AMD only)";
+  if (op == 0x38 && i + 2 < n) {
+    uint8_t op3 = b[i + 2];
+    if (op3 >= 0xC8 && op3 <= 0xCD) return "the CPU model has no SHA extensions";
+    if (op3 == 0xF6 && (p66 || rep)) return "the CPU model has no ADX (ADCX, ADOX)";
+    if (!p66 && !rep && op3 <= 0x0B) return "MMX is not implemented yet";
+    return NULL;
+  }
+  if (op == 0x3A && i + 2 < n && b[i + 2] == 0xCC) return "the CPU model has no SHA extensions";
+  if (op == 0x3A && i + 2 < n && b[i + 2] == 0x0F && !p66) return "MMX is not implemented yet";
+  if (op == 0xC7 && reg_form && (reg == 6 || reg == 7)) return "the CPU model has no RDRAND or RDSEED";
+  if ((op == 0xAE && !reg_form && (reg == 4 || reg == 5) && !p66 && !rep) ||
+      (op == 0xC7 && !reg_form && reg >= 3 && reg <= 5) || (op == 0x01 && (modrm == 0xD0 || modrm == 0xD1)))
+    return "the CPU model has no XSAVE";
+  /* 0F 60..7F and D0..FF without a 66, F2 or F3 prefix are MMX (EMMS is 0F 77). */
+  if (!p66 && !rep && ((op >= 0x60 && op <= 0x7F && op != 0x78 && op != 0x79) || op >= 0xD1 ||
+                       op == 0xC4 || op == 0xC5 || op == 0x2A || op == 0x2C || op == 0x2D))
+    return "MMX is not implemented yet";
+  return NULL;
+}

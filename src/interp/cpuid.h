@@ -51,6 +51,11 @@ static inline bool cpu_feature_enabled(const CpuModel *m, CpuFeature f) {
  * Returns NULL, or a message saying what is wrong (changing nothing). */
 const char *cpuid_apply_option(CpuModel *m, const char *list);
 
+/* For an instruction x64emu does not run (its first n bytes): the instruction set it
+ * belongs to that the CPU model lacks, said for a user ("AVX (VEX encoding): build for
+ * x86-64-v2 or lower"), or NULL when it is not one of those. */
+const char *cpuid_missing_set(const uint8_t *bytes, unsigned n);
+
 /* Gives back every removed feature. */
 void cpuid_reset_features(CpuModel *m);
 

@@ -9,6 +9,7 @@
 
 #include "../decoder/block.h"
 #include "../decoder/decode.h"
+#include "cpuid.h"
 #include "fault.h"
 #include "flags.h"
 #include "insn.h"
@@ -187,7 +188,9 @@ void cpu_describe_insn(Cpu *c, uint64_t rip, char *buf, size_t size) {
   /* Capstone's length when it knew the instruction; all readable bytes when it did not. */
   unsigned show = len && len < n ? len : n;
   for (unsigned i = 0; i < show; i++) snprintf(hex + 3 * i, 4, "%02x ", bytes[i]);
-  snprintf(buf, size, "0x%llx: %s(%s)", (unsigned long long)rip, hex, text);
+  const char *lacks = cpuid_missing_set(bytes, show);
+  snprintf(buf, size, "0x%llx: %s(%s)%s%s", (unsigned long long)rip, hex, text, lacks ? ": " : "",
+           lacks ? lacks : "");
 }
 
 StopReason cpu_run(Cpu *c, uint64_t until) {
