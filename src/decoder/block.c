@@ -137,6 +137,11 @@ static void decode_one(BlockCache *bc, uint64_t pc, Insn *in) {
   }
 }
 
+static bool writable(const RangeSet *map, uint64_t a) {
+  int prot = ranges_prot(map, a);
+  return prot >= 0 && (prot & GUEST_PROT_WRITE);
+}
+
 /* The block at rip: up to MAX_BLOCK_INSNS instructions, or one when single. */
 static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
   Insn buf[2 * MAX_BLOCK_INSNS];
@@ -167,7 +172,9 @@ static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
     live = (uint8_t)((live & ~buf[i].flags_def) | buf[i].flags_use);
   }
   for (unsigned i = 0; i + 1 < n; i++) buf[i].chain = 1;
-  Block *b = arena_alloc(bc, sizeof(Block) + n * sizeof(Insn));
+  bool watched = pc > rip && (!bc->exec_map || writable(bc->exec_map, rip) || writable(bc->exec_map, pc - 1));
+  size_t copy = watched ? (size_t)(pc - rip) : 0;
+  Block *b = arena_alloc(bc, sizeof(Block) + n * sizeof(Insn) + copy);
   b->start = rip;
   b->end = pc;
   b->fall = b->taken = NULL;
@@ -175,7 +182,9 @@ static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
   b->ninsn = ninsn;
   b->has_rep = has_rep;
   b->has_bp = has_bp;
+  b->watched = watched;
   memcpy(b->insns, buf, n * sizeof(Insn));
+  if (watched) memcpy(&b->insns[n], (const void *)(uintptr_t)rip, copy); /* decoded, so readable */
   if (rip < bc->lo_addr) bc->lo_addr = rip;
   if (pc + 15 > bc->hi_addr) bc->hi_addr = pc + 15;
   bc->decoded++;

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "../interp/insn.h"
 #include "decode.h"
@@ -18,8 +19,19 @@ typedef struct Block {
   uint32_t ninsn;         /* guest instructions */
   uint8_t has_rep;        /* holds a REP string instruction (its iterations count) */
   uint8_t has_bp;         /* holds a breakpoint address */
+  uint8_t watched;        /* decoded from a page the guest may write: the bytes it was
+                             decoded from follow insns[], and each entry compares them */
   Insn insns[];
 } Block;
+
+/* Whether the guest wrote over the code b was decoded from (self-modifying code, or a JIT
+ * reusing its buffer): checked before each run of a watched block, so that the next
+ * instruction from there runs what memory holds, as after a jump on the CPU. Code from
+ * pages the guest cannot write is never compared. */
+static inline bool block_stale(const Block *b) {
+  return b->watched && memcmp((const void *)(uintptr_t)b->start, &b->insns[b->n],
+                              (size_t)(b->end - b->start)) != 0;
+}
 
 /* One machine's decoded code: hash tables of blocks in one arena, flushed whole. Blocks
  * run whole; runs that must stop at an exact instruction (a count, a breakpoint inside a

@@ -122,6 +122,10 @@ static int precise_choice(Cpu *c, const Precise *p, const Block *b) {
 /* Runs the one instruction at c->rip. */
 static void run_single(Cpu *c, Precise *p) {
   const Block *one = block_get_single(&c->m->code, c->rip);
+  if (__builtin_expect(block_stale(one), 0)) {
+    block_flush_all(&c->m->code);
+    one = block_get_single(&c->m->code, c->rip);
+  }
   p->first = false;
   run_block(c, one);
   p->mid_block = !one->insns[one->n - 1].ends;
@@ -167,6 +171,11 @@ static __attribute__((noinline)) StopReason run_blocks(Cpu *c, uint64_t until) {
     }
     gen = code->generation;
     b = next;
+    if (__builtin_expect(block_stale(b), 0)) { /* its code was written over: decode again */
+      block_flush_all(code);
+      b = NULL;
+      continue;
+    }
     if (__builtin_expect(precise, 0)) {
       int what = precise_choice(c, &p, b);
       p.first = false;
