@@ -208,7 +208,8 @@ int64_t sys_mprotect(Cpu *c, const uint64_t *a) {
   if (span < a[1]) return -ENOMEM;
   if (span && guest_mem_hits_emulator(c, addr, span)) return -ENOMEM;
   /* Nothing mapped there (the heap beyond the break): the kernel's ENOMEM. */
-  if (span && proc_of(c)->mem_noted && !ranges_mapped(&c->m->mem, addr, addr + span)) return -ENOMEM;
+  if (span && proc_of(c)->mem_noted && !ranges_mapped(&c->m->mem, addr, addr + span))
+    return -ENOMEM;
   if (mprotect(GUEST_PTR(addr), span, host_prot(a[2])) < 0) return -errno;
   block_invalidate_range(&c->m->code, addr, span);
   ranges_protect(&c->m->mem, addr, addr + span, (int)(a[2] & GUEST_PROT_ALL));
