@@ -132,6 +132,20 @@ bool decode_onebyte(DecodeCtx *d, Insn *in) {
     decode_modrm(d, in, !(op & 1));
     in->fn = op < 0x8A ? op_mov_rm_r : op_mov_r_rm;
     return true;
+  case 0x8C: /* MOV r/m, Sreg: ES CS SS DS FS GS; the others are #UD */
+    decode_modrm(d, in, false);
+    if (d->modrm_reg > 5) return false;
+    in->op = d->modrm_reg;
+    in->osz = in->mem ? 2 : (uint8_t)osz_default32(d); /* memory takes 16 bits */
+    in->fn = op_mov_from_sreg;
+    return true;
+  case 0x8E: /* MOV Sreg, r/m16: DS, ES and SS (CS is #UD; FS and GS loads not yet) */
+    decode_modrm(d, in, false);
+    if (d->modrm_reg != 0 && d->modrm_reg != 2 && d->modrm_reg != 3) return false;
+    in->op = d->modrm_reg;
+    in->osz = 2;
+    in->fn = op_mov_to_sreg;
+    return true;
   case 0x8D:
     in->osz = osz_default32(d);
     decode_modrm(d, in, false);

@@ -100,6 +100,7 @@ typedef struct Cpu {
   uint64_t rflags; /* DF, ID, ... and, when lf.op == LF_NONE, the arithmetic flags */
   LazyFlags lf;
   uint64_t fs_base, gs_base;
+  uint16_t sreg[6];  /* segment selectors ES CS SS DS FS GS: only what MOV Sreg shows */
   Xmm xmm[16];
   uint32_t mxcsr;
   X87 fpu;

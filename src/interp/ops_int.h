@@ -92,6 +92,8 @@ void op_rdtscp(Cpu *c, const Insn *in);
 void op_int3(Cpu *c, const Insn *in);
 void op_int(Cpu *c, const Insn *in);
 void op_icebp(Cpu *c, const Insn *in);
+void op_mov_from_sreg(Cpu *c, const Insn *in);
+void op_mov_to_sreg(Cpu *c, const Insn *in);
 void op_privileged(Cpu *c, const Insn *in);  /* hlt, cli, sti, in/out, ins/outs, lgdt...: #GP -> SIGSEGV */
 void op_ud2(Cpu *c, const Insn *in);
 void op_undefined(Cpu *c, const Insn *in);   /* not implemented: SIGILL with a message */

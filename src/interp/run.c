@@ -30,6 +30,9 @@ void cpu_init(Cpu *c, Machine *m) {
 
 void cpu_reset(Cpu *c) {
   memset(c->r, 0, sizeof c->r);
+  /* A 64-bit Linux process's selectors: __USER_CS and __USER_DS, the others null. */
+  static const uint16_t user_selectors[6] = {0, 0x33, 0x2b, 0, 0, 0};
+  memcpy(c->sreg, user_selectors, sizeof c->sreg);
   flags_set(c, 0x202);
   c->mxcsr = 0x1F80;
   memset(&c->fpu, 0, sizeof c->fpu);
