@@ -58,19 +58,20 @@ void op_push_imm(Cpu *c, const Insn *in) {
 /* C8: ENTER size, level (nesting levels copy the outer frame pointers). */
 void op_enter(Cpu *c, const Insn *in) {
   unsigned level = in->aux & 31;
-  uint64_t size = in->imm & 0xffff;
-  push64(c, c->r[RBP]);
-  uint64_t frame = c->r[RSP];
+  uint64_t size = in->imm & 0xffff, bp = c->r[RBP], sp = c->r[RSP];
+  /* The outer frame pointers are read first and the registers written last, so that a
+   * fault leaves RSP and RBP as they were, as on the CPU. */
+  uint64_t outer[31];
+  for (unsigned i = 1; i < level; i++) outer[i] = ld64(bp - 8 * i);
+  st64(sp - 8, bp);
+  uint64_t frame = sp - 8;
+  sp = frame;
   if (level) {
-    uint64_t bp = c->r[RBP];
-    for (unsigned i = 1; i < level; i++) {
-      bp -= 8;
-      push64(c, ld64(bp));
-    }
-    push64(c, frame);
+    for (unsigned i = 1; i < level; i++) st64(sp -= 8, outer[i]);
+    st64(sp -= 8, frame);
   }
   c->r[RBP] = frame;
-  c->r[RSP] -= size;
+  c->r[RSP] = sp - size;
   DISPATCH_NEXT(c, in);
 }
 
