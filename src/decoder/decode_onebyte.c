@@ -53,6 +53,12 @@ static bool group5(DecodeCtx *d, Insn *in) {
   case 1: in->osz = osz_default32(d); in->fn = op_dec; return true;
   case 2: in->osz = 8; in->fn = op_call_rm; in->ends = 1; return true;
   case 4: in->osz = 8; in->fn = op_jmp_rm; in->ends = 1; return true;
+  case 3: case 5: /* far CALL and JMP through m16:32 (m16:64 with REX.W, as Intel has it) */
+    if (!in->mem) return false;
+    in->osz = d->rex_w ? 8 : d->p66 ? 2 : 4;
+    in->fn = d->modrm_reg == 3 ? op_call_far : op_jmp_far;
+    in->ends = 1;
+    return true;
   case 6: in->osz = osz_default64(d); in->fn = op_push_rm; return true;
   default: return false;
   }
@@ -219,6 +225,12 @@ bool decode_onebyte(DecodeCtx *d, Insn *in) {
   case 0xC2: case 0xC3:
     in->imm = op == 0xC2 ? decode_imm(d, 2, 0) & 0xffff : 0;
     in->fn = op_ret;
+    in->ends = 1;
+    return true;
+  case 0xCA: case 0xCB: case 0xCF: /* RETF [imm16], IRET: 32-bit slots unless REX.W */
+    in->imm = op == 0xCA ? decode_imm(d, 2, 0) & 0xffff : 0;
+    in->osz = d->rex_w ? 8 : d->p66 ? 2 : 4;
+    in->fn = op == 0xCF ? op_iret : op_retf;
     in->ends = 1;
     return true;
   case 0xC6: case 0xC7:

@@ -1,9 +1,13 @@
 /* control.c: the stack and control transfers: PUSH/POP, JMP, Jcc, CALL, RET, LOOP, ENTER/LEAVE.
  * A handler that transfers control sets c->rip; the dispatcher already set it to the
  * fall-through address before the block ran. */
+#define _GNU_SOURCE /* SI_KERNEL */
+#include <signal.h>
+
 #include "access.h"
 #include "flags.h"
 #include "ops_int.h"
+#include "run.h"
 
 static inline void push_sized(Cpu *c, uint64_t v, unsigned s) {
   if (s == 2) {
@@ -126,4 +130,75 @@ void op_loop(Cpu *c, const Insn *in) {
     else if (in->op == 1) jump = jump && flag_zf(c);
   }
   if (jump) c->rip = in->imm;
+}
+
+/* ---- far transfers ----
+ * At CPL 3 in 64-bit mode Linux's GDT has two code segments for user mode: __USER_CS 0x33
+ * (64-bit code) and __USER32_CS 0x23 (compatibility mode, which x64emu does not run: the
+ * transfer is then an unimplemented instruction). Any other selector is #GP with it as
+ * the error code. Everything is read and checked before anything is written, so that a
+ * fault leaves the registers as they were. */
+
+static void far_code_check(Cpu *c, uint16_t cs) {
+  if (cs == 0x33) return;
+  if (cs == 0x23) {
+    c->undefined = true;
+    guest_trap(c, SIGILL, ILL_ILLOPN, c->cur->rip);
+  }
+  c->trapno = 13;
+  c->trap_err = cs & 0xfffc;
+  guest_trap(c, SIGSEGV, SI_KERNEL, 0);
+}
+
+/* CA CB: pops the offset and the selector, each in an operand-size slot. */
+void op_retf(Cpu *c, const Insn *in) {
+  unsigned s = in->osz;
+  uint64_t sp = c->r[RSP], rip = ld(sp, s);
+  uint16_t cs = ld16(sp + s);
+  far_code_check(c, cs);
+  c->sreg[1] = cs;
+  c->rip = rip;
+  c->r[RSP] = sp + 2 * s + in->imm;
+}
+
+/* CF: pops RIP, CS, RFLAGS, RSP and SS (64-bit mode always returns to a stack); at CPL 3
+ * only the flags user code may change are taken, and SS must be __USER_DS. */
+void op_iret(Cpu *c, const Insn *in) {
+  unsigned s = in->osz;
+  uint64_t sp = c->r[RSP], rip = ld(sp, s), rflags = ld(sp + 2 * s, s), rsp = ld(sp + 3 * s, s);
+  uint16_t cs = ld16(sp + s), ss = ld16(sp + 4 * s);
+  far_code_check(c, cs);
+  if (ss != 0x2b) {
+    c->trapno = 13;
+    c->trap_err = ss & 0xfffc;
+    guest_trap(c, SIGSEGV, SI_KERNEL, 0);
+  }
+  uint64_t writable = F_ARITH | F_TF | F_DF | F_AC | F_ID;
+  flags_update(c, s == 2 ? writable & 0xffff : writable, rflags);
+  c->sreg[1] = cs;
+  c->sreg[2] = ss;
+  c->rip = rip;
+  c->r[RSP] = rsp;
+}
+
+/* FF /5: JMP m16:32 (m16:64). */
+void op_jmp_far(Cpu *c, const Insn *in) {
+  uint64_t a = ea(c, in), rip = ld(a, in->osz);
+  uint16_t cs = ld16(a + in->osz);
+  far_code_check(c, cs);
+  c->sreg[1] = cs;
+  c->rip = rip;
+}
+
+/* FF /3: CALL m16:32 (m16:64): pushes CS, then the return address, each in a slot. */
+void op_call_far(Cpu *c, const Insn *in) {
+  unsigned s = in->osz;
+  uint64_t a = ea(c, in), rip = ld(a, s), sp = c->r[RSP] - 2 * s;
+  uint16_t cs = ld16(a + s);
+  far_code_check(c, cs);
+  st(sp + s, c->sreg[1], s);
+  st(sp, insn_next(in), s);
+  c->sreg[1] = cs;
+  c->rip = rip;
+  c->r[RSP] = sp;
 }

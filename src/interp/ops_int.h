@@ -93,6 +93,10 @@ void op_int3(Cpu *c, const Insn *in);
 void op_int(Cpu *c, const Insn *in);
 void op_icebp(Cpu *c, const Insn *in);
 void op_mov_from_sreg(Cpu *c, const Insn *in);
+void op_retf(Cpu *c, const Insn *in);
+void op_iret(Cpu *c, const Insn *in);
+void op_jmp_far(Cpu *c, const Insn *in);
+void op_call_far(Cpu *c, const Insn *in);
 void op_mov_to_sreg(Cpu *c, const Insn *in);
 void op_privileged(Cpu *c, const Insn *in);  /* hlt, cli, sti, in/out, ins/outs, lgdt...: #GP -> SIGSEGV */
 void op_ud2(Cpu *c, const Insn *in);
