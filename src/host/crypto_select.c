@@ -38,7 +38,7 @@ bool host_crypto_parse(const char *name, HostCryptoMode *mode) {
 }
 
 const char *host_crypto_select(HostCryptoMode mode) {
-  static char why[160];
+  static __thread char why[160]; /* the message returned */
   uint32_t have = host_cpu_detect() & HOST_CPU_CRYPTO;
   switch (mode) {
   case HOST_CRYPTO_AUTO:
