@@ -157,15 +157,17 @@ static bool parse_prefixes(DecodeCtx *d) {
 }
 
 /* Register forms Capstone 4.0.2 rejects though the CPU runs them, all ModRM-only (no
- * displacement, no immediate): the CET hints of 0F 1E (rdsspq...; NOPs while shadow
- * stacks are off), and LFENCE/MFENCE/SFENCE (0F AE /5../7) with any ModRM.rm. */
+ * displacement, no immediate): the hint NOPs 0F 0D and 0F 18..1F (with 0F 1E's CET hints,
+ * rdsspq...: NOPs while shadow stacks are off; 0F 0D and 0F 18 with a register are
+ * Intel's reserved NOPs, the CPU model's), and LFENCE/MFENCE/SFENCE (0F AE /5../7) with
+ * any ModRM.rm. */
 static unsigned rejected_register_form_length(const DecodeCtx *d, unsigned avail) {
   if (d->map != MAP_0F || d->modrm_at >= avail) return 0;
   uint8_t modrm = d->bytes[d->modrm_at];
   if ((modrm >> 6) != 3) return 0;
-  bool cet_hint = d->opcode == 0x1E;
+  bool hint_nop = d->opcode == 0x0D || (d->opcode >= 0x18 && d->opcode <= 0x1F);
   bool fence = d->opcode == 0xAE && ((modrm >> 3) & 7) >= 5 && !d->rep && !d->p66;
-  return cet_hint || fence ? d->modrm_at + 1 : 0;
+  return hint_nop || fence ? d->modrm_at + 1 : 0;
 }
 
 int decode_insn(const Decoder *dec, uint64_t rip, Insn *in, uint64_t *fault_at) {
