@@ -192,6 +192,25 @@ static __attribute__((noinline)) StopReason run_blocks(Cpu *c, uint64_t until) {
   }
 }
 
+static bool canonical(uint64_t a) { return (uint64_t)((int64_t)(a << 16) >> 16) == a; }
+
+/* A host fault on a non-canonical address (the host's #GP or #SS, or its page fault on
+ * a host whose addresses are otherwise shaped) is the guest's #GP, or #SS when the access
+ * was through the stack segment (a base of RSP or RBP, or the stack pointer itself): the
+ * kernel's SIGSEGV or SIGBUS, SI_KERNEL, address 0. Returns the signal, as a guest trap's
+ * (negative). */
+static int noncanonical_fault(Cpu *c) {
+  const Insn *in = c->cur;
+  uint64_t sp = c->r[RSP];
+  bool stack = (in->mem && in->seg == SEG_NONE && (in->base == RSP || in->base == RBP)) ||
+               !canonical(sp) || !canonical(sp - 8);
+  fault_code = SI_KERNEL;
+  fault_addr = 0;
+  c->trapno = stack ? 12 : 13;
+  c->trap_err = 0;
+  return stack ? -SIGBUS : -SIGSEGV;
+}
+
 void cpu_describe_insn(Cpu *c, uint64_t rip, char *buf, size_t size) {
   uint8_t bytes[15];
   unsigned n = fault_copy_in(bytes, rip, sizeof bytes);
@@ -225,6 +244,7 @@ StopReason cpu_run(Cpu *c, uint64_t until) {
         int prot = ranges_prot(map, fault_addr);
         if (prot < 0 || (prot & GUEST_PROT_RESERVED)) fault_code = SEGV_MAPERR;
       }
+      if (fault_code == SI_KERNEL || !canonical(fault_addr)) sig = noncanonical_fault(c);
     }
     c->icount += c->cur->nth;
     c->fault = (Fault){sig > 0 ? sig : -sig, fault_code, fault_addr, c->undefined,
