@@ -1,8 +1,10 @@
 /* fault_kinds.c: one instruction at a time, the signal the kernel answers with: I/O and
  * privileged instructions (#GP: SIGSEGV, SI_KERNEL, address 0), ICEBP and INT3 (SIGTRAP),
  * software interrupts other than the kernel's own, a non-canonical address (#GP too),
- * UD2 (SIGILL). Each runs from a page of its own; the handler prints what it got and
- * jumps back. Left out: SGDT and friends (UMIP on the host decides), XSAVES (the CPU
+ * UD2 (SIGILL); and the NOP space as used without CET (ENDBR, RDSSP, the hint NOPs,
+ * prefetches, PAUSE), which runs. Each runs from a page of its own; the handler prints
+ * what it got and jumps back. (The register forms of 0F 0D and 0F 18, and INCSSP and the
+ * other shadow-stack instructions, differ between vendors and CPU generations: not here.) Left out: SGDT and friends (UMIP on the host decides), XSAVES (the CPU
  * model has no XSAVE: #UD, where this host gives #GP), the far transfers (the selector
  * on the stack decides). */
 #define _GNU_SOURCE
@@ -69,6 +71,24 @@ static const Case cases[] = {
     {"mov eax, [r15] (non-canonical)", {0x41, 0x8b, 0x07}, 3},
     {"mov [r15], eax (non-canonical)", {0x41, 0x89, 0x07}, 3},
     {"ud2", {0x0f, 0x0b}, 2},
+    {"endbr64", {0xf3, 0x0f, 0x1e, 0xfa}, 4},
+    {"endbr32", {0xf3, 0x0f, 0x1e, 0xfb}, 4},
+    {"rdsspd eax", {0xf3, 0x0f, 0x1e, 0xc8}, 4},
+    {"rdsspq rax", {0xf3, 0x48, 0x0f, 0x1e, 0xc8}, 5},
+    {"f2 0f 1e fa", {0xf2, 0x0f, 0x1e, 0xfa}, 4},
+    {"0f 1e fa", {0x0f, 0x1e, 0xfa}, 3},
+    {"nop dword [rcx]", {0x0f, 0x1f, 0x01}, 3},
+    {"nop word [rcx+rcx*1+0]", {0x66, 0x0f, 0x1f, 0x44, 0x09, 0x00}, 6},
+    {"0f 19 c0", {0x0f, 0x19, 0xc0}, 3},
+    {"0f 1a [rcx]", {0x0f, 0x1a, 0x01}, 3},
+    {"0f 1b [rcx]", {0x0f, 0x1b, 0x01}, 3},
+    {"0f 1c [rcx]", {0x0f, 0x1c, 0x01}, 3},
+    {"0f 1d c0", {0x0f, 0x1d, 0xc0}, 3},
+    {"0f 1f c0", {0x0f, 0x1f, 0xc0}, 3},
+    {"prefetchw [rcx]", {0x0f, 0x0d, 0x09}, 3},
+    {"prefetchnta [rcx]", {0x0f, 0x18, 0x01}, 3},
+    {"0f 18 /4 [rcx]", {0x0f, 0x18, 0x21}, 3},
+    {"pause", {0xf3, 0x90}, 2},
 };
 
 /* Runs code with rcx at a scratch buffer (zeroes: a far pointer to selector 0) and r15
