@@ -172,7 +172,8 @@ static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
     live = (uint8_t)((live & ~buf[i].flags_def) | buf[i].flags_use);
   }
   for (unsigned i = 0; i + 1 < n; i++) buf[i].chain = 1;
-  bool watched = pc > rip && (!bc->exec_map || writable(bc->exec_map, rip) || writable(bc->exec_map, pc - 1));
+  bool watched = pc > rip && (!bc->exec_map || writable(bc->exec_map, rip) ||
+                              writable(bc->exec_map, pc - 1)); /* a block spans two pages at most */
   size_t copy = watched ? (size_t)(pc - rip) : 0;
   Block *b = arena_alloc(bc, sizeof(Block) + n * sizeof(Insn) + copy);
   b->start = rip;
