@@ -49,16 +49,54 @@ void block_flush_all(BlockCache *bc) {
   memset(bc->table, 0, (sizeof *bc->table) << (HASH_BITS + 1));
   madvise(bc->arena, (size_t)(bc->arena_top - bc->arena), MADV_DONTNEED);
   bc->arena_top = bc->arena;
+  bc->in_arena = bc->dead = 0;
   bc->lo_addr = UINT64_MAX;
   bc->hi_addr = 0;
 }
 
-int block_invalidate_range(BlockCache *bc, uint64_t addr, uint64_t len) {
-  if (addr >= bc->hi_addr || addr + len <= bc->lo_addr) return 0;
-  block_flush_all(bc);
+/* Unlinks the blocks decoded from [lo, hi) (and those whose decoding stopped at a fault
+ * there, up to 15 bytes past their end), then clears every chain into them; they stay in
+ * the arena, dead, until it is flushed whole. The rest of the cache stays decoded, so that
+ * a JIT writing code, or a program unmapping some, does not pay for all of it again. */
+static void unlink_block(BlockCache *bc, Block *dead) {
+  Block **p = &(dead->single ? bc->single : bc->table)[hash(dead->start)];
+  while (*p != dead) p = &(*p)->hnext;
+  *p = dead->hnext;
+}
+
+static int drop_range(BlockCache *bc, uint64_t lo, uint64_t hi) {
+  int dropped = 0;
+  for (uint8_t *at = bc->arena; at < bc->arena_top; at += ((Block *)at)->size) {
+    Block *b = (Block *)at;
+    if (b->dead || b->start >= hi || b->end + 15 <= lo) continue;
+    b->dead = 1;
+    unlink_block(bc, b);
+    bc->dead++;
+    dropped = 1;
+  }
+  if (!dropped) return 0;
+  /* Dead blocks lengthen every walk: once they are most of the arena, start it afresh
+   * (a JIT rewriting code in a loop then pays a flush per few hundred rewrites). */
+  if (bc->dead > 256 && 2 * bc->dead > bc->in_arena) {
+    block_flush_all(bc);
+    return 1;
+  }
+  for (uint8_t *at = bc->arena; at < bc->arena_top; at += ((Block *)at)->size) {
+    Block *b = (Block *)at;
+    if (b->fall && b->fall->dead) b->fall = NULL;
+    if (b->taken && b->taken->dead) b->taken = NULL;
+  }
+  bc->generation++; /* Block pointers held across the change are looked up again */
   return 1;
 }
 
+int block_invalidate_range(BlockCache *bc, uint64_t addr, uint64_t len) {
+  if (addr >= bc->hi_addr || addr + len <= bc->lo_addr) return 0;
+  return drop_range(bc, addr, addr + len);
+}
+
+/* Blocks lie end to end in the arena, each with its rounded size, so that invalidation
+ * can walk them. */
 static void *arena_alloc(BlockCache *bc, size_t size) {
   size = (size + 15) & ~(size_t)15;
   if ((size_t)(bc->arena_top - bc->arena) + size > ARENA_SIZE) block_flush_all(bc);
@@ -175,7 +213,11 @@ static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
   bool watched = pc > rip && (!bc->exec_map || writable(bc->exec_map, rip) ||
                               writable(bc->exec_map, pc - 1)); /* a block spans two pages at most */
   size_t copy = watched ? (size_t)(pc - rip) : 0;
-  Block *b = arena_alloc(bc, sizeof(Block) + n * sizeof(Insn) + copy);
+  size_t bytes = sizeof(Block) + n * sizeof(Insn) + copy;
+  Block *b = arena_alloc(bc, bytes);
+  b->size = (uint32_t)((bytes + 15) & ~(size_t)15);
+  bc->in_arena++;
+  b->single = single;
   b->start = rip;
   b->end = pc;
   b->fall = b->taken = NULL;
@@ -184,6 +226,7 @@ static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
   b->has_rep = has_rep;
   b->has_bp = has_bp;
   b->watched = watched;
+  b->dead = 0;
   memcpy(b->insns, buf, n * sizeof(Insn));
   if (watched) memcpy(&b->insns[n], (const void *)(uintptr_t)rip, copy); /* decoded, so readable */
   if (rip < bc->lo_addr) bc->lo_addr = rip;

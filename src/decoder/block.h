@@ -21,6 +21,9 @@ typedef struct Block {
   uint8_t has_bp;         /* holds a breakpoint address */
   uint8_t watched;        /* decoded from a page the guest may write: the bytes it was
                              decoded from follow insns[], and each entry compares them */
+  uint8_t dead;           /* dropped by block_invalidate_range: in no table any more */
+  uint8_t single;         /* in the table of one-instruction blocks */
+  uint32_t size;          /* bytes it takes in the arena, where blocks lie end to end */
   Insn insns[];
 } Block;
 
@@ -43,6 +46,7 @@ typedef struct BlockCache {
   uint64_t lo_addr, hi_addr; /* span of all cached code */
   uint64_t generation;       /* changes at each flush: older Block pointers are gone */
   uint64_t decoded;          /* blocks decoded since creation, for statistics and tests */
+  uint64_t in_arena, dead;   /* blocks in the arena since it was last flushed; dropped ones */
   const Decoder *dec;
   /* What decoding puts into blocks: breakpoint addresses (Block.has_bp), and a hook
    * record running hook before each instruction in [hook_lo, hook_hi). Changing them
@@ -83,8 +87,9 @@ void block_hooks_set(BlockCache *bc, Handler hook, uint64_t lo, uint64_t hi, boo
 /* Drops every decoded block (code was unmapped, re-protected or written). */
 void block_flush_all(BlockCache *bc);
 
-/* Notes that guest memory [addr, addr+len) changed mapping or protection: drops the
- * cache if any decoded block overlaps it. Returns whether it did. */
+/* Notes that guest memory [addr, addr+len) changed (mapping, protection or contents):
+ * drops the blocks decoded from it, and changes the generation if there were any.
+ * Returns whether there were. */
 int block_invalidate_range(BlockCache *bc, uint64_t addr, uint64_t len);
 
 #endif

@@ -126,7 +126,7 @@ static int precise_choice(Cpu *c, const Precise *p, const Block *b) {
 static void run_single(Cpu *c, Precise *p) {
   const Block *one = block_get_single(&c->m->code, c->rip);
   if (__builtin_expect(block_stale(one), 0)) {
-    block_flush_all(&c->m->code);
+    block_invalidate_range(&c->m->code, one->start, one->end - one->start);
     one = block_get_single(&c->m->code, c->rip);
   }
   p->first = false;
@@ -175,7 +175,7 @@ static __attribute__((noinline)) StopReason run_blocks(Cpu *c, uint64_t until) {
     gen = code->generation;
     b = next;
     if (__builtin_expect(block_stale(b), 0)) { /* its code was written over: decode again */
-      block_flush_all(code);
+      block_invalidate_range(code, b->start, b->end - b->start);
       b = NULL;
       continue;
     }
