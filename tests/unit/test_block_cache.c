@@ -86,6 +86,26 @@ static void test_invalidation_drops_only_overlapping_code(void **state) {
   munmap(code, 2 * 4096);
 }
 
+/* Dropping one page's code keeps the rest decoded, and no chain leads into what went. */
+static void test_invalidation_keeps_other_pages_decoded(void **state) {
+  BlockCache *bc = &test_machine()->code;
+  uint8_t *one = page(PROT_READ), *two = page(PROT_READ);
+  memcpy(one, sum_loop, sizeof sum_loop);
+  memcpy(two, sum_loop, sizeof sum_loop);
+  Block *a = block_get(bc, (uint64_t)(uintptr_t)one), *b = block_get(bc, (uint64_t)(uintptr_t)two);
+  a->fall = b; /* as if a's code ran on into b's */
+  assert_int_equal(block_invalidate_range(bc, (uint64_t)(uintptr_t)two, 4096), 1);
+  assert_true(b->dead);
+  assert_null(a->fall);
+  uint64_t before = bc->decoded;
+  assert_ptr_equal(block_get(bc, (uint64_t)(uintptr_t)one), a); /* still there */
+  assert_int_equal(bc->decoded, before);
+  assert_ptr_not_equal(block_get(bc, (uint64_t)(uintptr_t)two), b); /* decoded again */
+  assert_int_equal(bc->decoded, before + 1);
+  munmap(one, 2 * 4096);
+  munmap(two, 2 * 4096);
+}
+
 static void test_instruction_running_into_unmapped_page_faults_when_reached(void **state) {
   fault_install(); /* cmocka installs its own SIGSEGV handler around each test */
   uint8_t *code = page(PROT_NONE);
@@ -171,6 +191,7 @@ int main(void) {
       cmocka_unit_test(test_hot_loop_is_decoded_once),
       cmocka_unit_test(test_blocks_end_at_control_transfers),
       cmocka_unit_test(test_invalidation_drops_only_overlapping_code),
+      cmocka_unit_test(test_invalidation_keeps_other_pages_decoded),
       cmocka_unit_test(test_instruction_running_into_unmapped_page_faults_when_reached),
       cmocka_unit_test(test_unimplemented_instruction_decodes_to_sigill_handler),
       cmocka_unit_test(test_register_forms_capstone_rejects_still_decode),
