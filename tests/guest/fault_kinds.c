@@ -3,8 +3,9 @@
  * software interrupts other than the kernel's own, a non-canonical address (#GP too),
  * UD2 (SIGILL); and the NOP space as used without CET (ENDBR, RDSSP, the hint NOPs,
  * prefetches, PAUSE), which runs. Each runs from a page of its own; the handler prints
- * what it got and jumps back. (The register forms of 0F 0D and 0F 18, and INCSSP and the
- * other shadow-stack instructions, differ between vendors and CPU generations: not here.) Left out: SGDT and friends (UMIP on the host decides), XSAVES (the CPU
+ * what it got and jumps back. (The register forms of 0F 0D and 0F 18, INCSSP and the other
+ * shadow-stack instructions, and SYSEXIT (#UD on AMD in 64-bit mode), differ between
+ * vendors and CPU generations: not here.) Left out: SGDT and friends (UMIP on the host decides), XSAVES (the CPU
  * model has no XSAVE: #UD, where this host gives #GP), the far transfers (the selector
  * on the stack decides). */
 #define _GNU_SOURCE
