@@ -1,7 +1,6 @@
 /* control.c: the stack and control transfers: PUSH/POP, JMP, Jcc, CALL, RET, LOOP, ENTER/LEAVE.
  * A handler that transfers control sets c->rip; the dispatcher already set it to the
  * fall-through address before the block ran. */
-#define _GNU_SOURCE /* SI_KERNEL */
 #include <signal.h>
 
 #include "access.h"
@@ -145,9 +144,7 @@ static void far_code_check(Cpu *c, uint16_t cs) {
     c->undefined = true;
     guest_trap(c, SIGILL, ILL_ILLOPN, c->cur->rip);
   }
-  c->trapno = 13;
-  c->trap_err = cs & 0xfffc;
-  guest_trap(c, SIGSEGV, SI_KERNEL, 0);
+  guest_gp(c, cs & 0xfffc);
 }
 
 /* CA CB: pops the offset and the selector, each in an operand-size slot. */
@@ -168,11 +165,7 @@ void op_iret(Cpu *c, const Insn *in) {
   uint64_t sp = c->r[RSP], rip = ld(sp, s), rflags = ld(sp + 2 * s, s), rsp = ld(sp + 3 * s, s);
   uint16_t cs = ld16(sp + s), ss = ld16(sp + 4 * s);
   far_code_check(c, cs);
-  if (ss != 0x2b) {
-    c->trapno = 13;
-    c->trap_err = ss & 0xfffc;
-    guest_trap(c, SIGSEGV, SI_KERNEL, 0);
-  }
+  if (ss != 0x2b) guest_gp(c, ss & 0xfffc);
   uint64_t writable = F_ARITH | F_TF | F_DF | F_AC | F_ID;
   flags_update(c, s == 2 ? writable & 0xffff : writable, rflags);
   c->sreg[1] = cs;

@@ -55,6 +55,12 @@ _Noreturn void guest_trap_next(Cpu *c, int sig, int code, uint64_t addr) {
   siglongjmp(c->fault_jmp, -sig);
 }
 
+_Noreturn void guest_gp(Cpu *c, uint64_t err) {
+  c->trapno = 13;
+  c->trap_err = err;
+  guest_trap(c, SIGSEGV, SI_KERNEL, 0);
+}
+
 /* The record before an instruction that an instruction hook watches: the hook runs with
  * rip at the instruction, and may stop the run before it, send it elsewhere, or change
  * code (which drops the block this record is in: the run goes on from a fresh decode). */

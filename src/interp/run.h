@@ -43,4 +43,8 @@ _Noreturn void guest_trap(Cpu *c, int sig, int code, uint64_t addr);
 /* The same for traps, which report the address after the instruction (INT3). */
 _Noreturn void guest_trap_next(Cpu *c, int sig, int code, uint64_t addr);
 
+/* #GP(err) of the current instruction: the kernel's SIGSEGV, SI_KERNEL, address 0, with
+ * trapno 13 and the error code in the signal frame. */
+_Noreturn void guest_gp(Cpu *c, uint64_t err);
+
 #endif

@@ -12,7 +12,7 @@
  * SI_KERNEL and no address. */
 static inline uint64_t sse_ea_aligned(Cpu *c, const Insn *in) {
   uint64_t a = ea(c, in);
-  if (__builtin_expect(a & 15, 0)) guest_trap(c, SIGSEGV, SI_KERNEL, 0);
+  if (__builtin_expect(a & 15, 0)) guest_gp(c, 0);
   return a;
 }
 

@@ -6,7 +6,7 @@
 
 /* A write of a reserved MXCSR bit is #GP(0). */
 static void mxcsr_write(Cpu *c, uint32_t v) {
-  if (v & ~(uint32_t)MXCSR_WRITABLE) guest_trap(c, SIGSEGV, SI_KERNEL, 0);
+  if (v & ~(uint32_t)MXCSR_WRITABLE) guest_gp(c, 0);
   c->mxcsr = v;
 }
 
@@ -100,7 +100,7 @@ void op_fxrstor(Cpu *c, const Insn *in) {
   uint64_t a = sse_ea_aligned(c, in);
   uint8_t img[FX_IMAGE_WRITTEN];
   memcpy(img, (const void *)(uintptr_t)a, sizeof img);
-  if (!fx_image_load(c, img, in->osz == 8)) guest_trap(c, SIGSEGV, SI_KERNEL, 0);
+  if (!fx_image_load(c, img, in->osz == 8)) guest_gp(c, 0);
   DISPATCH_NEXT(c, in);
 }
 

@@ -66,11 +66,7 @@ void op_int3(Cpu *c, const Insn *in) { guest_trap_next(c, SIGTRAP, SI_KERNEL, 0)
 
 /* CD ib: user code may not use the other software interrupts: #GP with the gate's
  * error code, (vector << 3) | 2 (an IDT entry). */
-void op_int(Cpu *c, const Insn *in) {
-  c->trapno = 13;
-  c->trap_err = (in->imm & 0xff) << 3 | 2;
-  guest_trap(c, SIGSEGV, SI_KERNEL, 0);
-}
+void op_int(Cpu *c, const Insn *in) { guest_gp(c, (in->imm & 0xff) << 3 | 2); }
 
 /* F1: ICEBP (INT1) is a debug trap: SIGTRAP TRAP_BRKPT at the next instruction, #DB. */
 void op_icebp(Cpu *c, const Insn *in) {
@@ -81,7 +77,7 @@ void op_icebp(Cpu *c, const Insn *in) {
 
 /* F4 FA FB, IN, OUT, INS, OUTS, and the system instructions of 0F 01, 0F 00 and 0F C7
  * that user mode may not run: #GP. */
-void op_privileged(Cpu *c, const Insn *in) { guest_trap(c, SIGSEGV, SI_KERNEL, 0); }
+void op_privileged(Cpu *c, const Insn *in) { guest_gp(c, 0); }
 
 /* 8C: a selector into a register (zero-extended to the operand size) or 16 bits of memory. */
 void op_mov_from_sreg(Cpu *c, const Insn *in) {
@@ -100,11 +96,7 @@ void op_mov_to_sreg(Cpu *c, const Insn *in) {
   bool ldt = v & 4, ok;
   if (in->op == 2) ok = v == 0x2b; /* SS: a writable data segment at CPL 3 */
   else ok = (v & 0xfffc) == 0 || (!ldt && index >= 4 && index <= 6);
-  if (!ok) {
-    c->trapno = 13;
-    c->trap_err = v & 0xfffc;
-    guest_trap(c, SIGSEGV, SI_KERNEL, 0);
-  }
+  if (!ok) guest_gp(c, v & 0xfffc);
   c->sreg[in->op] = v;
   DISPATCH_NEXT(c, in);
 }
