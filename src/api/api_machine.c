@@ -129,11 +129,10 @@ void x64emu_close(x64emu *x) {
 
 /* ---- memory ---- */
 
-static int host_prot(int prot) {
-  /* Guest code is read by the decoder, never run by the host: executable means readable. */
-  return (prot & X64EMU_PROT_EXEC ? PROT_READ : 0) | (prot & X64EMU_PROT_READ ? PROT_READ : 0) |
-         (prot & X64EMU_PROT_WRITE ? PROT_WRITE : 0);
-}
+_Static_assert((int)X64EMU_PROT_READ == (int)GUEST_PROT_READ &&
+                   (int)X64EMU_PROT_WRITE == (int)GUEST_PROT_WRITE &&
+                   (int)X64EMU_PROT_EXEC == (int)GUEST_PROT_EXEC,
+               "the API's protections are the guest's");
 
 static bool range_ok(uint64_t address, uint64_t size) {
   return size && !(address % PAGE) && !(size % PAGE) && address + size > address &&
@@ -143,8 +142,8 @@ static bool range_ok(uint64_t address, uint64_t size) {
 x64emu_status x64emu_mem_map(x64emu *x, uint64_t address, uint64_t size, int prot) {
   if (!x || !range_ok(address, size) || (prot & ~7)) return X64EMU_ERR_ARG;
   void *want = (void *)(uintptr_t)address;
-  void *got = mmap(want, size, host_prot(prot), MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
-                   -1, 0);
+  void *got = mmap(want, size, guest_prot_on_host((unsigned)prot),
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
   if (got == MAP_FAILED) return errno == EEXIST ? X64EMU_ERR_MAP_IN_USE : X64EMU_ERR_NOMEM;
   if (got != want) { /* a kernel older than MAP_FIXED_NOREPLACE takes it as a hint */
     munmap(got, size);
@@ -170,7 +169,8 @@ x64emu_status x64emu_mem_unmap(x64emu *x, uint64_t address, uint64_t size) {
 x64emu_status x64emu_mem_protect(x64emu *x, uint64_t address, uint64_t size, int prot) {
   if (!x || !range_ok(address, size) || (prot & ~7)) return X64EMU_ERR_ARG;
   if (!ranges_cover(&x->m->mem, address, address + size)) return X64EMU_ERR_UNMAPPED;
-  if (mprotect((void *)(uintptr_t)address, size, host_prot(prot)) != 0) return X64EMU_ERR_NOMEM;
+  if (mprotect((void *)(uintptr_t)address, size, guest_prot_on_host((unsigned)prot)) != 0)
+    return X64EMU_ERR_NOMEM;
   if (!ranges_protect(&x->m->mem, address, address + size, prot)) return X64EMU_ERR_NOMEM;
   block_invalidate_range(&x->m->code, address, size);
   return X64EMU_OK;

@@ -15,6 +15,13 @@ enum {
   GUEST_PROT_RESERVED = 8,
 };
 
+/* The host protection for guest memory of protection prot: executable becomes readable,
+ * since the decoder reads guest code and the host never runs it; other bits (PROT_READ,
+ * PROT_WRITE, and flags such as PROT_GROWSDOWN) are the host's own. */
+static inline int guest_prot_on_host(uint64_t prot) {
+  return (int)(prot & ~(uint64_t)GUEST_PROT_EXEC) | (prot & GUEST_PROT_EXEC ? GUEST_PROT_READ : 0);
+}
+
 typedef struct Range {
   uint64_t lo, hi; /* [lo, hi) */
   int prot;

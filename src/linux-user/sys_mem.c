@@ -145,20 +145,16 @@ void guest_mem_take_from(Cpu *c, int child) {
 
 /* ---- the calls ---- */
 
-/* x86-64 PROT_* and MAP_* values; the generic ones other hosts use are equal, except that
- * MAP_32BIT exists only on x86. */
+_Static_assert(PROT_READ == GUEST_PROT_READ && PROT_WRITE == GUEST_PROT_WRITE &&
+                   PROT_EXEC == GUEST_PROT_EXEC,
+               "the host numbers PROT_* as x86-64 Linux does");
+
+/* x86-64 MAP_* values (PROT_* are ranges.h's GUEST_PROT_*); the generic ones other hosts
+ * use are equal, except that MAP_32BIT exists only on x86. */
 enum {
-  X64_PROT_READ = 1, X64_PROT_WRITE = 2, X64_PROT_EXEC = 4,
   X64_MAP_FIXED = 0x10, X64_MAP_32BIT = 0x40, X64_MAP_FIXED_NOREPLACE = 0x100000,
   X64_MREMAP_MAYMOVE = 1, X64_MREMAP_FIXED = 2, X64_MREMAP_DONTUNMAP = 4,
 };
-
-/* Guest code is read by the decoder, never run by the host: executable means readable. */
-static int host_prot(uint64_t prot) {
-  int p = (int)(prot & ~(uint64_t)X64_PROT_EXEC);
-  if (prot & X64_PROT_EXEC) p |= PROT_READ;
-  return p;
-}
 
 int64_t sys_mmap(Cpu *c, const uint64_t *a) {
   uint64_t addr = a[0], len = a[1], flags = a[3], off = a[5];
@@ -178,7 +174,7 @@ int64_t sys_mmap(Cpu *c, const uint64_t *a) {
     if (!addr) addr = 0x40000000; /* a hint low in memory, as x86's MAP_32BIT gives */
   }
 #endif
-  void *r = mmap(GUEST_PTR(addr), len, host_prot(a[2]), hflags, arg_fd(a[4]), (off_t)off);
+  void *r = mmap(GUEST_PTR(addr), len, guest_prot_on_host(a[2]), hflags, arg_fd(a[4]), (off_t)off);
   if (r == MAP_FAILED) return -errno;
   uint64_t got = (uint64_t)(uintptr_t)r;
   /* Code decoded from what was there before is gone. */
@@ -210,7 +206,7 @@ int64_t sys_mprotect(Cpu *c, const uint64_t *a) {
   /* Nothing mapped there (the heap beyond the break): the kernel's ENOMEM. */
   if (span && proc_of(c)->mem_noted && !ranges_mapped(&c->m->mem, addr, addr + span))
     return -ENOMEM;
-  if (mprotect(GUEST_PTR(addr), span, host_prot(a[2])) < 0) return -errno;
+  if (mprotect(GUEST_PTR(addr), span, guest_prot_on_host(a[2])) < 0) return -errno;
   block_invalidate_range(&c->m->code, addr, span);
   ranges_protect(&c->m->mem, addr, addr + span, (int)(a[2] & GUEST_PROT_ALL));
   return 0;
