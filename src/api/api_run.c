@@ -1,11 +1,9 @@
 /* api_run.c: running, stepping, breakpoints and disassembly: a loop over the core's stop
  * reasons (and the Linux personality's, for Linux machines). */
 #include <signal.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "../decoder/decode.h"
-#include "../interp/fault.h"
 #include "../interp/run.h"
 #include "../linux-user/linux_run.h"
 #include "api.h"
@@ -42,10 +40,6 @@ x64emu_status x64emu_run(x64emu *x, uint64_t until, uint64_t count, x64emu_stop 
   if (!x || !stop) return X64EMU_ERR_ARG;
   if (x->running) return X64EMU_ERR_RUNNING;
   Cpu *c = x->c;
-  if (x->proc && (c->events & EV_EXIT)) {
-    stop_of(x, STOP_EXIT, stop);
-    return X64EMU_OK;
-  }
   c->icount_limit = count && c->icount + count > c->icount ? c->icount + count : UINT64_MAX;
   x->running = true;
   for (;;) {

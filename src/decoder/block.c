@@ -1,4 +1,5 @@
-/* block.c: the block cache: a hash table of decoded blocks in one arena, flushed whole. */
+/* block.c: the block cache: hash tables of decoded blocks in one arena, end to end; a
+ * change to guest memory drops the blocks decoded from it. */
 #include "block.h"
 
 #include <signal.h>
@@ -54,16 +55,16 @@ void block_flush_all(BlockCache *bc) {
   bc->hi_addr = 0;
 }
 
-/* Unlinks the blocks decoded from [lo, hi) (and those whose decoding stopped at a fault
- * there, up to 15 bytes past their end), then clears every chain into them; they stay in
- * the arena, dead, until it is flushed whole. The rest of the cache stays decoded, so that
- * a JIT writing code, or a program unmapping some, does not pay for all of it again. */
 static void unlink_block(BlockCache *bc, Block *dead) {
   Block **p = &(dead->single ? bc->single : bc->table)[hash(dead->start)];
   while (*p != dead) p = &(*p)->hnext;
   *p = dead->hnext;
 }
 
+/* Unlinks the blocks decoded from [lo, hi) (and those whose decoding stopped at a fault
+ * there, up to 15 bytes past their end), then clears every chain into them; they stay in
+ * the arena, dead, until it is flushed whole. The rest of the cache stays decoded, so that
+ * a JIT writing code, or a program unmapping some, does not pay for all of it again. */
 static int drop_range(BlockCache *bc, uint64_t lo, uint64_t hi) {
   int dropped = 0;
   for (uint8_t *at = bc->arena; at < bc->arena_top; at += ((Block *)at)->size) {
@@ -95,10 +96,9 @@ int block_invalidate_range(BlockCache *bc, uint64_t addr, uint64_t len) {
   return drop_range(bc, addr, addr + len);
 }
 
-/* Blocks lie end to end in the arena, each with its rounded size, so that invalidation
- * can walk them. */
+/* Blocks lie end to end in the arena, so that invalidation can walk them by their size
+ * (a multiple of 16). */
 static void *arena_alloc(BlockCache *bc, size_t size) {
-  size = (size + 15) & ~(size_t)15;
   if ((size_t)(bc->arena_top - bc->arena) + size > ARENA_SIZE) block_flush_all(bc);
   void *p = bc->arena_top;
   bc->arena_top += size;
@@ -213,9 +213,9 @@ static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
   bool watched = pc > rip && (!bc->exec_map || writable(bc->exec_map, rip) ||
                               writable(bc->exec_map, pc - 1)); /* a block spans two pages at most */
   size_t copy = watched ? (size_t)(pc - rip) : 0;
-  size_t bytes = sizeof(Block) + n * sizeof(Insn) + copy;
+  size_t bytes = (sizeof(Block) + n * sizeof(Insn) + copy + 15) & ~(size_t)15;
   Block *b = arena_alloc(bc, bytes);
-  b->size = (uint32_t)((bytes + 15) & ~(size_t)15);
+  b->size = (uint32_t)bytes;
   bc->in_arena++;
   b->single = single;
   b->start = rip;

@@ -25,9 +25,10 @@ enum { VSYS_GETTIMEOFDAY = 0x000, VSYS_TIME = 0x400, VSYS_GETCPU = 0x800 };
 static void put(Cpu *c, uint64_t to, const void *from, size_t n, bool *failed) {
   enum { TASK_SIZE_MAX = 0x7ffffffff000ull };
   if (*failed || !to) return;
-  if (to + n <= TASK_SIZE_MAX && to + n > to && guest_copy_out(to, from, n) == 0) return;
+  bool user = to + n <= TASK_SIZE_MAX && to + n > to;
+  if (user && guest_copy_out(to, from, n) == 0) return;
   *failed = true;
-  if (to + n <= TASK_SIZE_MAX && to + n > to) signals_deliver_sync(c, SIGSEGV, SI_KERNEL, 0);
+  if (user) signals_deliver_sync(c, SIGSEGV, SI_KERNEL, 0);
   else signals_deliver_sync(c, SIGSEGV, SEGV_MAPERR, to);
 }
 
