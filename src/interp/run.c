@@ -78,6 +78,12 @@ void op_insn_hook(Cpu *c, const Insn *in) {
   DISPATCH_NEXT(c, in);
 }
 
+/* The stop that cpu_request_stop asked for, taken (EV_STOP cleared). */
+static StopReason take_stop(Cpu *c) {
+  __atomic_fetch_and((uint32_t *)&c->events, ~(uint32_t)EV_STOP, __ATOMIC_RELAXED);
+  return c->stop;
+}
+
 /* Runs one block's instructions; the last one may redirect c->rip. Handlers that end in
  * DISPATCH_NEXT run several instructions before returning; c->cur says how far. */
 static inline void run_block(Cpu *c, const Block *b) {
@@ -152,9 +158,7 @@ static __attribute__((noinline)) StopReason run_blocks(Cpu *c, uint64_t until) {
   uint64_t gen = code->generation;
   for (;;) {
     if (c->events) {
-      if (!(c->events & EV_STOP)) return STOP_EVENT;
-      __atomic_fetch_and((uint32_t *)&c->events, ~(uint32_t)EV_STOP, __ATOMIC_RELAXED);
-      return c->stop;
+      return c->events & EV_STOP ? take_stop(c) : STOP_EVENT;
     }
     if (__builtin_expect(precise, 0)) {
       StopReason why = precise_stop(c, &p);
@@ -236,10 +240,7 @@ StopReason cpu_run(Cpu *c, uint64_t until) {
   if (sig == JUMP_MOVED) sig = 0; /* runs on from the new rip, landing here again */
   if (sig != 0) {
     fault_landing = saved;
-    if (sig == JUMP_STOP) { /* a hook stopped the run before c->cur's instruction */
-      __atomic_fetch_and((uint32_t *)&c->events, ~(uint32_t)EV_STOP, __ATOMIC_RELAXED);
-      return c->stop;
-    }
+    if (sig == JUMP_STOP) return take_stop(c); /* a hook stopped it before c->cur's instruction */
     /* A host fault (sig > 0: SIGSEGV/SIGBUS on guest memory) or a guest trap (sig < 0)
      * in the instruction c->cur; the ones before it in its block retired. */
     if (sig > 0) {
