@@ -1,22 +1,25 @@
-/* decode.c: prefixes, ModRM/SIB and immediates from the raw bytes; length and text from
- * Capstone; the handler from the per-map decoders. */
+/* decode.c: prefixes from the raw bytes, length and text from Capstone, and the row of
+ * the instruction table that fits the encoding; operands.c reads the operands. */
 #include "decode.h"
 
 #include <capstone/capstone.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "../interp/access.h"
 #include "../interp/fault.h"
-#include "../interp/ops_fast.h"
 #include "../interp/ops_int.h"
+#include "table.h"
 
 _Static_assert(sizeof(csh) == sizeof(size_t), "Decoder.cs holds a csh");
 
 bool decoder_open(Decoder *dec, const CpuModel *model) {
   csh cs;
   *dec = (Decoder){.model = model};
-  if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) return false;
+  if (!form_maps_build(dec->maps)) return false;
+  if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) {
+    form_maps_free(dec->maps);
+    return false;
+  }
   dec->cs = cs;
   dec->scratch = cs_malloc(cs);
   if (!dec->scratch) decoder_close(dec);
@@ -29,6 +32,7 @@ void decoder_close(Decoder *dec) {
   if (cs) cs_close(&cs);
   dec->cs = 0;
   dec->scratch = NULL;
+  form_maps_free(dec->maps);
 }
 
 /* Capstone's length for the instruction in bytes[0..n), 0 if it rejects them. */
@@ -48,61 +52,6 @@ unsigned decode_text(const Decoder *dec, uint64_t rip, const uint8_t *bytes, uns
   else
     snprintf(buf, size, "(bad)");
   return len;
-}
-
-unsigned decode_opreg(const DecodeCtx *d, bool byte_regs) {
-  unsigned r = (d->opcode & 7) | (d->rex_b ? 8 : 0);
-  if (byte_regs && !d->rex && r >= 4 && r < 8) return REG_AH + r - 4;
-  return r;
-}
-
-void decode_modrm(DecodeCtx *d, Insn *in, bool byte_regs) {
-  const uint8_t *p = d->bytes + d->modrm_at;
-  uint8_t modrm = *p++;
-  d->mod = modrm >> 6;
-  d->modrm_reg = (modrm >> 3) & 7;
-  d->modrm_rm = modrm & 7;
-  unsigned reg = d->modrm_reg | (d->rex_r ? 8 : 0);
-  if (byte_regs && !d->rex && reg >= 4 && reg < 8) reg = REG_AH + reg - 4;
-  in->reg = (uint8_t)reg;
-  in->base = in->index = REG_NONE;
-  if (d->mod == 3) {
-    unsigned rm = d->modrm_rm | (d->rex_b ? 8 : 0);
-    if (byte_regs && !d->rex && rm >= 4 && rm < 8) rm = REG_AH + rm - 4;
-    in->rm = (uint8_t)rm;
-    in->mem = 0;
-    return;
-  }
-  in->mem = 1;
-  in->seg = d->seg;
-  in->addr32 = d->p67;
-  unsigned disp_size = d->mod == 1 ? 1 : d->mod == 2 ? 4 : 0;
-  bool rip_relative = false;
-  if (d->modrm_rm == 4) {
-    uint8_t sib = *p++;
-    unsigned base = sib & 7, index = ((sib >> 3) & 7) | (d->rex_x ? 8 : 0);
-    in->scale = sib >> 6;
-    if (index != RSP) in->index = (uint8_t)index;
-    if (base == 5 && d->mod == 0) disp_size = 4;
-    else in->base = (uint8_t)(base | (d->rex_b ? 8 : 0));
-  } else if (d->modrm_rm == 5 && d->mod == 0) {
-    disp_size = 4;
-    rip_relative = true;
-  } else {
-    in->base = (uint8_t)(d->modrm_rm | (d->rex_b ? 8 : 0));
-  }
-  int64_t disp = 0;
-  if (disp_size == 1) disp = (int8_t)p[0];
-  else if (disp_size == 4) disp = (int32_t)(p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24);
-  if (rip_relative) disp += (int64_t)(d->rip + d->len);
-  in->disp = disp;
-}
-
-uint64_t decode_imm(const DecodeCtx *d, unsigned n, unsigned after) {
-  const uint8_t *p = d->bytes + d->len - after - n;
-  uint64_t v = 0;
-  for (unsigned i = 0; i < n; i++) v |= (uint64_t)p[i] << (8 * i);
-  return n >= 8 ? v : sign_extend(v, n);
 }
 
 static bool is_legacy_prefix(uint8_t b) {
@@ -153,6 +102,7 @@ static bool parse_prefixes(DecodeCtx *d) {
   if (i >= d->len) return false;
   d->opcode = d->bytes[i];
   d->modrm_at = i + 1;
+  d->pfx_class = d->rep == 0xF3 ? CLASS_F3 : d->rep == 0xF2 ? CLASS_F2 : d->p66 ? CLASS_66 : CLASS_NP;
   return true;
 }
 
@@ -168,6 +118,77 @@ static unsigned rejected_register_form_length(const DecodeCtx *d, unsigned avail
   bool hint_nop = d->opcode == 0x0D || (d->opcode >= 0x18 && d->opcode <= 0x1F);
   bool fence = d->opcode == 0xAE && ((modrm >> 3) & 7) >= 5 && !d->rep && !d->p66;
   return hint_nop || fence ? d->modrm_at + 1 : 0;
+}
+
+/* The bits of byte b that field selects, packed to the right (as x86's PEXT). */
+static uint8_t bit_field(uint8_t b, uint8_t field) {
+  unsigned v = 0, out = 0;
+  for (unsigned bit = 0; bit < 8; bit++) {
+    if (!(field >> bit & 1)) continue;
+    v |= (unsigned)(b >> bit & 1) << out++;
+  }
+  return (uint8_t)v;
+}
+
+/* Whether the REX.W, 66 and REX.B conditions of a row's attributes hold. */
+static bool conditions_hold(unsigned attrs, const DecodeCtx *d) {
+  if ((attrs & A_W0) && d->rex_w) return false;
+  if ((attrs & A_W1) && !d->rex_w) return false;
+  if ((attrs & A_O16) && !d->p66) return false;
+  if ((attrs & A_NO_O16) && d->p66) return false;
+  if ((attrs & A_NO_REXB) && d->rex_b) return false;
+  return true;
+}
+
+/* The first row of the instruction's map that fits its encoding, or NULL (#UD). */
+static const Form *find_form(const Decoder *dec, const DecodeCtx *d) {
+  const FormMap *m = &dec->maps[d->map];
+  uint8_t modrm = d->has_modrm_byte ? d->bytes[d->modrm_at] : 0;
+  bool mem = (modrm >> 6) != 3;
+  for (unsigned k = m->first[d->opcode]; k < m->first[d->opcode + 1]; k++) {
+    const Form *f = &m->rows[m->order[k]];
+    bool uses_modrm = shape_has_modrm(f->shape);
+    if (!(f->prefixes >> d->pfx_class & 1)) continue;
+    if (uses_modrm && !d->has_modrm_byte) continue;
+    if ((modrm & f->modrm_mask) != f->modrm) continue;
+    if (!(uses_modrm && mem ? f->mem : f->reg)) continue;
+    if (!conditions_hold(f->attrs, d)) continue;
+    /* LOCK: only lockable instructions, and only with a memory destination. */
+    if (d->lock && !((f->attrs & A_LOCK) && uses_modrm && mem)) continue;
+    if (f->feature != BASE && !cpu_feature_enabled(d->model, (CpuFeature)f->feature)) continue;
+    return f;
+  }
+  return NULL;
+}
+
+/* Flags read by condition code cc (Jcc, SETcc, CMOVcc, FCMOVcc), by cc >> 1. */
+static const uint8_t cond_use[8] = {
+    FL_OF, FL_CF, FL_ZF, FL_CF | FL_ZF, FL_SF, FL_PF, FL_SF | FL_OF, FL_ZF | FL_SF | FL_OF,
+};
+
+/* Fills in from row f: handler, sub-operation, operands, flags, specialisation. */
+static void apply_form(DecodeCtx *d, Insn *in, const Form *f) {
+  unsigned attrs = f->attrs;
+  in->op = f->op;
+  if (attrs & A_OPC) in->op = bit_field(d->opcode, f->op);
+  if (attrs & A_EXT) in->op = bit_field(d->bytes[d->modrm_at], f->op);
+  in->aux = f->aux;
+  decode_operands(d, in, f);
+  in->fn = in->mem ? f->mem : f->reg;
+  in->ends = (attrs & A_END) != 0;
+  if (attrs & A_ADDR) {
+    in->seg = d->seg;
+    in->addr32 = d->p67;
+  }
+  if (attrs & A_REP) in->rep = d->rep == 0xF3 ? REP_E : d->rep == 0xF2 ? REP_NE : REP_NONE;
+  unsigned use = (attrs & A_COND) ? cond_use[(in->op & 15) >> 1] : f->use, def = f->def;
+  if ((attrs & A_COUNTED) && (in->imm & (in->osz == 8 ? 63 : 31)) == 0) def = 0;
+  if ((attrs & A_ONCE) && in->rep != REP_NONE) def = 0;
+  in->flags_use = (uint8_t)use;
+  in->flags_def = (uint8_t)def;
+  in->flags_live = FL_ALL; /* until the block's liveness pass knows better */
+  Handler fast = f->fast ? f->fast(in) : NULL;
+  if (fast) in->fn = fast;
 }
 
 int decode_insn(const Decoder *dec, uint64_t rip, Insn *in, uint64_t *fault_at) {
@@ -189,33 +210,19 @@ int decode_insn(const Decoder *dec, uint64_t rip, Insn *in, uint64_t *fault_at) 
       *fault_at = rip + avail;
       return 0;
     }
-    in->len = 1;
-    in->fn = op_undefined;
-    in->ends = 1;
-    return -1;
+    len = 1;
+    prefixes_ok = false;
   }
   d.len = len;
-  in->len = (uint8_t)len;
-  bool ok = false;
-  if (prefixes_ok) {
-    if (d.map == MAP_ONE && d.opcode >= 0xD8 && d.opcode <= 0xDF) {
-      ok = decode_x87(&d, in);
-      in->flags_use = FL_ALL; /* FCMOVcc reads flags, FCOMI writes some */
-    } else if (d.map == MAP_ONE ? decode_onebyte(&d, in) : decode_0f(&d, in)) {
-      ok = true; /* the 0F 38 map holds MOVBE among the SSE forms */
-      decode_flag_effects(in); /* reads the generic handler, so before specialising */
-      fast_specialize(in);
-    } else if (d.map != MAP_ONE && decode_sse(&d, in)) {
-      ok = true;
-      in->flags_use = 0; /* SSE reads no arithmetic flags (COMISS writes them: def 0 is safe) */
-    }
-  }
-  if (!ok) {
-    Insn keep = {.rip = rip, .len = (uint8_t)len, .fn = op_undefined, .ends = 1,
-                 .flags_use = FL_ALL};
-    *in = keep;
+  d.has_modrm_byte = d.modrm_at < len;
+  const Form *f = prefixes_ok ? find_form(dec, &d) : NULL;
+  if (!f) {
+    *in = (Insn){.rip = rip, .len = (uint8_t)len, .fn = op_undefined, .ends = 1,
+                 .flags_use = FL_ALL, .flags_live = FL_ALL, .base = REG_NONE,
+                 .index = REG_NONE};
     return -1;
   }
-  in->flags_live = FL_ALL; /* until the block's liveness pass knows better */
+  in->len = (uint8_t)len;
+  apply_form(&d, in, f);
   return (int)len;
 }

@@ -8,18 +8,20 @@
 
 #include "../interp/cpuid.h"
 #include "../interp/insn.h"
+#include "form_map.h"
 
 struct cs_insn;
 
-/* One machine's decoder: its Capstone handle and the CPU model that says which
- * instructions exist. */
+/* One machine's decoder: its Capstone handle, the CPU model that says which
+ * instructions exist, and the instruction table's per-opcode row lists. */
 typedef struct Decoder {
   size_t cs; /* Capstone's csh */
   struct cs_insn *scratch;
   const CpuModel *model;
+  FormMap maps[TABLES];
 } Decoder;
 
-/* Opens Capstone for x86-64; false if it cannot. */
+/* Opens Capstone for x86-64 and indexes the table; false if it cannot. */
 bool decoder_open(Decoder *dec, const CpuModel *model);
 void decoder_close(Decoder *dec);
 
@@ -34,6 +36,7 @@ typedef struct DecodeCtx {
   /* Legacy prefixes. */
   bool p66, p67, lock;
   uint8_t rep;   /* 0, 0xF2 or 0xF3: the last of them, as the CPU takes it */
+  uint8_t pfx_class; /* the mandatory-prefix class, CLASS_* of table.h */
   uint8_t seg;   /* SEG_NONE / SEG_FS / SEG_GS */
   /* REX. */
   bool rex, rex_w, rex_r, rex_x, rex_b;
@@ -43,16 +46,10 @@ typedef struct DecodeCtx {
   unsigned modrm_at; /* offset of the byte after the opcode */
   /* ModRM, valid once decode_modrm() ran. */
   uint8_t mod, modrm_reg, modrm_rm;
+  bool has_modrm_byte; /* the instruction is long enough to have one at modrm_at */
 } DecodeCtx;
 
 enum { MAP_ONE, MAP_0F, MAP_0F38, MAP_0F3A };
-
-/* Operand size for instructions whose default is 32 bits (REX.W: 8, 66: 2). */
-static inline unsigned osz_default32(const DecodeCtx *d) {
-  return d->rex_w ? 8 : d->p66 ? 2 : 4;
-}
-/* Operand size for instructions whose default is 64 bits (push, pop, near branches). */
-static inline unsigned osz_default64(const DecodeCtx *d) { return d->p66 ? 2 : 8; }
 
 /* Fills in->reg/rm/mem/base/index/scale/disp/seg from ModRM (and SIB, displacement).
  * byte_regs: register operands are 8-bit, so 4..7 without REX name AH..BH. */
@@ -60,18 +57,11 @@ void decode_modrm(DecodeCtx *d, Insn *in, bool byte_regs);
 /* Reads an immediate of n bytes (1, 2, 4, 8) from the end of the instruction,
  * skipping the last `after` bytes, sign-extended to 64 bits. */
 uint64_t decode_imm(const DecodeCtx *d, unsigned n, unsigned after);
-/* A register number taken from the low three opcode bits plus REX.B. */
-unsigned decode_opreg(const DecodeCtx *d, bool byte_regs);
-
-/* The per-map decoders: each fills `in` and returns true, or returns false when the
- * instruction is not implemented (it then becomes a guest SIGILL). */
-bool decode_onebyte(DecodeCtx *d, Insn *in);
-bool decode_0f(DecodeCtx *d, Insn *in);
-bool decode_sse(DecodeCtx *d, Insn *in);  /* 0F, 0F 38 and 0F 3A SSE forms */
-bool decode_x87(DecodeCtx *d, Insn *in);  /* D8..DF */
-
-/* Sets in->flags_use/flags_def from the chosen handler (flag_effects.c). */
-void decode_flag_effects(Insn *in);
+/* Decodes the operands of row f into in (osz, registers, memory operand, immediate), as
+ * its shape and width say (operands.c). */
+void decode_operands(DecodeCtx *d, Insn *in, const Form *f);
+/* Whether shape s has a ModRM byte. */
+bool shape_has_modrm(unsigned s);
 
 /* Decodes one instruction at rip. Returns its length, 0 at an unreadable address
  * (*fault_addr says where), or -1 for bytes that are invalid or not implemented;

@@ -62,17 +62,16 @@ void op_aeskeygenassist_m(Cpu *c, const Insn *in) {
   DISPATCH_NEXT(c, in);
 }
 
-/* 66 0F 3A 44 ib: PCLMULQDQ xmm1, xmm2/m128, imm8. The decoder turns imm8 bit 0 into
- * in->op (the quadword of xmm1) and bit 4 into in->aux (that of the source); the other
- * bits are ignored. */
+/* 66 0F 3A 44 ib: PCLMULQDQ xmm1, xmm2/m128, imm8. imm8 bit 0 picks the quadword of
+ * xmm1, bit 4 that of the source; the other bits are ignored. */
 void op_pclmulqdq(Cpu *c, const Insn *in) {
   Xmm *d = &c->xmm[in->reg];
-  clmul_64x64(block(d), d->q[in->op], c->xmm[in->rm].q[in->aux]);
+  clmul_64x64(block(d), d->q[in->imm & 1], c->xmm[in->rm].q[in->imm >> 4 & 1]);
   DISPATCH_NEXT(c, in);
 }
 void op_pclmulqdq_m(Cpu *c, const Insn *in) {
   Xmm s, *d = &c->xmm[in->reg];
   load_m128a(c, in, &s);
-  clmul_64x64(block(d), d->q[in->op], s.q[in->aux]);
+  clmul_64x64(block(d), d->q[in->imm & 1], s.q[in->imm >> 4 & 1]);
   DISPATCH_NEXT(c, in);
 }

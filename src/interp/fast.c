@@ -170,14 +170,23 @@ static void jnz(Cpu *c, const Insn *in) { if (cond(c, 5)) c->rip = in->imm; }
 static void jb(Cpu *c, const Insn *in) { if (cond(c, 2)) c->rip = in->imm; }
 static void jae(Cpu *c, const Insn *in) { if (cond(c, 3)) c->rip = in->imm; }
 
-static Handler fast_jcc(const Insn *in) {
+Handler fast_jcc(Insn *in) {
   static const Handler by_cc[16] = {[2] = jb, [3] = jae, [4] = jz, [5] = jnz};
   return by_cc[in->op & 15];
 }
 
 enum { ROL, ROR, RCL, RCR, SHL, SHR, SAL, SAR };
 
-static Handler fast_shift(Insn *in) {
+/* ---- the pickers the instruction table names ---- */
+
+/* The specialised forms are for 32- and 64-bit operands, and memory operands without a
+ * segment base or 32-bit address arithmetic. */
+static bool plain(const Insn *in) {
+  return (in->osz == 8 || in->osz == 4) && !(in->mem && (in->seg != SEG_NONE || in->addr32));
+}
+
+Handler fast_shift_imm(Insn *in) {
+  if (!plain(in) || in->mem) return NULL;
   unsigned bits = in->osz * 8, count = (unsigned)in->imm & (bits - 1);
   if (count == 0) return NULL;
   bool q = in->osz == 8;
@@ -192,33 +201,44 @@ static Handler fast_shift(Insn *in) {
   }
 }
 
-static Handler fast_handler(Insn *in) {
-  if (in->fn == op_jcc) return fast_jcc(in);
+/* E op= G and E op= imm, register forms; G op= E, register or memory. ADC and SBB have
+ * no specialised forms (they read CF). */
+Handler fast_alu_rm_r(Insn *in) {
+  const AluSet *s = &alu_sets[in->op & 7];
+  if (!plain(in) || in->mem || !s->rr64) return NULL;
+  return in->osz == 8 ? s->rr64 : s->rr32;
+}
+Handler fast_alu_rm_imm(Insn *in) {
+  const AluSet *s = &alu_sets[in->op & 7];
+  if (!plain(in) || in->mem || !s->rr64) return NULL;
+  return in->osz == 8 ? s->ri64 : s->ri32;
+}
+Handler fast_alu_r_rm(Insn *in) {
+  const AluSet *s = &alu_sets[in->op & 7];
   bool wide = in->osz == 8;
-  if (in->osz != 8 && in->osz != 4) return NULL;
-  if (in->mem && (in->seg != SEG_NONE || in->addr32)) return NULL;
-  Handler f = in->fn;
-  if (f == op_alu_rm_r || f == op_alu_r_rm || f == op_alu_rm_imm || f == op_test_rm_r) {
-    const AluSet *s = f == op_test_rm_r ? &test_set : &alu_sets[in->op];
-    if (!s->rr64) return NULL;
-    if (f == op_alu_r_rm) return in->mem ? (wide ? s->rml64 : s->rml32) : (wide ? s->rm64 : s->rm32);
-    if (in->mem) return NULL;
-    if (f == op_alu_rm_imm) return wide ? s->ri64 : s->ri32;
-    return wide ? s->rr64 : s->rr32;
-  }
-  if (f == op_mov_rm_r) return in->mem ? (wide ? mov64_store : mov32_store) : (wide ? mov64_rr : mov32_rr);
-  if (f == op_mov_r_rm) {
-    if (!in->mem) return NULL; /* mov G, E with a register: the 89 form is the common one */
-    return wide ? mov64_load : mov32_load;
-  }
-  if (f == op_mov_r_imm) return wide ? mov_r_imm64 : mov_r_imm32;
-  if (f == op_lea && wide && in->base != REG_NONE && in->index == REG_NONE && !in->addr32)
-    return lea64_base_disp;
-  if (f == op_shift_imm && !in->mem) return fast_shift(in);
-  return NULL;
+  if (!plain(in) || !s->rr64) return NULL;
+  return in->mem ? (wide ? s->rml64 : s->rml32) : (wide ? s->rm64 : s->rm32);
+}
+Handler fast_test_rm_r(Insn *in) {
+  if (!plain(in) || in->mem) return NULL;
+  return in->osz == 8 ? test_set.rr64 : test_set.rr32;
 }
 
-void fast_specialize(Insn *in) {
-  Handler f = fast_handler(in);
-  if (f) in->fn = f;
+Handler fast_mov_rm_r(Insn *in) {
+  bool wide = in->osz == 8;
+  if (!plain(in)) return NULL;
+  return in->mem ? (wide ? mov64_store : mov32_store) : (wide ? mov64_rr : mov32_rr);
+}
+/* Only the load: MOV G, E with a register is rare, the 89 form is the common one. */
+Handler fast_mov_r_rm(Insn *in) {
+  if (!plain(in) || !in->mem) return NULL;
+  return in->osz == 8 ? mov64_load : mov32_load;
+}
+Handler fast_mov_r_imm(Insn *in) {
+  if (!plain(in)) return NULL;
+  return in->osz == 8 ? mov_r_imm64 : mov_r_imm32;
+}
+Handler fast_lea(Insn *in) {
+  bool base_disp = in->base != REG_NONE && in->index == REG_NONE && !in->addr32;
+  return in->osz == 8 && base_disp ? lea64_base_disp : NULL;
 }

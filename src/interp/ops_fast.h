@@ -4,9 +4,20 @@
 
 #include "insn.h"
 
-/* Replaces in->fn, a generic handler, with its specialised copy when there is one. The
+/* The pickers the instruction table's rows name (their fast column): each returns the
+ * specialised copy of the row's generic handler for this decoded instance, or NULL. The
  * copy behaves exactly like the generic handler on this Insn; the differential tests
- * reach the copies through the decoder, which always installs them. */
-void fast_specialize(Insn *in);
+ * reach the copies through the decoder, which always installs them. A picker may set
+ * in->aux for its copy (fast_shift_imm: the count modulo the width). */
+Handler fast_alu_rm_r(Insn *in);   /* 01 39: register forms */
+Handler fast_alu_r_rm(Insn *in);   /* 03: register or memory source */
+Handler fast_alu_rm_imm(Insn *in); /* 05 81 83: register forms */
+Handler fast_test_rm_r(Insn *in);  /* 85 */
+Handler fast_mov_rm_r(Insn *in);   /* 89 A3 */
+Handler fast_mov_r_rm(Insn *in);   /* 8B A1 63: loads */
+Handler fast_mov_r_imm(Insn *in);  /* B8+r */
+Handler fast_lea(Insn *in);        /* 8D: base + displacement */
+Handler fast_shift_imm(Insn *in);  /* C1 D1: a register by a non-zero count */
+Handler fast_jcc(Insn *in);        /* 7x, 0F 8x on ZF or CF */
 
 #endif

@@ -1,4 +1,4 @@
-/* ops_sse.h: handlers for the SSE/SSE2 instructions (decode_sse.c's table is the index).
+/* ops_sse.h: handlers for the SSE/SSE2 instructions (table_0f.def is the index).
  *
  * Most come in pairs from SSE_RM (sse_operand.h): op_X takes its source from the XMM
  * register ModRM.rm, op_X_m from memory, loaded with the instruction's width and

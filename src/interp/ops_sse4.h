@@ -1,5 +1,5 @@
-/* ops_sse4.h: handlers for SSE3, SSSE3, SSE4.1 and SSE4.2 (decode_sse.c's 0F table and
- * decode_sse4.c's 0F 38 / 0F 3A tables are the index).
+/* ops_sse4.h: handlers for SSE3, SSSE3, SSE4.1 and SSE4.2 (table_0f.def, table_0f38.def and
+ * table_0f3a.def are the index).
  *
  * Same conventions as ops_sse.h: op_X takes its source from the XMM register ModRM.rm,
  * op_X_m from memory; the destination is the XMM register ModRM.reg unless the comment

@@ -1,6 +1,6 @@
 /* sse3.c: SSE3: duplicating moves and the horizontal and alternating float arithmetic
  * (through the floating-point tiers, committed through MXCSR). LDDQU is MOVDQU's load
- * (decode_sse.c maps it to op_movu_load_m). */
+ * (table_0f.def maps it to op_movu_load_m). */
 #include "ops_sse4.h"
 #include "sse4_fp.h"
 #include "sse4_fp_host.h"

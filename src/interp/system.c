@@ -64,9 +64,12 @@ void op_rdtscp(Cpu *c, const Insn *in) {
 /* CC, and CD 03: a trap; the guest sees RIP after the instruction. */
 void op_int3(Cpu *c, const Insn *in) { guest_trap_next(c, SIGTRAP, SI_KERNEL, 0); }
 
-/* CD ib: user code may not use the other software interrupts: #GP with the gate's
- * error code, (vector << 3) | 2 (an IDT entry). */
-void op_int(Cpu *c, const Insn *in) { guest_gp(c, (in->imm & 0xff) << 3 | 2); }
+/* CD ib: INT 3 is INT3; user code may not use the other software interrupts: #GP with
+ * the gate's error code, (vector << 3) | 2 (an IDT entry). */
+void op_int(Cpu *c, const Insn *in) {
+  if (in->imm == 3) op_int3(c, in);
+  else guest_gp(c, (in->imm & 0xff) << 3 | 2);
+}
 
 /* F1: ICEBP (INT1) is a debug trap: SIGTRAP TRAP_BRKPT at the next instruction, #DB. */
 void op_icebp(Cpu *c, const Insn *in) {
