@@ -140,8 +140,9 @@ static bool conditions_hold(unsigned attrs, const DecodeCtx *d) {
   return true;
 }
 
-/* The first row of the instruction's map that fits its encoding, or NULL (#UD). */
-static const Form *find_form(const Decoder *dec, const DecodeCtx *d) {
+/* The first row of the instruction's map that fits its encoding, or NULL (#UD);
+ * *lock_refused says whether that is because of a LOCK prefix the row does not take. */
+static const Form *find_form(const Decoder *dec, const DecodeCtx *d, bool *lock_refused) {
   const FormMap *m = &dec->maps[d->map];
   uint8_t modrm = d->has_modrm_byte ? d->bytes[d->modrm_at] : 0;
   bool mem = (modrm >> 6) != 3;
@@ -153,9 +154,13 @@ static const Form *find_form(const Decoder *dec, const DecodeCtx *d) {
     if ((modrm & f->modrm_mask) != f->modrm) continue;
     if (!(uses_modrm && mem ? f->mem : f->reg)) continue;
     if (!conditions_hold(f->attrs, d)) continue;
-    /* LOCK: only lockable instructions, and only with a memory destination. */
-    if (d->lock && !((f->attrs & A_LOCK) && uses_modrm && mem)) continue;
     if (f->feature != BASE && !cpu_feature_enabled(d->model, (CpuFeature)f->feature)) continue;
+    /* This is the instruction; LOCK makes it #UD unless it is lockable and has a memory
+     * destination. */
+    if (d->lock && !((f->attrs & A_LOCK) && uses_modrm && mem)) {
+      *lock_refused = true;
+      return NULL;
+    }
     return f;
   }
   return NULL;
@@ -191,6 +196,23 @@ static void apply_form(DecodeCtx *d, Insn *in, const Form *f) {
   if (fast) in->fn = fast;
 }
 
+/* Capstone rejects LOCK where the CPU refuses it. Without the prefix it tells the length,
+ * and the table whether the rest is an instruction, which the LOCK makes #UD. */
+static bool lock_misused(const Decoder *dec, const DecodeCtx *d) {
+  if (!d->lock) return false;
+  uint8_t rest[16];
+  unsigned n = 0, i = 0;
+  for (; i < d->len && (is_legacy_prefix(d->bytes[i]) || (d->bytes[i] & 0xF0) == 0x40); i++)
+    if (d->bytes[i] != 0xF0) rest[n++] = d->bytes[i];
+  for (; i < d->len; i++) rest[n++] = d->bytes[i];
+  DecodeCtx plain = {.bytes = rest, .rip = d->rip, .len = n, .model = d->model};
+  if (!parse_prefixes(&plain) || !(plain.len = cs_length(dec, d->rip, rest, n))) return false;
+  plain.has_modrm_byte = plain.modrm_at < plain.len;
+  plain.lock = true;
+  bool refused = false;
+  return !find_form(dec, &plain, &refused) && refused;
+}
+
 int decode_insn(const Decoder *dec, uint64_t rip, Insn *in, uint64_t *fault_at) {
   uint8_t buf[16];
   unsigned avail = fault_copy_in(buf, rip, 15);
@@ -205,6 +227,11 @@ int decode_insn(const Decoder *dec, uint64_t rip, Insn *in, uint64_t *fault_at) 
   bool prefixes_ok = parse_prefixes(&d);
   unsigned len = cs_length(dec, rip, buf, avail);
   if (!len && prefixes_ok) len = rejected_register_form_length(&d, avail);
+  if (!len && prefixes_ok && lock_misused(dec, &d)) {
+    *in = (Insn){.rip = rip, .len = 1, .fn = op_ud, .ends = 1, .flags_use = FL_ALL,
+                 .flags_live = FL_ALL, .base = REG_NONE, .index = REG_NONE};
+    return -1;
+  }
   if (!len) {
     if (avail < 15) { /* the instruction may run into an unreadable page */
       *fault_at = rip + avail;
@@ -215,9 +242,10 @@ int decode_insn(const Decoder *dec, uint64_t rip, Insn *in, uint64_t *fault_at) 
   }
   d.len = len;
   d.has_modrm_byte = d.modrm_at < len;
-  const Form *f = prefixes_ok ? find_form(dec, &d) : NULL;
-  if (!f) {
-    *in = (Insn){.rip = rip, .len = (uint8_t)len, .fn = op_undefined, .ends = 1,
+  bool lock_refused = false;
+  const Form *f = prefixes_ok ? find_form(dec, &d, &lock_refused) : NULL;
+  if (!f) { /* #UD: one the CPU defines, or an instruction x64emu does not have */
+    *in = (Insn){.rip = rip, .len = (uint8_t)len, .fn = lock_refused ? op_ud : op_undefined, .ends = 1,
                  .flags_use = FL_ALL, .flags_live = FL_ALL, .base = REG_NONE,
                  .index = REG_NONE};
     return -1;

@@ -99,7 +99,7 @@ void op_jmp_far(Cpu *c, const Insn *in);
 void op_call_far(Cpu *c, const Insn *in);
 void op_mov_to_sreg(Cpu *c, const Insn *in);
 void op_privileged(Cpu *c, const Insn *in);  /* hlt, cli, sti, in/out, ins/outs, lgdt...: #GP -> SIGSEGV */
-void op_ud2(Cpu *c, const Insn *in);
+void op_ud(Cpu *c, const Insn *in);          /* UD2, and encodings the CPU refuses: SIGILL */
 void op_undefined(Cpu *c, const Insn *in);   /* not implemented: SIGILL with a message */
 void op_fetch_fault(Cpu *c, const Insn *in); /* bytes unreadable: SIGSEGV at in->disp */
 

@@ -104,8 +104,9 @@ void op_mov_to_sreg(Cpu *c, const Insn *in) {
   DISPATCH_NEXT(c, in);
 }
 
-/* 0F 0B */
-void op_ud2(Cpu *c, const Insn *in) { guest_trap(c, SIGILL, ILL_ILLOPN, in->rip); }
+/* #UD: 0F 0B (UD2), and the encodings the CPU itself refuses that the decoder knows as
+ * such (LOCK where no lock is allowed), unlike op_undefined's. */
+void op_ud(Cpu *c, const Insn *in) { guest_trap(c, SIGILL, ILL_ILLOPN, in->rip); }
 
 /* An instruction the decoder rejected: the guest's SIGILL, marked so that whoever runs
  * the core can say what is missing (cpu_describe_insn). */

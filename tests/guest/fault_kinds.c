@@ -2,7 +2,8 @@
  * privileged instructions (#GP: SIGSEGV, SI_KERNEL, address 0), ICEBP and INT3 (SIGTRAP),
  * software interrupts other than the kernel's own, a non-canonical address (#GP too),
  * UD2 (SIGILL); and the NOP space as used without CET (ENDBR, RDSSP, the hint NOPs,
- * prefetches, PAUSE), which runs. Each runs from a page of its own; the handler prints
+ * prefetches, PAUSE), which runs; LOCK on the instructions that take it, and #UD on
+ * those that do not. Each runs from a page of its own; the handler prints
  * what it got and jumps back. (The register forms of 0F 0D and 0F 18, INCSSP and the other
  * shadow-stack instructions, and SYSEXIT (#UD on AMD in 64-bit mode), differ between
  * vendors and CPU generations: not here.) Left out: SGDT and friends (UMIP on the host decides), XSAVES (the CPU
@@ -90,6 +91,24 @@ static const Case cases[] = {
     {"prefetchnta [rcx]", {0x0f, 0x18, 0x01}, 3},
     {"0f 18 /4 [rcx]", {0x0f, 0x18, 0x21}, 3},
     {"pause", {0xf3, 0x90}, 2},
+    /* LOCK: only the read-modify-write instructions with a memory destination take it. */
+    {"lock add [rcx], eax", {0xf0, 0x01, 0x01}, 3},
+    {"lock adc dword [rcx], 1", {0xf0, 0x83, 0x11, 0x01}, 4},
+    {"lock xchg [rcx], eax", {0xf0, 0x87, 0x01}, 3},
+    {"lock bts dword [rcx], 1", {0xf0, 0x0f, 0xba, 0x29, 0x01}, 5},
+    {"lock cmpxchg [rcx], eax", {0xf0, 0x0f, 0xb1, 0x01}, 4},
+    {"lock xadd [rcx], eax", {0xf0, 0x0f, 0xc1, 0x01}, 4},
+    {"lock not dword [rcx]", {0xf0, 0xf7, 0x11}, 3},
+    {"lock inc dword [rcx]", {0xf0, 0xff, 0x01}, 3},
+    {"lock add eax, eax (register destination)", {0xf0, 0x01, 0xc0}, 3},
+    {"lock add eax, [rcx] (register destination)", {0xf0, 0x03, 0x01}, 3},
+    {"lock cmp [rcx], eax", {0xf0, 0x39, 0x01}, 3},
+    {"lock mov [rcx], eax", {0xf0, 0x89, 0x01}, 3},
+    {"lock bt dword [rcx], 1", {0xf0, 0x0f, 0xba, 0x21, 0x01}, 5},
+    {"lock nop", {0xf0, 0x90}, 2},
+    {"lock test [rcx], eax", {0xf0, 0x85, 0x01}, 3},
+    {"lock addps xmm0, [rcx]", {0xf0, 0x0f, 0x58, 0x01}, 4},
+    {"lock fld dword [rcx]", {0xf0, 0xd9, 0x01}, 3},
 };
 
 /* Runs code with rcx at a scratch buffer (zeroes: a far pointer to selector 0) and r15
