@@ -16,7 +16,7 @@ size_t x64emu_reg_size(int reg) {
 }
 
 /* st(i) is physical register (top + i) & 7. */
-static long double *st_reg(Cpu *c, int reg) { return &c->fpu.st[(c->fpu.top + reg - X64EMU_REG_ST0) & 7]; }
+static unsigned st_phys(const Cpu *c, int reg) { return (c->fpu.top + reg - X64EMU_REG_ST0) & 7; }
 
 x64emu_status x64emu_reg_read(x64emu *x, int reg, void *value) {
   if (!x || !value) return X64EMU_ERR_ARG;
@@ -54,7 +54,7 @@ x64emu_status x64emu_reg_read(x64emu *x, int reg, void *value) {
   case X64EMU_REG_XMM0 ... X64EMU_REG_XMM15:
     memcpy(value, &c->xmm[reg - X64EMU_REG_XMM0], 16);
     return X64EMU_OK;
-  case X64EMU_REG_ST0 ... X64EMU_REG_ST7: x87_to_ext80(*st_reg(c, reg), value); return X64EMU_OK;
+  case X64EMU_REG_ST0 ... X64EMU_REG_ST7: x87_image(&c->fpu, st_phys(c, reg), value); return X64EMU_OK;
   default: return X64EMU_ERR_REG;
   }
   memcpy(value, &v, 8); /* little-endian host */
@@ -71,7 +71,7 @@ x64emu_status x64emu_reg_write(x64emu *x, int reg, const void *value) {
     return X64EMU_OK;
   }
   if (reg >= X64EMU_REG_ST0) {
-    *st_reg(c, reg) = x87_from_ext80(value);
+    x87_set_image(&c->fpu, st_phys(c, reg), value);
     return X64EMU_OK;
   }
   uint64_t v = 0;

@@ -54,9 +54,18 @@ typedef union Xmm {
   double fd[2];
 } __attribute__((aligned(16))) Xmm;
 
-/* x87 state: registers kept as host long double in physical order st(i) = st[(top+i)&7]. */
+/* x87 state: registers kept as host long double in physical order st(i) = st[(top+i)&7].
+ *
+ * The MMX registers are the significands of the physical registers: for each register
+ * in the `raw` mask, mm[p] and mm_se[p] (sign and exponent) hold its exact 80 bits and
+ * st[p] is stale. MMX instructions work on mm[] with every register raw; the next x87
+ * instruction converts them back (x87_settle). Images loaded from memory (FXRSTOR, FRSTOR,
+ * sigreturn) are kept raw too, so that every bit pattern survives. */
 typedef struct X87 {
   long double st[8];
+  uint64_t mm[8];
+  uint16_t mm_se[8];
+  uint8_t raw;
   uint16_t cw, sw; /* control word; status word without TOP */
   uint16_t tag;    /* two bits per physical register, 3 = empty */
   uint8_t top;

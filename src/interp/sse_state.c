@@ -48,7 +48,7 @@ void fx_image_save(const Cpu *c, uint8_t img[FX_IMAGE_WRITTEN], bool ptr64) {
   uint32_t mask = MXCSR_WRITABLE;
   memcpy(img + FX_MXCSR, &c->mxcsr, 4);
   memcpy(img + FX_MXCSR_MASK, &mask, 4);
-  for (unsigned i = 0; i < 8; i++) x87_to_ext80(f->st[(f->top + i) & 7], img + FX_ST + 16 * i);
+  for (unsigned i = 0; i < 8; i++) x87_image(f, (f->top + i) & 7, img + FX_ST + 16 * i);
   memcpy(img + FX_XMM, c->xmm, 16 * 16);
 }
 
@@ -81,7 +81,7 @@ bool fx_image_load(Cpu *c, const uint8_t img[FX_IMAGE_WRITTEN], bool ptr64) {
     f->last_dp = dp;
   }
   x87_set_abridged_tag(f, img[FX_FTW]);
-  for (unsigned i = 0; i < 8; i++) f->st[(f->top + i) & 7] = x87_from_ext80(img + FX_ST + 16 * i);
+  for (unsigned i = 0; i < 8; i++) x87_set_image(f, (f->top + i) & 7, img + FX_ST + 16 * i);
   memcpy(c->xmm, img + FX_XMM, 16 * 16);
   return true;
 }

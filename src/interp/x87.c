@@ -17,10 +17,44 @@ void x87_init(X87 *f) {
   f->last_op = 0;
 }
 
+void x87_image(const X87 *f, unsigned p, uint8_t out[10]) {
+  if (f->raw >> p & 1) {
+    memcpy(out, &f->mm[p], 8);
+    memcpy(out + 8, &f->mm_se[p], 2);
+  } else {
+    x87_to_ext80(f->st[p], out);
+  }
+}
+
+void x87_set_image(X87 *f, unsigned p, const uint8_t in[10]) {
+  memcpy(&f->mm[p], in, 8);
+  memcpy(&f->mm_se[p], in + 8, 2);
+  f->raw |= (uint8_t)(1u << p);
+}
+
+void x87_settle_raw(X87 *f) {
+  for (unsigned p = 0; p < 8; p++) {
+    if (!(f->raw >> p & 1)) continue;
+    uint8_t b[10];
+    x87_image(f, p, b);
+    f->st[p] = x87_from_ext80(b);
+  }
+  f->raw = 0;
+}
+
+void x87_make_raw(X87 *f) {
+  for (unsigned p = 0; p < 8; p++) {
+    if (f->raw >> p & 1) continue;
+    uint8_t b[10];
+    x87_to_ext80(f->st[p], b);
+    x87_set_image(f, p, b);
+  }
+}
+
 /* The tag the CPU computes for a register's contents. */
-static unsigned tag_of(long double v) {
+static unsigned tag_of(const X87 *f, unsigned p) {
   uint8_t b[10];
-  x87_to_ext80(v, b);
+  x87_image(f, p, b);
   unsigned exp = (b[8] | b[9] << 8) & 0x7FFF;
   uint64_t mant;
   memcpy(&mant, b, 8);
@@ -32,7 +66,7 @@ static unsigned tag_of(long double v) {
 uint16_t x87_tag_word(const X87 *f) {
   uint16_t tw = 0;
   for (unsigned p = 0; p < 8; p++) {
-    unsigned t = ((f->tag >> (2 * p)) & 3) == 3 ? 3 : tag_of(f->st[p]);
+    unsigned t = ((f->tag >> (2 * p)) & 3) == 3 ? 3 : tag_of(f, p);
     tw |= (uint16_t)(t << (2 * p));
   }
   return tw;

@@ -52,6 +52,18 @@ static inline long double x87_from_ext80(const void *p) { return x87_from_ext80_
 static inline void x87_to_ext80(long double v, void *p) { x87_to_ext80_portable(v, p); }
 #endif
 
+/* The 80 bits of physical register p, and setting them (exactly: the register becomes
+ * raw until an x87 instruction settles it). */
+void x87_image(const X87 *f, unsigned p, uint8_t out[10]);
+void x87_set_image(X87 *f, unsigned p, const uint8_t in[10]);
+/* Converts the raw registers back to st[] before an x87 instruction uses them. */
+void x87_settle_raw(X87 *f);
+static inline void x87_settle(X87 *f) {
+  if (__builtin_expect(f->raw != 0, 0)) x87_settle_raw(f);
+}
+/* Makes every register raw, for an MMX instruction. */
+void x87_make_raw(X87 *f);
+
 /* FNINIT's state: control word 0x37F, everything else clear, all registers empty (their
  * contents stay, as the CPU's do). */
 void x87_init(X87 *f);

@@ -137,7 +137,7 @@ void op_x87_fnsave(Cpu *c, const Insn *in) {
   X87 *f = &c->fpu;
   uint8_t s[SAVE_SIZE];
   env_store(f, s);
-  for (unsigned i = 0; i < 8; i++) x87_to_ext80(*x87_st(f, i), s + ENV_SIZE + 10 * i);
+  for (unsigned i = 0; i < 8; i++) x87_image(f, x87_phys(f, i), s + ENV_SIZE + 10 * i);
   memcpy((void *)(uintptr_t)ea(c, in), s, sizeof s);
   x87_init(f);
   DISPATCH_NEXT(c, in);
@@ -149,6 +149,6 @@ void op_x87_frstor(Cpu *c, const Insn *in) {
   uint8_t s[SAVE_SIZE];
   memcpy(s, (const void *)(uintptr_t)ea(c, in), sizeof s);
   env_load(f, s);
-  for (unsigned i = 0; i < 8; i++) *x87_st(f, i) = x87_from_ext80(s + ENV_SIZE + 10 * i);
+  for (unsigned i = 0; i < 8; i++) x87_set_image(f, x87_phys(f, i), s + ENV_SIZE + 10 * i);
   DISPATCH_NEXT(c, in);
 }

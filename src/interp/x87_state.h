@@ -111,11 +111,13 @@ _Noreturn void x87_fault(Cpu *c);
  * deprecated), the last opcode and data pointer are left zero. */
 static inline void x87_begin(Cpu *c, const Insn *in) {
   if (__builtin_expect(c->fpu.sw & X87_ES, 0)) x87_fault(c);
+  x87_settle(&c->fpu);
   c->fpu.last_ip = in->rip;
 }
 /* The waiting control instructions (FLDCW, FWAIT) only check. */
 static inline void x87_wait(Cpu *c) {
   if (__builtin_expect(c->fpu.sw & X87_ES, 0)) x87_fault(c);
+  x87_settle(&c->fpu);
 }
 
 static inline float x87_f32(uint32_t bits) {

@@ -262,7 +262,7 @@ static void emu_load(Cpu *c, const uint8_t *s) {
   f->sw = sw & ~0x3800;
   for (unsigned p = 0; p < 8; p++)
     if (((tw >> (2 * p)) & 3) == 3) f->tag |= (uint16_t)(3u << (2 * p));
-  for (unsigned i = 0; i < 8; i++) memcpy(&f->st[(f->top + i) & 7], s + 28 + 10 * i, 10);
+  for (unsigned i = 0; i < 8; i++) f->st[(f->top + i) & 7] = x87_from_ext80(s + 28 + 10 * i);
   f->last_ip = get32(s + 12);
   f->last_op = get16(s + 18) & 0x7FF;
   f->last_dp = get32(s + 20);
@@ -298,8 +298,11 @@ static const char *compare(const Cpu *c, const Outcome *nat, const uint8_t *emu_
   if ((get16(s + 4) ^ x87_status_word(f)) & sw_mask) return "status word";
   if (get16(s + 8) != x87_tag_word(f)) return "tag word";
   if (get32(s + 12) != (uint32_t)f->last_ip) return "last instruction pointer";
-  for (unsigned i = 0; i < 8; i++)
-    if (memcmp(s + 28 + 10 * i, &f->st[(f->top + i) & 7], 10)) return "register";
+  for (unsigned i = 0; i < 8; i++) {
+    uint8_t r[10];
+    x87_image(f, (f->top + i) & 7, r);
+    if (memcmp(s + 28 + 10 * i, r, 10)) return "register";
+  }
   if (memcmp(nat->mem, emu_mem, mem_len)) return "memory";
   if (nat->rax != c->r[RAX]) return "rax";
   if ((nat->rflags & F_ARITH) != (flags_get(c) & F_ARITH)) return "rflags";
@@ -315,7 +318,7 @@ static void emu_image(const Cpu *c, uint8_t *s) {
   memcpy(s + 8, &tw, 2);
   uint32_t ip = (uint32_t)f->last_ip;
   memcpy(s + 12, &ip, 4);
-  for (unsigned i = 0; i < 8; i++) memcpy(s + 28 + 10 * i, &f->st[(f->top + i) & 7], 10);
+  for (unsigned i = 0; i < 8; i++) x87_image(f, (f->top + i) & 7, s + 28 + 10 * i);
 }
 
 /* ---- one case ---- */
