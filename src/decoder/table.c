@@ -8,6 +8,7 @@
 #include "../interp/ops_crypto.h"
 #include "../interp/ops_fast.h"
 #include "../interp/ops_int.h"
+#include "../interp/ops_mmx.h"
 #include "../interp/ops_sse4.h"
 #include "../interp/ops_x87.h"
 #include "../interp/x87_host.h"

@@ -101,6 +101,7 @@ enum {
   A_COND = 1 << 11,   /* reads the flags of the condition code in Insn.op (use column 0) */
   A_COUNTED = 1 << 12, /* writes its def flags only when the imm8 count is not 0 */
   A_ONCE = 1 << 13,   /* writes its def flags only without REP (a count of 0 writes none) */
+  A_MMX = 1 << 14,    /* uses MMX registers: needs the MMX feature too (SSSE3's MMX forms) */
 };
 
 /* A row needs no CPUID feature beyond the x86-64 baseline. */
@@ -140,6 +141,13 @@ enum {
   FORM(opc, 0xFF, pfx, ALL_RM, S_MODRM_UB, W_X, handlers, 0, 0, 0, feature, 0, FL_ALL, NOFAST)
 #define SSE_FLYI(opc, pfx, handlers, feature) \
   FORM(opc, 0xFF, pfx, ALL_RM, S_MODRM_UB, W_Y, handlers, 0, 0, 0, feature, 0, FL_ALL, NOFAST)
+
+/* MMX forms: ModRM with an MMX register or m64; feature BASE or the SSE-era set that
+ * added the form (MMX itself is A_MMX). */
+#define MMX(opc, handlers, feature) \
+  FORM(opc, 0xFF, NP, ALL_RM, S_MODRM, W_8, handlers, 0, 0, A_MMX, feature, 0, 0, NOFAST)
+#define MMX_I(opc, handlers, feature) \
+  FORM(opc, 0xFF, NP, ALL_RM, S_MODRM_UB, W_8, handlers, 0, 0, A_MMX, feature, 0, 0, NOFAST)
 
 /* The rows of table t, for tests that walk them; *n is their number. */
 const Form *form_rows(unsigned t, unsigned *n);

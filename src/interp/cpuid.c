@@ -10,6 +10,7 @@
 #define EDX1_TSC (1u << 4)
 #define EDX1_CX8 (1u << 8)
 #define EDX1_CMOV (1u << 15)
+#define EDX1_MMX (1u << 23)
 #define EDX1_FXSR (1u << 24)
 #define EDX1_SSE (1u << 25)
 #define EDX1_SSE2 (1u << 26)
@@ -31,7 +32,7 @@
 #define EDX81_LM (1u << 29)
 
 static const uint32_t leaf1_edx =
-    EDX1_FPU | EDX1_TSC | EDX1_CX8 | EDX1_CMOV | EDX1_FXSR | EDX1_SSE | EDX1_SSE2;
+    EDX1_FPU | EDX1_TSC | EDX1_CX8 | EDX1_CMOV | EDX1_MMX | EDX1_FXSR | EDX1_SSE | EDX1_SSE2;
 static const uint32_t leaf1_ecx = ECX1_SSE3 | ECX1_PCLMULQDQ | ECX1_SSSE3 | ECX1_CX16 |
                                   ECX1_SSE41 | ECX1_SSE42 | ECX1_POPCNT | ECX1_AES;
 static const uint32_t ext1_ecx = ECX81_LAHF | ECX81_ABM;
@@ -103,6 +104,7 @@ static const struct {
   const char *name;
   CpuFeature feature;
 } feature_names[] = {
+    {"mmx", CPU_FEATURE_MMX},
     {"sse3", CPU_FEATURE_SSE3},       {"pni", CPU_FEATURE_SSE3},
     {"pclmulqdq", CPU_FEATURE_PCLMULQDQ}, {"pclmuldq", CPU_FEATURE_PCLMULQDQ},
     {"ssse3", CPU_FEATURE_SSSE3},     {"cx16", CPU_FEATURE_CX16},
@@ -202,18 +204,12 @@ const char *cpuid_missing_set(const uint8_t *b, unsigned n) {
     uint8_t op3 = b[i + 2];
     if (op3 >= 0xC8 && op3 <= 0xCD) return "the CPU model has no SHA extensions";
     if (op3 == 0xF6 && (p66 || rep)) return "the CPU model has no ADX (ADCX, ADOX)";
-    if (!p66 && !rep && op3 <= 0x0B) return "MMX is not implemented yet";
     return NULL;
   }
   if (op == 0x3A && i + 2 < n && b[i + 2] == 0xCC) return "the CPU model has no SHA extensions";
-  if (op == 0x3A && i + 2 < n && b[i + 2] == 0x0F && !p66) return "MMX is not implemented yet";
   if (op == 0xC7 && reg_form && (reg == 6 || reg == 7)) return "the CPU model has no RDRAND or RDSEED";
   if ((op == 0xAE && !reg_form && (reg == 4 || reg == 5) && !p66 && !rep) ||
       (op == 0xC7 && !reg_form && reg >= 3 && reg <= 5) || (op == 0x01 && (modrm == 0xD0 || modrm == 0xD1)))
     return "the CPU model has no XSAVE";
-  /* 0F 60..7F and D0..FF without a 66, F2 or F3 prefix are MMX (EMMS is 0F 77). */
-  if (!p66 && !rep && ((op >= 0x60 && op <= 0x7F && op != 0x78 && op != 0x79) || op >= 0xD1 ||
-                       op == 0xC4 || op == 0xC5 || op == 0x2A || op == 0x2C || op == 0x2D))
-    return "MMX is not implemented yet";
   return NULL;
 }

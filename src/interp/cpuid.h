@@ -28,6 +28,7 @@ uint32_t cpuid_hwcap(const CpuModel *m);
 
 /* A feature: its word (above) times 32 plus its bit. */
 typedef enum CpuFeature {
+  CPU_FEATURE_MMX = CPUID_1_EDX * 32 + 23,
   CPU_FEATURE_SSE3 = CPUID_1_ECX * 32 + 0,
   CPU_FEATURE_PCLMULQDQ = CPUID_1_ECX * 32 + 1,
   CPU_FEATURE_SSSE3 = CPUID_1_ECX * 32 + 9,

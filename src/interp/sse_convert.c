@@ -2,6 +2,8 @@
 #include "ops_sse.h"
 #include "sse_fp.h"
 #include "sse_fp_host.h"
+#include "mmx.h"
+#include "ops_mmx.h"
 #include "sse_operand.h"
 
 /* ---- XMM to XMM ---- */
@@ -102,3 +104,61 @@ FP_TO_INT(cvttss2si, false, true, load_m32)
 FP_TO_INT(cvtsd2si, true, false, load_m64)
 /* F2 [REX.W] 0F 2C */
 FP_TO_INT(cvttsd2si, true, true, load_m64)
+
+/* ---- between MMX and XMM registers: the packed conversions on two lanes ---- */
+
+/* Integers from mm (which takes the x87 unit to the MMX state) or m64 (which does not):
+ * 0F 2A CVTPI2PS sets the low two floats and keeps the upper half; 66 0F 2A CVTPI2PD sets
+ * both doubles. The upper source lanes of the SSE body are zeros, exact. */
+static void cvtpi2ps_of(Cpu *c, const Insn *in, uint64_t v) {
+  Xmm d = c->xmm[in->reg], s = {.q = {v, 0}};
+  cvtdq2ps_body(c, in, &d, &s);
+  c->xmm[in->reg].q[0] = d.q[0];
+}
+static void cvtpi2pd_of(Cpu *c, const Insn *in, uint64_t v) {
+  Xmm d = c->xmm[in->reg], s = {.q = {v, 0}};
+  cvtdq2pd_body(c, in, &d, &s);
+  c->xmm[in->reg] = d;
+}
+#define FROM_MMX(name)                                                                   \
+  void op_mmx_##name(Cpu *c, const Insn *in) {                                          \
+    mmx_begin(c);                                                                       \
+    name##_of(c, in, mmx_get(c, in->rm));                                               \
+    DISPATCH_NEXT(c, in);                                                               \
+  }                                                                                     \
+  void op_mmx_##name##_m(Cpu *c, const Insn *in) {                                      \
+    name##_of(c, in, ld64(ea(c, in)));                                                  \
+    DISPATCH_NEXT(c, in);                                                               \
+  }
+FROM_MMX(cvtpi2ps)
+FROM_MMX(cvtpi2pd)
+
+/* Integers into mm: 0F 2D CVTPS2PI and 0F 2C CVTTPS2PI from the low two floats of xmm or
+ * m64 (the upper lanes given to the SSE body are zeros, which raise nothing); 66 0F 2D
+ * CVTPD2PI and 66 0F 2C CVTTPD2PI from the two doubles of xmm or an aligned m128. */
+static void low_floats(Cpu *c, const Insn *in, Xmm *t) { *t = (Xmm){.q = {c->xmm[in->rm].q[0], 0}}; }
+static void low_floats_m(Cpu *c, const Insn *in, Xmm *t) { load_m64(c, in, t); }
+static void doubles(Cpu *c, const Insn *in, Xmm *t) { *t = c->xmm[in->rm]; }
+static void doubles_m(Cpu *c, const Insn *in, Xmm *t) { load_m128a(c, in, t); }
+#define TO_MMX(name, body, source)                                                      \
+  void op_mmx_##name(Cpu *c, const Insn *in) {                                          \
+    Xmm d = {.q = {0, 0}}, s;                                                           \
+    mmx_begin(c);                                                                       \
+    source(c, in, &s);                                                                  \
+    body##_body(c, in, &d, &s);                                                         \
+    mmx_set(c, in->reg, d.q[0]);                                                        \
+    DISPATCH_NEXT(c, in);                                                               \
+  }                                                                                     \
+  void op_mmx_##name##_m(Cpu *c, const Insn *in) {                                      \
+    Xmm d = {.q = {0, 0}}, s;                                                           \
+    mmx_check(c);                                                                       \
+    source##_m(c, in, &s);                                                              \
+    mmx_begin(c);                                                                       \
+    body##_body(c, in, &d, &s);                                                         \
+    mmx_set(c, in->reg, d.q[0]);                                                        \
+    DISPATCH_NEXT(c, in);                                                               \
+  }
+TO_MMX(cvtps2pi, cvtps2dq, low_floats)
+TO_MMX(cvttps2pi, cvttps2dq, low_floats)
+TO_MMX(cvtpd2pi, cvtpd2dq, doubles)
+TO_MMX(cvttpd2pi, cvttpd2dq, doubles)

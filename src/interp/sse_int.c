@@ -1,5 +1,7 @@
 /* sse_int.c: SSE2 integer arithmetic, logic, compares and shifts on XMM registers. */
 #include "ops_sse.h"
+#include "mmx.h"
+#include "ops_mmx.h"
 #include "sse_operand.h"
 
 /* ---- logic (the PS/PD forms 0F 54..57 are the same bit operations) ---- */
@@ -249,3 +251,70 @@ void op_psrldq(Cpu *c, const Insn *in) {
   *x = r;
   DISPATCH_NEXT(c, in);
 }
+
+/* ---- the MMX forms (0F without a prefix): the same bodies on the low halves ---- */
+
+MMX_FROM_SSE(pand, pand, mmx_lanes)
+MMX_FROM_SSE(pandn, pandn, mmx_lanes)
+MMX_FROM_SSE(por, por, mmx_lanes)
+MMX_FROM_SSE(pxor, pxor, mmx_lanes)
+MMX_FROM_SSE(pcmpeqb, pcmpeqb, mmx_lanes)
+MMX_FROM_SSE(pcmpeqw, pcmpeqw, mmx_lanes)
+MMX_FROM_SSE(pcmpeqd, pcmpeqd, mmx_lanes)
+MMX_FROM_SSE(pcmpgtb, pcmpgtb, mmx_lanes)
+MMX_FROM_SSE(pcmpgtw, pcmpgtw, mmx_lanes)
+MMX_FROM_SSE(pcmpgtd, pcmpgtd, mmx_lanes)
+MMX_FROM_SSE(paddb, paddb, mmx_lanes)
+MMX_FROM_SSE(paddw, paddw, mmx_lanes)
+MMX_FROM_SSE(paddd, paddd, mmx_lanes)
+MMX_FROM_SSE(paddq, paddq, mmx_lanes)
+MMX_FROM_SSE(psubb, psubb, mmx_lanes)
+MMX_FROM_SSE(psubw, psubw, mmx_lanes)
+MMX_FROM_SSE(psubd, psubd, mmx_lanes)
+MMX_FROM_SSE(psubq, psubq, mmx_lanes)
+MMX_FROM_SSE(paddusb, paddusb, mmx_lanes)
+MMX_FROM_SSE(paddusw, paddusw, mmx_lanes)
+MMX_FROM_SSE(psubusb, psubusb, mmx_lanes)
+MMX_FROM_SSE(psubusw, psubusw, mmx_lanes)
+MMX_FROM_SSE(paddsb, paddsb, mmx_lanes)
+MMX_FROM_SSE(paddsw, paddsw, mmx_lanes)
+MMX_FROM_SSE(psubsb, psubsb, mmx_lanes)
+MMX_FROM_SSE(psubsw, psubsw, mmx_lanes)
+MMX_FROM_SSE(pminub, pminub, mmx_lanes)
+MMX_FROM_SSE(pmaxub, pmaxub, mmx_lanes)
+MMX_FROM_SSE(pminsw, pminsw, mmx_lanes)
+MMX_FROM_SSE(pmaxsw, pmaxsw, mmx_lanes)
+MMX_FROM_SSE(pavgb, pavgb, mmx_lanes)
+MMX_FROM_SSE(pavgw, pavgw, mmx_lanes)
+MMX_FROM_SSE(psadbw, psadbw, mmx_lanes)
+MMX_FROM_SSE(pmullw, pmullw, mmx_lanes)
+MMX_FROM_SSE(pmulhw, pmulhw, mmx_lanes)
+MMX_FROM_SSE(pmulhuw, pmulhuw, mmx_lanes)
+MMX_FROM_SSE(pmuludq, pmuludq, mmx_lanes)
+MMX_FROM_SSE(pmaddwd, pmaddwd, mmx_lanes)
+MMX_FROM_SSE(psllw, psllw, mmx_lanes)
+MMX_FROM_SSE(pslld, pslld, mmx_lanes)
+MMX_FROM_SSE(psllq, psllq, mmx_lanes)
+MMX_FROM_SSE(psrlw, psrlw, mmx_lanes)
+MMX_FROM_SSE(psrld, psrld, mmx_lanes)
+MMX_FROM_SSE(psrlq, psrlq, mmx_lanes)
+MMX_FROM_SSE(psraw, psraw, mmx_lanes)
+MMX_FROM_SSE(psrad, psrad, mmx_lanes)
+
+/* 0F 71..73 /2 /4 /6: MMX shifts by an immediate (no byte shifts). */
+#define MMX_SHIFT_IMM(name, lanes, bits)                                               \
+  void op_mmx_##name(Cpu *c, const Insn *in) {                                         \
+    mmx_begin(c);                                                                      \
+    Xmm x = {.q = {mmx_get(c, in->rm), 0}};                                            \
+    lanes(&x, bits, in->imm);                                                          \
+    mmx_set(c, in->rm, x.q[0]);                                                        \
+    DISPATCH_NEXT(c, in);                                                              \
+  }
+MMX_SHIFT_IMM(psllw_imm, shl_lanes, 16)
+MMX_SHIFT_IMM(pslld_imm, shl_lanes, 32)
+MMX_SHIFT_IMM(psllq_imm, shl_lanes, 64)
+MMX_SHIFT_IMM(psrlw_imm, shr_lanes, 16)
+MMX_SHIFT_IMM(psrld_imm, shr_lanes, 32)
+MMX_SHIFT_IMM(psrlq_imm, shr_lanes, 64)
+MMX_SHIFT_IMM(psraw_imm, sar_lanes, 16)
+MMX_SHIFT_IMM(psrad_imm, sar_lanes, 32)

@@ -1,5 +1,7 @@
 /* sse_shuffle.c: SSE/SSE2 lane rearrangement: unpacks, packs with saturation, shuffles. */
 #include "ops_sse.h"
+#include "mmx.h"
+#include "ops_mmx.h"
 #include "sse_operand.h"
 
 /* ---- interleaving (UNPCKLPS/HPS/LPD/HPD are the dword and qword forms) ---- */
@@ -110,3 +112,17 @@ SSE_RM(shufpd, load_m128a) {
   Xmm r = {.q = {d->q[imm & 1], s->q[(imm >> 1) & 1]}};
   *d = r;
 }
+
+/* ---- the MMX forms (0F without a prefix) ---- */
+
+MMX_FROM_SSE(punpcklbw, punpcklbw, mmx_lanes)
+MMX_FROM_SSE(punpcklwd, punpcklwd, mmx_lanes)
+MMX_FROM_SSE(punpckldq, punpckldq, mmx_lanes)
+MMX_FROM_SSE(punpckhbw, punpcklbw, mmx_high)
+MMX_FROM_SSE(punpckhwd, punpcklwd, mmx_high)
+MMX_FROM_SSE(punpckhdq, punpckldq, mmx_high)
+MMX_FROM_SSE(packsswb, packsswb, mmx_paired)
+MMX_FROM_SSE(packuswb, packuswb, mmx_paired)
+MMX_FROM_SSE(packssdw, packssdw, mmx_paired)
+/* 0F 70 ib: PSHUFW is PSHUFLW's low half. */
+MMX_FROM_SSE(pshufw, pshuflw, mmx_lanes)

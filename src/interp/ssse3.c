@@ -3,6 +3,8 @@
  * without the 66 prefix are not implemented.) */
 #include "../host/byte_shuffle.h"
 #include "ops_sse4.h"
+#include "mmx.h"
+#include "ops_mmx.h"
 #include "sse_operand.h"
 
 static inline int16_t sat_s16(int32_t v) {
@@ -87,3 +89,22 @@ SSE_RM(pabsw, load_m128a) {
 SSE_RM(pabsd, load_m128a) {
   for (int i = 0; i < 4; i++) d->d[i] = s->sd[i] < 0 ? 0u - s->d[i] : s->d[i];
 }
+
+/* ---- the MMX forms (0F 38 and 0F 3A without a prefix) ---- */
+
+MMX_FROM_SSE(pshufb, pshufb, mmx_doubled)
+MMX_FROM_SSE(palignr, palignr, mmx_aligned)
+MMX_FROM_SSE(phaddw, phaddw, mmx_paired)
+MMX_FROM_SSE(phaddd, phaddd, mmx_paired)
+MMX_FROM_SSE(phaddsw, phaddsw, mmx_paired)
+MMX_FROM_SSE(phsubw, phsubw, mmx_paired)
+MMX_FROM_SSE(phsubd, phsubd, mmx_paired)
+MMX_FROM_SSE(phsubsw, phsubsw, mmx_paired)
+MMX_FROM_SSE(pmaddubsw, pmaddubsw, mmx_lanes)
+MMX_FROM_SSE(pmulhrsw, pmulhrsw, mmx_lanes)
+MMX_FROM_SSE(psignb, psignb, mmx_lanes)
+MMX_FROM_SSE(psignw, psignw, mmx_lanes)
+MMX_FROM_SSE(psignd, psignd, mmx_lanes)
+MMX_FROM_SSE(pabsb, pabsb, mmx_lanes)
+MMX_FROM_SSE(pabsw, pabsw, mmx_lanes)
+MMX_FROM_SSE(pabsd, pabsd, mmx_lanes)

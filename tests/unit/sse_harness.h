@@ -27,18 +27,48 @@
 #include "interp/fault.h"
 #include "interp/flags.h"
 #include "interp/mxcsr.h"
+#include "interp/ops_sse.h"
+#include "interp/x87.h"
 #include "test_seed.h"
 #include "test_machine.h"
 
 /* ---- machine state and outcome ---- */
 
+/* The x87 unit as FXSAVE shows it: the MMX registers are the significands of ST(0..7),
+ * physical registers 0..7 while TOP is 0. */
+typedef struct X87Image {
+  uint16_t fcw, fsw;
+  uint8_t ftw; /* abridged: bit i set when physical register i is not empty */
+  uint8_t st[8][10];
+} X87Image;
+
+/* Before a case, the x87 unit is as after FNINIT and MOVQ MMi, mm[i] for every i. */
 typedef struct MachineState {
   Xmm xmm[16];
   uint64_t r[16];
   uint64_t rflags;
   uint32_t mxcsr;
   uint32_t pad;
+  uint64_t mm[8];
+  X87Image fpu; /* after a case */
 } MachineState;
+
+/* s->fpu as an instruction that leaves the x87 unit alone leaves it (the models' rules
+ * start from it). */
+static void x87_image_untouched(MachineState *s) {
+  s->fpu = (X87Image){.fcw = 0x37F, .ftw = 0xFF};
+  for (unsigned i = 0; i < 8; i++) {
+    memcpy(s->fpu.st[i], &s->mm[i], 8);
+    memset(s->fpu.st[i] + 8, 0xFF, 2);
+  }
+}
+
+static void x87_image_from_fxsave(X87Image *x, const uint8_t *fx) {
+  memcpy(&x->fcw, fx, 2);
+  memcpy(&x->fsw, fx + 2, 2);
+  x->ftw = fx[4];
+  for (unsigned i = 0; i < 8; i++) memcpy(x->st[i], fx + 32 + 16 * i, 10);
+}
 
 /* sig 0: the instruction completed. Otherwise the signal it raised, its si_code and
  * si_addr (made relative to the instruction's address for SIGFPE and SIGILL, whose
@@ -78,6 +108,7 @@ static inline unsigned diff_iterations(void) {
 /* ---- the native stub ---- */
 
 typedef struct NativeData {
+  uint8_t fx[512] __attribute__((aligned(16))); /* FXSAVE after the case */
   MachineState st;
   uint64_t saved_rsp;
   uint32_t host_mxcsr;
@@ -126,6 +157,10 @@ static void emit_prologue(Emitter *e) {
     emit(e, 2, 0x0F, 0x6F); emit_riprel(e, i, &d->st.xmm[i]);
   }
   emit(e, 2, 0x0F, 0xAE); emit_riprel(e, 2, &d->st.mxcsr);    /* ldmxcsr [st.mxcsr] */
+  emit(e, 2, 0xDB, 0xE3);                                     /* fninit */
+  for (unsigned i = 0; i < 8; i++) {                          /* movq mmi, [st.mm[i]] */
+    emit(e, 2, 0x0F, 0x6F); emit_riprel(e, i, &d->st.mm[i]);
+  }
   emit(e, 1, 0xFF); emit_riprel(e, 6, &d->st.rflags);         /* push [st.rflags] */
   emit(e, 1, 0x9D);                                           /* popfq */
   for (unsigned i = 0; i < 16; i++) {                         /* mov ri, [st.r[i]] */
@@ -148,6 +183,8 @@ static void emit_epilogue(Emitter *e) {
     if (i >= 8) emit(e, 1, 0x44);
     emit(e, 2, 0x0F, 0x7F); emit_riprel(e, i, &d->st.xmm[i]);
   }
+  emit(e, 2, 0x0F, 0xAE); emit_riprel(e, 0, d->fx);           /* fxsave [fx] */
+  emit(e, 2, 0xDB, 0xE3);                                     /* fninit: the C code's x87 */
   emit(e, 2, 0x0F, 0xAE); emit_riprel(e, 2, &d->host_mxcsr);  /* ldmxcsr [host_mxcsr] */
   emit(e, 2, 0x48, 0x8B); emit_riprel(e, RSP, &d->saved_rsp); /* mov rsp, [saved_rsp] */
   emit(e, 6, 0x41, 0x5F, 0x41, 0x5E, 0x41, 0x5D);             /* pop r15 r14 r13 */
@@ -170,6 +207,9 @@ static void native_on_signal(int sig, siginfo_t *si, void *ucv) {
   native_fault_state.rflags = (uint64_t)g[REG_EFL];
   native_fault_state.mxcsr = uc->uc_mcontext.fpregs->mxcsr;
   memcpy(native_fault_state.xmm, uc->uc_mcontext.fpregs->_xmm, sizeof native_fault_state.xmm);
+  x87_image_from_fxsave(&native_fault_state.fpu, (const uint8_t *)uc->uc_mcontext.fpregs);
+  /* The handler's own x87 state: clean for the C code after the jump. */
+  __asm__ volatile("fninit");
   native_fault.sig = sig;
   native_fault.code = si->si_code;
   native_fault.addr = (uint64_t)(uintptr_t)si->si_addr;
@@ -229,13 +269,17 @@ static Outcome native_run(MachineState *s, const uint8_t *insn, unsigned len) {
   if (sigsetjmp(native_jmp, 1)) {
     uint32_t dflt = MXCSR_DEFAULT;
     __asm__ volatile("ldmxcsr %0" : : "m"(dflt));
+    uint64_t mm[8];
+    memcpy(mm, s->mm, sizeof mm);
     *s = native_fault_state;
+    memcpy(s->mm, mm, sizeof mm);
     return native_fault;
   }
   native_active = 1;
   ((void (*)(void))(uintptr_t)stub_code)();
   native_active = 0;
   *s = stub_data->st;
+  x87_image_from_fxsave(&s->fpu, stub_data->fx);
   return o;
 }
 
@@ -251,8 +295,13 @@ static Outcome emu_run(MachineState *s, const uint8_t *insn, unsigned len) {
   memcpy(c->xmm, s->xmm, sizeof c->xmm);
   c->mxcsr = s->mxcsr;
   flags_set(c, s->rflags);
-  c->fpu.cw = 0x37F;
-  c->fpu.tag = 0xFFFF;
+  x87_init(&c->fpu); /* FNINIT, then MOVQ MMi, mm[i]: all valid, exponents all ones */
+  for (unsigned i = 0; i < 8; i++) {
+    c->fpu.mm[i] = s->mm[i];
+    c->fpu.mm_se[i] = 0xFFFF;
+  }
+  c->fpu.raw = 0xFF;
+  c->fpu.tag = 0;
   uint8_t bytes[32];
   memset(bytes, 0x90, sizeof bytes);
   memcpy(bytes, insn, len);
@@ -263,6 +312,9 @@ static Outcome emu_run(MachineState *s, const uint8_t *insn, unsigned len) {
   Outcome o = {0, 0, 0};
   if (n != (int)len) {
     /* Not decoded: the guest gets SIGILL as for #UD (ILL_ILLOPN at the instruction). */
+    uint8_t fx[FX_IMAGE_WRITTEN];
+    fx_image_save(c, fx, true);
+    x87_image_from_fxsave(&s->fpu, fx);
     o.sig = SIGILL;
     o.code = n == -1 ? ILL_ILLOPN : n;
     return o;
@@ -282,6 +334,9 @@ static Outcome emu_run(MachineState *s, const uint8_t *insn, unsigned len) {
   memcpy(s->xmm, c->xmm, sizeof c->xmm);
   s->mxcsr = c->mxcsr;
   s->rflags = flags_get(c);
+  uint8_t fx[FX_IMAGE_WRITTEN];
+  fx_image_save(c, fx, true);
+  x87_image_from_fxsave(&s->fpu, fx);
   return o;
 }
 
@@ -316,6 +371,24 @@ static bool states_match(const MachineState *nat, const Outcome *on, const Machi
     if (i != RSP && nat->r[i] != emu->r[i]) {
       fprintf(stderr, "    r%u: native %#llx emulated %#llx\n", i, (unsigned long long)nat->r[i],
               (unsigned long long)emu->r[i]);
+      ok = false;
+    }
+  const X87Image *xn = &nat->fpu, *xe = &emu->fpu;
+  if (xn->fcw != xe->fcw || xn->fsw != xe->fsw || xn->ftw != xe->ftw) {
+    fprintf(stderr, "    x87: native fcw %04x fsw %04x ftw %02x, emulated fcw %04x fsw %04x ftw %02x\n",
+            xn->fcw, xn->fsw, xn->ftw, xe->fcw, xe->fsw, xe->ftw);
+    ok = false;
+  }
+  for (unsigned i = 0; i < 8; i++)
+    if (memcmp(xn->st[i], xe->st[i], 10)) {
+      uint64_t mn, me;
+      uint16_t en, ee;
+      memcpy(&mn, xn->st[i], 8);
+      memcpy(&me, xe->st[i], 8);
+      memcpy(&en, xn->st[i] + 8, 2);
+      memcpy(&ee, xe->st[i] + 8, 2);
+      fprintf(stderr, "    st%u (mm%u): native %04x_%016llx emulated %04x_%016llx\n", i, i, en,
+              (unsigned long long)mn, ee, (unsigned long long)me);
       ok = false;
     }
   if (nat->mxcsr != emu->mxcsr) {
@@ -370,6 +443,8 @@ typedef struct Form {
   uint8_t pfx2;      /* a second prefix byte after pfx (66 with CRC32's F2), or 0 */
   uint16_t avoid_gprs; /* general registers (bit n: register n) never chosen as operands
                           or address registers: implicit operands the test sets itself */
+  uint8_t reg_mm;    /* ModRM.reg names an MMX register (REX.R, set at random, is ignored) */
+  uint8_t rm_mm;     /* a register ModRM.rm names an MMX register (REX.B likewise) */
 } Form;
 
 /* The XMM register number in ModRM.reg of the case make_case built last. */
@@ -501,6 +576,7 @@ static unsigned make_case(const Form *f, MachineState *s, uint32_t unmask, uint8
     s->xmm[i].q[1] = rnd();
   }
   for (unsigned i = 0; i < 16; i++) s->r[i] = rand_gpr();
+  for (unsigned i = 0; i < 8; i++) s->mm[i] = rnd();
   for (unsigned i = 0; i < MEM_SIZE; i += 8) {
     uint64_t v = rnd();
     memcpy(test_mem + i, &v, 8);
@@ -513,8 +589,11 @@ static unsigned make_case(const Form *f, MachineState *s, uint32_t unmask, uint8
   unsigned avoid = f->avoid_gprs;
   unsigned reg = f->reg_gpr ? rand_gpr_number_avoiding(avoid) : rnd_below(16);
   unsigned rm = f->rm_zero ? 0 : f->rm_gpr ? rand_gpr_number_avoiding(avoid) : rnd_below(16);
-  if (!f->reg_gpr) rand_fill(s->xmm[reg].b, 16, vals);
-  if (!f->rm_gpr && !mem) {
+  if (f->reg_mm) rand_fill((uint8_t *)&s->mm[reg & 7], 8, vals);
+  else if (!f->reg_gpr) rand_fill(s->xmm[reg].b, 16, vals);
+  if (f->rm_mm && !mem) {
+    rand_fill((uint8_t *)&s->mm[rm & 7], 8, f->vals == VAL_SHIFT ? VAL_SHIFT : vals);
+  } else if (!f->rm_gpr && !mem) {
     rand_fill(s->xmm[rm].b, 16, vals);
     if (f->vals == VAL_SHIFT) rand_fill(s->xmm[rm].b, 8, VAL_SHIFT);
   }
@@ -568,6 +647,7 @@ static unsigned make_case(const Form *f, MachineState *s, uint32_t unmask, uint8
   }
   if (f->imm8) *p++ = forced_imm >= 0 ? (uint8_t)forced_imm : (uint8_t)rnd();
   if (case_hook) case_hook(f, s);
+  x87_image_untouched(s);
   return (unsigned)(p - insn);
 }
 

@@ -458,7 +458,7 @@ static void test_misaligned_memory_faults_like_host(void **state) {
 
 /* Runs bytes on the host and in the interpreter from one random state; true if alike. */
 static bool same_as_host(const uint8_t *insn, unsigned len) {
-  MachineState before, nat, emu;
+  MachineState before = {0}, nat, emu;
   for (unsigned i = 0; i < 16; i++) {
     before.xmm[i].q[0] = rnd();
     before.xmm[i].q[1] = rnd();

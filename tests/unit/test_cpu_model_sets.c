@@ -1,6 +1,6 @@
 /* test_cpu_model_sets.c: the unimplemented-instruction message names the instruction set
  * the CPU model lacks, for encodings taken from the Intel SDM; instructions of the model
- * (the SSE forms next to the MMX ones) name none. */
+ * (SSE and MMX) name none. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -30,9 +30,9 @@ static const Sample samples[] = {
     {"rdseed eax (0F C7 /7)", {0x0f, 0xc7, 0xf8}, 3, "RDSEED"},
     {"xsave [rax] (0F AE /4)", {0x0f, 0xae, 0x20}, 3, "XSAVE"},
     {"xgetbv (0F 01 D0)", {0x0f, 0x01, 0xd0}, 3, "XSAVE"},
-    {"emms (0F 77)", {0x0f, 0x77}, 2, "MMX"},
-    {"paddb mm0, mm1 (0F FC)", {0x0f, 0xfc, 0xc1}, 3, "MMX"},
-    {"pshufb mm0, mm1 (0F 38 00)", {0x0f, 0x38, 0x00, 0xc1}, 4, "MMX"},
+    {"emms (0F 77): MMX", {0x0f, 0x77}, 2, NULL},
+    {"paddb mm0, mm1 (0F FC): MMX", {0x0f, 0xfc, 0xc1}, 3, NULL},
+    {"pshufb mm0, mm1 (0F 38 00): SSSE3 on MMX", {0x0f, 0x38, 0x00, 0xc1}, 4, NULL},
     {"pfadd mm0, mm1 (3DNow!: 0F 0F ib 9E)", {0x0f, 0x0f, 0xc1, 0x9e}, 4, "3DNow"},
     {"paddb xmm0, xmm1 (66 0F FC): SSE2", {0x66, 0x0f, 0xfc, 0xc1}, 4, NULL},
     {"pshufb xmm0, xmm1 (66 0F 38 00): SSSE3", {0x66, 0x0f, 0x38, 0x00, 0xc1}, 5, NULL},
