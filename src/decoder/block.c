@@ -175,9 +175,11 @@ static void decode_one(BlockCache *bc, uint64_t pc, Insn *in) {
   }
 }
 
-static bool writable(const RangeSet *map, uint64_t a) {
+/* Whether the bytes at a may change without a system call the cache sees: writable, or
+ * shared with another mapping or process. */
+static bool may_change(const RangeSet *map, uint64_t a) {
   int prot = ranges_prot(map, a);
-  return prot >= 0 && (prot & GUEST_PROT_WRITE);
+  return prot >= 0 && (prot & (GUEST_PROT_WRITE | GUEST_MAP_SHARED));
 }
 
 /* The block at rip: up to MAX_BLOCK_INSNS instructions, or one when single. */
@@ -210,8 +212,8 @@ static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
     live = (uint8_t)((live & ~buf[i].flags_def) | buf[i].flags_use);
   }
   for (unsigned i = 0; i + 1 < n; i++) buf[i].chain = 1;
-  bool watched = pc > rip && (!bc->exec_map || writable(bc->exec_map, rip) ||
-                              writable(bc->exec_map, pc - 1)); /* a block spans two pages at most */
+  bool watched = pc > rip && (!bc->exec_map || may_change(bc->exec_map, rip) ||
+                              may_change(bc->exec_map, pc - 1)); /* a block spans two pages at most */
   size_t copy = watched ? (size_t)(pc - rip) : 0;
   size_t bytes = (sizeof(Block) + n * sizeof(Insn) + copy + 15) & ~(size_t)15;
   Block *b = arena_alloc(bc, bytes);

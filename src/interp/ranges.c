@@ -72,9 +72,10 @@ bool ranges_add(RangeSet *s, uint64_t lo, uint64_t hi, int prot) {
 bool ranges_protect(RangeSet *s, uint64_t lo, uint64_t hi, int prot) {
   for (size_t i = 0; i < s->n; i++) {
     Range r = s->r[i];
-    if (r.hi <= lo || r.lo >= hi || r.prot == prot) continue;
+    int want = prot | (r.prot & GUEST_MAP_SHARED);
+    if (r.hi <= lo || r.lo >= hi || r.prot == want) continue;
     uint64_t a = r.lo > lo ? r.lo : lo, b = r.hi < hi ? r.hi : hi;
-    if (!ranges_add(s, a, b, prot)) return false;
+    if (!ranges_add(s, a, b, want)) return false;
     i = (size_t)-1; /* the array changed: look again from the start */
   }
   return true;

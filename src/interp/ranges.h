@@ -8,11 +8,13 @@
 #include <stdint.h>
 
 /* Guest protections: PROT_READ, PROT_WRITE and PROT_EXEC as x86-64 Linux numbers them;
- * and RESERVED for the guest's address space where nothing is mapped (the heap beyond the
- * break, the stack's guard): the guest may map there, and a fault there is SEGV_MAPERR. */
+ * RESERVED for the guest's address space where nothing is mapped (the heap beyond the
+ * break, the stack's guard): the guest may map there, and a fault there is SEGV_MAPERR;
+ * and SHARED for a shared mapping, which another mapping of the same object or another
+ * process may write (mprotect keeps it). */
 enum {
   GUEST_PROT_READ = 1, GUEST_PROT_WRITE = 2, GUEST_PROT_EXEC = 4, GUEST_PROT_ALL = 7,
-  GUEST_PROT_RESERVED = 8,
+  GUEST_PROT_RESERVED = 8, GUEST_MAP_SHARED = 16,
 };
 
 /* The host protection for guest memory of protection prot: executable becomes readable,

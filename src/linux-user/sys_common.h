@@ -96,6 +96,7 @@ int64_t sys_close(Cpu *c, const uint64_t *a);
 int64_t sys_close_range(Cpu *c, const uint64_t *a);
 int64_t sys_pipe(Cpu *c, const uint64_t *a);
 int64_t sys_pipe2(Cpu *c, const uint64_t *a);
+int64_t sys_memfd_create(Cpu *c, const uint64_t *a);
 int64_t sys_dup(Cpu *c, const uint64_t *a);
 int64_t sys_dup2(Cpu *c, const uint64_t *a);
 int64_t sys_dup3(Cpu *c, const uint64_t *a);

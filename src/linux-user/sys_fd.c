@@ -50,6 +50,12 @@ int64_t sys_pipe(Cpu *c, const uint64_t *a) {
   return sys_pipe2(c, args);
 }
 
+/* memfd_create(name, flags): the MFD_* numbers are the kernel's generic ones, the same on
+ * every architecture, so the host checks them. */
+int64_t sys_memfd_create(Cpu *c, const uint64_t *a) {
+  return host_result((int)syscall(SYS_memfd_create, GUEST_PTR(a[0]), (unsigned)a[1]));
+}
+
 int64_t sys_dup(Cpu *c, const uint64_t *a) { return host_result(dup(arg_fd(a[0]))); }
 
 int64_t sys_dup2(Cpu *c, const uint64_t *a) {

@@ -152,6 +152,7 @@ _Static_assert(PROT_READ == GUEST_PROT_READ && PROT_WRITE == GUEST_PROT_WRITE &&
 /* x86-64 MAP_* values (PROT_* are ranges.h's GUEST_PROT_*); the generic ones other hosts
  * use are equal, except that MAP_32BIT exists only on x86. */
 enum {
+  X64_MAP_PRIVATE = 2, X64_MAP_TYPE = 0xF, /* SHARED 1, PRIVATE 2, SHARED_VALIDATE 3 */
   X64_MAP_FIXED = 0x10, X64_MAP_32BIT = 0x40, X64_MAP_FIXED_NOREPLACE = 0x100000,
   X64_MREMAP_MAYMOVE = 1, X64_MREMAP_FIXED = 2, X64_MREMAP_DONTUNMAP = 4,
 };
@@ -179,7 +180,8 @@ int64_t sys_mmap(Cpu *c, const uint64_t *a) {
   uint64_t got = (uint64_t)(uintptr_t)r;
   /* Code decoded from what was there before is gone. */
   if (fixed) block_invalidate_range(&c->m->code, got, span);
-  if (!ranges_add(&c->m->mem, got, got + span, (int)(a[2] & GUEST_PROT_ALL))) {
+  bool shared = (flags & X64_MAP_TYPE) != X64_MAP_PRIVATE;
+  if (!ranges_add(&c->m->mem, got, got + span, (int)(a[2] & GUEST_PROT_ALL) | (shared ? GUEST_MAP_SHARED : 0))) {
     munmap(r, span);
     return -ENOMEM;
   }

@@ -48,6 +48,7 @@ static const SysEntry table[X64_NR_COUNT] = {
     S(close_range, R_DEC, A_FD, A_FD, A_HEX),
     S(pipe, R_DEC, A_PTR),
     S(pipe2, R_DEC, A_PTR, A_FDFLAGS),
+    S(memfd_create, R_DEC, A_PATH, A_HEX),
     S(dup, R_DEC, A_FD),
     S(dup2, R_DEC, A_FD, A_FD),
     S(dup3, R_DEC, A_FD, A_FD, A_FDFLAGS),

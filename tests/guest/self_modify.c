@@ -1,6 +1,9 @@
 /* self_modify.c: code written over after it ran runs as written: by the program's own
  * stores (a JIT reusing its buffer, no system call in between), by the kernel (read()
- * from a pipe into the code), and a patched immediate in a loop that has run hot. */
+ * from a pipe into the code), a patched immediate in a loop that has run hot, and code
+ * in a read-only executable view of a memfd written through a second, writable view (the
+ * dual-mapping JITs) or with pwrite(). */
+#define _GNU_SOURCE /* memfd_create */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -43,5 +46,19 @@ int main(void) {
     for (int i = 0; i < 1000; i++) sum += call(code + 64);
   }
   printf("patched loop: %ld\n", sum);
+
+  int fd = memfd_create("jit", MFD_CLOEXEC);
+  if (fd < 0 || ftruncate(fd, 4096) != 0) return 1;
+  uint8_t *rw = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  uint8_t *rx = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0);
+  if (rw == MAP_FAILED || rx == MAP_FAILED) return 1;
+  printf("second view:");
+  for (int i = 1; i <= 3; i++) {
+    emit(rw, (uint32_t)i * 100);
+    printf(" %d", call(rx));
+  }
+  emit(fresh, 555);
+  if (pwrite(fd, fresh, sizeof fresh, 0) != sizeof fresh) return 1;
+  printf(", pwrite(): %d\n", call(rx));
   return 0;
 }
