@@ -1,6 +1,7 @@
 /* run.c: the dispatch loop: blocks run back to back, chained, with one event check each;
  * runs that must stop at an exact instruction go one instruction at a time where they
  * have to. */
+#define _GNU_SOURCE /* TRAP_TRACE */
 #include "run.h"
 
 #include <signal.h>
@@ -146,6 +147,18 @@ static void run_single(Cpu *c, Precise *p) {
   p->mid_block = !one->insns[one->n - 1].ends;
 }
 
+/* TF set as an instruction begins: that instruction alone, then the single-step trap
+ * (#DB) at the next, the kernel's SIGTRAP TRAP_TRACE there. So the instruction after a
+ * POPF that sets TF is the first trapped (POPF ends its block), and one that clears TF is
+ * still trapped. A fault of the instruction comes instead; a system call's stop first
+ * (the trap after a system call is not raised). */
+static StopReason trace_step(Cpu *c, Precise *p) {
+  run_single(c, p);
+  if (c->events) return c->events & EV_STOP ? take_stop(c) : STOP_EVENT;
+  c->fault = (Fault){SIGTRAP, TRAP_TRACE, c->rip, false, 1, 0};
+  return STOP_FAULT;
+}
+
 /* Runs chained blocks until an event or a stop. Kept out of cpu_run so that the compiler
  * can hold c and the block in registers: a function that calls sigsetjmp keeps its locals
  * in memory. */
@@ -159,6 +172,10 @@ static __attribute__((noinline)) StopReason run_blocks(Cpu *c, uint64_t until) {
   for (;;) {
     if (c->events) {
       return c->events & EV_STOP ? take_stop(c) : STOP_EVENT;
+    }
+    if (__builtin_expect(c->rflags & F_TF, 0)) {
+      StopReason why = precise ? precise_stop(c, &p) : 0;
+      return why ? why : trace_step(c, &p);
     }
     if (__builtin_expect(precise, 0)) {
       StopReason why = precise_stop(c, &p);

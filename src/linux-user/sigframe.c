@@ -10,9 +10,9 @@
 
 #define F_RF (1u << 16)
 
-/* The flags rt_sigreturn takes from the frame (the kernel's FIX_EFLAGS) less TF and RF:
- * the interpreter raises no single-step traps, so it does not let the guest ask for them. */
-#define SIGRETURN_FLAGS (F_AC | F_OF | F_DF | F_SF | F_ZF | F_AF | F_PF | F_CF)
+/* The flags rt_sigreturn takes from the frame (the kernel's FIX_EFLAGS) less RF, which
+ * the interpreter does not keep. */
+#define SIGRETURN_FLAGS (F_AC | F_OF | F_DF | F_TF | F_SF | F_ZF | F_AF | F_PF | F_CF)
 
 uint64_t sigframe_place(uint64_t sp, uint64_t *fpstate) {
   uint64_t fp = (sp - X64_FPSTATE_SIZE) & ~63ull;

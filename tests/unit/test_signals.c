@@ -183,7 +183,7 @@ static void test_sigreturn_takes_the_changed_frame(void **state) {
   X64RtSigframe *f = (X64RtSigframe *)(uintptr_t)frame;
   f->uc.uc_mcontext.rip = 0x405000;
   f->uc.uc_mcontext.rbx = 0x77;
-  f->uc.uc_mcontext.eflags = F_OF | F_TF | F_ID | 0x2; /* TF and ID are not the frame's to set */
+  f->uc.uc_mcontext.eflags = F_OF | F_TF | F_ID | 0x2; /* TF is the frame's to set, ID is not */
   uint8_t *fx = (uint8_t *)(uintptr_t)fp;
   memset(fx + 160 + 16 * 2, 0xaa, 16); /* XMM2 */
   *(uint32_t *)(fx + 24) = 0x3f80;     /* MXCSR */
@@ -196,7 +196,7 @@ static void test_sigreturn_takes_the_changed_frame(void **state) {
   assert_int_equal(c->r[RBX], 0x77);
   assert_int_equal(c->r[RSP], STACK_TOP - 256);
   assert_int_equal(c->r[R15], 0x1000 + R15);
-  assert_int_equal(flags_get(c) & (F_OF | F_CF | F_ZF | F_DF | F_TF | F_ID | F_IF), F_OF | F_IF);
+  assert_int_equal(flags_get(c) & (F_OF | F_CF | F_ZF | F_DF | F_TF | F_ID | F_IF), F_OF | F_TF | F_IF);
   assert_int_equal(c->mxcsr, 0x3f80);
   assert_int_equal(c->xmm[2].b[0], 0xaa);
   assert_int_equal(c->xmm[5].b[0], 0x45);
