@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "../interp/fault.h"
 #include "../interp/ops_int.h"
 #include "../interp/ranges.h"
 #include "decode.h"
@@ -214,7 +215,17 @@ static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
   for (unsigned i = 0; i + 1 < n; i++) buf[i].chain = 1;
   bool watched = pc > rip && (!bc->exec_map || may_change(bc->exec_map, rip) ||
                               may_change(bc->exec_map, pc - 1)); /* a block spans two pages at most */
-  size_t copy = watched ? (size_t)(pc - rip) : 0;
+  /* A rejected instruction was judged on the bytes after it too (up to 15 from its start,
+   * those readable): other bytes there may decode. */
+  uint8_t tail_bytes[15];
+  unsigned tail = 0;
+  const Insn *last = &buf[n - 1];
+  if (watched && (last->fn == op_undefined || last->fn == op_ud)) {
+    unsigned seen = fault_copy_in(tail_bytes, last->rip, 15);
+    tail = seen > last->len ? seen - last->len : 0;
+    memmove(tail_bytes, tail_bytes + last->len, tail);
+  }
+  size_t copy = watched ? (size_t)(pc - rip) + tail : 0;
   size_t bytes = (sizeof(Block) + n * sizeof(Insn) + copy + 15) & ~(size_t)15;
   Block *b = arena_alloc(bc, bytes);
   b->size = (uint32_t)bytes;
@@ -229,8 +240,12 @@ static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
   b->has_bp = has_bp;
   b->watched = watched;
   b->dead = 0;
+  b->tail = (uint8_t)tail;
   memcpy(b->insns, buf, n * sizeof(Insn));
-  if (watched) memcpy(&b->insns[n], (const void *)(uintptr_t)rip, copy); /* decoded, so readable */
+  if (watched) { /* decoded, so readable */
+    memcpy(&b->insns[n], (const void *)(uintptr_t)rip, (size_t)(pc - rip));
+    memcpy((uint8_t *)&b->insns[n] + (pc - rip), tail_bytes, tail);
+  }
   if (rip < bc->lo_addr) bc->lo_addr = rip;
   if (pc + 15 > bc->hi_addr) bc->hi_addr = pc + 15;
   bc->decoded++;

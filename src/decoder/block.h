@@ -23,6 +23,8 @@ typedef struct Block {
                              decoded from follow insns[], and each entry compares them */
   uint8_t dead;           /* dropped by block_invalidate_range: in no table any more */
   uint8_t single;         /* in the table of one-instruction blocks */
+  uint8_t tail;           /* watched bytes past `end`: those that made its last instruction
+                             one x64emu rejects (#UD is decided from up to 15 bytes) */
   uint32_t size;          /* bytes it takes in the arena, where blocks lie end to end */
   Insn insns[];
 } Block;
@@ -33,7 +35,7 @@ typedef struct Block {
  * pages the guest cannot write is never compared. */
 static inline bool block_stale(const Block *b) {
   return b->watched && memcmp((const void *)(uintptr_t)b->start, &b->insns[b->n],
-                              (size_t)(b->end - b->start)) != 0;
+                              (size_t)(b->end - b->start) + b->tail) != 0;
 }
 
 /* One machine's decoded code: hash tables of blocks in one arena, flushed whole. Blocks

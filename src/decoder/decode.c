@@ -80,7 +80,8 @@ static bool parse_prefixes(DecodeCtx *d) {
     else if (b == 0xF2 || b == 0xF3) d->rep = b;
     else if (b == 0x64) d->seg = SEG_FS;
     else if (b == 0x65) d->seg = SEG_GS;
-    else if (b == 0x26 || b == 0x2E || b == 0x36 || b == 0x3E) d->seg = SEG_NONE;
+    else if (b == 0x26 || b == 0x2E || b == 0x36 || b == 0x3E) continue; /* ignored in 64-bit
+                                                   mode: they do not undo an FS or GS */
     else break;
   }
   if (i < d->len && (d->bytes[i] & 0xF0) == 0x40) {
@@ -106,18 +107,36 @@ static bool parse_prefixes(DecodeCtx *d) {
   return true;
 }
 
-/* Register forms Capstone 4.0.2 rejects though the CPU runs them, all ModRM-only (no
- * displacement, no immediate): the hint NOPs 0F 0D and 0F 18..1F (with 0F 1E's CET hints,
- * rdsspq...: NOPs while shadow stacks are off; 0F 0D and 0F 18 with a register are
- * Intel's reserved NOPs, the CPU model's), and LFENCE/MFENCE/SFENCE (0F AE /5../7) with
- * any ModRM.rm. */
-static unsigned rejected_register_form_length(const DecodeCtx *d, unsigned avail) {
+/* The bytes of a ModRM operand (ModRM, SIB, displacement) at bytes[at], or 0 when they
+ * run past avail. */
+static unsigned modrm_operand_length(const uint8_t *bytes, unsigned at, unsigned avail) {
+  if (at >= avail) return 0;
+  uint8_t modrm = bytes[at];
+  unsigned mod = modrm >> 6, rm = modrm & 7, n = 1;
+  if (mod != 3 && rm == 4) {
+    if (at + 1 >= avail) return 0;
+    if (mod == 0 && (bytes[at + 1] & 7) == 5) n += 4;
+    n++;
+  }
+  if (mod == 1) n += 1;
+  else if (mod == 2 || (mod == 0 && rm == 5)) n += 4;
+  return at + n <= avail ? n : 0;
+}
+
+/* Forms Capstone 4.0.2 rejects though the CPU runs them, all without an immediate: the
+ * hint NOPs 0F 0D and 0F 18..1F with any operand (with 0F 1E's CET hints, rdsspq...: NOPs
+ * while shadow stacks are off; 0F 0D /2../7 and 0F 18 with a register are Intel's
+ * reserved NOPs, the CPU model's), and LFENCE/MFENCE/SFENCE (0F AE /5../7) with any
+ * ModRM.rm. */
+static unsigned rejected_form_length(const DecodeCtx *d, unsigned avail) {
   if (d->map != MAP_0F || d->modrm_at >= avail) return 0;
   uint8_t modrm = d->bytes[d->modrm_at];
-  if ((modrm >> 6) != 3) return 0;
   bool hint_nop = d->opcode == 0x0D || (d->opcode >= 0x18 && d->opcode <= 0x1F);
-  bool fence = d->opcode == 0xAE && ((modrm >> 3) & 7) >= 5 && !d->rep && !d->p66;
-  return hint_nop || fence ? d->modrm_at + 1 : 0;
+  bool fence = (modrm >> 6) == 3 && d->opcode == 0xAE && ((modrm >> 3) & 7) >= 5 && !d->rep &&
+               !d->p66;
+  if (!hint_nop && !fence) return 0;
+  unsigned n = modrm_operand_length(d->bytes, d->modrm_at, avail);
+  return n ? d->modrm_at + n : 0;
 }
 
 /* The bits of byte b that field selects, packed to the right (as x86's PEXT). */
@@ -227,7 +246,7 @@ int decode_insn(const Decoder *dec, uint64_t rip, Insn *in, uint64_t *fault_at) 
   DecodeCtx d = {.bytes = buf, .rip = rip, .len = avail, .model = dec->model};
   bool prefixes_ok = parse_prefixes(&d);
   unsigned len = cs_length(dec, rip, buf, avail);
-  if (!len && prefixes_ok) len = rejected_register_form_length(&d, avail);
+  if (!len && prefixes_ok) len = rejected_form_length(&d, avail);
   if (!len && prefixes_ok && lock_misused(dec, &d)) {
     *in = (Insn){.rip = rip, .len = 1, .fn = op_ud, .ends = 1, .flags_use = FL_ALL,
                  .flags_live = FL_ALL, .base = REG_NONE, .index = REG_NONE};
@@ -250,6 +269,16 @@ int decode_insn(const Decoder *dec, uint64_t rip, Insn *in, uint64_t *fault_at) 
                  .flags_use = FL_ALL, .flags_live = FL_ALL, .base = REG_NONE,
                  .index = REG_NONE};
     return -1;
+  }
+  /* Near branches take a rel32 whatever a 66 says, as Intel's CPUs (the model) do, where
+   * Capstone reads a rel16. */
+  if (f->shape == S_REL32 && d.p66) {
+    len = d.modrm_at + 4;
+    if (len > avail) {
+      *fault_at = rip + avail;
+      return 0;
+    }
+    d.len = len;
   }
   in->len = (uint8_t)len;
   apply_form(&d, in, f);

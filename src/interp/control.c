@@ -47,9 +47,32 @@ void op_push_rm(Cpu *c, const Insn *in) {
 
 /* 8F/0: an RSP-based address is computed after the increment. */
 void op_pop_rm(Cpu *c, const Insn *in) {
+  /* A destination based on RSP sees it incremented; a faulting store leaves RSP as it
+   * was. */
+  uint64_t sp = c->r[RSP];
   uint64_t v = pop_sized(c, in->osz);
-  rm_set(c, in, v, in->osz);
+  if (in->mem) {
+    uint64_t a = ea(c, in);
+    c->r[RSP] = sp;
+    st(a, v, in->osz);
+    c->r[RSP] = sp + in->osz;
+  } else {
+    rm_set(c, in, v, in->osz);
+  }
   DISPATCH_NEXT(c, in);
+}
+
+/* 0F A0, 0F A8: PUSH FS, PUSH GS: the selector, zero-extended to the operand size. */
+void op_push_sreg(Cpu *c, const Insn *in) {
+  push_sized(c, c->sreg[in->op], in->osz);
+  DISPATCH_NEXT(c, in);
+}
+
+/* An indirect near branch to a non-canonical address is #GP at the branch, before it
+ * changes anything (Intel's behaviour, the model's). */
+static uint64_t branch_target(Cpu *c, uint64_t target) {
+  if ((uint64_t)((int64_t)(target << 16) >> 16) != target) guest_gp(c, 0);
+  return target;
 }
 
 /* 68 6A */
@@ -80,15 +103,17 @@ void op_enter(Cpu *c, const Insn *in) {
 
 /* C9 */
 void op_leave(Cpu *c, const Insn *in) {
-  c->r[RSP] = c->r[RBP];
-  c->r[RBP] = pop64(c);
+  uint64_t bp = c->r[RBP];
+  uint64_t v = ld64(bp); /* a fault leaves RSP as it was */
+  c->r[RSP] = bp + 8;
+  c->r[RBP] = v;
   DISPATCH_NEXT(c, in);
 }
 
 /* E9 EB */
 void op_jmp(Cpu *c, const Insn *in) { c->rip = in->imm; }
 /* FF/4 */
-void op_jmp_rm(Cpu *c, const Insn *in) { c->rip = rm_get(c, in, 8); }
+void op_jmp_rm(Cpu *c, const Insn *in) { c->rip = branch_target(c, rm_get(c, in, 8)); }
 
 /* 70+cc 0F 80+cc */
 void op_jcc(Cpu *c, const Insn *in) {
@@ -103,15 +128,15 @@ void op_call(Cpu *c, const Insn *in) {
 
 /* FF/2: the target is read before the push (it may be addressed through RSP). */
 void op_call_rm(Cpu *c, const Insn *in) {
-  uint64_t target = rm_get(c, in, 8);
+  uint64_t target = branch_target(c, rm_get(c, in, 8));
   push64(c, insn_next(in));
   c->rip = target;
 }
 
 /* C3 C2 */
 void op_ret(Cpu *c, const Insn *in) {
-  c->rip = pop64(c);
-  c->r[RSP] += in->imm;
+  c->rip = branch_target(c, ld64(c->r[RSP]));
+  c->r[RSP] += 8 + in->imm;
 }
 
 /* E0 E1 E2 E3: counters are RCX, or ECX with a 67 prefix. */

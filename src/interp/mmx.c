@@ -5,9 +5,11 @@
 
 #include "ops_mmx.h"
 
-/* 0F 77: every register tagged empty (their contents stay). */
+/* 0F 77: TOP 0, as every MMX instruction leaves it, and every register tagged empty
+ * (their contents stay). */
 void op_mmx_emms(Cpu *c, const Insn *in) {
   mmx_check(c);
+  c->fpu.top = 0;
   c->fpu.tag = 0xFFFF;
   DISPATCH_NEXT(c, in);
 }
@@ -36,11 +38,10 @@ void op_mmx_movd_from(Cpu *c, const Insn *in) {
   DISPATCH_NEXT(c, in);
 }
 void op_mmx_movd_from_m(Cpu *c, const Insn *in) {
-  mmx_check(c);
+  mmx_begin(c);
   uint64_t v = mmx_get(c, in->reg), a = ea(c, in);
   if (in->osz == 8) st64(a, v);
   else st32(a, (uint32_t)v);
-  mmx_begin(c);
   DISPATCH_NEXT(c, in);
 }
 
@@ -65,9 +66,8 @@ void op_mmx_movq_store(Cpu *c, const Insn *in) {
   DISPATCH_NEXT(c, in);
 }
 void op_mmx_movq_store_m(Cpu *c, const Insn *in) {
-  mmx_check(c);
-  st64(ea(c, in), mmx_get(c, in->reg));
   mmx_begin(c);
+  st64(ea(c, in), mmx_get(c, in->reg));
   DISPATCH_NEXT(c, in);
 }
 
@@ -122,10 +122,9 @@ void op_mmx_pmovmskb(Cpu *c, const Insn *in) {
 /* 0F F7: MASKMOVQ mm1, mm2: the bytes of mm1 whose byte in mm2 has its sign bit set go
  * to [rdi] (edi with 67), in DS or an override. */
 void op_mmx_maskmovq(Cpu *c, const Insn *in) {
-  mmx_check(c);
+  mmx_begin(c);
   uint64_t v = mmx_get(c, in->reg), mask = mmx_get(c, in->rm), a = ea(c, in);
   for (unsigned i = 0; i < 8; i++)
     if (mask >> (8 * i + 7) & 1) st8(a + i, (uint8_t)(v >> (8 * i)));
-  mmx_begin(c);
   DISPATCH_NEXT(c, in);
 }

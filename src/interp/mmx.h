@@ -11,11 +11,13 @@
 #include "access.h"
 #include "x87_state.h"
 
-/* #MF, which comes before any memory access of the instruction. */
+/* #MF alone: EMMS, and loads, which take the unit to the MMX state only once their
+ * memory operand is read (a fault leaves it as it was, as on the CPU). */
 static inline void mmx_check(Cpu *c) {
   if (__builtin_expect(c->fpu.sw & X87_ES, 0)) x87_fault(c);
 }
-/* The check, then the transition to the MMX state. */
+/* The check, then the transition to the MMX state: before the access for stores (a store
+ * that faults has made the transition, as on the CPU), after it for loads. */
 static inline void mmx_begin(Cpu *c) {
   X87 *f = &c->fpu;
   mmx_check(c);

@@ -93,6 +93,7 @@ void op_int3(Cpu *c, const Insn *in);
 void op_int(Cpu *c, const Insn *in);
 void op_icebp(Cpu *c, const Insn *in);
 void op_mov_from_sreg(Cpu *c, const Insn *in);
+void op_push_sreg(Cpu *c, const Insn *in);    /* in->op: 4 FS, 5 GS */
 void op_retf(Cpu *c, const Insn *in);
 void op_iret(Cpu *c, const Insn *in);
 void op_jmp_far(Cpu *c, const Insn *in);

@@ -14,6 +14,7 @@
 #include "fault.h"
 #include "flags.h"
 #include "insn.h"
+#include "ops_int.h"
 #include "machine.h"
 
 /* What siglongjmp passes to cpu_run from a hook inside a block (not a signal): it stopped
@@ -230,6 +231,7 @@ static int noncanonical_fault(Cpu *c) {
   const Insn *in = c->cur;
   uint64_t sp = c->r[RSP];
   bool stack = (in->mem && in->seg == SEG_NONE && (in->base == RSP || in->base == RBP)) ||
+               in->fn == op_enter || in->fn == op_leave ||
                !canonical(sp) || !canonical(sp - 8);
   fault_code = SI_KERNEL;
   fault_addr = 0;

@@ -7,33 +7,37 @@
 
 enum { MOVS, CMPS, STOS, LODS, SCAS };
 
-/* One element; returns false when a REPE/REPNE condition ends the repetition. */
+/* One element; returns false when a REPE/REPNE condition ends the repetition. With a 67
+ * prefix the addresses are ESI and EDI (the registers are zero-extended afterwards, so a
+ * fault leaves them as they were). */
 static inline bool string_step(Cpu *c, const Insn *in, int64_t step) {
   unsigned s = in->osz;
-  uint64_t src = c->r[RSI] + (in->seg == SEG_FS ? c->fs_base : in->seg == SEG_GS ? c->gs_base : 0);
+  uint64_t si = in->addr32 ? (uint32_t)c->r[RSI] : c->r[RSI];
+  uint64_t di = in->addr32 ? (uint32_t)c->r[RDI] : c->r[RDI];
+  uint64_t src = si + (in->seg == SEG_FS ? c->fs_base : in->seg == SEG_GS ? c->gs_base : 0);
   switch (in->op) {
   case MOVS:
-    st(c->r[RDI], ld(src, s), s);
+    st(di, ld(src, s), s);
     c->r[RSI] += step;
     c->r[RDI] += step;
     return true;
   case STOS:
-    st(c->r[RDI], c->r[RAX], s);
+    st(di, c->r[RAX], s);
     c->r[RDI] += step;
     return true;
   case LODS:
     reg_set(c, RAX, ld(src, s), s);
     c->r[RSI] += step;
     return true;
-  case CMPS: {
-    uint64_t a = ld(src, s), b = ld(c->r[RDI], s);
+  case CMPS: { /* ES:[RDI] is read first, as on the CPU (it decides which fault comes) */
+    uint64_t b = ld(di, s), a = ld(src, s);
     lazy_set(c, LF_SUB, s, a - b, a, b);
     c->r[RSI] += step;
     c->r[RDI] += step;
     return (in->rep == REP_E) == (a == b);
   }
   default: { /* SCAS */
-    uint64_t a = reg_get(c, RAX, s), b = ld(c->r[RDI], s);
+    uint64_t a = reg_get(c, RAX, s), b = ld(di, s);
     lazy_set(c, LF_SUB, s, a - b, a, b);
     c->r[RDI] += step;
     return (in->rep == REP_E) == (a == b);
@@ -83,7 +87,6 @@ void op_string(Cpu *c, const Insn *in) {
     }
   }
   /* 32-bit addressing wraps RSI/RDI/RCX at 4 GiB; rare enough to go element-wise. */
-  if (in->addr32) truncate_index_regs(c, in);
   if (in->rep == REP_NONE) {
     string_step(c, in, step);
   } else if (!in->addr32 && !in->rep_once && string_bulk(c, in, n)) {
