@@ -127,9 +127,14 @@ static unsigned modrm_operand_length(const uint8_t *bytes, unsigned at, unsigned
  * hint NOPs 0F 0D and 0F 18..1F with any operand (with 0F 1E's CET hints, rdsspq...: NOPs
  * while shadow stacks are off; 0F 0D /2../7 and 0F 18 with a register are Intel's
  * reserved NOPs, the CPU model's), and LFENCE/MFENCE/SFENCE (0F AE /5../7) with any
- * ModRM.rm. */
+ * ModRM.rm; and MOV to and from segment registers with a REX.R, which the CPU ignores. */
 static unsigned rejected_form_length(const DecodeCtx *d, unsigned avail) {
-  if (d->map != MAP_0F || d->modrm_at >= avail) return 0;
+  if (d->modrm_at >= avail) return 0;
+  if (d->map == MAP_ONE && (d->opcode == 0x8C || d->opcode == 0x8E)) {
+    unsigned n = modrm_operand_length(d->bytes, d->modrm_at, avail);
+    return n ? d->modrm_at + n : 0;
+  }
+  if (d->map != MAP_0F) return 0;
   uint8_t modrm = d->bytes[d->modrm_at];
   bool hint_nop = d->opcode == 0x0D || (d->opcode >= 0x18 && d->opcode <= 0x1F);
   bool fence = (modrm >> 6) == 3 && d->opcode == 0xAE && ((modrm >> 3) & 7) >= 5 && !d->rep &&
@@ -156,6 +161,7 @@ static bool conditions_hold(unsigned attrs, const DecodeCtx *d) {
   if ((attrs & A_O16) && !d->p66) return false;
   if ((attrs & A_NO_O16) && d->p66) return false;
   if ((attrs & A_NO_REXB) && d->rex_b) return false;
+  if ((attrs & A_NO_REXR) && d->rex_r) return false;
   return true;
 }
 
@@ -216,15 +222,34 @@ static void apply_form(DecodeCtx *d, Insn *in, const Form *f) {
   if (fast) in->fn = fast;
 }
 
+/* The instruction's bytes less the prefixes drop() names, into rest; their number. */
+static unsigned without_prefixes(const DecodeCtx *d, bool (*drop)(uint8_t), uint8_t rest[16]) {
+  unsigned n = 0, i = 0;
+  for (; i < d->len && (is_legacy_prefix(d->bytes[i]) || (d->bytes[i] & 0xF0) == 0x40); i++)
+    if (!drop(d->bytes[i])) rest[n++] = d->bytes[i];
+  for (; i < d->len; i++) rest[n++] = d->bytes[i];
+  return n;
+}
+
+static bool is_null_segment(uint8_t b) { return b == 0x26 || b == 0x2E || b == 0x36 || b == 0x3E; }
+static bool is_lock(uint8_t b) { return b == 0xF0; }
+
+/* Capstone 4.0.2 rejects some forms with a CS/DS/ES/SS prefix, which 64-bit mode ignores
+ * (66 3E 0F 7D, 3E 66 26 0F 38 41...): their length is the rest's plus those bytes. */
+static unsigned length_with_null_segments(const Decoder *dec, const DecodeCtx *d) {
+  uint8_t rest[16];
+  unsigned n = without_prefixes(d, is_null_segment, rest);
+  if (n == d->len) return 0;
+  unsigned len = cs_length(dec, d->rip, rest, n);
+  return len ? len + (d->len - n) : 0;
+}
+
 /* Capstone rejects LOCK where the CPU refuses it. Without the prefix it tells the length,
  * and the table whether the rest is an instruction, which the LOCK makes #UD. */
 static bool lock_misused(const Decoder *dec, const DecodeCtx *d) {
   if (!d->lock) return false;
   uint8_t rest[16];
-  unsigned n = 0, i = 0;
-  for (; i < d->len && (is_legacy_prefix(d->bytes[i]) || (d->bytes[i] & 0xF0) == 0x40); i++)
-    if (d->bytes[i] != 0xF0) rest[n++] = d->bytes[i];
-  for (; i < d->len; i++) rest[n++] = d->bytes[i];
+  unsigned n = without_prefixes(d, is_lock, rest);
   DecodeCtx plain = {.bytes = rest, .rip = d->rip, .len = n, .model = d->model};
   if (!parse_prefixes(&plain) || !(plain.len = cs_length(dec, d->rip, rest, n))) return false;
   plain.has_modrm_byte = plain.modrm_at < plain.len;
@@ -247,6 +272,7 @@ int decode_insn(const Decoder *dec, uint64_t rip, Insn *in, uint64_t *fault_at) 
   bool prefixes_ok = parse_prefixes(&d);
   unsigned len = cs_length(dec, rip, buf, avail);
   if (!len && prefixes_ok) len = rejected_form_length(&d, avail);
+  if (!len && prefixes_ok) len = length_with_null_segments(dec, &d);
   if (!len && prefixes_ok && lock_misused(dec, &d)) {
     *in = (Insn){.rip = rip, .len = 1, .fn = op_ud, .ends = 1, .flags_use = FL_ALL,
                  .flags_live = FL_ALL, .base = REG_NONE, .index = REG_NONE};

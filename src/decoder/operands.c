@@ -8,7 +8,7 @@ static unsigned operand_size(const DecodeCtx *d, unsigned width) {
   switch (width) {
   case W_B: return 1;
   case W_V: return d->rex_w ? 8 : d->p66 ? 2 : 4;
-  case W_D64: return d->p66 ? 2 : 8;
+  case W_D64: return d->p66 && !d->rex_w ? 2 : 8;
   case W_Y: return d->rex_w ? 8 : 4;
   case W_X: return 16;
   case W_2: return 2;

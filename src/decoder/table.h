@@ -79,7 +79,7 @@ enum {
   W_NONE, /* 0: no sized operand */
   W_B,    /* 1, with the byte registers (AH..BH without REX) */
   W_V,    /* 4; 8 with REX.W; 2 with 66 */
-  W_D64,  /* 8; 2 with 66 (stack operations and near branches) */
+  W_D64,  /* 8; 2 with 66 and no REX.W (stack operations and near branches) */
   W_Y,    /* 4; 8 with REX.W (no 16-bit form) */
   W_X,    /* 16: an XMM register or m128 */
   W_2, W_4, W_8, W_10, /* fixed */
@@ -102,6 +102,7 @@ enum {
   A_COUNTED = 1 << 12, /* writes its def flags only when the imm8 count is not 0 */
   A_ONCE = 1 << 13,   /* writes its def flags only without REP (a count of 0 writes none) */
   A_MMX = 1 << 14,    /* uses MMX registers: needs the MMX feature too (SSSE3's MMX forms) */
+  A_NO_REXR = 1 << 15, /* only without REX.R */
 };
 
 /* A row needs no CPUID feature beyond the x86-64 baseline. */

@@ -22,6 +22,10 @@ static inline void st16(uint64_t a, uint16_t v) { memcpy((void *)(uintptr_t)a, &
 static inline void st32(uint64_t a, uint32_t v) { memcpy((void *)(uintptr_t)a, &v, 4); }
 static inline void st64(uint64_t a, uint64_t v) { memcpy((void *)(uintptr_t)a, &v, 8); }
 
+/* Between two guest accesses of one instruction that may fault: the compiler keeps them in
+ * this order, so that the fault reported is the one the CPU reports first. */
+static inline void access_in_order(void) { __asm__ volatile("" ::: "memory"); }
+
 static inline uint64_t ld(uint64_t a, unsigned size) {
   switch (size) {
   case 1: return ld8(a);

@@ -50,14 +50,16 @@ void op_pop_rm(Cpu *c, const Insn *in) {
   /* A destination based on RSP sees it incremented; a faulting store leaves RSP as it
    * was. */
   uint64_t sp = c->r[RSP];
-  uint64_t v = pop_sized(c, in->osz);
   if (in->mem) {
+    c->r[RSP] = sp + in->osz;
     uint64_t a = ea(c, in);
     c->r[RSP] = sp;
+    uint64_t v = ld(sp, in->osz);
     st(a, v, in->osz);
+    access_in_order();
     c->r[RSP] = sp + in->osz;
   } else {
-    rm_set(c, in, v, in->osz);
+    rm_set(c, in, pop_sized(c, in->osz), in->osz);
   }
   DISPATCH_NEXT(c, in);
 }
@@ -128,9 +130,11 @@ void op_call(Cpu *c, const Insn *in) {
 
 /* FF/2: the target is read before the push (it may be addressed through RSP). */
 void op_call_rm(Cpu *c, const Insn *in) {
-  uint64_t target = branch_target(c, rm_get(c, in, 8));
-  push64(c, insn_next(in));
-  c->rip = target;
+  uint64_t target = rm_get(c, in, 8), sp = c->r[RSP] - 8;
+  st64(sp, insn_next(in)); /* the CPU writes the return address before the #GP below */
+  access_in_order();
+  c->rip = branch_target(c, target);
+  c->r[RSP] = sp;
 }
 
 /* C3 C2 */
@@ -202,6 +206,7 @@ void op_iret(Cpu *c, const Insn *in) {
 /* FF /5: JMP m16:32 (m16:64). */
 void op_jmp_far(Cpu *c, const Insn *in) {
   uint64_t a = ea(c, in), rip = ld(a, in->osz);
+  access_in_order(); /* the offset first, as the CPU reads them */
   uint16_t cs = ld16(a + in->osz);
   far_code_check(c, cs);
   c->sreg[1] = cs;
@@ -212,6 +217,7 @@ void op_jmp_far(Cpu *c, const Insn *in) {
 void op_call_far(Cpu *c, const Insn *in) {
   unsigned s = in->osz;
   uint64_t a = ea(c, in), rip = ld(a, s), sp = c->r[RSP] - 2 * s;
+  access_in_order(); /* the offset first, as the CPU reads them */
   uint16_t cs = ld16(a + s);
   far_code_check(c, cs);
   st(sp + s, c->sreg[1], s);

@@ -38,10 +38,11 @@ void op_mmx_movd_from(Cpu *c, const Insn *in) {
   DISPATCH_NEXT(c, in);
 }
 void op_mmx_movd_from_m(Cpu *c, const Insn *in) {
-  mmx_begin(c);
+  mmx_store_begin(c);
   uint64_t v = mmx_get(c, in->reg), a = ea(c, in);
   if (in->osz == 8) st64(a, v);
   else st32(a, (uint32_t)v);
+  mmx_begin(c);
   DISPATCH_NEXT(c, in);
 }
 
@@ -66,8 +67,9 @@ void op_mmx_movq_store(Cpu *c, const Insn *in) {
   DISPATCH_NEXT(c, in);
 }
 void op_mmx_movq_store_m(Cpu *c, const Insn *in) {
-  mmx_begin(c);
+  mmx_store_begin(c);
   st64(ea(c, in), mmx_get(c, in->reg));
+  mmx_begin(c);
   DISPATCH_NEXT(c, in);
 }
 
@@ -122,9 +124,10 @@ void op_mmx_pmovmskb(Cpu *c, const Insn *in) {
 /* 0F F7: MASKMOVQ mm1, mm2: the bytes of mm1 whose byte in mm2 has its sign bit set go
  * to [rdi] (edi with 67), in DS or an override. */
 void op_mmx_maskmovq(Cpu *c, const Insn *in) {
-  mmx_begin(c);
+  mmx_store_begin(c);
   uint64_t v = mmx_get(c, in->reg), mask = mmx_get(c, in->rm), a = ea(c, in);
   for (unsigned i = 0; i < 8; i++)
     if (mask >> (8 * i + 7) & 1) st8(a + i, (uint8_t)(v >> (8 * i)));
+  mmx_begin(c);
   DISPATCH_NEXT(c, in);
 }

@@ -16,14 +16,20 @@
 static inline void mmx_check(Cpu *c) {
   if (__builtin_expect(c->fpu.sw & X87_ES, 0)) x87_fault(c);
 }
-/* The check, then the transition to the MMX state: before the access for stores (a store
- * that faults has made the transition, as on the CPU), after it for loads. */
+/* The check, then the transition to the MMX state, after the memory access of loads and
+ * stores (a store that faults has set TOP to 0 but not yet the tags: mmx_store_begin, as
+ * on the CPU). */
 static inline void mmx_begin(Cpu *c) {
   X87 *f = &c->fpu;
   mmx_check(c);
   if (__builtin_expect(f->raw != 0xFF, 0)) x87_make_raw(f);
   f->top = 0;
   f->tag = 0;
+}
+/* Before the access of a store. */
+static inline void mmx_store_begin(Cpu *c) {
+  mmx_check(c);
+  c->fpu.top = 0;
 }
 static inline uint64_t mmx_get(const Cpu *c, unsigned r) { return c->fpu.mm[r & 7]; }
 static inline void mmx_set(Cpu *c, unsigned r, uint64_t v) {

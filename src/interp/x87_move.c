@@ -42,7 +42,11 @@ void op_x87_fld_m80(Cpu *c, const Insn *in) {
   uint64_t a = ea(c, in);
   x87_begin(c, in);
   uint8_t b[10];
-  memcpy(b, (const void *)(uintptr_t)a, 10);
+  uint64_t significand = ld64(a); /* the low bytes first, as the CPU reads them */
+  access_in_order();
+  uint16_t se = ld16(a + 8);
+  memcpy(b, &significand, 8);
+  memcpy(b + 8, &se, 2);
   x87_push_checked(&c->fpu, x87_from_ext80(b));
   DISPATCH_NEXT(c, in);
 }

@@ -47,7 +47,7 @@ static bool covers(const Form *a, const Form *b) {
   if ((a->modrm_mask & ~b->modrm_mask) || ((b->modrm ^ a->modrm) & a->modrm_mask)) return false;
   if (b->prefixes & ~a->prefixes) return false;
   if ((b->reg && !a->reg) || (b->mem && !a->mem)) return false;
-  unsigned conditions = A_W0 | A_W1 | A_O16 | A_NO_O16 | A_NO_REXB;
+  unsigned conditions = A_W0 | A_W1 | A_O16 | A_NO_O16 | A_NO_REXB | A_NO_REXR;
   if ((a->attrs & conditions) & ~(b->attrs & conditions)) return false;
   if ((a->attrs & A_LOCK) != (b->attrs & A_LOCK) && (b->attrs & A_LOCK)) return false;
   return a->feature == BASE || a->feature == b->feature;
