@@ -231,15 +231,24 @@ static unsigned without_prefixes(const DecodeCtx *d, bool (*drop)(uint8_t), uint
   return n;
 }
 
-static bool is_null_segment(uint8_t b) { return b == 0x26 || b == 0x2E || b == 0x36 || b == 0x3E; }
 static bool is_lock(uint8_t b) { return b == 0xF0; }
 
-/* Capstone 4.0.2 rejects some forms with a CS/DS/ES/SS prefix, which 64-bit mode ignores
- * (66 3E 0F 7D, 3E 66 26 0F 38 41...): their length is the rest's plus those bytes. */
-static unsigned length_with_null_segments(const Decoder *dec, const DecodeCtx *d) {
+/* Capstone 4.0.2 rejects some forms with more prefixes than they need (66 3E 0F 7D,
+ * 66 65 REX 0F 6D, 66 66 67 0F 3A 0A...), though none of them changes the length: the
+ * length is that of the instruction with one of each prefix it has (and no 67, which
+ * changes the length only of A0..A3), plus the others. */
+static unsigned length_with_extra_prefixes(const Decoder *dec, const DecodeCtx *d) {
+  unsigned escape = d->map == MAP_ONE ? 0 : d->map == MAP_0F ? 1 : 2;
+  unsigned opcode_at = d->modrm_at - 1 - escape, prefixes = opcode_at - (d->rex ? 1 : 0);
   uint8_t rest[16];
-  unsigned n = without_prefixes(d, is_null_segment, rest);
-  if (n == d->len) return 0;
+  unsigned n = 0;
+  if (d->p66) rest[n++] = 0x66;
+  bool moffs = d->map == MAP_ONE && d->opcode >= 0xA0 && d->opcode <= 0xA3;
+  if (d->p67 && moffs) rest[n++] = 0x67;
+  if (d->lock) rest[n++] = 0xF0;
+  if (d->rep) rest[n++] = d->rep;
+  if (n == prefixes) return 0; /* nothing to take away */
+  for (unsigned i = prefixes; i < d->len; i++) rest[n++] = d->bytes[i];
   unsigned len = cs_length(dec, d->rip, rest, n);
   return len ? len + (d->len - n) : 0;
 }
@@ -272,7 +281,7 @@ int decode_insn(const Decoder *dec, uint64_t rip, Insn *in, uint64_t *fault_at) 
   bool prefixes_ok = parse_prefixes(&d);
   unsigned len = cs_length(dec, rip, buf, avail);
   if (!len && prefixes_ok) len = rejected_form_length(&d, avail);
-  if (!len && prefixes_ok) len = length_with_null_segments(dec, &d);
+  if (!len && prefixes_ok) len = length_with_extra_prefixes(dec, &d);
   if (!len && prefixes_ok && lock_misused(dec, &d)) {
     *in = (Insn){.rip = rip, .len = 1, .fn = op_ud, .ends = 1, .flags_use = FL_ALL,
                  .flags_live = FL_ALL, .base = REG_NONE, .index = REG_NONE};

@@ -28,6 +28,13 @@ static void perform_syscall(Cpu *c) {
   fault_landing = saved;
 }
 
+/* Whether a synchronous signal goes to a guest handler (the kernel forces the default
+ * action on one that is ignored or blocked). */
+static bool guest_handles(const Cpu *c, int sig) {
+  const X64Sigaction *a = &proc_of((Cpu *)c)->sig_action[sig];
+  return a->handler > 1 && !(thread_of((Cpu *)c)->sig.mask >> (sig - 1) & 1);
+}
+
 StopReason linux_run(Cpu *c, uint64_t until) {
   for (;;) {
     if (c->events & EV_EXIT) return STOP_EXIT;
@@ -36,7 +43,9 @@ StopReason linux_run(Cpu *c, uint64_t until) {
     case STOP_SYSCALL: perform_syscall(c); break;
     case STOP_FAULT:
       if (vsyscall_emulate(c)) break;
-      if (c->fault.undefined) {
+      /* The message is for a program that dies of it; one that handles SIGILL (to probe
+       * for instructions, say) sees what the kernel would give it, in silence. */
+      if (c->fault.undefined && !guest_handles(c, c->fault.sig)) {
         char what[256];
         cpu_describe_insn(c, c->rip, what, sizeof what);
         fprintf(stderr, "x64emu: unimplemented instruction at %s\n", what);

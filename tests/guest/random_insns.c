@@ -1,0 +1,386 @@
+/* random_insns.c: random instruction bytes, one instruction per case, run natively and
+ * under x64emu (compare.sh compares the output): each case loads random registers, XMM,
+ * MXCSR and x87 values, sets EFLAGS.TF and jumps to the bytes, so that exactly one
+ * instruction runs before a signal stops it: the single-step SIGTRAP after it, or the
+ * fault it raises. The handler prints the signal, si_code, si_addr, RIP, the flags the SDM
+ * defines for that instruction, and digests of the registers, the XMM, MXCSR and x87 state
+ * and the memory the case could reach.
+ *
+ * The program is a static PIE (loaded high) and its code, data and stack areas sit at fixed
+ * high addresses, so that random addresses (absolute, or ±2 GiB of a register) meet
+ * nothing but those areas or unmapped memory, natively and under x64emu alike.
+ *
+ * Instructions whose outcome is not the CPU's alone are left out, each with its reason
+ * (skip_reason); the counts are printed at the end. Flags the SDM leaves undefined are
+ * left out of the comparison (undefined_flags).
+ *
+ * usage: random_insns [CASES [SEED [CASE-TO-SHOW]]] */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <asm/prctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <ucontext.h>
+
+#define CODE ((uint8_t *)0x300000000000ull)
+#define DATA ((uint8_t *)0x310000000000ull)
+#define STACK ((uint8_t *)0x320000000000ull)
+enum { CODE_SIZE = 8192, DATA_SIZE = 16384, STACK_SIZE = 16384, AT = 4096 - 8 };
+
+/* What the stub loads (stub below): the registers, XMM, MXCSR, x87 values, the target. */
+uint64_t case_regs[16];
+uint8_t case_xmm[16][16] __attribute__((aligned(16)));
+uint32_t case_mxcsr;
+double case_x87[4];
+void *case_target;
+
+static uint64_t rng;
+static uint64_t rnd(void) {
+  rng ^= rng >> 12;
+  rng ^= rng << 25;
+  rng ^= rng >> 27;
+  return rng * 0x2545F4914F6CDD1Dull;
+}
+static unsigned below(unsigned n) { return (unsigned)((rnd() >> 32) * n >> 32); }
+
+/* ---- the stub: state in, TF on, jump ---- */
+
+void run_case(void);
+__asm__(".text\n.globl run_case\nrun_case:\n"
+        "  fninit\n"
+        "  fldl case_x87+24(%rip)\n fldl case_x87+16(%rip)\n fldl case_x87+8(%rip)\n fldl case_x87(%rip)\n"
+        "  ldmxcsr case_mxcsr(%rip)\n"
+        "  movdqa case_xmm+0(%rip), %xmm0\n movdqa case_xmm+16(%rip), %xmm1\n"
+        "  movdqa case_xmm+32(%rip), %xmm2\n movdqa case_xmm+48(%rip), %xmm3\n"
+        "  movdqa case_xmm+64(%rip), %xmm4\n movdqa case_xmm+80(%rip), %xmm5\n"
+        "  movdqa case_xmm+96(%rip), %xmm6\n movdqa case_xmm+112(%rip), %xmm7\n"
+        "  movdqa case_xmm+128(%rip), %xmm8\n movdqa case_xmm+144(%rip), %xmm9\n"
+        "  movdqa case_xmm+160(%rip), %xmm10\n movdqa case_xmm+176(%rip), %xmm11\n"
+        "  movdqa case_xmm+192(%rip), %xmm12\n movdqa case_xmm+208(%rip), %xmm13\n"
+        "  movdqa case_xmm+224(%rip), %xmm14\n movdqa case_xmm+240(%rip), %xmm15\n"
+        "  mov case_regs+32(%rip), %rsp\n" /* points at the flags to pop */
+        "  mov case_regs+0(%rip), %rax\n mov case_regs+8(%rip), %rcx\n"
+        "  mov case_regs+16(%rip), %rdx\n mov case_regs+24(%rip), %rbx\n"
+        "  mov case_regs+40(%rip), %rbp\n mov case_regs+48(%rip), %rsi\n"
+        "  mov case_regs+56(%rip), %rdi\n mov case_regs+64(%rip), %r8\n"
+        "  mov case_regs+72(%rip), %r9\n mov case_regs+80(%rip), %r10\n"
+        "  mov case_regs+88(%rip), %r11\n mov case_regs+96(%rip), %r12\n"
+        "  mov case_regs+104(%rip), %r13\n mov case_regs+112(%rip), %r14\n"
+        "  mov case_regs+120(%rip), %r15\n"
+        "  popfq\n"                   /* TF on: the trap comes after the next instruction */
+        "  jmp *case_target(%rip)\n"); /* which is this one: then the bytes, then a trap */
+
+/* ---- what the handler saw ---- */
+
+static sigjmp_buf back;
+static volatile int stepping; /* the first trap, at the bytes, lets them run */
+static int show_case = -1, this_case;
+
+typedef struct Seen {
+  int sig, code;
+  uint64_t addr, rip, flags;
+  uint64_t regs_digest, xmm_digest, x87_digest;
+} Seen;
+static Seen seen;
+
+static uint64_t digest(const void *p, size_t n, uint64_t h) {
+  const uint8_t *b = p;
+  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001B3ull;
+  return h;
+}
+
+static void on_signal(int sig, siginfo_t *si, void *ucv) {
+  /* A POPF of the case may have set AC, which the kernel leaves to the handler: with it
+   * the C library's unaligned accesses would fault. */
+  __asm__ volatile("pushfq\n andq $~0x40000, (%%rsp)\n popfq" : : : "memory", "cc");
+  ucontext_t *uc = ucv;
+  greg_t *g = uc->uc_mcontext.gregs;
+  if (sig == SIGTRAP && !stepping && (uint8_t *)g[REG_RIP] == CODE + AT) {
+    stepping = 1; /* the trap after the jump: run the bytes */
+    return;
+  }
+  static const int order[16] = {REG_RAX, REG_RCX, REG_RDX, REG_RBX, REG_RSP, REG_RBP,
+                                REG_RSI, REG_RDI, REG_R8,  REG_R9,  REG_R10, REG_R11,
+                                REG_R12, REG_R13, REG_R14, REG_R15};
+  uint64_t r[16];
+  for (int i = 0; i < 16; i++) r[i] = (uint64_t)g[order[i]];
+  const struct _libc_fpstate *fp = uc->uc_mcontext.fpregs;
+  seen = (Seen){.sig = sig, .code = si->si_code, .addr = (uint64_t)(uintptr_t)si->si_addr,
+                .rip = (uint64_t)g[REG_RIP], .flags = (uint64_t)g[REG_EFL]};
+  seen.regs_digest = digest(r, sizeof r, 0xCBF29CE484222325ull);
+  seen.xmm_digest = digest(fp->_xmm, sizeof fp->_xmm, digest(&fp->mxcsr, 4, 0xCBF29CE484222325ull));
+  uint64_t h = digest(&fp->cwd, 2, 0xCBF29CE484222325ull);
+  h = digest(&fp->swd, 2, h);
+  h = digest(&fp->ftw, 2, h);
+  for (int i = 0; i < 8; i++) h = digest(&fp->_st[i], 10, h);
+  seen.x87_digest = h;
+  if (this_case == show_case) {
+    for (int i = 0; i < 16; i++) printf("  r%d %016llx\n", i, (unsigned long long)r[i]);
+    for (int i = 0; i < 16; i++)
+      printf("  xmm%d %08x%08x%08x%08x\n", i, fp->_xmm[i].element[3], fp->_xmm[i].element[2],
+             fp->_xmm[i].element[1], fp->_xmm[i].element[0]);
+    printf("  mxcsr %08x fcw %04x fsw %04x ftw %04x\n", fp->mxcsr, fp->cwd, fp->swd, fp->ftw);
+    for (int i = 0; i < 8; i++)
+      printf("  st%d %04x_%04x%04x%04x%04x\n", i, fp->_st[i].exponent, fp->_st[i].significand[3],
+             fp->_st[i].significand[2], fp->_st[i].significand[1], fp->_st[i].significand[0]);
+  }
+  siglongjmp(back, 1);
+}
+
+/* ---- which instructions, and which of their flags ---- */
+
+typedef struct Shape {
+  unsigned npfx;      /* legacy prefix bytes */
+  int p66, rep;       /* 66; the last F2/F3 (0 if none) */
+  int fs;             /* the last segment prefix is FS */
+  int rex, rex_w;
+  unsigned map;       /* 0 one byte, 1 0F, 2 0F 38, 3 0F 3A */
+  uint8_t op, modrm;  /* opcode, and the byte after it */
+} Shape;
+
+static Shape shape_of(const uint8_t *b) {
+  Shape s = {0};
+  unsigned i = 0;
+  for (;; i++) { /* legacy prefixes and REX bytes in any order: a REX counts only last */
+    uint8_t x = b[i];
+    if ((x & 0xF0) == 0x40) {
+      s.rex = 1;
+      s.rex_w = (x & 8) != 0;
+      continue;
+    }
+    if (!(x == 0x66 || x == 0xF2 || x == 0xF3 || x == 0x64 || x == 0x65 || x == 0x67 ||
+          x == 0xF0 || x == 0x2E || x == 0x36 || x == 0x3E || x == 0x26))
+      break;
+    s.rex = s.rex_w = 0;
+    if (x == 0x66) s.p66 = 1;
+    else if (x == 0xF2 || x == 0xF3) s.rep = x;
+    else if (x == 0x64 || x == 0x65) s.fs = x == 0x64;
+  }
+  s.npfx = i;
+  if (b[i] == 0x0F) {
+    i++;
+    s.map = 1;
+    if (b[i] == 0x38 || b[i] == 0x3A) s.map = b[i++] == 0x38 ? 2 : 3;
+  }
+  s.op = b[i];
+  s.modrm = b[i + 1];
+  return s;
+}
+
+/* Why a case is left out, or NULL. Each reason is a difference that is not the CPU's
+ * alone: the kernel's, the host's CPU model against x64emu's, time. */
+static const char *skip_reason(const uint8_t *b) {
+  Shape s = shape_of(b);
+  unsigned reg = (s.modrm >> 3) & 7;
+  int mem = (s.modrm >> 6) != 3;
+  if (s.fs) return "FS prefix: FS is this program's own TLS (GS points at the data area)";
+  if (s.map == 0) {
+    if (s.op == 0xC4 || s.op == 0xC5 || s.op == 0x62) return "VEX/EVEX: AVX is not in the CPU model";
+    if (s.op == 0xCD && s.modrm == 0x80) return "INT 0x80: a system call";
+    if (s.op == 0x8E && (reg == 2 || reg == 4 || reg == 5))
+      return "MOV SS, FS, GS: the single-step shadow of MOV SS, TLS selectors";
+    if (s.op == 0x8F && reg != 0) return "XOP: an AMD encoding";
+    if (s.op == 0xC8) return "ENTER: the CPU probes the new frame and copies nesting levels in its own order first";
+    if ((s.op == 0xD9 || s.op == 0xDD) && mem && reg == 6)
+      return "FNSTENV, FNSAVE: the last data pointer and opcode, which the model leaves zero";
+    if ((s.op == 0xA6 || s.op == 0xA7 || s.op == 0xAE || s.op == 0xAF) && s.rep)
+      return "REP CMPS/SCAS single-stepped: where the CPU traps before an iteration, the flags";
+    return NULL;
+  }
+  if (s.map == 1) {
+    switch (s.op) {
+    case 0x05: case 0x34: return "SYSCALL, SYSENTER: system calls";
+    case 0xA2: return "CPUID: the CPU model's answers";
+    case 0x31: case 0x33: return "RDTSC, RDPMC: time and counters";
+    case 0xA1: case 0xA9: case 0xB4: case 0xB5: case 0xB2:
+      return "POP FS/GS, LFS/LGS/LSS: segment loads";
+    case 0x00: if (reg <= 1 || reg >= 4) return "SLDT, STR, VERR, VERW: descriptor tables"; return NULL;
+    case 0x02: case 0x03: return "LAR, LSL: descriptor tables";
+    case 0x01:
+      if (!mem && (s.modrm >= 0xC0)) return "0F 01 register forms: XGETBV, RDTSCP, RDPKRU, TSX, MONITOR...";
+      if (reg == 0 || reg == 1 || reg == 4) return "SGDT, SIDT, SMSW: the host's UMIP decides";
+      return NULL;
+    case 0xAE:
+      if (s.rep == 0xF3) return "F3 0F AE: FSGSBASE and friends, not in the CPU model";
+      if (s.p66 && (reg == 6 || reg == 7)) return "CLWB, CLFLUSHOPT: not in the CPU model";
+      if (mem && (reg == 4 || reg == 5 || reg == 6)) return "XSAVE, XRSTOR, XSAVEOPT: not in the CPU model";
+      if (!mem && reg == 6 && (s.p66 || s.rep)) return "UMONITOR, TPAUSE: not in the CPU model";
+      return NULL;
+    case 0xC7:
+      if (mem && reg >= 3 && reg <= 5) return "XRSTORS, XSAVEC, XSAVES: not in the CPU model";
+      if (!mem && (reg == 6 || reg == 7)) return "RDRAND, RDSEED, RDPID: random numbers";
+      return NULL;
+    case 0xBC: if (s.rep == 0xF3) return "TZCNT: BMI1 is not in the CPU model (runs as BSF)"; return NULL;
+    case 0xB8: if (s.rep != 0xF3) return "JMPE: IA-64 only"; return NULL;
+    case 0x0D: case 0x18: case 0x19: case 0x1A: case 0x1B: case 0x1C: case 0x1D: case 0x1E:
+      if (!mem) return "hint NOP register forms: the model's NOPs, the CPU generation's";
+      return NULL;
+    default: return NULL;
+    }
+  }
+  if (s.map == 2) {
+    if (s.op >= 0xC8 && s.op <= 0xCF) return "SHA, GFNI: not in the CPU model";
+    if (s.op == 0xF6 && (s.p66 || s.rep)) return "ADCX, ADOX: not in the CPU model";
+    if (s.op >= 0xF5) return "0F 38 F5..FF: MOVDIRI, ENQCMD, WRSS...: not in the CPU model";
+    if (s.op >= 0x80 && s.op <= 0x82 && s.p66) return "INVEPT, INVVPID, INVPCID";
+    return NULL;
+  }
+  if (s.op == 0xCC || s.op == 0xCE || s.op == 0xCF) return "SHA, GFNI: not in the CPU model";
+  return NULL;
+}
+
+enum { CF = 1, PF = 4, AF = 16, ZF = 64, SF = 128, OF = 2048 };
+
+/* The arithmetic flags the SDM leaves undefined after the instruction (x64emu's own
+ * values there are not compared). */
+static unsigned undefined_flags(const uint8_t *b) {
+  Shape s = shape_of(b);
+  unsigned reg = (s.modrm >> 3) & 7;
+  if (s.map == 0) {
+    uint8_t o = s.op;
+    if (o < 0x40 && (o & 7) < 6 && ((o >> 3) == 1 || (o >> 3) == 4 || (o >> 3) == 6)) return AF; /* OR AND XOR */
+    if ((o == 0x80 || o == 0x81 || o == 0x83) && (reg == 1 || reg == 4 || reg == 6)) return AF;
+    if (o == 0x84 || o == 0x85 || o == 0xA8 || o == 0xA9) return AF; /* TEST */
+    if ((o == 0xF6 || o == 0xF7) && reg == 0) return AF;
+    if ((o == 0xF6 || o == 0xF7) && (reg == 4 || reg == 5)) return SF | ZF | AF | PF; /* MUL IMUL */
+    if ((o == 0xF6 || o == 0xF7) && reg >= 6) return CF | PF | AF | ZF | SF | OF; /* DIV IDIV */
+    if (o == 0x69 || o == 0x6B) return SF | ZF | AF | PF;
+    if (o == 0xC0 || o == 0xC1 || (o >= 0xD0 && o <= 0xD3)) return AF | OF | (reg <= 3 ? 0 : 0); /* OF: count != 1 */
+    return 0;
+  }
+  if (s.map == 1) {
+    uint8_t o = s.op;
+    if (o == 0xAF) return SF | ZF | AF | PF;
+    if (o == 0xA4 || o == 0xA5 || o == 0xAC || o == 0xAD) return CF | PF | AF | ZF | SF | OF; /* big counts */
+    if (o == 0xA3 || o == 0xAB || o == 0xB3 || o == 0xBB || o == 0xBA) return OF | SF | AF | PF;
+    if (o == 0xBC || o == 0xBD) return s.rep == 0xF3 ? OF | SF | AF | PF : CF | OF | SF | AF | PF;
+    return 0;
+  }
+  return 0;
+}
+
+/* ---- the cases ---- */
+
+static const uint8_t prefixes[] = {0x66, 0x67, 0xF0, 0xF2, 0xF3, 0x2E, 0x64, 0x65, 0x3E, 0x26, 0x36};
+
+static void random_bytes(uint8_t *b) {
+  unsigned i = 0, n = below(4) == 0 ? below(4) : 0;
+  for (unsigned k = 0; k < n; k++) b[i++] = prefixes[below(sizeof prefixes)];
+  if (below(2)) b[i++] = (uint8_t)(0x40 | below(16));
+  unsigned map = below(20);
+  if (map >= 9) b[i++] = 0x0F;
+  if (map >= 16) b[i++] = map >= 18 ? 0x3A : 0x38;
+  while (i < 15) b[i++] = (uint8_t)rnd();
+}
+
+static uint64_t random_reg(void) {
+  switch (below(8)) {
+  case 0: case 1: case 2: return (uint64_t)(uintptr_t)DATA + below(DATA_SIZE);
+  case 3: return below(64);
+  case 4: return (uint64_t)(uintptr_t)STACK + below(STACK_SIZE);
+  case 5: return below(2) ? 0 : ~0ull;
+  default: return rnd();
+  }
+}
+
+static void make_state(void) {
+  for (int i = 0; i < 16; i++) case_regs[i] = random_reg();
+  for (int i = 0; i < 16; i++)
+    for (int j = 0; j < 16; j += 8) {
+      uint64_t v = below(4) ? rnd() : (uint64_t)below(256) << below(64);
+      memcpy(&case_xmm[i][j], &v, 8);
+    }
+  case_mxcsr = 0x1F80 | (uint32_t)(below(4) << 13) | (below(8) ? 0 : 0x8040);
+  static const double values[] = {1.0, -2.5, 3.141592653589793, 1e300, 0.0, -0.0, 5e-324, 65536.0};
+  for (int i = 0; i < 4; i++) case_x87[i] = values[below(8)];
+  for (unsigned i = 0; i < DATA_SIZE; i += 8) {
+    uint64_t v = rnd();
+    memcpy(DATA + i, &v, 8);
+  }
+  /* The stack: RSP in its middle, random contents, and the flags the stub pops: random
+   * arithmetic flags and DF, TF on. */
+  uint64_t sp = (uint64_t)(uintptr_t)STACK + STACK_SIZE / 2 + 8 * (uint64_t)((int64_t)below(64) - 32);
+  for (unsigned i = 0; i < STACK_SIZE; i += 8) {
+    uint64_t v = random_reg();
+    memcpy(STACK + i, &v, 8);
+  }
+  uint64_t flags = 0x202 | 0x100 | (rnd() & 0x8D5) | (below(4) ? 0 : 0x400);
+  memcpy((void *)(uintptr_t)(sp - 8), &flags, 8);
+  case_regs[4] = sp - 8;
+}
+
+static void *map_at(void *at, size_t size) {
+  void *p = mmap(at, size, PROT_READ | PROT_WRITE | PROT_EXEC,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+  if (p != at) {
+    perror("mmap");
+    exit(2);
+  }
+  return p;
+}
+
+int main(int argc, char **argv) {
+  unsigned cases = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 0) : 22000;
+  rng = argc > 2 ? strtoull(argv[2], NULL, 0) : 0x5DEECE66Dull;
+  if (argc > 3) show_case = atoi(argv[3]);
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  map_at(CODE, CODE_SIZE);
+  map_at(DATA, DATA_SIZE);
+  map_at(STACK, STACK_SIZE);
+  /* GS-relative operands land in the data area (FS is glibc's, left alone). */
+  if (syscall(SYS_arch_prctl, ARCH_SET_GS, (unsigned long)DATA) != 0) {
+    perror("arch_prctl");
+    return 2;
+  }
+  static uint8_t alt[65536];
+  stack_t ss = {.ss_sp = alt, .ss_size = sizeof alt};
+  sigaltstack(&ss, NULL);
+  struct sigaction sa = {.sa_sigaction = on_signal, .sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER};
+  int sigs[] = {SIGTRAP, SIGSEGV, SIGBUS, SIGILL, SIGFPE};
+  for (unsigned i = 0; i < sizeof sigs / sizeof *sigs; i++) sigaction(sigs[i], &sa, NULL);
+
+  const char *reasons[64];
+  unsigned counts[64], nreasons = 0, run = 0;
+  for (unsigned n = 0; n < cases; n++) {
+    uint8_t bytes[15];
+    random_bytes(bytes);
+    make_state(); /* drawn for every case, so that a case's state does not depend on skips */
+    const char *why = skip_reason(bytes);
+    if (why) {
+      unsigned k = 0;
+      while (k < nreasons && reasons[k] != why) k++;
+      if (k == nreasons && nreasons < 64) {
+        reasons[nreasons] = why;
+        counts[nreasons++] = 0;
+      }
+      if (k < nreasons) counts[k]++;
+      continue;
+    }
+    memset(CODE, 0xCC, CODE_SIZE);
+    memcpy(CODE + AT, bytes, sizeof bytes);
+    case_target = CODE + AT;
+    this_case = (int)n;
+    stepping = 0;
+    run++;
+    if (!sigsetjmp(back, 1)) run_case();
+    uint64_t mem = digest(DATA, DATA_SIZE, digest(STACK, STACK_SIZE, 0xCBF29CE484222325ull));
+    unsigned defined = (CF | PF | AF | ZF | SF | OF) & ~undefined_flags(bytes);
+    uint64_t rip = seen.rip - (uint64_t)(uintptr_t)(CODE + AT);
+    printf("%5u", n);
+    for (unsigned i = 0; i < 15; i++) printf("%s%02x", i ? "" : " ", bytes[i]);
+    printf(" sig %d code %d addr %llx rip %+lld flags %04llx regs %016llx xmm %016llx x87 %016llx mem %016llx\n",
+           seen.sig, seen.code, (unsigned long long)seen.addr, (long long)rip,
+           (unsigned long long)(seen.flags & (defined | 0x40500)), (unsigned long long)seen.regs_digest,
+           (unsigned long long)seen.xmm_digest, (unsigned long long)seen.x87_digest,
+           (unsigned long long)mem);
+  }
+  printf("%u cases run; left out:\n", run);
+  for (unsigned k = 0; k < nreasons; k++) printf("  %5u %s\n", counts[k], reasons[k]);
+  return 0;
+}
