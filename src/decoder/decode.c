@@ -242,7 +242,9 @@ static unsigned length_with_extra_prefixes(const Decoder *dec, const DecodeCtx *
   unsigned opcode_at = d->modrm_at - 1 - escape, prefixes = opcode_at - (d->rex ? 1 : 0);
   uint8_t rest[16];
   unsigned n = 0;
-  if (d->p66) rest[n++] = 0x66;
+  /* Beyond the one-byte map 66 changes no length; with F2/F3 it is not the mandatory
+   * prefix either. */
+  if (d->p66 && (d->map == MAP_ONE || !d->rep)) rest[n++] = 0x66;
   bool moffs = d->map == MAP_ONE && d->opcode >= 0xA0 && d->opcode <= 0xA3;
   if (d->p67 && moffs) rest[n++] = 0x67;
   if (d->lock) rest[n++] = 0xF0;

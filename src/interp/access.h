@@ -7,6 +7,9 @@
 
 #include <stdint.h>
 #include <string.h>
+#ifdef __x86_64__
+#include <emmintrin.h>
+#endif
 
 #include "cpu.h"
 #include "insn.h"
@@ -44,7 +47,17 @@ static inline void st(uint64_t a, uint64_t v, unsigned size) {
   }
 }
 
-static inline void ld128(uint64_t a, Xmm *x) { memcpy(x, (const void *)(uintptr_t)a, 16); }
+/* One 16-byte access where the host has one, so that a fault is reported where the CPU
+ * reports it (the first unreadable byte, not the second half's). */
+static inline void ld128(uint64_t a, Xmm *x) {
+#ifdef __x86_64__
+  __m128i v;
+  __asm__ volatile("movdqu %1, %0" : "=x"(v) : "m"(*(const __m128i_u *)(uintptr_t)a));
+  _mm_store_si128((__m128i *)x, v);
+#else
+  memcpy(x, (const void *)(uintptr_t)a, 16);
+#endif
+}
 static inline void st128(uint64_t a, const Xmm *x) { memcpy((void *)(uintptr_t)a, x, 16); }
 
 /* 32-bit address arithmetic (67 prefix) and the FS/GS segment base, both rare. */

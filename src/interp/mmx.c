@@ -124,10 +124,11 @@ void op_mmx_pmovmskb(Cpu *c, const Insn *in) {
 /* 0F F7: MASKMOVQ mm1, mm2: the bytes of mm1 whose byte in mm2 has its sign bit set go
  * to [rdi] (edi with 67), in DS or an override. */
 void op_mmx_maskmovq(Cpu *c, const Insn *in) {
-  mmx_store_begin(c);
+  mmx_begin(c); /* the transition comes first here, even before a #GP */
   uint64_t v = mmx_get(c, in->reg), mask = mmx_get(c, in->rm), a = ea(c, in);
+  (void)ld8(a); /* the CPU faults at the first byte, whichever bytes the mask selects */
+  access_in_order();
   for (unsigned i = 0; i < 8; i++)
     if (mask >> (8 * i + 7) & 1) st8(a + i, (uint8_t)(v >> (8 * i)));
-  mmx_begin(c);
   DISPATCH_NEXT(c, in);
 }

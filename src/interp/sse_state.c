@@ -99,6 +99,8 @@ void op_fxsave(Cpu *c, const Insn *in) {
 void op_fxrstor(Cpu *c, const Insn *in) {
   uint64_t a = sse_ea_aligned(c, in);
   uint8_t img[FX_IMAGE_WRITTEN];
+  (void)ld8(a + FX_IMAGE_SIZE - 1); /* the CPU touches all 512 bytes, the last first */
+  access_in_order();
   memcpy(img, (const void *)(uintptr_t)a, sizeof img);
   if (!fx_image_load(c, img, in->osz == 8)) guest_gp(c, 0);
   DISPATCH_NEXT(c, in);
