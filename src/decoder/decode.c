@@ -307,9 +307,9 @@ int decode_insn(const Decoder *dec, uint64_t rip, Insn *in, uint64_t *fault_at) 
                  .index = REG_NONE};
     return -1;
   }
-  /* Near branches take a rel32 whatever a 66 says, as Intel's CPUs (the model) do, where
-   * Capstone reads a rel16. */
-  if (f->shape == S_REL32 && d.p66) {
+  /* Near branches take a rel32 whatever a 66 or 67 says, as Intel's CPUs (the model) do,
+   * where Capstone reads a rel16 (66 E9, 67 REX.W E8...). */
+  if (f->shape == S_REL32) {
     len = d.modrm_at + 4;
     if (len > avail) {
       *fault_at = rip + avail;
