@@ -255,6 +255,15 @@ static unsigned length_with_extra_prefixes(const Decoder *dec, const DecodeCtx *
   return len ? len + (d->len - n) : 0;
 }
 
+/* For bytes Capstone rejects (66 F2 A1...): the length of a row without a ModRM, which its
+ * prefixes, opcode and immediate decide. */
+static unsigned length_without_modrm(const Decoder *dec, DecodeCtx *d) {
+  d->has_modrm_byte = false;
+  bool lock_refused = false;
+  const Form *f = find_form(dec, d, &lock_refused);
+  return f ? shape_length(d, f) : 0;
+}
+
 /* Capstone rejects LOCK where the CPU refuses it. Without the prefix it tells the length,
  * and the table whether the rest is an instruction, which the LOCK makes #UD. */
 static bool lock_misused(const Decoder *dec, const DecodeCtx *d) {
@@ -284,6 +293,7 @@ int decode_insn(const Decoder *dec, uint64_t rip, Insn *in, uint64_t *fault_at) 
   unsigned len = cs_length(dec, rip, buf, avail);
   if (!len && prefixes_ok) len = rejected_form_length(&d, avail);
   if (!len && prefixes_ok) len = length_with_extra_prefixes(dec, &d);
+  if (!len && prefixes_ok) len = length_without_modrm(dec, &d);
   if (!len && prefixes_ok && lock_misused(dec, &d)) {
     *in = (Insn){.rip = rip, .len = 1, .fn = op_ud, .ends = 1, .flags_use = FL_ALL,
                  .flags_live = FL_ALL, .base = REG_NONE, .index = REG_NONE};
@@ -307,10 +317,12 @@ int decode_insn(const Decoder *dec, uint64_t rip, Insn *in, uint64_t *fault_at) 
                  .index = REG_NONE};
     return -1;
   }
-  /* Near branches take a rel32 whatever a 66 or 67 says, as Intel's CPUs (the model) do,
-   * where Capstone reads a rel16 (66 E9, 67 REX.W E8...). */
-  if (f->shape == S_REL32) {
-    len = d.modrm_at + 4;
+  /* Without a ModRM the row knows the length: Capstone 4.0.2 misreads some prefix mixes
+   * (a rel16 for 66 E9 and 67 REX.W E8, where the CPU ignores both; 67 REX.W C2 iw as 7
+   * bytes). */
+  unsigned own = shape_length(&d, f);
+  if (own) {
+    len = own;
     if (len > avail) {
       *fault_at = rip + avail;
       return 0;

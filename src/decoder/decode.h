@@ -60,6 +60,9 @@ uint64_t decode_imm(const DecodeCtx *d, unsigned n, unsigned after);
 /* Decodes the operands of row f into in (osz, registers, memory operand, immediate), as
  * its shape and width say (operands.c). */
 void decode_operands(DecodeCtx *d, Insn *in, const Form *f);
+/* The length of an instruction of row f whose shape has no ModRM, from its prefixes, opcode
+ * and immediate; 0 for ModRM shapes. */
+unsigned shape_length(const DecodeCtx *d, const Form *f);
 /* Whether shape s has a ModRM byte. */
 bool shape_has_modrm(unsigned s);
 

@@ -89,6 +89,22 @@ bool shape_has_modrm(unsigned s) {
   }
 }
 
+unsigned shape_length(const DecodeCtx *d, const Form *f) {
+  unsigned osz = operand_size(d, f->width), imm;
+  switch (f->shape) {
+  case S_NONE: case S_OPREG: case S_OPREG_RAX: imm = 0; break;
+  case S_IB: case S_UB: case S_REL8: imm = 1; break;
+  case S_UW: imm = 2; break;
+  case S_ENTER: imm = 3; break;
+  case S_REL32: imm = 4; break;
+  case S_IZ: case S_ACC_IZ: imm = iz(osz); break;
+  case S_OPREG_IMM: imm = osz; break;
+  case S_MOFFS: imm = d->p67 ? 4 : 8; break;
+  default: return 0; /* ModRM shapes: Capstone's length */
+  }
+  return d->modrm_at + imm;
+}
+
 void decode_operands(DecodeCtx *d, Insn *in, const Form *f) {
   bool byte_regs = f->width == W_B;
   uint64_t next = d->rip + d->len;
