@@ -64,11 +64,20 @@ void op_rdtscp(Cpu *c, const Insn *in) {
 /* CC, and CD 03: a trap; the guest sees RIP after the instruction. */
 void op_int3(Cpu *c, const Insn *in) { guest_trap_next(c, SIGTRAP, SI_KERNEL, 0); }
 
-/* CD ib: INT 3 is INT3; user code may not use the other software interrupts: #GP with
- * the gate's error code, (vector << 3) | 2 (an IDT entry). */
+/* CD ib: INT 3 is INT3; INT 4 is the overflow trap (#OF), whose gate Linux opens to user
+ * mode as INT3's: SIGSEGV, SI_KERNEL, after the instruction. User code may not use the
+ * other software interrupts: #GP with the gate's error code, (vector << 3) | 2. */
 void op_int(Cpu *c, const Insn *in) {
-  if (in->imm == 3) op_int3(c, in);
-  else guest_gp(c, (in->imm & 0xff) << 3 | 2);
+  if (in->imm == 3) {
+    op_int3(c, in);
+    return;
+  }
+  if (in->imm == 4) {
+    c->trapno = 4;
+    c->trap_err = 0;
+    guest_trap_next(c, SIGSEGV, SI_KERNEL, 0);
+  }
+  guest_gp(c, (in->imm & 0xff) << 3 | 2);
 }
 
 /* F1: ICEBP (INT1) is a debug trap: SIGTRAP TRAP_BRKPT at the next instruction, #DB. */

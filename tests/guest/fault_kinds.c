@@ -43,6 +43,7 @@ static const Case cases[] = {
     {"icebp", {0xf1}, 1},
     {"int3", {0xcc}, 1},
     {"int 3", {0xcd, 0x03}, 2},
+    {"int 4 (#OF, open to user mode)", {0xcd, 0x04}, 2},
     {"int 0x41", {0xcd, 0x41}, 2},
     {"insb", {0x6c}, 1},
     {"insd", {0x6d}, 1},

@@ -186,6 +186,8 @@ static const char *skip_reason(const uint8_t *b) {
     if (s.op == 0x8E && (reg == 2 || reg == 4 || reg == 5))
       return "MOV SS, FS, GS: the single-step shadow of MOV SS, TLS selectors";
     if (s.op == 0x8F && reg != 0) return "XOP: an AMD encoding";
+    if ((s.op == 0xC6 || s.op == 0xC7) && s.modrm == 0xF8)
+      return "XABORT, XBEGIN: RTM is not in the CPU model (this CPU may have it)";
     if (s.op == 0xC8) return "ENTER: the CPU probes the new frame and copies nesting levels in its own order first";
     if ((s.op == 0xD9 || s.op == 0xDD) && mem && reg == 6)
       return "FNSTENV, FNSAVE: the last data pointer and opcode, which the model leaves zero";
