@@ -78,13 +78,16 @@ void op_string(Cpu *c, const Insn *in) {
   if (in->rep != REP_NONE) {
     /* A 32-bit count is written back as ECX (zero-extended) even when it is 0. A zero
      * count leaves RSI/RDI alone, except that REP MOVS/STOS (the fast-string microcode)
-     * still zero-extends them: what the host CPU does. */
+     * still zero-extends them: what the host CPU does. With a count, those two also
+     * zero-extend them before the first iteration, even one that faults (REP LODS, CMPS
+     * and SCAS, and the instructions without REP, leave them to the iterations). */
     if (in->addr32) c->r[RCX] = (uint32_t)c->r[RCX];
     n = c->r[RCX];
     if (n == 0) {
       if (in->addr32 && (in->op == MOVS || in->op == STOS)) truncate_index_regs(c, in);
       return;
     }
+    if (in->addr32 && (in->op == MOVS || in->op == STOS)) truncate_index_regs(c, in);
   }
   /* 32-bit addressing wraps RSI/RDI/RCX at 4 GiB; rare enough to go element-wise. */
   if (in->rep == REP_NONE) {
@@ -102,6 +105,7 @@ void op_string(Cpu *c, const Insn *in) {
       bool go_on = string_step(c, in, step);
       n--;
       c->r[RCX] = n;
+      if (in->addr32) truncate_index_regs(c, in); /* as each iteration leaves them */
       c->icount++;
       done++;
       if (repeats && !go_on) {
