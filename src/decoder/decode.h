@@ -1,4 +1,5 @@
-/* decode.h: turning guest bytes into Insn records, with Capstone as the length oracle. */
+/* decode.h: turning guest bytes into Insn records: the instruction table chooses the
+ * handler, Capstone tells the length of forms with a ModRM (and the disassembly text). */
 #ifndef X64EMU_DECODE_H
 #define X64EMU_DECODE_H
 
