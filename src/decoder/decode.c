@@ -294,10 +294,11 @@ int decode_insn(const Decoder *dec, uint64_t rip, Insn *in, uint64_t *fault_at) 
   if (!len && prefixes_ok) len = rejected_form_length(&d, avail);
   if (!len && prefixes_ok) len = length_with_extra_prefixes(dec, &d);
   if (!len && prefixes_ok) len = length_without_modrm(dec, &d);
+  bool lock_refused = false;
   if (!len && prefixes_ok && lock_misused(dec, &d)) {
-    *in = (Insn){.rip = rip, .len = 1, .fn = op_ud, .ends = 1, .flags_use = FL_ALL,
-                 .flags_live = FL_ALL, .base = REG_NONE, .index = REG_NONE};
-    return -1;
+    len = 1;
+    lock_refused = true;
+    prefixes_ok = false;
   }
   if (!len) {
     if (avail < 15) { /* the instruction may run into an unreadable page */
@@ -309,7 +310,6 @@ int decode_insn(const Decoder *dec, uint64_t rip, Insn *in, uint64_t *fault_at) 
   }
   d.len = len;
   d.has_modrm_byte = d.modrm_at < len;
-  bool lock_refused = false;
   const Form *f = prefixes_ok ? find_form(dec, &d, &lock_refused) : NULL;
   if (!f) { /* #UD: one the CPU defines, or an instruction x64emu does not have */
     *in = (Insn){.rip = rip, .len = (uint8_t)len, .fn = lock_refused ? op_ud : op_undefined, .ends = 1,

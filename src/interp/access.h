@@ -76,6 +76,9 @@ static inline uint64_t ea(const Cpu *c, const Insn *in) {
   return a;
 }
 
+/* Whether a is a canonical address (bits 63..47 all equal). */
+static inline bool canonical(uint64_t a) { return (uint64_t)((int64_t)(a << 16) >> 16) == a; }
+
 /* ---- general registers ---- */
 
 static inline uint64_t size_mask(unsigned size) {

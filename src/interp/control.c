@@ -73,7 +73,7 @@ void op_push_sreg(Cpu *c, const Insn *in) {
 /* An indirect near branch to a non-canonical address is #GP at the branch, before it
  * changes anything (Intel's behaviour, the model's). */
 static uint64_t branch_target(Cpu *c, uint64_t target) {
-  if ((uint64_t)((int64_t)(target << 16) >> 16) != target) guest_gp(c, 0);
+  if (!canonical(target)) guest_gp(c, 0);
   return target;
 }
 

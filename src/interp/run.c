@@ -10,6 +10,7 @@
 
 #include "../decoder/block.h"
 #include "../decoder/decode.h"
+#include "access.h"
 #include "cpuid.h"
 #include "fault.h"
 #include "flags.h"
@@ -219,8 +220,6 @@ static __attribute__((noinline)) StopReason run_blocks(Cpu *c, uint64_t until) {
     run_block(c, b);
   }
 }
-
-static bool canonical(uint64_t a) { return (uint64_t)((int64_t)(a << 16) >> 16) == a; }
 
 /* A host fault on a non-canonical address (the host's #GP or #SS, or its page fault on
  * a host whose addresses are otherwise shaped) is the guest's #GP, or #SS when the access
