@@ -28,10 +28,10 @@ void decoder_close(Decoder *dec);
 
 /* What the decoder knows about one instruction while choosing its handler. Prefixes and
  * opcode come from the raw bytes (Capstone's prefix[] misses mandatory F2/F3); the
- * length and the disassembly text come from Capstone. */
+ * length from Capstone for forms with a ModRM, from the row (shape_length) otherwise. */
 typedef struct DecodeCtx {
   const uint8_t *bytes; /* the instruction's bytes (a copy) */
-  unsigned len;         /* Capstone's length */
+  unsigned len;         /* the instruction's length (the bytes available, until known) */
   uint64_t rip;
   const CpuModel *model; /* which instruction sets exist */
   /* Legacy prefixes. */
