@@ -64,96 +64,89 @@ bool f80_rounds_up(const F80Env *env, bool neg, int cmp, bool lsb_odd) {
   }
 }
 
-/* Tininess is detected after rounding, as if the exponent range were unbounded. */
+/* The top `bits` bits of sig (normalized, a sticky bit below unless exact), rounded
+ * under RC: the kept bits, whether anything was dropped, and whether they rounded up. */
+typedef struct Kept {
+  uint64_t sig;
+  bool inexact, up;
+} Kept;
+
+static Kept keep_bits(bool neg, u128 sig, bool exact, unsigned bits, const F80Env *env) {
+  unsigned drop = 128 - bits;
+  u128 rest = sig & (((u128)1 << drop) - 1), half = (u128)1 << (drop - 1);
+  Kept k = {(uint64_t)(sig >> drop), rest != 0 || !exact, false};
+  if (k.inexact) {
+    int cmp = rest > half || (rest == half && !exact) ? 1 : rest == half ? 0 : -1;
+    k.up = f80_rounds_up(env, neg, cmp, k.sig & 1);
+  }
+  return k;
+}
+
+/* Tininess is detected after rounding, as if the exponent range were unbounded: a
+ * value just below the smallest normal that rounds up to it is not tiny. */
 static bool tiny_after_rounding(bool neg, int32_t exp, u128 sig, bool exact, const Format *f,
                                 const F80Env *env) {
-  if (exp < f->emin - 1) return true;
-  if (exp >= f->emin) return false;
-  unsigned drop = 128 - f->bits;
-  u128 rest = sig & (((u128)1 << drop) - 1), half = (u128)1 << (drop - 1);
-  if (rest == 0 && exact) return true;
-  int cmp = rest > half || (rest == half && !exact) ? 1 : rest == half ? 0 : -1;
-  u128 kept = sig >> drop;
-  if (!f80_rounds_up(env, neg, cmp, kept & 1)) return true;
-  return (kept + 1) >> f->bits == 0; /* no carry into the next binade: still tiny */
+  if (exp != f->emin - 1) return exp < f->emin;
+  Kept k = keep_bits(neg, sig, exact, f->bits, env);
+  return !k.up || k.sig != ~0ull >> (64 - f->bits);
+}
+
+/* A result beyond the largest finite value, masked: infinity, or the largest finite
+ * value when rounding away from it. */
+static Rounded overflowed(bool neg, const Format *f, F80Env *env) {
+  unsigned rc = f80_rc(env);
+  bool to_inf = rc == 0 || (rc == 1 && neg) || (rc == 2 && !neg);
+  env->sw = (uint16_t)((env->sw & ~X87_C1) | X87_OE | X87_PE | (to_inf ? X87_C1 : 0));
+  if (to_inf) return (Rounded){neg, f->emax + 1, 1ull << (f->bits - 1)};
+  return (Rounded){neg, f->emax, ~0ull >> (64 - f->bits)};
 }
 
 Rounded f80_round_to(bool neg, int32_t exp, u128 sig, bool exact, const Format *f,
                      F80Env *env) {
-  Rounded r = {neg, f->emin, 0};
-  if (sig == 0) {
-    if (!exact) env->sw |= X87_PE | X87_UE; /* cannot happen for the callers' values */
-    return r;
-  }
+  if (sig == 0) return (Rounded){neg, f->emin, 0};
   int lz = f80_clz128(sig);
   sig <<= lz;
   exp -= lz;
   /* Now the leading bit weighs 2^(exp - F80_BIAS). */
   bool tiny = exp < f->emin;
+  bool ue_unmasked = f->wraps && !(env->cw & X87_UE), oe_unmasked = f->wraps && !(env->cw & X87_OE);
   /* The unmasked responses wrap the exponent into range. A result too far out even for
    * that (only FSCALE's can be) is an infinity or a zero, whatever the rounding. */
-  if (f->wraps && tiny && !(env->cw & X87_UE) && exp + F80_WRAP < f->emin) {
+  if (tiny && ue_unmasked && exp + F80_WRAP < f->emin) {
     env->sw |= X87_UE | X87_PE;
-    return r;
+    return (Rounded){neg, f->emin, 0};
   }
-  if (f->wraps && exp > f->emax && !(env->cw & X87_OE) && exp - F80_WRAP > f->emax) {
+  if (exp > f->emax && oe_unmasked && exp - F80_WRAP > f->emax) {
     env->sw |= X87_OE | X87_PE | X87_C1;
-    r.exp = f->emax + 1;
-    r.sig = 1ull << (f->bits - 1);
-    return r;
+    return (Rounded){neg, f->emax + 1, 1ull << (f->bits - 1)};
   }
-  bool wrap_under = tiny && f->wraps && !(env->cw & X87_UE);
-  bool tiny_after = tiny && tiny_after_rounding(neg, exp, sig, exact, f, env);
-  if (wrap_under) {
+  /* Masked, a tiny result is a denormal, rounded at the smallest normal's last place,
+   * and an underflow when also inexact. */
+  bool underflow = false;
+  if (tiny && ue_unmasked) {
     exp += F80_WRAP;
-    env->sw |= X87_UE;
+    env->sw |= X87_UE; /* reported even when exact */
   } else if (tiny) {
+    underflow = tiny_after_rounding(neg, exp, sig, exact, f, env);
     unsigned shift = (unsigned)(f->emin - exp);
-    if (shift >= 128) {
-      exact = false;
-      sig = 0;
-    } else {
-      if (sig << (128 - shift)) exact = false;
-      sig >>= shift;
-    }
+    if (shift >= 128 || sig << (128 - shift)) exact = false;
+    sig = shift >= 128 ? 0 : sig >> shift;
     exp = f->emin;
   }
-  unsigned drop = 128 - f->bits;
-  u128 rest = sig & (((u128)1 << drop) - 1), half = (u128)1 << (drop - 1);
-  uint64_t kept = (uint64_t)(sig >> drop);
-  bool inexact = rest != 0 || !exact;
-  if (inexact) {
-    int cmp = rest > half || (rest == half && !exact) ? 1 : rest == half ? 0 : -1;
-    env->sw |= X87_PE;
-    if (tiny_after && !wrap_under) env->sw |= X87_UE;
-    if (f80_rounds_up(env, neg, cmp, kept & 1)) {
-      env->sw |= X87_C1;
-      kept++;
-      if (kept == 1ull << (f->bits - 1) << 1) { /* a carry out: the next power of two */
-        kept = 1ull << (f->bits - 1);
-        exp++;
-      }
-    }
-  } else if (tiny && !(env->cw & X87_UE)) {
-    env->sw |= X87_UE; /* unmasked underflow is reported even when exact */
+  Kept k = keep_bits(neg, sig, exact, f->bits, env);
+  if (k.inexact) env->sw |= (uint16_t)(X87_PE | (underflow ? X87_UE : 0));
+  if (k.up) {
+    env->sw |= X87_C1;
+    bool carry = k.sig == ~0ull >> (64 - f->bits); /* up to the next power of two */
+    k.sig = carry ? 1ull << (f->bits - 1) : k.sig + 1;
+    exp += carry;
   }
   if (exp > f->emax) {
-    if (f->wraps && !(env->cw & X87_OE)) {
-      exp -= F80_WRAP;
-      env->sw |= X87_OE;
-    } else {
-      env->sw |= X87_OE | X87_PE;
-      unsigned rc = f80_rc(env);
-      bool to_inf = rc == 0 || (rc == 1 && neg) || (rc == 2 && !neg);
-      env->sw = (uint16_t)((env->sw & ~X87_C1) | (to_inf ? X87_C1 : 0));
-      r.exp = to_inf ? f->emax + 1 : f->emax;
-      r.sig = to_inf ? 1ull << (f->bits - 1) : (f->bits == 64 ? ~0ull : (1ull << f->bits) - 1);
-      return r;
-    }
+    if (!oe_unmasked) return overflowed(neg, f, env);
+    exp -= F80_WRAP;
+    env->sw |= X87_OE;
   }
-  r.exp = exp;
-  r.sig = kept;
-  return r;
+  return (Rounded){neg, exp, k.sig};
 }
 
 static const Format F80_REGISTER[4] = {
