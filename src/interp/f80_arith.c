@@ -99,9 +99,14 @@ F80 f80_arith(F80Op op, F80 a, F80 b, uint16_t de, F80Env *env) {
 /* The integer square root of n, n >= 2^126: the 64-bit root and whether a remainder
  * is left, and whether the next bit of the root is 1. */
 static uint64_t isqrt128(u128 n, bool *half_up, bool *inexact) {
-  uint64_t r = (uint64_t)__builtin_sqrt((double)n);
-  if (r < (1ull << 63)) r = 1ull << 63;
-  for (int i = 0; i < 2; i++) r = (uint64_t)(((u128)r + n / r) >> 1);
+  /* A double's estimate (clamped into the root's range: rounding may carry it to 2^64),
+   * Newton's steps from it, then the last unit by comparison. */
+  double est = __builtin_sqrt((double)n);
+  uint64_t r = est >= 0x1p64 ? ~0ull : est < 0x1p63 ? 1ull << 63 : (uint64_t)est;
+  for (int i = 0; i < 2; i++) {
+    u128 next = ((u128)r + n / r) >> 1;
+    r = next > ~0ull ? ~0ull : (uint64_t)next;
+  }
   while ((u128)r * r > n) r--;
   while (r != ~0ull && (u128)(r + 1) * (r + 1) <= n) r++;
   u128 rem = n - (u128)r * r;

@@ -1,0 +1,179 @@
+/* f80_trans.c: what the transcendental instructions share (binary128 in and out), and
+ * F2XM1 and FPATAN. */
+#define _GNU_SOURCE /* the C library's _Float128 functions */
+#define X64EMU_F80_TRANS_PRIVATE
+#include "f80_trans.h"
+
+#include <fenv.h>
+#include <math.h>
+#include <string.h>
+
+#include "f80_round.h"
+#include "x87.h"
+
+typedef unsigned __int128 u128;
+
+enum { Q_FRAC = 112 }; /* binary128's fraction bits; its exponent bias is F80_BIAS */
+
+Parts f80_parts(F80 a) {
+  Parts p = {f80_sign(a), (int32_t)f80_exp(a) - F80_BIAS, a.m};
+  if (f80_exp(a) == 0 && a.m) {
+    /* A denormal weighs as if its exponent were 1, without the integer bit. */
+    int lz = __builtin_clzll(a.m);
+    p.sig <<= lz;
+    p.exp = 1 - F80_BIAS - lz;
+  }
+  return p;
+}
+
+static Q q_of_bits(u128 bits) {
+  Q v;
+  memcpy(&v, &bits, sizeof v);
+  return v;
+}
+
+Q f80_to_q(F80 a) {
+  u128 sign = (u128)f80_sign(a) << 127;
+  /* A denormal's fraction lands in binary128's subnormal range; a pseudo-denormal's
+   * integer bit carries into the exponent, making it the normal it is worth. */
+  if (f80_exp(a) == 0) return q_of_bits(sign | (u128)a.m << (Q_FRAC - 63));
+  return q_of_bits(sign | (u128)f80_exp(a) << Q_FRAC |
+                   (u128)(a.m & ~F80_INT_BIT) << (Q_FRAC - 63));
+}
+
+Q f80_sig_q(Parts p) {
+  u128 sign = (u128)p.neg << 127;
+  return q_of_bits(sign | (u128)F80_BIAS << Q_FRAC |
+                   (u128)(p.sig & ~F80_INT_BIT) << (Q_FRAC - 63));
+}
+
+static F80 from_q(Q v, int32_t scale, QSide side, int32_t cpu_error, F80Env *env) {
+  u128 bits;
+  memcpy(&bits, &v, sizeof bits);
+  bool neg = bits >> 127;
+  int32_t e = (int32_t)(bits >> Q_FRAC) & F80_EXP_MAX;
+  u128 frac = bits & (((u128)1 << Q_FRAC) - 1);
+  if (e == 0 && frac == 0) {
+    if (side == Q_EXACT) return f80_zero(neg);
+    /* Lost below binary128's range: far below the 80-bit one too. */
+    return f80_round_pack(neg, -F80_BIAS, 1, false, 64, env);
+  }
+  /* f80_round_pack's scale: sig * 2^(exp - F80_BIAS - 127); the 64 bits it keeps of a
+   * normal result are the top ones, so its last place is 2^64. */
+  u128 sig = (e ? (u128)1 << Q_FRAC | frac : frac) << (127 - Q_FRAC);
+  int32_t exp = (e ? e : 1) + scale;
+  if (cpu_error > 0) sig += (u128)cpu_error << (64 - F80_CPU_ERROR_BITS);
+  if (cpu_error < 0) sig -= (u128)-cpu_error << (64 - F80_CPU_ERROR_BITS);
+  if (side == Q_BELOW) sig -= 1; /* then strictly between sig - 1 and sig */
+  return f80_round_pack(neg, exp, sig, side == Q_EXACT, 64, env);
+}
+
+F80 f80_from_q(Q v, int32_t scale, QSide side, F80Env *env) {
+  return from_q(v, scale, side, 0, env);
+}
+
+F80 f80_from_q_cpu(Q v, int32_t scale, int32_t cpu_error, F80Env *env) {
+  return from_q(v, scale, Q_BELOW, cpu_error, env);
+}
+
+F80 f80_inexact_anyway(F80 r, F80Env *env) {
+  env->sw |= X87_PE;
+  if (f80_exp(r) == 0 && r.m && (env->cw & X87_UE)) env->sw |= X87_UE;
+  return r;
+}
+
+
+int f80_q_begin(void) {
+  int saved = fegetround();
+  if (saved != FE_TONEAREST) fesetround(FE_TONEAREST);
+  return saved;
+}
+
+void f80_q_end(int saved) {
+  if (saved != FE_TONEAREST) fesetround(saved);
+}
+
+static F80 one(bool neg) { return f80_make(neg, F80_BIAS, F80_INT_BIT); }
+
+/* ---- F2XM1 ---- */
+
+F80 f80_2xm1(F80 x, F80Env *env) {
+  F80 r;
+  if (f80_nan_operands(x, x, false, &r, env)) return r;
+  switch (f80_class(x)) {
+  case F80_ZERO: return x;
+  case F80_INF: return f80_sign(x) ? one(true) : x; /* the limits, exactly */
+  default: break;
+  }
+  f80_denormal(env, f80_class(x) == F80_DENORMAL);
+  Parts p = f80_parts(x);
+  /* Outside the documented domain [-1, 1] the CPU returns the operand itself; at +-1
+   * the exact 1 and -1/2. Both reported inexact. */
+  bool in_domain = p.exp < 0 || (p.exp == 0 && p.sig == F80_INT_BIT);
+  if (!in_domain) return f80_inexact_anyway(x, env);
+  if (p.exp == 0)
+    return f80_inexact_anyway(p.neg ? f80_make(true, F80_BIAS - 1, F80_INT_BIT) : x, env);
+  int saved = f80_q_begin();
+  Q v;
+  int32_t scale = 0;
+  if (p.exp < -16000) {
+    /* x ln 2 to binary128's precision, kept within its range: an unmasked underflow
+     * delivers all 64 bits. */
+    v = f80_sig_q(p) * M_LN2f128;
+    scale = p.exp;
+  } else {
+    v = expm1f128(f80_to_q(x) * M_LN2f128);
+  }
+  f80_q_end(saved);
+  /* Below 1/4 the CPU's F2XM1 runs low, by 0.04 to 0.17 of the last place (measured). */
+  if (p.exp < -2) return f80_from_q_cpu(v, scale, -92, env);
+  return f80_from_q(v, scale, Q_BELOW, env);
+}
+
+/* ---- FPATAN ---- */
+
+/* A multiple of pi (quarters: 1, 2, 3, 4) with a sign, rounded. */
+static F80 pi_quarters(unsigned n, bool neg, F80Env *env) {
+  Q v = M_PIf128 / 4 * n;
+  return f80_from_q(neg ? -v : v, 0, Q_BELOW, env);
+}
+
+/* The quotient y / x correctly rounded, by long division to 128 bits:
+ * |y / x| = (y.sig / x.sig) * 2^(y.exp - x.exp), y.sig / x.sig in (1/2, 2). */
+static F80 quotient(Parts y, Parts x, F80Env *env) {
+  u128 n = (u128)y.sig << 63;
+  uint64_t q1 = (uint64_t)(n / x.sig), r1 = (uint64_t)(n % x.sig);
+  u128 n2 = (u128)r1 << 64;
+  uint64_t q2 = (uint64_t)(n2 / x.sig);
+  bool exact = n2 % x.sig == 0;
+  /* sig = (y.sig / x.sig) * 2^127 */
+  u128 sig = (u128)q1 << 64 | q2;
+  return f80_round_pack(y.neg != x.neg, y.exp - x.exp + F80_BIAS, sig, exact, 64, env);
+}
+
+F80 f80_atan(F80 x, F80 y, F80Env *env) {
+  F80 r;
+  if (f80_nan_operands(x, y, true, &r, env)) return r;
+  F80Class kx = f80_class(x), ky = f80_class(y);
+  bool xneg = f80_sign(x), yneg = f80_sign(y);
+  f80_denormal(env, kx == F80_DENORMAL || ky == F80_DENORMAL);
+  if (ky == F80_ZERO) return xneg ? pi_quarters(4, yneg, env) : y;
+  if (ky == F80_INF) return pi_quarters(kx != F80_INF ? 2 : xneg ? 3 : 1, yneg, env);
+  if (kx == F80_ZERO) return pi_quarters(2, yneg, env);
+  if (kx == F80_INF) return xneg ? pi_quarters(4, yneg, env) : f80_zero(yneg);
+  Parts px = f80_parts(x), py = f80_parts(y);
+  /* For |y / x| < 2^-40 and x > 0 the CPU returns the quotient, rounded, without the
+   * -(y/x)^3/3 that atan would subtract. */
+  int32_t d = py.exp - px.exp;
+  if (!xneg && (d < -40 || (d == -40 && py.sig < px.sig)))
+    return f80_inexact_anyway(quotient(py, px, env), env);
+  /* The angle depends on the ratio only: bring it within binary128's range. */
+  if (d > 16000) d = 16000;
+  if (d < -16000) d = -16000;
+  Q qy = f80_sig_q(py) * ldexpf128(1, d), qx = f80_sig_q(px);
+  int saved = f80_q_begin();
+  Q v = atan2f128(qy, qx);
+  f80_q_end(saved);
+  /* The CPU's FPATAN runs a little low, by about 0.02 of the last place. */
+  return f80_from_q_cpu(v, 0, -20, env);
+}

@@ -1,0 +1,84 @@
+/* f80_trans.h: the x87 transcendental instructions on 80-bit values, for the portable
+ * x87 tier: the same results, exception flags and C1 on every host.
+ *
+ * Each result is the exact function of the operands (after the CPU's own argument
+ * reduction for the trigonometric ones, by its 66-bit pi) evaluated in binary128 by the
+ * C library's _Float128 functions, then rounded to 64 bits under the rounding control.
+ * The CPU's microcode is not correctly rounded. FSIN, FCOS, FSINCOS and FPTAN err both
+ * ways, and their last bit differs from the correctly rounded one for a few percent of
+ * operands. F2XM1 (below 1/4), FYL2X, FYL2XP1 and FPATAN err low, by 0.02 to 0.12 of
+ * the last place as measured, so they are rounded from a value lowered by as much,
+ * which gives the CPU's last bit more often (test_f80_trans.c measures how often). The
+ * special operands, the flags and the CPU's shortcuts (tiny arguments, operands
+ * outside the documented domains) are the CPU's exactly.
+ *
+ * Precision control does not apply: these always round to 64 bits. An unmasked IE, DE
+ * or ZE in env->sw tells the caller to leave the registers alone, as the CPU does. */
+#ifndef X64EMU_F80_TRANS_H
+#define X64EMU_F80_TRANS_H
+
+#include <stdbool.h>
+
+#include "f80.h"
+
+/* FSIN, FCOS, FSINCOS, FPTAN: *out_of_range (C2) is set for |x| >= 2^63, and then
+ * nothing else happens: the caller keeps ST(0) and the stack as they were. FPTAN's
+ * pushed 1.0 is the caller's; when the result is a NaN the CPU pushes that NaN again
+ * instead. */
+F80 f80_sin(F80 x, bool *out_of_range, F80Env *env);
+F80 f80_cos(F80 x, bool *out_of_range, F80Env *env);
+void f80_sincos(F80 x, F80 *sin, F80 *cos, bool *out_of_range, F80Env *env);
+F80 f80_tan(F80 x, bool *out_of_range, F80Env *env);
+
+/* F2XM1: 2^x - 1. */
+F80 f80_2xm1(F80 x, F80Env *env);
+/* FYL2X: y * log2(x), and FYL2XP1: y * log2(x + 1), with x = ST(0) and y = ST(1). */
+F80 f80_yl2x(F80 x, F80 y, F80Env *env);
+F80 f80_yl2xp1(F80 x, F80 y, F80Env *env);
+/* FPATAN: the angle of the point (x, y) = (ST(0), ST(1)), atan2(y, x). */
+F80 f80_atan(F80 x, F80 y, F80Env *env);
+
+#ifdef X64EMU_F80_TRANS_PRIVATE
+/* What f80_trans.c, f80_trig.c and f80_log.c share. */
+#include <stdint.h>
+
+typedef _Float128 Q;
+
+/* A finite value, with its integer significand and unbiased exponent (denormals
+ * normalized): |a| = sig * 2^(exp - 63), sig's top bit set unless a is zero. */
+typedef struct Parts {
+  bool neg;
+  int32_t exp;
+  uint64_t sig;
+} Parts;
+Parts f80_parts(F80 a);
+
+/* A finite value exactly in binary128 (which holds every 80-bit value: 64 significant
+ * bits, the same exponent range, subnormals reaching lower), and its significand
+ * alone, 1 <= |q| < 2, for products that would leave binary128's range. */
+Q f80_to_q(F80 a);
+Q f80_sig_q(Parts p);
+
+/* How the exact result relates to the binary128 value that approximates it: equal, or
+ * a little less or more in magnitude (beyond binary128's precision). An irrational
+ * result is never equal; the side is known near zero and one, elsewhere it matters only
+ * when the value falls on an 80-bit boundary, which is once in 2^49. */
+typedef enum { Q_EXACT = 0, Q_BELOW = -1, Q_ABOVE = 1 } QSide;
+
+/* v * 2^scale rounded to 64 bits under the environment's rounding control. */
+F80 f80_from_q(Q v, int32_t scale, QSide side, F80Env *env);
+/* The same for an irrational result where the CPU's microcode errs to one side: it
+ * rounds v + cpu_error units of 2^-F80_CPU_ERROR_BITS of the last place (signed, in
+ * magnitude), which matches the CPU's last bit more often than v itself. */
+enum { F80_CPU_ERROR_BITS = 10 };
+F80 f80_from_q_cpu(Q v, int32_t scale, int32_t cpu_error, F80Env *env);
+/* An exact result that the CPU reports as inexact (PE, and UE when it is a denormal). */
+F80 f80_inexact_anyway(F80 r, F80Env *env);
+
+/* The evaluation runs in round-to-nearest whatever the host's mode, so that the
+ * result never depends on it. */
+int f80_q_begin(void);
+void f80_q_end(int saved);
+#endif
+
+#endif

@@ -1,0 +1,169 @@
+/* f80_trig.c: FSIN, FCOS, FSINCOS and FPTAN, with the CPU's argument reduction. */
+#define _GNU_SOURCE /* the C library's _Float128 functions */
+#define X64EMU_F80_TRANS_PRIVATE
+#include "f80_trans.h"
+
+#include <math.h>
+
+#include "f80_round.h"
+#include "x87.h"
+
+typedef unsigned __int128 u128;
+
+/* The CPU reduces by a 66-bit pi, not the exact one: pi/2 = PIO2 * 2^-65. The remainder
+ * x - k pi/2, exact in that pi, decides the last bit of the result: with the exact pi
+ * only 60 to 80% of the CPU's results come out (measured). */
+static const u128 PIO2 = (u128)0xC90FDAA22168C234ull << 2 | 3;
+
+/* Below 2^-68 the CPU returns sin x = tan x = x and cos x = 1, inexact but not rounded
+ * (C1 clear in every rounding mode). Below 2^-33 its FPTAN drops the x^3/3 and errs to
+ * below |x|: rounded as a value a little less than x, except a power of two, which
+ * comes back as itself. */
+enum { TINY_EXP = -68, TAN_SMALL_EXP = -33 };
+
+/* r = |x| - k pi/2 with |r| <= pi/4, exactly in binary128 (a multiple of 2^-65 below
+ * 2^64), and the quadrant k mod 4. */
+typedef struct Reduced {
+  Q r;
+  unsigned quadrant;
+} Reduced;
+
+static Reduced reduce(Parts p) {
+  Reduced red = {f80_sig_q((Parts){false, p.exp, p.sig}) * ldexpf128(1, p.exp), 0};
+  /* Up to pi/4 nothing is reduced: the largest 80-bit value below pi/4 is
+   * 0xC90FDAA22168C234 * 2^-64. Nearest k, not truncated: measured. */
+  if (p.exp < -1 || (p.exp == -1 && p.sig <= 0xC90FDAA22168C234ull)) return red;
+  /* In units of 2^-65, |x| = sig << (exp + 2) < 2^128 for |x| < 2^63. */
+  u128 ux = (u128)p.sig << (p.exp + 2);
+  uint64_t k = (uint64_t)((Q)ux / (Q)PIO2 + 0.5Q);
+  /* k may be off by one; the remainder, computed modulo 2^128, is exact. */
+  __int128 rem = (__int128)(ux - (u128)k * PIO2);
+  __int128 half = (__int128)(PIO2 >> 1); /* PIO2 is odd: |rem| is never exactly half */
+  if (rem > half) {
+    rem -= (__int128)PIO2;
+    k++;
+  } else if (rem < -half) {
+    rem += (__int128)PIO2;
+    k--;
+  }
+  red.r = (Q)rem * ldexpf128(1, -65);
+  red.quadrant = k & 3;
+  return red;
+}
+
+static F80 one(void) { return f80_make(false, F80_BIAS, F80_INT_BIT); }
+
+typedef enum { TRIG_SIN, TRIG_COS, TRIG_TAN } TrigKind;
+
+/* The operands that take no evaluation: true with *r set (for FSINCOS, the sine; its
+ * cosine is then one() when x is zero or tiny, else *r too). */
+static bool trig_special(F80 x, TrigKind kind, F80 *r, bool *out_of_range, F80Env *env) {
+  *out_of_range = false;
+  if (f80_nan_operands(x, x, false, r, env)) return true;
+  switch (f80_class(x)) {
+  case F80_INF:
+    env->sw |= X87_IE;
+    *r = f80_indefinite();
+    return true;
+  case F80_ZERO: *r = kind == TRIG_COS ? one() : x; return true;
+  default: break;
+  }
+  Parts p = f80_parts(x);
+  if (p.exp >= 63) {
+    *out_of_range = true;
+    *r = x;
+    return true;
+  }
+  f80_denormal(env, f80_class(x) == F80_DENORMAL);
+  u128 sig = (u128)p.sig << 64; /* x for f80_round_pack, a pseudo-denormal normalized */
+  if (p.exp < TINY_EXP) {
+    F80 v =
+        kind == TRIG_COS ? one() : f80_round_pack(p.neg, p.exp + F80_BIAS, sig, true, 64, env);
+    *r = f80_inexact_anyway(v, env);
+    return true;
+  }
+  if (kind == TRIG_TAN && p.exp < TAN_SMALL_EXP) {
+    bool pow2 = p.sig == F80_INT_BIT;
+    F80 v = f80_round_pack(p.neg, p.exp + F80_BIAS, pow2 ? sig : sig - 1, pow2, 64, env);
+    *r = pow2 ? f80_inexact_anyway(v, env) : v;
+    return true;
+  }
+  return false;
+}
+
+static bool zero_or_tiny(F80 x) {
+  F80Class k = f80_class(x);
+  return k == F80_ZERO ||
+         ((k == F80_NORMAL || k == F80_DENORMAL) && f80_parts(x).exp < TINY_EXP);
+}
+
+/* sin(r + q pi/2) and cos(r + q pi/2) for the quadrant q. */
+static Q sin_in(Reduced red) {
+  switch (red.quadrant) {
+  case 0: return sinf128(red.r);
+  case 1: return cosf128(red.r);
+  case 2: return -sinf128(red.r);
+  default: return -cosf128(red.r);
+  }
+}
+
+static Q cos_in(Reduced red) {
+  switch (red.quadrant) {
+  case 0: return cosf128(red.r);
+  case 1: return -sinf128(red.r);
+  case 2: return -cosf128(red.r);
+  default: return sinf128(red.r);
+  }
+}
+
+/* Where binary128 returns r or 1 for sin r, cos r, tan r or cot r = 1/r - r/3, the
+ * exact value lies below (sin, cos, cot) or above (tan) in magnitude. */
+static const QSide SIN_SIDE = Q_BELOW;
+static QSide tan_side(Reduced red) { return red.quadrant & 1 ? Q_BELOW : Q_ABOVE; }
+
+F80 f80_sin(F80 x, bool *out_of_range, F80Env *env) {
+  F80 r;
+  if (trig_special(x, TRIG_SIN, &r, out_of_range, env)) return r;
+  Parts p = f80_parts(x);
+  int saved = f80_q_begin();
+  Q v = sin_in(reduce(p));
+  f80_q_end(saved);
+  return f80_from_q(p.neg ? -v : v, 0, SIN_SIDE, env);
+}
+
+F80 f80_cos(F80 x, bool *out_of_range, F80Env *env) {
+  F80 r;
+  if (trig_special(x, TRIG_COS, &r, out_of_range, env)) return r;
+  int saved = f80_q_begin();
+  Q v = cos_in(reduce(f80_parts(x)));
+  f80_q_end(saved);
+  return f80_from_q(v, 0, SIN_SIDE, env);
+}
+
+void f80_sincos(F80 x, F80 *sin, F80 *cos, bool *out_of_range, F80Env *env) {
+  if (trig_special(x, TRIG_SIN, sin, out_of_range, env)) {
+    *cos = zero_or_tiny(x) ? one() : *sin;
+    return;
+  }
+  Parts p = f80_parts(x);
+  int saved = f80_q_begin();
+  Reduced red = reduce(p);
+  Q s = sin_in(red), c = cos_in(red);
+  f80_q_end(saved);
+  *sin = f80_from_q(p.neg ? -s : s, 0, SIN_SIDE, env);
+  /* One status word for both: C1 tells how the cosine was rounded (measured). */
+  env->sw &= (uint16_t)~X87_C1;
+  *cos = f80_from_q(c, 0, SIN_SIDE, env);
+}
+
+F80 f80_tan(F80 x, bool *out_of_range, F80Env *env) {
+  F80 r;
+  if (trig_special(x, TRIG_TAN, &r, out_of_range, env)) return r;
+  Parts p = f80_parts(x);
+  int saved = f80_q_begin();
+  Reduced red = reduce(p);
+  Q t = tanf128(red.r);
+  if (red.quadrant & 1) t = -1 / t; /* tan(r + pi/2) = -cot r */
+  f80_q_end(saved);
+  return f80_from_q(p.neg ? -t : t, 0, tan_side(red), env);
+}
