@@ -1037,7 +1037,10 @@ static void test_special_host(void **state) {
     }
   }
   printf("special operands: %u of %u as the host CPU gives them\n", total - bad, total);
-  assert_int_equal(bad, 0);
+  /* The special cases are the model's (Intel's) microcode shortcuts: another vendor's
+   * are shown, and the recorded table (test_special_table) holds the model on every host. */
+  if (host_follows_model()) assert_int_equal(bad, 0);
+  else printf("host %s: differences shown, not asserted\n", cpu_model_host_vendor());
 }
 
 static F80 random_f80(int32_t lo, int32_t hi, bool any_sign) {
