@@ -1,12 +1,13 @@
 /* x87_host.h: the arithmetic of x87 instructions on the host, in two tiers chosen by
  * fp_tier (mxcsr.h): the host's own x87 running the same operation (x86-64 only; exact
- * by construction, flags and condition codes included) and portable C with <fenv.h>.
+ * by construction, flags and condition codes included) and the portable one, x87
+ * arithmetic in integers of its own (f80.h, f80_trans.h), bit-exact but for the
+ * transcendentals' last bit.
  *
  * Every primitive runs under the guest control word in `ctl` (x87_ctl: rounding,
  * precision, and exception masks: an unmasked exception gets the CPU's unmasked
- * response, never a host trap; the portable tier gives the masked response instead)
- * and returns status word bits: the exception flags the operation raised (possibly
- * with some the guest already has) and C0-C3. Stack checks (empty registers, overflow)
+ * response, never a host trap) and returns status word bits: the exception flags the
+ * operation raised (possibly with some the guest already has) and C0-C3. Stack checks (empty registers, overflow)
  * are the caller's: operands here are always valid registers. */
 #ifndef X64EMU_X87_HOST_H
 #define X64EMU_X87_HOST_H
