@@ -30,6 +30,20 @@ static inline uint64_t test_seed_from(const char *arg, uint64_t fixed) {
 
 static inline uint64_t test_seed(uint64_t fixed) { return test_seed_from(NULL, fixed); }
 
+/* The tests' generator (xorshift64*): the next number from *state. */
+static inline uint64_t test_random(uint64_t *state) {
+  *state ^= *state >> 12;
+  *state ^= *state << 25;
+  *state ^= *state >> 27;
+  return *state * 0x2545F4914F6CDD1Dull;
+}
+
+/* Cases per test: X64EMU_DIFF_ITER, or the test's default. */
+static inline unsigned test_iterations(unsigned fallback) {
+  const char *s = getenv("X64EMU_DIFF_ITER");
+  return s && *s ? (unsigned)strtoul(s, NULL, 0) : fallback;
+}
+
 /* "  reproduce: X64EMU_DIFF_SEED=S [X64EMU_DIFF_ITER=N] [X64EMU_TEST_HOST_VENDOR=V] "
  * without a newline: the caller adds the program and its arguments. */
 static inline void test_print_reproduce_env(FILE *out, uint64_t seed) {

@@ -84,10 +84,7 @@ typedef struct Outcome {
 static uint64_t rng_seed_used = SSE_DEFAULT_SEED, rng_state = SSE_DEFAULT_SEED;
 
 static inline uint64_t rnd(void) {
-  rng_state ^= rng_state >> 12;
-  rng_state ^= rng_state << 25;
-  rng_state ^= rng_state >> 27;
-  return rng_state * 0x2545F4914F6CDD1Dull;
+  return test_random(&rng_state);
 }
 /* Uniform in [0, n) by multiplying instead of dividing: this runs millions of times. */
 static inline unsigned rnd_below(unsigned n) { return (unsigned)(((rnd() >> 32) * n) >> 32); }
@@ -100,9 +97,8 @@ static inline void rng_seed_from_env(void) {
 
 /* Cases per instruction form: 10,000 unless X64EMU_DIFF_ITER says otherwise. */
 static inline unsigned diff_iterations(void) {
-  const char *s = getenv("X64EMU_DIFF_ITER");
-  unsigned long n = s && *s ? strtoul(s, NULL, 0) : 0;
-  return n ? (unsigned)n : 10000;
+  unsigned n = test_iterations(10000);
+  return n ? n : 10000;
 }
 
 /* ---- the native stub ---- */

@@ -23,17 +23,11 @@
 
 static uint64_t rng_state = 0x5EED87ull;
 static uint64_t rnd(void) {
-  rng_state ^= rng_state >> 12;
-  rng_state ^= rng_state << 25;
-  rng_state ^= rng_state >> 27;
-  return rng_state * 0x2545F4914F6CDD1Dull;
+  return test_random(&rng_state);
 }
 static unsigned rnd_below(unsigned n) { return (unsigned)(rnd() % n); }
 
-static unsigned iterations(void) {
-  const char *s = getenv("X64EMU_DIFF_ITER");
-  return s ? (unsigned)strtoul(s, NULL, 0) : 3000;
-}
+static unsigned iterations(void) { return test_iterations(3000); }
 
 static long double make(uint64_t mant, unsigned sign_exp) {
   uint8_t b[10];

@@ -27,17 +27,11 @@ static inline void seed_from_env(void) {
 }
 
 static inline uint64_t rnd(void) {
-  rng_state ^= rng_state >> 12;
-  rng_state ^= rng_state << 25;
-  rng_state ^= rng_state >> 27;
-  return rng_state * 0x2545F4914F6CDD1Dull;
+  return test_random(&rng_state);
 }
 static inline unsigned rnd_below(unsigned n) { return (unsigned)(rnd() % n); }
 
-static inline unsigned iterations(void) {
-  const char *s = getenv("X64EMU_DIFF_ITER");
-  return s ? (unsigned)strtoul(s, NULL, 0) : 3000;
-}
+static inline unsigned iterations(void) { return test_iterations(3000); }
 
 static inline void put_ext80(uint8_t *b, uint64_t mant, unsigned sign_exp) {
   memcpy(b, &mant, 8);
