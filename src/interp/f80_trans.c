@@ -11,8 +11,6 @@
 #include "f80_round.h"
 #include "x87.h"
 
-typedef unsigned __int128 u128;
-
 enum { Q_FRAC = 112 }; /* binary128's fraction bits; its exponent bias is F80_BIAS */
 
 Parts f80_parts(F80 a) {
@@ -81,7 +79,6 @@ F80 f80_inexact_anyway(F80 r, F80Env *env) {
   if (f80_exp(r) == 0 && r.m && (env->cw & X87_UE)) env->sw |= X87_UE;
   return r;
 }
-
 
 int f80_q_begin(void) {
   int saved = fegetround();
