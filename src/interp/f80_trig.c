@@ -8,7 +8,6 @@
 #include "f80_round.h"
 #include "x87.h"
 
-
 /* The CPU reduces by a 66-bit pi, not the exact one: pi/2 = PIO2 * 2^-65. The remainder
  * x - k pi/2, exact in that pi, decides the last bit of the result: with the exact pi
  * only 60 to 80% of the CPU's results come out (measured). */
