@@ -21,6 +21,7 @@
 #define ECX1_CX16 (1u << 13)
 #define ECX1_SSE41 (1u << 19)
 #define ECX1_SSE42 (1u << 20)
+#define ECX1_MOVBE (1u << 22)
 #define ECX1_POPCNT (1u << 23)
 #define ECX1_AES (1u << 25)
 /* CPUID.80000001 */
@@ -34,7 +35,8 @@
 static const uint32_t leaf1_edx =
     EDX1_FPU | EDX1_TSC | EDX1_CX8 | EDX1_CMOV | EDX1_MMX | EDX1_FXSR | EDX1_SSE | EDX1_SSE2;
 static const uint32_t leaf1_ecx = ECX1_SSE3 | ECX1_PCLMULQDQ | ECX1_SSSE3 | ECX1_CX16 |
-                                  ECX1_SSE41 | ECX1_SSE42 | ECX1_POPCNT | ECX1_AES;
+                                  ECX1_SSE41 | ECX1_SSE42 | ECX1_MOVBE | ECX1_POPCNT |
+                                  ECX1_AES;
 static const uint32_t ext1_ecx = ECX81_LAHF | ECX81_ABM;
 static const uint32_t ext1_edx = EDX81_SYSCALL | EDX81_NX | EDX81_RDTSCP | EDX81_LM;
 
@@ -111,7 +113,7 @@ static const struct {
     {"sse4.1", CPU_FEATURE_SSE41},    {"sse4_1", CPU_FEATURE_SSE41},
     {"sse4-1", CPU_FEATURE_SSE41},    {"sse4.2", CPU_FEATURE_SSE42},
     {"sse4_2", CPU_FEATURE_SSE42},    {"sse4-2", CPU_FEATURE_SSE42},
-    {"popcnt", CPU_FEATURE_POPCNT},   {"aes", CPU_FEATURE_AES},
+    {"movbe", CPU_FEATURE_MOVBE},     {"popcnt", CPU_FEATURE_POPCNT},   {"aes", CPU_FEATURE_AES},
     {"abm", CPU_FEATURE_LZCNT},       {"lzcnt", CPU_FEATURE_LZCNT},
 };
 

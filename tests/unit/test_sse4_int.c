@@ -290,7 +290,7 @@ static void test_crc32_with_f3_is_undefined(void **state) {
   }
 }
 
-/* --cpu=-sse3,... makes each feature's instructions #UD, as on a CPU without it, and
+/* --cpu=-sse3,...,-movbe makes each feature's instructions #UD, as on a CPU without it, and
  * CPUID stops advertising it; giving the features back restores both. */
 static void test_sse4_features_removed_by_cpu_option_are_undefined(void **state) {
   (void)state;
@@ -309,6 +309,8 @@ static void test_sse4_features_removed_by_cpu_option_are_undefined(void **state)
     {"sse4.1", 1u << 19, 6, {0x66, 0x0F, 0x3A, 0x40, 0xC1, 0xFF}}, /* dpps */
     {"sse4.2", 1u << 20, 6, {0x66, 0x0F, 0x3A, 0x63, 0xC1, 0x0C}}, /* pcmpistri */
     {"sse4.2", 1u << 20, 5, {0xF2, 0x0F, 0x38, 0xF1, 0xC1}},      /* crc32 eax, ecx */
+    {"movbe", 1u << 22, 4, {0x0F, 0x38, 0xF0, 0x01}},             /* movbe eax, [rcx] */
+    {"movbe", 1u << 22, 5, {0x48, 0x0F, 0x38, 0xF1, 0x01}},       /* movbe [rcx], rax */
   };
   for (size_t i = 0; i < COUNT(samples); i++) {
     uint8_t bytes[32];
