@@ -154,8 +154,8 @@ static void print_version(enum FpTier fp_tier) {
   int major, minor;
   cs_version(&major, &minor);
   printf("x64emu %s (Capstone %d.%d)\n", X64EMU_VERSION, major, minor);
-  char tiers[1024];
-  host_crypto_describe(tiers, sizeof tiers);
+  char tiers[4096]; /* a row per primitive: 14 now, about 1.3 KB */
+  if (host_crypto_describe(tiers, sizeof tiers) >= (int)sizeof tiers) tiers[sizeof tiers - 2] = '\n';
   printf("%s", tiers);
   printf("floating point: %s\n", fp_tier == FP_TIER_HOST ? "host SSE/x87 instructions"
                                                          : "portable C");

@@ -37,8 +37,49 @@ bool host_crypto_parse(const char *name, HostCryptoMode *mode) {
   return false;
 }
 
+/* The host's name for one HOST_CPU_* feature, and whether the build targets it. */
+static const char *feature_name(uint32_t feature) {
+  return feature == HOST_CPU_AES ? HOST_AES_NAME
+         : feature == HOST_CPU_CLMUL ? HOST_CLMUL_NAME
+                                     : HOST_SHA_NAME;
+}
+
+static bool feature_compiled(uint32_t feature) {
+  return feature == HOST_CPU_AES ? HOST_AES_COMPILED
+         : feature == HOST_CPU_CLMUL ? HOST_CLMUL_COMPILED
+                                     : HOST_SHA_COMPILED;
+}
+
+/* snprintf at the end of the text so far; *len counts the whole text, as snprintf does,
+ * even where it no longer fits. */
+__attribute__((format(printf, 4, 5))) static void append(char *buf, size_t size, size_t *len,
+                                                          const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  int n = *len < size ? vsnprintf(buf + *len, size - *len, format, args)
+                      : vsnprintf(NULL, 0, format, args);
+  va_end(args);
+  *len += n > 0 ? (size_t)n : 0;
+}
+
+/* "no A", "no A or B", "no A, B or C": the features the host lacks. */
+static void append_missing(char *buf, size_t size, size_t *len, uint32_t have) {
+  static const uint32_t features[] = {HOST_CPU_AES, HOST_CPU_CLMUL, HOST_CPU_SHA};
+  enum { N_FEATURES = sizeof features / sizeof *features };
+  int missing = 0, listed = 0;
+  for (int i = 0; i < N_FEATURES; i++)
+    missing += !(have & features[i]);
+  append(buf, size, len, "no");
+  for (int i = 0; i < N_FEATURES; i++)
+    if (!(have & features[i])) {
+      listed++;
+      const char *sep = listed == 1 ? " " : listed < missing ? ", " : " or ";
+      append(buf, size, len, "%s%s", sep, feature_name(features[i]));
+    }
+}
+
 const char *host_crypto_select(HostCryptoMode mode) {
-  static __thread char why[160]; /* the message returned */
+  static __thread char why[256]; /* the message returned */
   uint32_t have = host_cpu_detect() & HOST_CPU_CRYPTO;
   switch (mode) {
   case HOST_CRYPTO_AUTO:
@@ -46,10 +87,10 @@ const char *host_crypto_select(HostCryptoMode mode) {
     break;
   case HOST_CRYPTO_NATIVE:
     if (have != HOST_CPU_CRYPTO) {
-      bool no_aes = !(have & HOST_CPU_AES), no_clmul = !(have & HOST_CPU_CLMUL);
-      snprintf(why, sizeof why, "host crypto 'native': no %s%s%s on this host (%s)",
-               no_aes ? HOST_AES_NAME : "", no_aes && no_clmul ? " and no " : "",
-               no_clmul ? HOST_CLMUL_NAME : "", HOST_CRYPTO_ARCH);
+      size_t len = 0;
+      append(why, sizeof why, &len, "host crypto 'native': ");
+      append_missing(why, sizeof why, &len, have);
+      append(why, sizeof why, &len, " on this host (%s)", HOST_CRYPTO_ARCH);
       return why;
     }
     host_crypto_accel = have;
@@ -69,20 +110,7 @@ HostCryptoMode host_crypto_mode(void) { return current_mode; }
 HostCryptoTier host_crypto_tier(uint32_t feature) {
   if (!(host_crypto_accel & feature))
     return HOST_CRYPTO_TIER_PORTABLE;
-  bool compiled = feature == HOST_CPU_AES ? HOST_AES_COMPILED : HOST_CLMUL_COMPILED;
-  return compiled ? HOST_CRYPTO_TIER_COMPILED : HOST_CRYPTO_TIER_DETECTED;
-}
-
-/* snprintf at the end of the text so far; *len counts the whole text, as snprintf does,
- * even where it no longer fits. */
-__attribute__((format(printf, 4, 5))) static void append(char *buf, size_t size, size_t *len,
-                                                          const char *format, ...) {
-  va_list args;
-  va_start(args, format);
-  int n = *len < size ? vsnprintf(buf + *len, size - *len, format, args)
-                      : vsnprintf(NULL, 0, format, args);
-  va_end(args);
-  *len += n > 0 ? (size_t)n : 0;
+  return feature_compiled(feature) ? HOST_CRYPTO_TIER_COMPILED : HOST_CRYPTO_TIER_DETECTED;
 }
 
 int host_crypto_describe(char *buf, size_t size) {
@@ -97,12 +125,19 @@ int host_crypto_describe(char *buf, size_t size) {
       {"AESIMC", "aes_IMC", HOST_CPU_AES},
       {"AESKEYGENASSIST", "aes_keygen_assist", HOST_CPU_AES},
       {"PCLMULQDQ", "clmul_64x64", HOST_CPU_CLMUL},
+      {"SHA1RNDS4", "sha1_rnds4", HOST_CPU_SHA},
+      {"SHA1NEXTE", "sha1_nexte", HOST_CPU_SHA},
+      {"SHA1MSG1", "sha1_msg1", HOST_CPU_SHA},
+      {"SHA1MSG2", "sha1_msg2", HOST_CPU_SHA},
+      {"SHA256RNDS2", "sha256_rnds2", HOST_CPU_SHA},
+      {"SHA256MSG1", "sha256_msg1", HOST_CPU_SHA},
+      {"SHA256MSG2", "sha256_msg2", HOST_CPU_SHA},
   };
   size_t len = 0;
   append(buf, size, &len, "host crypto (%s):\n", mode_names[current_mode]);
   for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
     uint32_t f = rows[i].feature;
-    const char *name = f == HOST_CPU_AES ? HOST_AES_NAME : HOST_CLMUL_NAME;
+    const char *name = feature_name(f);
     append(buf, size, &len, "  %-16s %-19s ", rows[i].instruction, rows[i].primitive);
     switch (host_crypto_tier(f)) {
     case HOST_CRYPTO_TIER_COMPILED:

@@ -14,13 +14,13 @@ if(NOT EXISTS ${CMAKE_CURRENT_LIST_DIR}/${X64EMU_HOST_ARCH}/crypto_accel.h)
   message(FATAL_ERROR "X64EMU_HOST_ARCH=${X64EMU_HOST_ARCH}: no src/host/${X64EMU_HOST_ARCH}/crypto_accel.h")
 endif()
 
-# Flags for the few files whose every call is a crypto primitive (the guest AES-NI and
-# PCLMULQDQ handlers): with the instructions enabled for the compiler, the compile-time
+# Flags for the few files whose every call is a crypto primitive (the guest AES-NI,
+# PCLMULQDQ and SHA handlers): with the instructions enabled for the compiler, the compile-time
 # tier inlines them into the handler. The run-time features word still decides which
 # tier runs, so the build stays correct on a host without them.
 set(X64EMU_HOST_CRYPTO_FLAGS "")
 if(X64EMU_HOST_ARCH STREQUAL "x86_64")
-  set(X64EMU_HOST_CRYPTO_FLAGS -maes -mpclmul)
+  set(X64EMU_HOST_CRYPTO_FLAGS -maes -mpclmul -msha)
 elseif(X64EMU_HOST_ARCH STREQUAL "aarch64")
   set(X64EMU_HOST_CRYPTO_FLAGS -march=armv8-a+crypto)
 endif()

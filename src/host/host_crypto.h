@@ -1,5 +1,5 @@
-/* host_crypto.h: the host primitives that x86's AES and PCLMULQDQ instructions are made
- * of, each an inline function that runs the host's own crypto instruction or portable C.
+/* host_crypto.h: the host primitives that x86's AES, PCLMULQDQ and SHA instructions are
+ * made of, each an inline function that runs the host's own crypto instruction or portable C.
  *
  * Names spell the FIPS-197 steps a primitive performs, in order: SB SubBytes, SR
  * ShiftRows, MC MixColumns, AK AddRoundKey (XOR with the round key), and ISB, ISR, IMC
@@ -9,6 +9,14 @@
  *   AESENCLAST aes_SB_SR_AK(&d, &d, &s)         AESDECLAST aes_ISB_ISR_AK(&d, &d, &s)
  *   AESIMC     aes_IMC(&d, &s)                  AESKEYGENASSIST aes_keygen_assist(&d, &s, imm)
  *   PCLMULQDQ  clmul_64x64(&d, d.q[imm & 1], s.q[imm >> 4 & 1])
+ *
+ * The SHA extensions are one primitive each, named after the instruction (their
+ * operands are the instruction's: d the destination, s the source, wk XMM0):
+ *
+ *   SHA1RNDS4  sha1_rnds4(&d, &d, &s, imm & 3)   SHA256RNDS2 sha256_rnds2(&d, &d, &s, &wk)
+ *   SHA1NEXTE  sha1_nexte(&d, &d, &s)            SHA256MSG1  sha256_msg1(&d, &d, &s)
+ *   SHA1MSG1   sha1_msg1(&d, &d, &s)             SHA256MSG2  sha256_msg2(&d, &d, &s)
+ *   SHA1MSG2   sha1_msg2(&d, &d, &s)
  *
  * Results go through a pointer that may equal an operand's: the blocks stay in memory,
  * which suits the XMM registers of the guest (no trips through general registers).
@@ -43,7 +51,8 @@ enum {
   HOST_CPU_DETECTED = 1u << 0, /* detection ran: tells "found nothing" from "not looked" */
   HOST_CPU_AES = 1u << 1,      /* x86 AES-NI; Arm AESE, AESD, AESMC, AESIMC */
   HOST_CPU_CLMUL = 1u << 2,    /* x86 PCLMULQDQ; Arm PMULL, PMULL2 (64-bit) */
-  HOST_CPU_CRYPTO = HOST_CPU_AES | HOST_CPU_CLMUL,
+  HOST_CPU_SHA = 1u << 3,      /* x86 SHA extensions; Arm SHA1 and SHA256 both */
+  HOST_CPU_CRYPTO = HOST_CPU_AES | HOST_CPU_CLMUL | HOST_CPU_SHA,
 };
 extern uint32_t host_cpu_features; /* what the host has */
 extern uint32_t host_crypto_accel; /* the HOST_CPU_* bits the primitives use now */
@@ -59,8 +68,17 @@ void aes_ISB_ISR_AK_portable(Block128 *out, const Block128 *st, const Block128 *
 void aes_IMC_portable(Block128 *out, const Block128 *st);
 void aes_keygen_assist_portable(Block128 *out, const Block128 *src, uint8_t rcon);
 void clmul_64x64_portable(Block128 *out, uint64_t a, uint64_t b);
+void sha1_rnds4_portable(Block128 *out, const Block128 *d, const Block128 *s, unsigned f);
+void sha1_nexte_portable(Block128 *out, const Block128 *d, const Block128 *s);
+void sha1_msg1_portable(Block128 *out, const Block128 *d, const Block128 *s);
+void sha1_msg2_portable(Block128 *out, const Block128 *d, const Block128 *s);
+void sha256_rnds2_portable(Block128 *out, const Block128 *d, const Block128 *s,
+                           const Block128 *wk);
+void sha256_msg1_portable(Block128 *out, const Block128 *d, const Block128 *s);
+void sha256_msg2_portable(Block128 *out, const Block128 *d, const Block128 *s);
 
-/* The host's tier: HAVE_AES_ACCEL, HAVE_CLMUL_ACCEL and the *_accel functions. */
+/* The host's tier: HAVE_AES_ACCEL, HAVE_CLMUL_ACCEL, HAVE_SHA_ACCEL and the *_accel
+ * functions. */
 #include "crypto_accel.h"
 
 /* AESENC: ShiftRows, SubBytes, MixColumns, then XOR the round key. */
@@ -121,6 +139,65 @@ static inline void clmul_64x64(Block128 *out, uint64_t a, uint64_t b) {
     clmul_64x64_portable(out, a, b);
 }
 
+/* SHA1RNDS4: four SHA-1 rounds of function f (0-3: Ch, Parity, Maj, Parity, with their
+ * K) on the state A, B, C, D in d.d[3], d.d[2], d.d[1], d.d[0], with the rounds' words
+ * in s.d[3] (W0 + E), s.d[2] (W1), s.d[1] (W2), s.d[0] (W3). */
+static inline void sha1_rnds4(Block128 *out, const Block128 *d, const Block128 *s, unsigned f) {
+  if (HAVE_SHA_ACCEL)
+    sha1_rnds4_accel(out, d, s, f);
+  else
+    sha1_rnds4_portable(out, d, s, f);
+}
+
+/* SHA1NEXTE: s with ROL(d.d[3], 30) added to its top dword (the next rounds' E). */
+static inline void sha1_nexte(Block128 *out, const Block128 *d, const Block128 *s) {
+  if (HAVE_SHA_ACCEL)
+    sha1_nexte_accel(out, d, s);
+  else
+    sha1_nexte_portable(out, d, s);
+}
+
+/* SHA1MSG1, SHA1MSG2: the two halves of the SHA-1 message schedule for four words. */
+static inline void sha1_msg1(Block128 *out, const Block128 *d, const Block128 *s) {
+  if (HAVE_SHA_ACCEL)
+    sha1_msg1_accel(out, d, s);
+  else
+    sha1_msg1_portable(out, d, s);
+}
+
+static inline void sha1_msg2(Block128 *out, const Block128 *d, const Block128 *s) {
+  if (HAVE_SHA_ACCEL)
+    sha1_msg2_accel(out, d, s);
+  else
+    sha1_msg2_portable(out, d, s);
+}
+
+/* SHA256RNDS2: two SHA-256 rounds on the state C, D, G, H in d.d[3..0] and A, B, E, F
+ * in s.d[3..0] (the SDM's SRC1 and SRC2), with W+K of the two rounds in wk.d[0] and
+ * wk.d[1]; the result is the new A, B, E, F (A2, A1, E2, E1 in d.d[3..0]). */
+static inline void sha256_rnds2(Block128 *out, const Block128 *d, const Block128 *s,
+                                const Block128 *wk) {
+  if (HAVE_SHA_ACCEL)
+    sha256_rnds2_accel(out, d, s, wk);
+  else
+    sha256_rnds2_portable(out, d, s, wk);
+}
+
+/* SHA256MSG1, SHA256MSG2: the two halves of the SHA-256 message schedule. */
+static inline void sha256_msg1(Block128 *out, const Block128 *d, const Block128 *s) {
+  if (HAVE_SHA_ACCEL)
+    sha256_msg1_accel(out, d, s);
+  else
+    sha256_msg1_portable(out, d, s);
+}
+
+static inline void sha256_msg2(Block128 *out, const Block128 *d, const Block128 *s) {
+  if (HAVE_SHA_ACCEL)
+    sha256_msg2_accel(out, d, s);
+  else
+    sha256_msg2_portable(out, d, s);
+}
+
 /* Tier selection: auto uses whatever the host has, native insists on the host's
  * instructions for every primitive, portable uses C even where the host has them. */
 typedef enum HostCryptoMode {
@@ -144,7 +221,7 @@ typedef enum HostCryptoTier {
   HOST_CRYPTO_TIER_DETECTED, /* host instruction, found at start-up */
   HOST_CRYPTO_TIER_PORTABLE, /* portable C */
 } HostCryptoTier;
-HostCryptoTier host_crypto_tier(uint32_t feature); /* HOST_CPU_AES or HOST_CPU_CLMUL */
+HostCryptoTier host_crypto_tier(uint32_t feature); /* HOST_CPU_AES, _CLMUL or _SHA */
 
 /* For --version / --host-info: one line per primitive with the x86 instruction it
  * serves and its tier. Writes at most size bytes like snprintf and returns the length

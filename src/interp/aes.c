@@ -1,42 +1,16 @@
 /* aes.c: AES-NI (AESENC, AESENCLAST, AESDEC, AESDECLAST, AESIMC, AESKEYGENASSIST) and
- * PCLMULQDQ, each the host primitive of host_crypto.h it is named after.
- *
- * Register forms work in place on the guest's XMM registers: an Xmm has the size and
- * alignment of a Block128, and the primitives accept a result that overlaps an operand.
- * Memory forms load their 16-byte operand, which must be aligned (legacy SSE encoding:
- * #GP otherwise, as the host CPU does), into a temporary first. */
-#include "host/host_crypto.h"
-#include "ops_crypto.h"
-#include "sse_operand.h"
-
-_Static_assert(sizeof(Xmm) == sizeof(Block128) && _Alignof(Xmm) == _Alignof(Block128),
-               "an XMM register is used as a Block128 in place");
-
-static inline Block128 *block(Xmm *x) { return (Block128 *)x; }
-
-/* A two-operand round: xmm[reg] = round(xmm[reg], source). */
-#define AES_ROUND(name, primitive)                                        \
-  void op_##name(Cpu *c, const Insn *in) {                                \
-    Block128 *d = block(&c->xmm[in->reg]);                                \
-    primitive(d, d, block(&c->xmm[in->rm]));                              \
-    DISPATCH_NEXT(c, in);                                                 \
-  }                                                                       \
-  void op_##name##_m(Cpu *c, const Insn *in) {                            \
-    Xmm s;                                                                \
-    load_m128a(c, in, &s);                                                \
-    Block128 *d = block(&c->xmm[in->reg]);                                \
-    primitive(d, d, block(&s));                                           \
-    DISPATCH_NEXT(c, in);                                                 \
-  }
+ * PCLMULQDQ, each the host primitive of host_crypto.h it is named after (operands as
+ * crypto_forms.h says). */
+#include "crypto_forms.h"
 
 /* 66 0F 38 DC: AESENC xmm1, xmm2/m128 */
-AES_ROUND(aesenc, aes_SB_SR_MC_AK)
+CRYPTO_TWO_OPERANDS(aesenc, aes_SB_SR_MC_AK)
 /* 66 0F 38 DD: AESENCLAST xmm1, xmm2/m128 */
-AES_ROUND(aesenclast, aes_SB_SR_AK)
+CRYPTO_TWO_OPERANDS(aesenclast, aes_SB_SR_AK)
 /* 66 0F 38 DE: AESDEC xmm1, xmm2/m128 */
-AES_ROUND(aesdec, aes_ISB_ISR_IMC_AK)
+CRYPTO_TWO_OPERANDS(aesdec, aes_ISB_ISR_IMC_AK)
 /* 66 0F 38 DF: AESDECLAST xmm1, xmm2/m128 */
-AES_ROUND(aesdeclast, aes_ISB_ISR_AK)
+CRYPTO_TWO_OPERANDS(aesdeclast, aes_ISB_ISR_AK)
 
 /* 66 0F 38 DB: AESIMC xmm1, xmm2/m128 */
 void op_aesimc(Cpu *c, const Insn *in) {

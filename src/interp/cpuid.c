@@ -24,6 +24,8 @@
 #define ECX1_MOVBE (1u << 22)
 #define ECX1_POPCNT (1u << 23)
 #define ECX1_AES (1u << 25)
+/* CPUID.7.0 */
+#define EBX7_SHA (1u << 29)
 /* CPUID.80000001 */
 #define ECX81_LAHF (1u << 0)
 #define ECX81_ABM (1u << 5) /* LZCNT */
@@ -37,6 +39,7 @@ static const uint32_t leaf1_edx =
 static const uint32_t leaf1_ecx = ECX1_SSE3 | ECX1_PCLMULQDQ | ECX1_SSSE3 | ECX1_CX16 |
                                   ECX1_SSE41 | ECX1_SSE42 | ECX1_MOVBE | ECX1_POPCNT |
                                   ECX1_AES;
+static const uint32_t leaf7_ebx = EBX7_SHA;
 static const uint32_t ext1_ecx = ECX81_LAHF | ECX81_ABM;
 static const uint32_t ext1_edx = EDX81_SYSCALL | EDX81_NX | EDX81_RDTSCP | EDX81_LM;
 
@@ -83,6 +86,9 @@ CpuidRegs cpuid_query(const CpuModel *m, uint32_t leaf, uint32_t subleaf) {
   case 4:
     r = cache_leaf(subleaf);
     break;
+  case 7:
+    if (subleaf == 0) r.ebx = leaf7_ebx & ~m->removed[CPUID_7_EBX]; /* EAX 0: no subleaf 1 */
+    break;
   case 0x80000000:
     r.eax = 0x80000004;
     break;
@@ -113,14 +119,17 @@ static const struct {
     {"sse4.1", CPU_FEATURE_SSE41},    {"sse4_1", CPU_FEATURE_SSE41},
     {"sse4-1", CPU_FEATURE_SSE41},    {"sse4.2", CPU_FEATURE_SSE42},
     {"sse4_2", CPU_FEATURE_SSE42},    {"sse4-2", CPU_FEATURE_SSE42},
-    {"movbe", CPU_FEATURE_MOVBE},     {"popcnt", CPU_FEATURE_POPCNT},   {"aes", CPU_FEATURE_AES},
+    {"movbe", CPU_FEATURE_MOVBE},     {"popcnt", CPU_FEATURE_POPCNT},
+    {"aes", CPU_FEATURE_AES},
     {"abm", CPU_FEATURE_LZCNT},       {"lzcnt", CPU_FEATURE_LZCNT},
+    {"sha-ni", CPU_FEATURE_SHA},      {"sha", CPU_FEATURE_SHA},
 };
 
 static uint32_t implemented(unsigned word) {
   switch (word) {
   case CPUID_1_EDX: return leaf1_edx;
   case CPUID_1_ECX: return leaf1_ecx;
+  case CPUID_7_EBX: return leaf7_ebx;
   case CPUID_81_ECX: return ext1_ecx;
   default: return ext1_edx;
   }
@@ -204,11 +213,12 @@ const char *cpuid_missing_set(const uint8_t *b, unsigned n) {
   if (op == 0x0F) return "the CPU model has no 3DNow! (AMD only)";
   if (op == 0x38 && i + 2 < n) {
     uint8_t op3 = b[i + 2];
-    if (op3 >= 0xC8 && op3 <= 0xCD) return "the CPU model has no SHA extensions";
+    if (op3 >= 0xC8 && op3 <= 0xCD && !p66 && !rep) return "the SHA extensions are off (--cpu=-sha)";
     if (op3 == 0xF6 && (p66 || rep)) return "the CPU model has no ADX (ADCX, ADOX)";
     return NULL;
   }
-  if (op == 0x3A && i + 2 < n && b[i + 2] == 0xCC) return "the CPU model has no SHA extensions";
+  if (op == 0x3A && i + 2 < n && b[i + 2] == 0xCC && !p66 && !rep)
+    return "the SHA extensions are off (--cpu=-sha)";
   if (op == 0xC7 && reg_form && (reg == 6 || reg == 7)) return "the CPU model has no RDRAND or RDSEED";
   if ((op == 0xAE && !reg_form && (reg == 4 || reg == 5) && !p66 && !rep) ||
       (op == 0xC7 && !reg_form && reg >= 3 && reg <= 5) || (op == 0x01 && (modrm == 0xD0 || modrm == 0xD1)))

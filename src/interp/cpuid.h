@@ -10,7 +10,7 @@ typedef struct CpuidRegs {
 } CpuidRegs;
 
 /* The CPUID words that hold feature bits. */
-enum { CPUID_1_EDX, CPUID_1_ECX, CPUID_81_ECX, CPUID_81_EDX, CPUID_WORDS };
+enum { CPUID_1_EDX, CPUID_1_ECX, CPUID_7_EBX, CPUID_81_ECX, CPUID_81_EDX, CPUID_WORDS };
 
 /* One machine's CPU model: the documented model (docs/cpu-model.md) less the features
  * --cpu removed (their bits read as 0 and their instructions are #UD). Zeroed, it is
@@ -38,6 +38,7 @@ typedef enum CpuFeature {
   CPU_FEATURE_MOVBE = CPUID_1_ECX * 32 + 22,
   CPU_FEATURE_POPCNT = CPUID_1_ECX * 32 + 23,
   CPU_FEATURE_AES = CPUID_1_ECX * 32 + 25,
+  CPU_FEATURE_SHA = CPUID_7_EBX * 32 + 29,
   CPU_FEATURE_LZCNT = CPUID_81_ECX * 32 + 5,
 } CpuFeature;
 

@@ -1,6 +1,8 @@
 /* test_host_crypto.c: the host crypto primitives against published vectors (FIPS-197,
- * Intel's AES-NI and carry-less multiplication white papers, the GCM specification)
- * through each host tier, and every tier against every other on random inputs.
+ * Intel's AES-NI and carry-less multiplication white papers, the GCM specification,
+ * FIPS 180-4's SHA-1 and SHA-256 examples) through each host tier, every tier against
+ * every other on random inputs, and on x86-64 hosts with the SHA extensions the
+ * portable SHA primitives against the instructions themselves.
  *
  * X64EMU_HOST_CRYPTO picks the tiers the known answers run through: unset or "auto",
  * every tier the host has; "native", the host's instructions only (failing where the
@@ -19,6 +21,18 @@
 #include "hex_block.h"
 
 #include "host/host_crypto.h"
+
+#ifdef __x86_64__
+#include <cpuid.h>
+#include <immintrin.h>
+
+/* CPUID.(EAX=7,ECX=0):EBX[29], read here rather than taken from host_cpu_features: the
+ * generic build, which never sets the bit, runs the instructions too. */
+static bool cpu_has_sha_ni(void) {
+  unsigned a, b, c, d;
+  return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_SHA);
+}
+#endif
 
 enum { RANDOM_INPUTS = 100000 };
 
@@ -49,7 +63,7 @@ static int choose_tiers(void **state) {
     kat_tiers[n_kat_tiers++] = HOST_CRYPTO_PORTABLE;
   if (accel_allowed)
     kat_tiers[n_kat_tiers++] = mode;
-  char text[1024];
+  char text[2048];
   host_crypto_describe(text, sizeof text);
   print_message("X64EMU_HOST_CRYPTO=%s\n%s", env ? env : "(unset)", text);
   return 0;
@@ -390,6 +404,165 @@ static void test_gcm_spec_ghash(void **state) {
   }
 }
 
+/* ---- SHA-1 and SHA-256 ---- */
+
+/* The hashes as the SHA extensions compute them, following Intel's white paper "Intel
+ * SHA Extensions" (2013) and OpenSSL's sha1_block_data_order_shaext and
+ * sha256_block_data_order_shaext. Where the assembly byte-swaps with PSHUFB, adds with
+ * PADDD or moves dwords with PSHUFD and PALIGNR, plain C does the same here: only the
+ * SHA instructions are primitives. */
+static Block128 add_dwords(Block128 a, Block128 b) {
+  for (int i = 0; i < 4; i++)
+    a.d[i] += b.d[i];
+  return a;
+}
+
+/* FIPS 180-4 3.1: words are big-endian. */
+static uint32_t load_be32(const uint8_t *p) {
+  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* FIPS 180-4 5.1.1: a 1 bit, zeros, the length in bits as 64 bits big-endian, up to a
+ * multiple of 64 bytes. Returns the number of blocks (at most 2 here). */
+static int pad_message(const char *msg, uint8_t out[128]) {
+  size_t len = strlen(msg);
+  int blocks = (int)(len + 8) / 64 + 1;
+  assert_true(blocks <= 2);
+  memset(out, 0, 128);
+  memcpy(out, msg, len);
+  out[len] = 0x80;
+  for (int i = 0; i < 8; i++)
+    out[64 * blocks - 1 - i] = (uint8_t)((uint64_t)len * 8 >> 8 * i);
+  return blocks;
+}
+
+/* One block. The state is A..D in one register (A in the top dword), E in the top dword
+ * of another; each 16 bytes of the block are one register with its first word on top.
+ * SHA1RNDS4 runs rounds 4g..4g+3 with W+E in its source: the E of the first four
+ * rounds is added by hand, every later E by SHA1NEXTE from the A of four rounds
+ * before. Words 16-79 come four at a time from the four registers before:
+ * SHA1MSG2(SHA1MSG1(W[t-16..], W[t-12..]) ^ W[t-8..], W[t-4..]). */
+static void sha1_compress(uint32_t h[5], const uint8_t block[64]) {
+  Block128 abcd = {.d = {h[3], h[2], h[1], h[0]}};
+  const Block128 abcd_saved = abcd, e_saved = {.d = {0, 0, 0, h[4]}};
+  Block128 w[4], we /* W+E */, abcd_before = abcd;
+  for (int g = 0; g < 20; g++) {
+    Block128 *m = &w[g % 4]; /* held W[4g-16..]; the others W[4g-12..], -8.., -4.. */
+    if (g < 4) {
+      for (int i = 0; i < 4; i++)
+        m->d[3 - i] = load_be32(block + 16 * g + 4 * i);
+    } else {
+      sha1_msg1(m, m, &w[(g + 1) % 4]);
+      *m = xor_block(*m, w[(g + 2) % 4]);
+      sha1_msg2(m, m, &w[(g + 3) % 4]);
+    }
+    if (g == 0)
+      we = add_dwords(e_saved, *m);
+    else
+      sha1_nexte(&we, &abcd_before, m);
+    abcd_before = abcd;
+    sha1_rnds4(&abcd, &abcd, &we, (unsigned)g / 5);
+  }
+  /* E after round 79, plus the E of the block before: SHA1NEXTE again. */
+  Block128 e;
+  sha1_nexte(&e, &abcd_before, &e_saved);
+  abcd = add_dwords(abcd, abcd_saved);
+  for (int i = 0; i < 4; i++)
+    h[i] = abcd.d[3 - i];
+  h[4] = e.d[3];
+}
+
+static const uint32_t sha256_k[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+};
+
+/* One block. The state is split as SHA256RNDS2 wants it, A,B,E,F and C,D,G,H (A and C
+ * in the top dwords); the words are in block order, the first in the bottom dword.
+ * Each SHA256RNDS2 makes the new A,B,E,F out of both halves in the register of the
+ * older half, C,D,G,H, so the two registers take turns as destination. Words 16-63:
+ * SHA256MSG2(SHA256MSG1(W[t-16..], W[t-12]) + W[t-7..], W[t-4..]), W[t-7..] a
+ * PALIGNR of the two registers before. */
+static void sha256_compress(uint32_t h[8], const uint8_t block[64]) {
+  Block128 abef = {.d = {h[5], h[4], h[1], h[0]}}, cdgh = {.d = {h[7], h[6], h[3], h[2]}};
+  const Block128 abef_saved = abef, cdgh_saved = cdgh;
+  Block128 w[4];
+  for (int g = 0; g < 16; g++) {
+    Block128 *m = &w[g % 4]; /* held W[4g-16..]; the others W[4g-12..], -8.., -4.. */
+    if (g < 4) {
+      for (int i = 0; i < 4; i++)
+        m->d[i] = load_be32(block + 16 * g + 4 * i);
+    } else {
+      const Block128 *w8 = &w[(g + 2) % 4], *w4 = &w[(g + 3) % 4];
+      const Block128 w7 = {.d = {w8->d[1], w8->d[2], w8->d[3], w4->d[0]}};
+      sha256_msg1(m, m, &w[(g + 1) % 4]);
+      *m = add_dwords(*m, w7);
+      sha256_msg2(m, m, w4);
+    }
+    Block128 k;
+    memcpy(k.d, &sha256_k[4 * g], sizeof k);
+    Block128 wk = add_dwords(*m, k);
+    sha256_rnds2(&cdgh, &cdgh, &abef, &wk); /* rounds 4g, 4g+1: cdgh holds A,B,E,F */
+    wk.q[0] = wk.q[1];                      /* PSHUFD 0x0e: the next two W+K */
+    sha256_rnds2(&abef, &abef, &cdgh, &wk); /* rounds 4g+2, 4g+3: back in their places */
+  }
+  abef = add_dwords(abef, abef_saved);
+  cdgh = add_dwords(cdgh, cdgh_saved);
+  const uint32_t out[8] = {abef.d[3], abef.d[2], cdgh.d[3], cdgh.d[2],
+                           abef.d[1], abef.d[0], cdgh.d[1], cdgh.d[0]};
+  memcpy(h, out, sizeof out);
+}
+
+/* The digest of msg as hex, the way FIPS 180-4's examples print it. */
+static void sha_digest(const char *msg, bool sha256, char hex[65]) {
+  uint32_t h1[5] = {0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0};
+  uint32_t h256[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                      0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+  uint8_t padded[128];
+  int blocks = pad_message(msg, padded);
+  for (int b = 0; b < blocks; b++)
+    if (sha256)
+      sha256_compress(h256, padded + 64 * b);
+    else
+      sha1_compress(h1, padded + 64 * b);
+  for (int i = 0; i < (sha256 ? 8 : 5); i++)
+    snprintf(hex + 8 * i, 9, "%08x", sha256 ? h256[i] : h1[i]);
+}
+
+/* FIPS 180-4's examples (NIST's "SHA1.pdf" and "SHA256.pdf" of the Cryptographic
+ * Standards and Guidelines examples): one block and two blocks. */
+static void test_fips180_examples(void **state) {
+  static const struct {
+    const char *msg, *sha1, *sha256;
+  } examples[] = {
+      {"abc", "a9993e364706816aba3e25717850c26c9cd0d89d",
+       "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+      {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+       "84983e441c3bd26ebaae4aa1f95129e5e54670f1",
+       "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"},
+  };
+  for (size_t t = 0; t < n_kat_tiers; t++) {
+    use_tier(kat_tiers[t]);
+    for (size_t i = 0; i < sizeof examples / sizeof *examples; i++) {
+      char got[65];
+      sha_digest(examples[i].msg, false, got);
+      if (strcmp(got, examples[i].sha1) != 0)
+        fail_msg("SHA-1(\"%s\"), %s tier: got %s, want %s", examples[i].msg, tier_label, got,
+                 examples[i].sha1);
+      sha_digest(examples[i].msg, true, got);
+      if (strcmp(got, examples[i].sha256) != 0)
+        fail_msg("SHA-256(\"%s\"), %s tier: got %s, want %s", examples[i].msg, tier_label, got,
+                 examples[i].sha256);
+    }
+  }
+}
+
 /* ---- Tier selection ---- */
 
 static void test_selection(void **state) {
@@ -409,19 +582,23 @@ static void test_selection(void **state) {
     assert_int_equal(!!(host_cpu_features & HOST_CPU_AES), !!__builtin_cpu_supports("aes"));
     assert_int_equal(!!(host_cpu_features & HOST_CPU_CLMUL),
                      !!__builtin_cpu_supports("pclmul"));
+    /* Clang 14 knows no "sha" for __builtin_cpu_supports: the test's own cpuid. */
+    assert_int_equal(!!(host_cpu_features & HOST_CPU_SHA), cpu_has_sha_ni());
   }
 #endif
 
-  char text[1024];
+  char text[2048];
   assert_null(host_crypto_select(HOST_CRYPTO_PORTABLE));
   assert_int_equal(host_crypto_mode(), HOST_CRYPTO_PORTABLE);
-  assert_int_equal(host_crypto_tier(HOST_CPU_AES), HOST_CRYPTO_TIER_PORTABLE);
-  assert_int_equal(host_crypto_tier(HOST_CPU_CLMUL), HOST_CRYPTO_TIER_PORTABLE);
+  for (uint32_t f = HOST_CPU_AES; f <= HOST_CPU_SHA; f <<= 1)
+    assert_int_equal(host_crypto_tier(f), HOST_CRYPTO_TIER_PORTABLE);
   int len = host_crypto_describe(text, sizeof text);
   assert_int_equal(len, (int)strlen(text));
   assert_non_null(strstr(text, "(portable)"));
   assert_non_null(strstr(text, "AESENC "));
   assert_non_null(strstr(text, "PCLMULQDQ"));
+  assert_non_null(strstr(text, "SHA1RNDS4 "));
+  assert_non_null(strstr(text, "SHA256MSG2 "));
   assert_null(strstr(text, "detected"));
 
   /* describe() measures like snprintf when the buffer is short. */
@@ -431,7 +608,7 @@ static void test_selection(void **state) {
 
   assert_null(host_crypto_select(HOST_CRYPTO_AUTO));
   host_crypto_describe(text, sizeof text);
-  for (uint32_t f = HOST_CPU_AES; f <= HOST_CPU_CLMUL; f <<= 1)
+  for (uint32_t f = HOST_CPU_AES; f <= HOST_CPU_SHA; f <<= 1)
     assert_int_equal(host_crypto_tier(f) != HOST_CRYPTO_TIER_PORTABLE, !!(host_cpu_features & f));
   if ((host_cpu_features & HOST_CPU_CRYPTO) == HOST_CPU_CRYPTO)
     assert_null(strstr(text, "portable C"));
@@ -444,37 +621,82 @@ static void test_selection(void **state) {
   const char *why = host_crypto_select(HOST_CRYPTO_NATIVE);
   host_cpu_features = saved;
   assert_non_null(why);
-  print_message("native without carry-less multiply: %s\n", why);
+  print_message("native without carry-less multiply and SHA: %s\n", why);
   assert_non_null(strstr(why, "native"));
+  assert_non_null(strstr(why, "no " HOST_CLMUL_NAME " or " HOST_SHA_NAME " on"));
+  host_cpu_features = HOST_CPU_DETECTED | HOST_CPU_AES | HOST_CPU_CLMUL;
+  why = host_crypto_select(HOST_CRYPTO_NATIVE);
+  host_cpu_features = saved;
+  assert_non_null(why);
+  assert_non_null(strstr(why, "no " HOST_SHA_NAME " on"));
   assert_int_equal(host_crypto_mode(), HOST_CRYPTO_AUTO);
   if (saved & HOST_CPU_CRYPTO)
     assert_int_equal(host_crypto_accel, saved & HOST_CPU_CRYPTO);
 }
 
-/* ---- Every tier against every other ---- */
+/* ---- Random operands ---- */
 
-enum { ENC, ENCLAST, DEC, DECLAST, IMC, KEYGEN_ASSIST, CLMUL, N_PRIMITIVES };
-static const char *const primitive_names[N_PRIMITIVES] = {
-    "aes_SB_SR_MC_AK", "aes_SB_SR_AK", "aes_ISB_ISR_IMC_AK", "aes_ISB_ISR_AK",
-    "aes_IMC",         "aes_keygen_assist", "clmul_64x64",
-};
-
-/* Out of place here; the known answers above work in place. */
-static void run_all(Block128 out[N_PRIMITIVES], Block128 st, Block128 rk, uint8_t imm) {
-  aes_SB_SR_MC_AK(&out[ENC], &st, &rk);
-  aes_SB_SR_AK(&out[ENCLAST], &st, &rk);
-  aes_ISB_ISR_IMC_AK(&out[DEC], &st, &rk);
-  aes_ISB_ISR_AK(&out[DECLAST], &st, &rk);
-  aes_IMC(&out[IMC], &st);
-  aes_keygen_assist(&out[KEYGEN_ASSIST], &st, imm);
-  clmul_64x64(&out[CLMUL], st.q[imm & 1], rk.q[imm >> 4 & 1]);
-}
+enum { N_OPERANDS = 3 }; /* destination, source, and XMM0 for SHA256RNDS2 */
 
 static uint64_t splitmix64(uint64_t *s) {
   uint64_t z = (*s += 0x9e3779b97f4a7c15);
   z = (z ^ z >> 30) * 0xbf58476d1ce4e5b9;
   z = (z ^ z >> 27) * 0x94d049bb133111eb;
   return z ^ z >> 31;
+}
+
+/* Input i of a run: every mix of all-zero and all-one operands first, then random. */
+static void random_operands(uint64_t *s, long i, Block128 op[N_OPERANDS], uint8_t *imm) {
+  for (int k = 0; k < N_OPERANDS; k++) {
+    op[k].q[0] = splitmix64(s);
+    op[k].q[1] = splitmix64(s);
+    if (i < 1 << N_OPERANDS)
+      op[k].q[0] = op[k].q[1] = i >> k & 1 ? ~0ULL : 0;
+  }
+  *imm = (uint8_t)splitmix64(s);
+}
+
+static void fail_on_difference(const char *what, const char *reference, const char *other,
+                               long i, uint64_t seed, const Block128 op[N_OPERANDS]) {
+  char text[3][33];
+  for (int k = 0; k < N_OPERANDS; k++)
+    snprintf(text[k], sizeof text[k], "%016llx%016llx", (unsigned long long)op[k].q[1],
+             (unsigned long long)op[k].q[0]);
+  fail_msg("%s: %s and %s differ on input %ld (seed %#llx): operands %s %s %s", what,
+           reference, other, i, (unsigned long long)seed, text[0], text[1], text[2]);
+}
+
+/* ---- Every tier against every other ---- */
+
+enum {
+  ENC, ENCLAST, DEC, DECLAST, IMC, KEYGEN_ASSIST, CLMUL,
+  SHA1_RNDS4, SHA1_NEXTE, SHA1_MSG1, SHA1_MSG2, SHA256_RNDS2, SHA256_MSG1, SHA256_MSG2,
+  N_PRIMITIVES
+};
+static const char *const primitive_names[N_PRIMITIVES] = {
+    "aes_SB_SR_MC_AK", "aes_SB_SR_AK", "aes_ISB_ISR_IMC_AK", "aes_ISB_ISR_AK",
+    "aes_IMC",         "aes_keygen_assist", "clmul_64x64",
+    "sha1_rnds4",      "sha1_nexte", "sha1_msg1", "sha1_msg2",
+    "sha256_rnds2",    "sha256_msg1", "sha256_msg2",
+};
+
+/* Out of place here; the known answers above work in place. */
+static void run_all(Block128 out[N_PRIMITIVES], const Block128 op[N_OPERANDS], uint8_t imm) {
+  const Block128 *a = &op[0], *b = &op[1], *c = &op[2];
+  aes_SB_SR_MC_AK(&out[ENC], a, b);
+  aes_SB_SR_AK(&out[ENCLAST], a, b);
+  aes_ISB_ISR_IMC_AK(&out[DEC], a, b);
+  aes_ISB_ISR_AK(&out[DECLAST], a, b);
+  aes_IMC(&out[IMC], a);
+  aes_keygen_assist(&out[KEYGEN_ASSIST], a, imm);
+  clmul_64x64(&out[CLMUL], a->q[imm & 1], b->q[imm >> 4 & 1]);
+  sha1_rnds4(&out[SHA1_RNDS4], a, b, imm & 3);
+  sha1_nexte(&out[SHA1_NEXTE], a, b);
+  sha1_msg1(&out[SHA1_MSG1], a, b);
+  sha1_msg2(&out[SHA1_MSG2], a, b);
+  sha256_rnds2(&out[SHA256_RNDS2], a, b, c);
+  sha256_msg1(&out[SHA256_MSG1], a, b);
+  sha256_msg2(&out[SHA256_MSG2], a, b);
 }
 
 static void test_tiers_agree_on_random_inputs(void **state) {
@@ -488,32 +710,98 @@ static void test_tiers_agree_on_random_inputs(void **state) {
   const uint64_t seed = 0x786436346875ULL;
   uint64_t s = seed;
   for (long i = 0; i < RANDOM_INPUTS; i++) {
-    Block128 st, rk;
-    st.q[0] = splitmix64(&s);
-    st.q[1] = splitmix64(&s);
-    rk.q[0] = splitmix64(&s);
-    rk.q[1] = splitmix64(&s);
-    if (i < 4) { /* all-zero and all-one operands first */
-      st.q[0] = st.q[1] = i & 1 ? ~0ULL : 0;
-      rk.q[0] = rk.q[1] = i & 2 ? ~0ULL : 0;
-    }
-    uint8_t imm = (uint8_t)splitmix64(&s);
+    Block128 op[N_OPERANDS];
+    uint8_t imm;
+    random_operands(&s, i, op, &imm);
     Block128 out[N_TIERS][N_PRIMITIVES];
     for (int t = 0; t < N_TIERS; t++) {
       use_tier(tiers[t]);
-      run_all(out[t], st, rk, imm);
+      run_all(out[t], op, imm);
     }
     for (int t = 1; t < N_TIERS; t++)
       for (int k = 0; k < N_PRIMITIVES; k++)
-        if (memcmp(&out[0][k], &out[t][k], sizeof(Block128)) != 0)
-          fail_msg("%s: %s and %s tiers differ on input %ld (seed %#llx): state "
-                   "%016llx%016llx key %016llx%016llx imm %#x",
-                   primitive_names[k], mode_name(tiers[0]), mode_name(tiers[t]), i,
-                   (unsigned long long)seed, (unsigned long long)st.q[1],
-                   (unsigned long long)st.q[0], (unsigned long long)rk.q[1],
-                   (unsigned long long)rk.q[0], imm);
+        if (memcmp(&out[0][k], &out[t][k], sizeof(Block128)) != 0) {
+          char what[48];
+          snprintf(what, sizeof what, "%s (imm %#x)", primitive_names[k], imm);
+          fail_on_difference(what, mode_name(tiers[0]), mode_name(tiers[t]), i, seed, op);
+        }
   }
   print_message("%d random inputs per primitive agree across the tiers\n", RANDOM_INPUTS);
+}
+
+/* ---- The portable SHA primitives against the x86 instructions ---- */
+
+/* Whatever tier this build has (generic included): the oracle is the host CPU itself,
+ * every SHA1RNDS4 immediate on every input. */
+#ifdef __x86_64__
+enum {
+  SHA1RNDS4_0, SHA1RNDS4_1, SHA1RNDS4_2, SHA1RNDS4_3, SHA1NEXTE, SHA1MSG1, SHA1MSG2,
+  SHA256RNDS2, SHA256MSG1, SHA256MSG2, N_SHA_CASES
+};
+static const char *const sha_case_names[N_SHA_CASES] = {
+    "SHA1RNDS4 imm 0", "SHA1RNDS4 imm 1", "SHA1RNDS4 imm 2", "SHA1RNDS4 imm 3",
+    "SHA1NEXTE",       "SHA1MSG1",        "SHA1MSG2",        "SHA256RNDS2",
+    "SHA256MSG1",      "SHA256MSG2",
+};
+
+static void sha_portable_cases(Block128 out[N_SHA_CASES], const Block128 op[N_OPERANDS]) {
+  for (unsigned f = 0; f < 4; f++)
+    sha1_rnds4_portable(&out[SHA1RNDS4_0 + f], &op[0], &op[1], f);
+  sha1_nexte_portable(&out[SHA1NEXTE], &op[0], &op[1]);
+  sha1_msg1_portable(&out[SHA1MSG1], &op[0], &op[1]);
+  sha1_msg2_portable(&out[SHA1MSG2], &op[0], &op[1]);
+  sha256_rnds2_portable(&out[SHA256RNDS2], &op[0], &op[1], &op[2]);
+  sha256_msg1_portable(&out[SHA256MSG1], &op[0], &op[1]);
+  sha256_msg2_portable(&out[SHA256MSG2], &op[0], &op[1]);
+}
+
+__attribute__((target("sha"))) static void sha_instruction_cases(Block128 out[N_SHA_CASES],
+                                                                 const Block128 op[N_OPERANDS]) {
+  __m128i d = _mm_load_si128((const __m128i *)&op[0]);
+  __m128i s = _mm_load_si128((const __m128i *)&op[1]);
+  __m128i xmm0 = _mm_load_si128((const __m128i *)&op[2]);
+  __m128i r[N_SHA_CASES] = {
+      [SHA1RNDS4_0] = _mm_sha1rnds4_epu32(d, s, 0),
+      [SHA1RNDS4_1] = _mm_sha1rnds4_epu32(d, s, 1),
+      [SHA1RNDS4_2] = _mm_sha1rnds4_epu32(d, s, 2),
+      [SHA1RNDS4_3] = _mm_sha1rnds4_epu32(d, s, 3),
+      [SHA1NEXTE] = _mm_sha1nexte_epu32(d, s),
+      [SHA1MSG1] = _mm_sha1msg1_epu32(d, s),
+      [SHA1MSG2] = _mm_sha1msg2_epu32(d, s),
+      [SHA256RNDS2] = _mm_sha256rnds2_epu32(d, s, xmm0),
+      [SHA256MSG1] = _mm_sha256msg1_epu32(d, s),
+      [SHA256MSG2] = _mm_sha256msg2_epu32(d, s),
+  };
+  for (int k = 0; k < N_SHA_CASES; k++)
+    _mm_store_si128((__m128i *)&out[k], r[k]);
+}
+#endif
+
+static void test_sha_portable_against_instructions(void **state) {
+#ifdef __x86_64__
+  if (!cpu_has_sha_ni()) {
+    print_message("this CPU has no SHA extensions\n");
+    skip();
+  }
+  const uint64_t seed = 0x5348412d4e49ULL;
+  uint64_t s = seed;
+  for (long i = 0; i < RANDOM_INPUTS; i++) {
+    Block128 op[N_OPERANDS], want[N_SHA_CASES], got[N_SHA_CASES];
+    uint8_t imm;
+    random_operands(&s, i, op, &imm);
+    sha_instruction_cases(want, op);
+    sha_portable_cases(got, op);
+    for (int k = 0; k < N_SHA_CASES; k++)
+      if (memcmp(&want[k], &got[k], sizeof(Block128)) != 0)
+        fail_on_difference(sha_case_names[k], "the instruction", "the portable tier", i, seed,
+                           op);
+  }
+  print_message("%d random inputs per SHA instruction agree with the portable tier\n",
+                RANDOM_INPUTS);
+#else
+  print_message("not an x86-64 host: no SHA instructions to compare with\n");
+  skip();
+#endif
 }
 
 int main(void) {
@@ -524,8 +812,10 @@ int main(void) {
       cmocka_unit_test_teardown(test_intel_aesni_examples, restore_auto),
       cmocka_unit_test_teardown(test_intel_pclmulqdq_examples, restore_auto),
       cmocka_unit_test_teardown(test_gcm_spec_ghash, restore_auto),
+      cmocka_unit_test_teardown(test_fips180_examples, restore_auto),
       cmocka_unit_test_teardown(test_selection, restore_auto),
       cmocka_unit_test_teardown(test_tiers_agree_on_random_inputs, restore_auto),
+      cmocka_unit_test(test_sha_portable_against_instructions),
   };
   return cmocka_run_group_tests_name("host_crypto", tests, choose_tiers, restore_auto);
 }

@@ -6,11 +6,14 @@
 #define HOST_CRYPTO_ARCH "generic build: portable C only"
 #define HOST_AES_NAME "AES instructions"
 #define HOST_CLMUL_NAME "carry-less multiply instructions"
+#define HOST_SHA_NAME "SHA instructions"
 #define HOST_AES_COMPILED false
 #define HOST_CLMUL_COMPILED false
+#define HOST_SHA_COMPILED false
 
 #define HAVE_AES_ACCEL false
 #define HAVE_CLMUL_ACCEL false
+#define HAVE_SHA_ACCEL false
 
 static inline uint32_t host_cpu_probe(void) { return HOST_CPU_DETECTED; }
 
@@ -24,6 +27,14 @@ void aes_ISB_ISR_AK_accel(Block128 *out, const Block128 *st, const Block128 *rk)
 void aes_IMC_accel(Block128 *out, const Block128 *st) NO_ACCEL;
 void aes_keygen_assist_accel(Block128 *out, const Block128 *src, uint8_t rcon) NO_ACCEL;
 void clmul_64x64_accel(Block128 *out, uint64_t a, uint64_t b) NO_ACCEL;
+void sha1_rnds4_accel(Block128 *out, const Block128 *d, const Block128 *s, unsigned f) NO_ACCEL;
+void sha1_nexte_accel(Block128 *out, const Block128 *d, const Block128 *s) NO_ACCEL;
+void sha1_msg1_accel(Block128 *out, const Block128 *d, const Block128 *s) NO_ACCEL;
+void sha1_msg2_accel(Block128 *out, const Block128 *d, const Block128 *s) NO_ACCEL;
+void sha256_rnds2_accel(Block128 *out, const Block128 *d, const Block128 *s,
+                        const Block128 *wk) NO_ACCEL;
+void sha256_msg1_accel(Block128 *out, const Block128 *d, const Block128 *s) NO_ACCEL;
+void sha256_msg2_accel(Block128 *out, const Block128 *d, const Block128 *s) NO_ACCEL;
 #undef NO_ACCEL
 
 #endif

@@ -1,5 +1,6 @@
 /* x86_64/crypto_accel.h: the x86-64 host's tier of host_crypto.h: each primitive is the
- * very instruction (AES-NI, PCLMULQDQ), detected with cpuid. Include host_crypto.h. */
+ * very instruction (AES-NI, PCLMULQDQ, the SHA extensions), detected with cpuid.
+ * Include host_crypto.h. */
 #ifndef X64EMU_HOST_CRYPTO_ACCEL_H
 #define X64EMU_HOST_CRYPTO_ACCEL_H
 
@@ -9,6 +10,7 @@
 #define HOST_CRYPTO_ARCH "x86-64"
 #define HOST_AES_NAME "AES-NI"
 #define HOST_CLMUL_NAME "PCLMULQDQ"
+#define HOST_SHA_NAME "SHA extensions"
 
 /* Compile-time tier: the compiler already targets the instruction, so the code below
  * needs no target attribute and inlines into its caller. The features word still
@@ -27,12 +29,22 @@
 #define HOST_CLMUL_COMPILED false
 #define ATTR_CLMUL_ACCEL __attribute__((target("pclmul")))
 #endif
+#ifdef __SHA__
+#define HOST_SHA_COMPILED true
+#define ATTR_SHA_ACCEL
+#else
+#define HOST_SHA_COMPILED false
+#define ATTR_SHA_ACCEL __attribute__((target("sha")))
+#endif
 
 #define HAVE_AES_ACCEL (host_crypto_accel & HOST_CPU_AES)
 #define HAVE_CLMUL_ACCEL (host_crypto_accel & HOST_CPU_CLMUL)
+#define HAVE_SHA_ACCEL (host_crypto_accel & HOST_CPU_SHA)
 
-/* For host_cpu_detect() only. AES-NI works on XMM registers alone, so it needs no
- * OS support beyond SSE (no XSAVE check). */
+/* For host_cpu_detect() only. These instructions work on XMM registers alone, so they
+ * need no OS support beyond SSE (no XSAVE check). SHA is in leaf 7, which an older CPU
+ * may not have: __get_cpuid_count checks the highest leaf first and fails if it is
+ * lower (a missing leaf reads as some other leaf's values). */
 static inline uint32_t host_cpu_probe(void) {
   uint32_t found = HOST_CPU_DETECTED;
   unsigned a, b, c = 0, d;
@@ -41,6 +53,9 @@ static inline uint32_t host_cpu_probe(void) {
     found |= HOST_CPU_AES;
   if (HOST_CLMUL_COMPILED || (c & bit_PCLMUL))
     found |= HOST_CPU_CLMUL;
+  bool sha = __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_SHA);
+  if (HOST_SHA_COMPILED || sha)
+    found |= HOST_CPU_SHA;
   return found;
 }
 
@@ -85,6 +100,58 @@ static inline ATTR_AES_ACCEL void aes_keygen_assist_accel(Block128 *out, const B
 static inline ATTR_CLMUL_ACCEL void clmul_64x64_accel(Block128 *out, uint64_t a, uint64_t b) {
   __m128i va = _mm_cvtsi64_si128((long long)a), vb = _mm_cvtsi64_si128((long long)b);
   store_block(out, _mm_clmulepi64_si128(va, vb, 0x00));
+}
+
+/* The round function is an immediate of the instruction, hence one call per value. */
+static inline ATTR_SHA_ACCEL void sha1_rnds4_accel(Block128 *out, const Block128 *d,
+                                                    const Block128 *s, unsigned f) {
+  __m128i x = load_block(d), y = load_block(s);
+  switch (f & 3) {
+  case 0:
+    x = _mm_sha1rnds4_epu32(x, y, 0);
+    break;
+  case 1:
+    x = _mm_sha1rnds4_epu32(x, y, 1);
+    break;
+  case 2:
+    x = _mm_sha1rnds4_epu32(x, y, 2);
+    break;
+  default:
+    x = _mm_sha1rnds4_epu32(x, y, 3);
+    break;
+  }
+  store_block(out, x);
+}
+
+static inline ATTR_SHA_ACCEL void sha1_nexte_accel(Block128 *out, const Block128 *d,
+                                                    const Block128 *s) {
+  store_block(out, _mm_sha1nexte_epu32(load_block(d), load_block(s)));
+}
+
+static inline ATTR_SHA_ACCEL void sha1_msg1_accel(Block128 *out, const Block128 *d,
+                                                   const Block128 *s) {
+  store_block(out, _mm_sha1msg1_epu32(load_block(d), load_block(s)));
+}
+
+static inline ATTR_SHA_ACCEL void sha1_msg2_accel(Block128 *out, const Block128 *d,
+                                                   const Block128 *s) {
+  store_block(out, _mm_sha1msg2_epu32(load_block(d), load_block(s)));
+}
+
+/* The intrinsic's operands are the instruction's: destination, source, XMM0. */
+static inline ATTR_SHA_ACCEL void sha256_rnds2_accel(Block128 *out, const Block128 *d,
+                                                      const Block128 *s, const Block128 *wk) {
+  store_block(out, _mm_sha256rnds2_epu32(load_block(d), load_block(s), load_block(wk)));
+}
+
+static inline ATTR_SHA_ACCEL void sha256_msg1_accel(Block128 *out, const Block128 *d,
+                                                     const Block128 *s) {
+  store_block(out, _mm_sha256msg1_epu32(load_block(d), load_block(s)));
+}
+
+static inline ATTR_SHA_ACCEL void sha256_msg2_accel(Block128 *out, const Block128 *d,
+                                                     const Block128 *s) {
+  store_block(out, _mm_sha256msg2_epu32(load_block(d), load_block(s)));
 }
 
 #endif
