@@ -56,7 +56,7 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
   cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi
 say "building x64emu and the speed example in $build"
-cmake --build "$build" -j"$(nproc)" --target x64emu speed >/dev/null
+cmake --build "$build" -j"$(nproc)" --target x64emu speed_program >/dev/null
 x64emu=$build/x64emu speed=$build/examples/speed
 mkdir -p "$build/bench"
 hello=$build/bench/hello startup=$build/bench/startup

@@ -43,7 +43,7 @@ fi
 
 if [ "$purpose" = demo ]; then
   cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF >/dev/null
-  cmake --build build -j"$(nproc)" --target x64emu speed
+  cmake --build build -j"$(nproc)" --target x64emu speed_program
 else
   cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=ON >/dev/null
   cmake --build build -j"$(nproc)"
