@@ -131,6 +131,11 @@ enum {
   FORM(opc, 0xFF, pfx, ALL_RM, S_MODRM, W_X, handlers, 0, 0, 0, feature, 0, 0, NOFAST)
 #define SSE_I(opc, pfx, handlers, feature) \
   FORM(opc, 0xFF, pfx, ALL_RM, S_MODRM_UB, W_X, handlers, 0, 0, 0, feature, 0, 0, NOFAST)
+/* Crypto forms: SSE ones whose handler the host tier picks (ops_crypto.h). */
+#define CRYPTO(opc, pfx, handlers, feature) \
+  FORM(opc, 0xFF, pfx, ALL_RM, S_MODRM, W_X, handlers, 0, 0, 0, feature, 0, 0, FAST(crypto_tier))
+#define CRYPTO_I(opc, pfx, handlers, feature) \
+  FORM(opc, 0xFF, pfx, ALL_RM, S_MODRM_UB, W_X, handlers, 0, 0, 0, feature, 0, 0, FAST(crypto_tier))
 #define SSE_Y(opc, pfx, handlers, feature) \
   FORM(opc, 0xFF, pfx, ALL_RM, S_MODRM, W_Y, handlers, 0, 0, 0, feature, 0, 0, NOFAST)
 #define SSE_YI(opc, pfx, handlers, feature) \

@@ -1,5 +1,5 @@
 /* crypto_forms.h: what the crypto handlers (aes.c, sha.c) share: XMM registers used in
- * place as the host primitives' blocks, and the two forms of a two-operand instruction.
+ * place as the host primitives' blocks, and the four handlers of every instruction.
  *
  * Register forms work in place on the guest's XMM registers: an Xmm has the size and
  * alignment of a Block128, and the primitives accept a result that overlaps an operand.
@@ -17,19 +17,41 @@ _Static_assert(sizeof(Xmm) == sizeof(Block128) && _Alignof(Xmm) == _Alignof(Bloc
 
 static inline Block128 *block(Xmm *x) { return (Block128 *)x; }
 
-/* op_name and op_name_m: xmm[reg] = primitive(xmm[reg], source). */
-#define CRYPTO_TWO_OPERANDS(name, primitive)                              \
-  void op_##name(Cpu *c, const Insn *in) {                                \
-    Block128 *d = block(&c->xmm[in->reg]);                                \
-    primitive(d, d, block(&c->xmm[in->rm]));                              \
-    DISPATCH_NEXT(c, in);                                                 \
-  }                                                                       \
-  void op_##name##_m(Cpu *c, const Insn *in) {                            \
-    Xmm s;                                                                \
-    load_m128a(c, in, &s);                                                \
-    Block128 *d = block(&c->xmm[in->reg]);                                \
-    primitive(d, d, block(&s));                                           \
-    DISPATCH_NEXT(c, in);                                                 \
+/* Primitive p of the tier `accel` says, a constant in each handler: the host's own or
+ * the portable one (ops_crypto.h). */
+#define TIER(accel, p) ((accel) ? HOST_ACCEL(p) : p##_portable)
+
+/* The four handlers of an instruction whose work is name##_run(c, in, source, accel),
+ * a static inline function of the including file. */
+#define CRYPTO_HANDLERS(name)                                              \
+  void op_##name(Cpu *c, const Insn *in) {                                 \
+    name##_run(c, in, block(&c->xmm[in->rm]), true);                       \
+    DISPATCH_NEXT(c, in);                                                  \
+  }                                                                        \
+  void op_##name##_m(Cpu *c, const Insn *in) {                             \
+    Xmm s;                                                                 \
+    load_m128a(c, in, &s);                                                 \
+    name##_run(c, in, block(&s), true);                                    \
+    DISPATCH_NEXT(c, in);                                                  \
+  }                                                                        \
+  void op_##name##_portable(Cpu *c, const Insn *in) {                      \
+    name##_run(c, in, block(&c->xmm[in->rm]), false);                      \
+    DISPATCH_NEXT(c, in);                                                  \
+  }                                                                        \
+  void op_##name##_portable_m(Cpu *c, const Insn *in) {                    \
+    Xmm s;                                                                 \
+    load_m128a(c, in, &s);                                                 \
+    name##_run(c, in, block(&s), false);                                   \
+    DISPATCH_NEXT(c, in);                                                  \
   }
+
+/* An instruction that is primitive p(xmm[reg], xmm[reg], source). */
+#define CRYPTO_TWO_OPERANDS(name, p)                                                     \
+  static inline __attribute__((always_inline)) void name##_run(Cpu *c, const Insn *in, \
+                                                               Block128 *s, bool accel) { \
+    Block128 *d = block(&c->xmm[in->reg]);                                             \
+    TIER(accel, p)(d, d, s);                                                           \
+  }                                                                                    \
+  CRYPTO_HANDLERS(name)
 
 #endif

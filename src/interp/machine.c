@@ -3,9 +3,12 @@
 
 #include <string.h>
 
+#include "../host/host_crypto.h"
+
 bool machine_init(Machine *m) {
   memset(m, 0, sizeof *m);
   m->fp_tier = fp_tier_best();
+  m->code_crypto = host_crypto_accel;
   if (!decoder_open(&m->dec, &m->model)) return false;
   if (!block_cache_init(&m->code, &m->dec)) {
     decoder_close(&m->dec);

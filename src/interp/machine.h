@@ -36,6 +36,7 @@ typedef struct Machine {
   BlockCache code;
   RangeSet mem;        /* the guest's memory: what it may map over, unmap and protect */
   MachineHooks hooks;
+  uint32_t code_crypto; /* host_crypto_accel when `code` was decoded: its crypto handlers' tier */
   void *embedder;      /* the public API's handle of this machine, for its hooks */
 } Machine;
 

@@ -1,29 +1,42 @@
 /* ops_crypto.h: handlers of the AES-NI and PCLMULQDQ instructions (aes.c) and of the SHA
- * extensions (sha.c). Each has a register form op_<name> and a memory form op_<name>_m. */
+ * extensions (sha.c).
+ *
+ * Each has a register form op_<name> and a memory form op_<name>_m, which run the host's
+ * own instruction (where it has one), and op_<name>_portable and op_<name>_portable_m,
+ * which run the portable C of host_crypto.h. The table names the first two; its picker
+ * fast_crypto_tier swaps in the portable ones when the host tier (host_crypto_accel)
+ * lacks the feature, so no handler tests the tier as it runs. */
 #ifndef X64EMU_OPS_CRYPTO_H
 #define X64EMU_OPS_CRYPTO_H
 
 #include "insn.h"
 
-#define CRYPTO_FORMS(name)                 \
-  void op_##name(Cpu *c, const Insn *in); \
-  void op_##name##_m(Cpu *c, const Insn *in);
+/* X(name, host feature: AES, CLMUL or SHA, as HOST_CPU_*) */
+#define CRYPTO_INSNS(X)                                                        \
+  X(aesenc, AES)          /* 66 0F 38 DC */                                    \
+  X(aesenclast, AES)      /* 66 0F 38 DD */                                    \
+  X(aesdec, AES)          /* 66 0F 38 DE */                                    \
+  X(aesdeclast, AES)      /* 66 0F 38 DF */                                    \
+  X(aesimc, AES)          /* 66 0F 38 DB */                                    \
+  X(aeskeygenassist, AES) /* 66 0F 3A DF ib: in->imm is RCON */                \
+  X(pclmulqdq, CLMUL)     /* 66 0F 3A 44 ib: imm8 bits 0 and 4 pick quadwords */ \
+  X(sha1_nexte, SHA)      /* NP 0F 38 C8 */                                    \
+  X(sha1_msg1, SHA)       /* NP 0F 38 C9 */                                    \
+  X(sha1_msg2, SHA)       /* NP 0F 38 CA */                                    \
+  X(sha256_rnds2, SHA)    /* NP 0F 38 CB: XMM0 implied */                      \
+  X(sha256_msg1, SHA)     /* NP 0F 38 CC */                                    \
+  X(sha256_msg2, SHA)     /* NP 0F 38 CD */                                    \
+  X(sha1_rnds4, SHA)      /* NP 0F 3A CC ib */
 
-CRYPTO_FORMS(aesenc)          /* 66 0F 38 DC */
-CRYPTO_FORMS(aesenclast)      /* 66 0F 38 DD */
-CRYPTO_FORMS(aesdec)          /* 66 0F 38 DE */
-CRYPTO_FORMS(aesdeclast)      /* 66 0F 38 DF */
-CRYPTO_FORMS(aesimc)          /* 66 0F 38 DB */
-CRYPTO_FORMS(aeskeygenassist) /* 66 0F 3A DF ib: in->imm is RCON */
-CRYPTO_FORMS(pclmulqdq)       /* 66 0F 3A 44 ib: in->op, in->aux pick the quadwords */
-CRYPTO_FORMS(sha1_nexte)      /* NP 0F 38 C8 */
-CRYPTO_FORMS(sha1_msg1)       /* NP 0F 38 C9 */
-CRYPTO_FORMS(sha1_msg2)       /* NP 0F 38 CA */
-CRYPTO_FORMS(sha256_rnds2)    /* NP 0F 38 CB: XMM0 implied */
-CRYPTO_FORMS(sha256_msg1)     /* NP 0F 38 CC */
-CRYPTO_FORMS(sha256_msg2)     /* NP 0F 38 CD */
-CRYPTO_FORMS(sha1_rnds4)      /* NP 0F 3A CC ib */
+#define CRYPTO_DECLARE(name, feature)                  \
+  void op_##name(Cpu *c, const Insn *in);              \
+  void op_##name##_m(Cpu *c, const Insn *in);          \
+  void op_##name##_portable(Cpu *c, const Insn *in);   \
+  void op_##name##_portable_m(Cpu *c, const Insn *in);
+CRYPTO_INSNS(CRYPTO_DECLARE)
+#undef CRYPTO_DECLARE
 
-#undef CRYPTO_FORMS
+/* The table's picker for every crypto row (crypto_tier.c). */
+Handler fast_crypto_tier(Insn *in);
 
 #endif

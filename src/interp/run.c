@@ -10,6 +10,7 @@
 
 #include "../decoder/block.h"
 #include "../decoder/decode.h"
+#include "../host/host_crypto.h"
 #include "access.h"
 #include "cpuid.h"
 #include "fault.h"
@@ -253,6 +254,11 @@ void cpu_describe_insn(Cpu *c, uint64_t rip, char *buf, size_t size) {
 }
 
 StopReason cpu_run(Cpu *c, uint64_t until) {
+  /* The crypto handlers were picked for the host tier in force (crypto_tier.c). */
+  if (c->m->code_crypto != host_crypto_accel) {
+    block_flush_all(&c->m->code);
+    c->m->code_crypto = host_crypto_accel;
+  }
   sigjmp_buf *saved = fault_landing;
   int sig = sigsetjmp(c->fault_jmp, 0);
   if (sig == JUMP_MOVED) sig = 0; /* runs on from the new rip, landing here again */

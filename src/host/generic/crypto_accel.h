@@ -13,6 +13,8 @@
 
 #define HAVE_AES_ACCEL false
 #define HAVE_CLMUL_ACCEL false
+/* No host version of any primitive: the portable one stands in. */
+#define HOST_ACCEL(p) p##_portable
 #define HAVE_SHA_ACCEL false
 
 static inline uint32_t host_cpu_probe(void) { return HOST_CPU_DETECTED; }

@@ -39,6 +39,9 @@
 
 #define HAVE_AES_ACCEL (host_crypto_accel & HOST_CPU_AES)
 #define HAVE_CLMUL_ACCEL (host_crypto_accel & HOST_CPU_CLMUL)
+/* The host's own version of primitive p, for callers that choose the tier themselves
+ * (the guest's crypto handlers, chosen at decode time). */
+#define HOST_ACCEL(p) p##_accel
 #define HAVE_SHA_ACCEL (host_crypto_accel & HOST_CPU_SHA)
 
 /* For host_cpu_detect() only. These instructions work on XMM registers alone, so they
