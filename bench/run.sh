@@ -2,9 +2,11 @@
 # run.sh: the benchmark. Runs the static speed example (examples/speed.c, OpenSSL's
 # libcrypto.a) natively, under x64emu with each host crypto tier and under the two QEMU
 # user-mode peers, for AES-128-GCM, AES-128-CTR, AES-128-CBC (encrypt) and SHA-256 at 16,
-# 1420 and 16384 bytes, and times the start-up of a static hello world with each. Prints
+# 1420 and 16384 bytes, times the start-up of a static hello world with each, and the CPU
+# time of whole programs: busybox gzip -c, bzip2 -c and sha256sum of a 10 MB file. Prints
 # one Markdown table: MB/s per runner and x64emu's speed relative to QEMU 10, QEMU 7.2 and
-# native, all from the same run. It is a benchmark, not a test: ctest never runs it.
+# native, all from the same run, with the host's CPU model. It is a benchmark, not a
+# test: ctest never runs it.
 #
 # usage: bench/run.sh [--build DIR] [--seconds S] [--runs N] [--csv FILE] [--png FILE]
 #   --build DIR   the x64emu build folder (default: build); x64emu and the speed example
@@ -131,6 +133,37 @@ for r in "${runners[@]}"; do
   fi
 done
 
+# ---- whole programs: CPU seconds (user + system) of busybox on a 10 MB file ----
+# The input is the project's own C sources over and over: text that compresses, the
+# same bytes for every runner of a run.
+cpu_seconds() { # the command's CPU time in seconds; false if it failed
+  local TIMEFORMAT='%3U %3S' t
+  t=$( { time "$@" >/dev/null 2>&1; } 2>&1 ) || return 1
+  awk '{ printf "%.3f", $1 + $2 }' <<<"$t"
+}
+busybox=$(command -v busybox || true)
+tools=(gzip bzip2 sha256sum)
+declare -A tool_args=([gzip]="gzip -c" [bzip2]="bzip2 -c" [sha256sum]="sha256sum")
+declare -A cpu_s # [runner/tool] = seconds
+if [ -n "$busybox" ]; then
+  input=$build/bench/input-10MB
+  : >"$input"
+  while [ "$(stat -c %s "$input")" -lt 10485760 ]; do cat "$repo"/src/*/*.c >>"$input"; done
+  truncate -s 10485760 "$input"
+  for t in "${tools[@]}"; do
+    line=""
+    for r in "${runners[@]}"; do
+      runner_prefix "$r" || continue
+      # shellcheck disable=SC2086 # tool_args holds the applet and its options
+      if s=$(cpu_seconds "${prefix[@]}" "$busybox" ${tool_args[$t]} "$input"); then cpu_s[$r/$t]=$s; fi
+      line+=" ${title[$r]} ${cpu_s[$r/$t]:-failed},"
+    done
+    say "busybox ${tool_args[$t]}, CPU s:${line%,}"
+  done
+else
+  say "no busybox on PATH: no whole-program rows"
+fi
+
 # ---- the table ----
 # Rows as "label|bytes|unit|native|x64emu|x64emu-portable|qemu10|qemu72" for awk.
 rows=()
@@ -144,6 +177,13 @@ done
 row="start-up (static hello world)||ms"
 for r in "${runners[@]}"; do row+="|${start_ms[$r]:-}"; done
 rows+=("$row")
+if [ -n "$busybox" ]; then
+  for t in "${tools[@]}"; do
+    row="busybox ${tool_args[$t]}|10485760|CPU s"
+    for r in "${runners[@]}"; do row+="|${cpu_s[$r/$t]:-}"; done
+    rows+=("$row")
+  done
+fi
 
 tabulate() { # $1: md or csv
   printf '%s\n' "${rows[@]}" | awk -F'|' -v form="$1" '
@@ -155,10 +195,11 @@ tabulate() { # $1: md or csv
       if (x >= 1) return sprintf("%.2f", x)
       return sprintf("%#.3g", x)
     }
-    # x64emu over another runner, as a speed: >1 means x64emu is faster.
+    # x64emu over another runner, as a speed: >1 means x64emu is faster (for times, the
+    # time of the other runner over that of x64emu).
     function ratio(ours, theirs, unit) {
       if (!num(ours) || !num(theirs)) return ""
-      return unit == "ms" ? theirs / ours : ours / theirs
+      return unit == "MB/s" ? ours / theirs : theirs / ours
     }
     BEGIN {
       if (form == "csv")
@@ -202,8 +243,9 @@ echo
 echo "MB/s is 10^6 bytes per second of the process's CPU time (as openssl speed counts); GCM"
 echo "is a whole message (key, IV, data, tag) per block, as openssl speed 3.0 does. x64emu"
 echo "runs with --host-crypto=native, x64emu portable with --host-crypto=portable. Ratios"
-echo "compare x64emu's speed: MB/s over MB/s, and for start-up the other's time over x64emu's"
-echo "(the median of $runs runs): above 1, x64emu is faster."
+echo "compare x64emu's speed: MB/s over MB/s, and for start-up (the median of $runs runs)"
+echo "and the busybox rows (CPU seconds, user + system) the other's time over x64emu's:"
+echo "above 1, x64emu is faster."
 
 if [ -n "$png" ] && [ -z "$csv" ]; then csv=$(mktemp --suffix=.csv); trap 'rm -f "$csv"' EXIT; fi
 if [ -n "$csv" ]; then
@@ -220,6 +262,6 @@ if [ -n "$png" ]; then
       say "gnuplot is missing (Debian: gnuplot-nox); run as root to install it"; exit 1
     fi
   fi
-  gnuplot -e "csv='$csv'; png='$png'; seconds='$seconds'" "$repo/bench/plot.gp"
+  gnuplot -e "csv='$csv'; png='$png'; seconds='$seconds'; host='${about[native]//\'/}'" "$repo/bench/plot.gp"
   say "chart written to $png"
 fi
