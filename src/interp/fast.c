@@ -116,6 +116,46 @@ static void lea64_base_disp(Cpu *c, const Insn *in) {
   c->r[in->reg] = c->r[in->base] + (uint64_t)in->disp;
   DISPATCH_NEXT(c, in);
 }
+/* An absent base or index is REG_NONE, which reads 0: one form for every address. */
+static void lea64(Cpu *c, const Insn *in) {
+  c->r[in->reg] = (uint64_t)in->disp + c->r[in->base] + (c->r[in->index] << in->scale);
+  DISPATCH_NEXT(c, in);
+}
+static void lea32(Cpu *c, const Insn *in) {
+  c->r[in->reg] = (uint32_t)((uint64_t)in->disp + c->r[in->base] + (c->r[in->index] << in->scale));
+  DISPATCH_NEXT(c, in);
+}
+
+/* MOVZX and MOVSX from memory into a 32- or 64-bit register (32-bit results are
+ * zero-extended, as every 32-bit write is). */
+static void movzx_load8(Cpu *c, const Insn *in) {
+  c->r[in->reg] = ld8(ea(c, in));
+  DISPATCH_NEXT(c, in);
+}
+static void movzx_load16(Cpu *c, const Insn *in) {
+  c->r[in->reg] = ld16(ea(c, in));
+  DISPATCH_NEXT(c, in);
+}
+static void movsx32_load8(Cpu *c, const Insn *in) {
+  c->r[in->reg] = (uint32_t)(int32_t)(int8_t)ld8(ea(c, in));
+  DISPATCH_NEXT(c, in);
+}
+static void movsx64_load8(Cpu *c, const Insn *in) {
+  c->r[in->reg] = (uint64_t)(int64_t)(int8_t)ld8(ea(c, in));
+  DISPATCH_NEXT(c, in);
+}
+static void movsx32_load16(Cpu *c, const Insn *in) {
+  c->r[in->reg] = (uint32_t)(int32_t)(int16_t)ld16(ea(c, in));
+  DISPATCH_NEXT(c, in);
+}
+static void movsx64_load16(Cpu *c, const Insn *in) {
+  c->r[in->reg] = (uint64_t)(int64_t)(int16_t)ld16(ea(c, in));
+  DISPATCH_NEXT(c, in);
+}
+static void movsx64_load32(Cpu *c, const Insn *in) {
+  c->r[in->reg] = (uint64_t)(int64_t)(int32_t)ld32(ea(c, in));
+  DISPATCH_NEXT(c, in);
+}
 
 /* ---- shifts and rotates of a register by a non-zero immediate ---- */
 
@@ -239,6 +279,20 @@ Handler fast_mov_r_imm(Insn *in) {
   return in->osz == 8 ? mov_r_imm64 : mov_r_imm32;
 }
 Handler fast_lea(Insn *in) {
-  bool base_disp = in->base != REG_NONE && in->index == REG_NONE && !in->addr32;
-  return in->osz == 8 && base_disp ? lea64_base_disp : NULL;
+  if (in->addr32 || (in->osz != 8 && in->osz != 4)) return NULL;
+  if (in->osz == 4) return lea32;
+  return in->base != REG_NONE && in->index == REG_NONE ? lea64_base_disp : lea64;
+}
+Handler fast_movzx(Insn *in) {
+  if (!plain(in) || !in->mem) return NULL;
+  return in->aux == 1 ? movzx_load8 : movzx_load16;
+}
+Handler fast_movsx(Insn *in) {
+  if (!plain(in) || !in->mem) return NULL;
+  bool wide = in->osz == 8;
+  switch (in->aux) {
+  case 1: return wide ? movsx64_load8 : movsx32_load8;
+  case 2: return wide ? movsx64_load16 : movsx32_load16;
+  default: return wide ? movsx64_load32 : NULL; /* MOVSXD into 32 bits is a plain move */
+  }
 }

@@ -16,7 +16,9 @@ Handler fast_test_rm_r(Insn *in);  /* 85 */
 Handler fast_mov_rm_r(Insn *in);   /* 89 A3 */
 Handler fast_mov_r_rm(Insn *in);   /* 8B A1 63: loads */
 Handler fast_mov_r_imm(Insn *in);  /* B8+r */
-Handler fast_lea(Insn *in);        /* 8D: base + displacement */
+Handler fast_lea(Insn *in);        /* 8D: 32- and 64-bit addresses and results */
+Handler fast_movzx(Insn *in);      /* 0F B6 0F B7: memory sources */
+Handler fast_movsx(Insn *in);      /* 0F BE 0F BF 63: memory sources */
 Handler fast_shift_imm(Insn *in);  /* C1 D1: a register by a non-zero count */
 Handler fast_jcc(Insn *in);        /* 7x, 0F 8x on ZF or CF */
 
