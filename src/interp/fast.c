@@ -88,6 +88,24 @@ static void mov32_rr(Cpu *c, const Insn *in) {
   c->r[in->rm] = (uint32_t)c->r[in->reg];
   DISPATCH_NEXT(c, in);
 }
+/* 8B's register form: the copy goes the other way. */
+static void mov64_rr_to_reg(Cpu *c, const Insn *in) {
+  c->r[in->reg] = c->r[in->rm];
+  DISPATCH_NEXT(c, in);
+}
+static void mov32_rr_to_reg(Cpu *c, const Insn *in) {
+  c->r[in->reg] = (uint32_t)c->r[in->rm];
+  DISPATCH_NEXT(c, in);
+}
+/* 8A, 88 with memory and a low byte register (AL..R15B, not AH..BH): byte loads merge. */
+static void mov8_load(Cpu *c, const Insn *in) {
+  c->r[in->reg] = (c->r[in->reg] & ~0xffull) | ld8(ea(c, in));
+  DISPATCH_NEXT(c, in);
+}
+static void mov8_store(Cpu *c, const Insn *in) {
+  st8(ea(c, in), (uint8_t)c->r[in->reg]);
+  DISPATCH_NEXT(c, in);
+}
 static void mov64_store(Cpu *c, const Insn *in) {
   st64(ea(c, in), c->r[in->reg]);
   DISPATCH_NEXT(c, in);
@@ -271,9 +289,16 @@ Handler fast_mov_rm_r(Insn *in) {
 }
 /* Only the load: MOV G, E with a register is rare, the 89 form is the common one. */
 Handler fast_mov_r_rm(Insn *in) {
-  if (!plain(in) || !in->mem) return NULL;
-  return in->osz == 8 ? mov64_load : mov32_load;
+  if (!plain(in)) return NULL;
+  bool wide = in->osz == 8;
+  return in->mem ? (wide ? mov64_load : mov32_load) : (wide ? mov64_rr_to_reg : mov32_rr_to_reg);
 }
+/* A byte move between memory at a plain address and a low byte register. */
+static bool byte_memory_move(const Insn *in) {
+  return in->osz == 1 && in->mem && in->seg == SEG_NONE && !in->addr32 && in->reg < REG_AH;
+}
+Handler fast_mov8_r_rm(Insn *in) { return byte_memory_move(in) ? mov8_load : NULL; }
+Handler fast_mov8_rm_r(Insn *in) { return byte_memory_move(in) ? mov8_store : NULL; }
 Handler fast_mov_r_imm(Insn *in) {
   if (!plain(in)) return NULL;
   return in->osz == 8 ? mov_r_imm64 : mov_r_imm32;

@@ -14,7 +14,9 @@ Handler fast_alu_r_rm(Insn *in);   /* 03: register or memory source */
 Handler fast_alu_rm_imm(Insn *in); /* 05 81 83: register forms */
 Handler fast_test_rm_r(Insn *in);  /* 85 */
 Handler fast_mov_rm_r(Insn *in);   /* 89 A3 */
-Handler fast_mov_r_rm(Insn *in);   /* 8B A1 63: loads */
+Handler fast_mov_r_rm(Insn *in);   /* 8B A1 63: loads and register copies */
+Handler fast_mov8_r_rm(Insn *in);  /* 8A: byte loads */
+Handler fast_mov8_rm_r(Insn *in);  /* 88: byte stores */
 Handler fast_mov_r_imm(Insn *in);  /* B8+r */
 Handler fast_lea(Insn *in);        /* 8D: 32- and 64-bit addresses and results */
 Handler fast_movzx(Insn *in);      /* 0F B6 0F B7: memory sources */
