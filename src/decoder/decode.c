@@ -207,6 +207,7 @@ static void apply_form(DecodeCtx *d, Insn *in, const Form *f) {
   decode_operands(d, in, f);
   in->fn = in->mem ? f->mem : f->reg;
   in->ends = (attrs & A_END) != 0;
+  in->lock = d->lock;
   if (attrs & A_ADDR) {
     in->seg = d->seg;
     in->addr32 = d->p67;

@@ -7,7 +7,8 @@
 #include "flags.h"
 #include "ops_int.h"
 
-/* ---- ALU: E op= G, G op= E, E op= imm, with register operands ---- */
+/* ---- ALU: E op= G, G op= E, E op= imm, with register operands; E op= G and G op= E
+ * with memory ---- */
 
 #define ALU_FORMS(NAME, EXPR, LF, WRITES)                                                 \
   static void NAME##64_rr(Cpu *c, const Insn *in) { /* E op= G */                       \
@@ -57,6 +58,20 @@
     if (WRITES) c->r[in->reg] = r;                                                      \
     lazy_set(c, LF, 4, r, a, b);                                                        \
     DISPATCH_NEXT(c, in);                                                               \
+  }                                                                                     \
+  /* E op= G, E in memory: the flags change only once the store has not faulted. */     \
+  static void NAME##64_mr(Cpu *c, const Insn *in) {                                     \
+    uint64_t m = ea(c, in), a = ld64(m), b = c->r[in->reg], r = EXPR;                   \
+    if (WRITES) st64(m, r);                                                             \
+    lazy_set(c, LF, 8, r, a, b);                                                        \
+    DISPATCH_NEXT(c, in);                                                               \
+  }                                                                                     \
+  static void NAME##32_mr(Cpu *c, const Insn *in) {                                     \
+    uint64_t m = ea(c, in);                                                             \
+    uint32_t a = ld32(m), b = (uint32_t)c->r[in->reg], r = EXPR;                        \
+    if (WRITES) st32(m, r);                                                             \
+    lazy_set(c, LF, 4, r, a, b);                                                        \
+    DISPATCH_NEXT(c, in);                                                               \
   }
 
 ALU_FORMS(add, a + b, LF_ADD, 1)
@@ -69,9 +84,11 @@ ALU_FORMS(test, a & b, LF_LOGIC, 0)
 
 /* Indexed by the ALU number (ADC and SBB stay generic: they read CF). */
 typedef struct AluSet {
-  Handler rr64, rr32, ri64, ri32, rm64, rm32, rml64, rml32;
+  Handler rr64, rr32, ri64, ri32, rm64, rm32, rml64, rml32, mr64, mr32;
 } AluSet;
-#define SET(n) {n##64_rr, n##32_rr, n##64_ri, n##32_ri, n##64_rm, n##32_rm, n##64_rml, n##32_rml}
+#define SET(n)                                                                           \
+  {n##64_rr, n##32_rr, n##64_ri, n##32_ri, n##64_rm, n##32_rm, n##64_rml, n##32_rml,      \
+   n##64_mr, n##32_mr}
 static const AluSet alu_sets[8] = {
     [ALU_ADD] = SET(add), [ALU_OR] = SET(or),   [ALU_AND] = SET(and),
     [ALU_SUB] = SET(sub), [ALU_XOR] = SET(xor), [ALU_CMP] = SET(cmp),
@@ -263,8 +280,9 @@ Handler fast_shift_imm(Insn *in) {
  * no specialised forms (they read CF). */
 Handler fast_alu_rm_r(Insn *in) {
   const AluSet *s = &alu_sets[in->op & 7];
-  if (!plain(in) || in->mem || !s->rr64) return NULL;
-  return in->osz == 8 ? s->rr64 : s->rr32;
+  bool wide = in->osz == 8;
+  if (!plain(in) || !s->rr64 || in->lock) return NULL; /* LOCK keeps the generic handler */
+  return in->mem ? (wide ? s->mr64 : s->mr32) : (wide ? s->rr64 : s->rr32);
 }
 Handler fast_alu_rm_imm(Insn *in) {
   const AluSet *s = &alu_sets[in->op & 7];
@@ -278,8 +296,9 @@ Handler fast_alu_r_rm(Insn *in) {
   return in->mem ? (wide ? s->rml64 : s->rml32) : (wide ? s->rm64 : s->rm32);
 }
 Handler fast_test_rm_r(Insn *in) {
-  if (!plain(in) || in->mem) return NULL;
-  return in->osz == 8 ? test_set.rr64 : test_set.rr32;
+  bool wide = in->osz == 8;
+  if (!plain(in)) return NULL;
+  return in->mem ? (wide ? test_set.mr64 : test_set.mr32) : (wide ? test_set.rr64 : test_set.rr32);
 }
 
 Handler fast_mov_rm_r(Insn *in) {
