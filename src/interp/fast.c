@@ -72,6 +72,20 @@
     if (WRITES) st32(m, r);                                                             \
     lazy_set(c, LF, 4, r, a, b);                                                        \
     DISPATCH_NEXT(c, in);                                                               \
+  }                                                                                     \
+  static void NAME##16_mr(Cpu *c, const Insn *in) {                                     \
+    uint64_t m = ea(c, in);                                                             \
+    uint16_t a = ld16(m), b = (uint16_t)c->r[in->reg], r = (uint16_t)(EXPR);            \
+    if (WRITES) st16(m, r);                                                             \
+    lazy_set(c, LF, 2, r, a, b);                                                        \
+    DISPATCH_NEXT(c, in);                                                               \
+  }                                                                                     \
+  static void NAME##8_mr(Cpu *c, const Insn *in) { /* G a low byte register */          \
+    uint64_t m = ea(c, in);                                                             \
+    uint8_t a = ld8(m), b = (uint8_t)c->r[in->reg], r = (uint8_t)(EXPR);                \
+    if (WRITES) st8(m, r);                                                              \
+    lazy_set(c, LF, 1, r, a, b);                                                        \
+    DISPATCH_NEXT(c, in);                                                               \
   }
 
 ALU_FORMS(add, a + b, LF_ADD, 1)
@@ -84,11 +98,11 @@ ALU_FORMS(test, a & b, LF_LOGIC, 0)
 
 /* Indexed by the ALU number (ADC and SBB stay generic: they read CF). */
 typedef struct AluSet {
-  Handler rr64, rr32, ri64, ri32, rm64, rm32, rml64, rml32, mr64, mr32;
+  Handler rr64, rr32, ri64, ri32, rm64, rm32, rml64, rml32, mr64, mr32, mr16, mr8;
 } AluSet;
 #define SET(n)                                                                           \
   {n##64_rr, n##32_rr, n##64_ri, n##32_ri, n##64_rm, n##32_rm, n##64_rml, n##32_rml,      \
-   n##64_mr, n##32_mr}
+   n##64_mr, n##32_mr, n##16_mr, n##8_mr}
 static const AluSet alu_sets[8] = {
     [ALU_ADD] = SET(add), [ALU_OR] = SET(or),   [ALU_AND] = SET(and),
     [ALU_SUB] = SET(sub), [ALU_XOR] = SET(xor), [ALU_CMP] = SET(cmp),
@@ -256,6 +270,11 @@ enum { ROL, ROR, RCL, RCR, SHL, SHR, SAL, SAR };
 
 /* The specialised forms are for 32- and 64-bit operands, and memory operands without a
  * segment base or 32-bit address arithmetic. */
+/* A memory operand at a plain address: no segment base, no 32-bit wrap. */
+static bool plain_memory(const Insn *in) {
+  return in->mem && in->seg == SEG_NONE && !in->addr32;
+}
+
 static bool plain(const Insn *in) {
   return (in->osz == 8 || in->osz == 4) && !(in->mem && (in->seg != SEG_NONE || in->addr32));
 }
@@ -281,7 +300,10 @@ Handler fast_shift_imm(Insn *in) {
 Handler fast_alu_rm_r(Insn *in) {
   const AluSet *s = &alu_sets[in->op & 7];
   bool wide = in->osz == 8;
-  if (!plain(in) || !s->rr64 || in->lock) return NULL; /* LOCK keeps the generic handler */
+  if (!s->rr64 || in->lock) return NULL; /* LOCK keeps the generic handler */
+  if (in->osz == 2 && plain_memory(in)) return s->mr16;
+  if (in->osz == 1 && plain_memory(in) && in->reg < REG_AH) return s->mr8;
+  if (!plain(in)) return NULL;
   return in->mem ? (wide ? s->mr64 : s->mr32) : (wide ? s->rr64 : s->rr32);
 }
 Handler fast_alu_rm_imm(Insn *in) {
@@ -314,7 +336,7 @@ Handler fast_mov_r_rm(Insn *in) {
 }
 /* A byte move between memory at a plain address and a low byte register. */
 static bool byte_memory_move(const Insn *in) {
-  return in->osz == 1 && in->mem && in->seg == SEG_NONE && !in->addr32 && in->reg < REG_AH;
+  return in->osz == 1 && plain_memory(in) && in->reg < REG_AH;
 }
 Handler fast_mov8_r_rm(Insn *in) { return byte_memory_move(in) ? mov8_load : NULL; }
 Handler fast_mov8_rm_r(Insn *in) { return byte_memory_move(in) ? mov8_store : NULL; }

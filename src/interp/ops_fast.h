@@ -9,7 +9,7 @@
  * copy behaves exactly like the generic handler on this Insn; the differential tests
  * reach the copies through the decoder, which always installs them. A picker may set
  * in->aux for its copy (fast_shift_imm: the count modulo the width). */
-Handler fast_alu_rm_r(Insn *in);   /* 01 39: register or memory destination */
+Handler fast_alu_rm_r(Insn *in);   /* 00 01 38 39: register or memory destination */
 Handler fast_alu_r_rm(Insn *in);   /* 03: register or memory source */
 Handler fast_alu_rm_imm(Insn *in); /* 05 81 83: register forms */
 Handler fast_test_rm_r(Insn *in);  /* 85: register or memory */
