@@ -19,8 +19,9 @@
 
 /* Compile-time tier: the compiler already targets the crypto extension, so the code
  * below needs no target attribute and inlines into its caller. The features word still
- * decides, so that the portable tier can be forced at run time. */
-#if defined(__ARM_FEATURE_AES) || defined(__ARM_FEATURE_CRYPTO)
+ * decides, so that the portable tier can be forced at run time. (GCC 12 defines
+ * __ARM_FEATURE_AES for +aes but declares the AES intrinsics for +crypto only.) */
+#if defined(__ARM_FEATURE_CRYPTO) || (defined(__clang__) && defined(__ARM_FEATURE_AES))
 #define HOST_AES_COMPILED true
 #define HOST_CLMUL_COMPILED true
 #define ATTR_CRYPTO_ACCEL
