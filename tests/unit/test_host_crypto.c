@@ -18,20 +18,13 @@
 
 #include <cmocka.h>
 
+#include "fips180.h"
 #include "hex_block.h"
 
 #include "host/host_crypto.h"
 
 #ifdef __x86_64__
-#include <cpuid.h>
 #include <immintrin.h>
-
-/* CPUID.(EAX=7,ECX=0):EBX[29], read here rather than taken from host_cpu_features: the
- * generic build, which never sets the bit, runs the instructions too. */
-static bool cpu_has_sha_ni(void) {
-  unsigned a, b, c, d;
-  return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_SHA);
-}
 #endif
 
 enum { RANDOM_INPUTS = 100000 };
@@ -422,20 +415,6 @@ static uint32_t load_be32(const uint8_t *p) {
   return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-/* FIPS 180-4 5.1.1: a 1 bit, zeros, the length in bits as 64 bits big-endian, up to a
- * multiple of 64 bytes. Returns the number of blocks (at most 2 here). */
-static int pad_message(const char *msg, uint8_t out[128]) {
-  size_t len = strlen(msg);
-  int blocks = (int)(len + 8) / 64 + 1;
-  assert_true(blocks <= 2);
-  memset(out, 0, 128);
-  memcpy(out, msg, len);
-  out[len] = 0x80;
-  for (int i = 0; i < 8; i++)
-    out[64 * blocks - 1 - i] = (uint8_t)((uint64_t)len * 8 >> 8 * i);
-  return blocks;
-}
-
 /* One block. The state is A..D in one register (A in the top dword), E in the top dword
  * of another; each 16 bytes of the block are one register with its first word on top.
  * SHA1RNDS4 runs rounds 4g..4g+3 with W+E in its source: the E of the first four
@@ -521,44 +500,34 @@ static void sha256_compress(uint32_t h[8], const uint8_t block[64]) {
 
 /* The digest of msg as hex, the way FIPS 180-4's examples print it. */
 static void sha_digest(const char *msg, bool sha256, char hex[65]) {
-  uint32_t h1[5] = {0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0};
-  uint32_t h256[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                      0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+  uint32_t h1[5], h256[8];
+  memcpy(h1, FIPS180_SHA1_H0, sizeof h1);
+  memcpy(h256, FIPS180_SHA256_H0, sizeof h256);
   uint8_t padded[128];
-  int blocks = pad_message(msg, padded);
+  int blocks = fips180_pad(msg, padded);
   for (int b = 0; b < blocks; b++)
     if (sha256)
       sha256_compress(h256, padded + 64 * b);
     else
       sha1_compress(h1, padded + 64 * b);
-  for (int i = 0; i < (sha256 ? 8 : 5); i++)
-    snprintf(hex + 8 * i, 9, "%08x", sha256 ? h256[i] : h1[i]);
+  if (sha256) fips180_hex(h256, 8, hex);
+  else fips180_hex(h1, 5, hex);
 }
 
-/* FIPS 180-4's examples (NIST's "SHA1.pdf" and "SHA256.pdf" of the Cryptographic
- * Standards and Guidelines examples): one block and two blocks. */
+/* FIPS 180-4's examples (fips180.h): one block and two blocks. */
 static void test_fips180_examples(void **state) {
-  static const struct {
-    const char *msg, *sha1, *sha256;
-  } examples[] = {
-      {"abc", "a9993e364706816aba3e25717850c26c9cd0d89d",
-       "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
-      {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
-       "84983e441c3bd26ebaae4aa1f95129e5e54670f1",
-       "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"},
-  };
   for (size_t t = 0; t < n_kat_tiers; t++) {
     use_tier(kat_tiers[t]);
-    for (size_t i = 0; i < sizeof examples / sizeof *examples; i++) {
+    for (size_t i = 0; i < FIPS180_N_EXAMPLES; i++) {
       char got[65];
-      sha_digest(examples[i].msg, false, got);
-      if (strcmp(got, examples[i].sha1) != 0)
-        fail_msg("SHA-1(\"%s\"), %s tier: got %s, want %s", examples[i].msg, tier_label, got,
-                 examples[i].sha1);
-      sha_digest(examples[i].msg, true, got);
-      if (strcmp(got, examples[i].sha256) != 0)
-        fail_msg("SHA-256(\"%s\"), %s tier: got %s, want %s", examples[i].msg, tier_label, got,
-                 examples[i].sha256);
+      sha_digest(FIPS180_EXAMPLES[i].msg, false, got);
+      if (strcmp(got, FIPS180_EXAMPLES[i].sha1) != 0)
+        fail_msg("SHA-1(\"%s\"), %s tier: got %s, want %s", FIPS180_EXAMPLES[i].msg, tier_label,
+                 got, FIPS180_EXAMPLES[i].sha1);
+      sha_digest(FIPS180_EXAMPLES[i].msg, true, got);
+      if (strcmp(got, FIPS180_EXAMPLES[i].sha256) != 0)
+        fail_msg("SHA-256(\"%s\"), %s tier: got %s, want %s", FIPS180_EXAMPLES[i].msg,
+                 tier_label, got, FIPS180_EXAMPLES[i].sha256);
     }
   }
 }
@@ -583,7 +552,7 @@ static void test_selection(void **state) {
     assert_int_equal(!!(host_cpu_features & HOST_CPU_CLMUL),
                      !!__builtin_cpu_supports("pclmul"));
     /* Clang 14 knows no "sha" for __builtin_cpu_supports: the test's own cpuid. */
-    assert_int_equal(!!(host_cpu_features & HOST_CPU_SHA), cpu_has_sha_ni());
+    assert_int_equal(!!(host_cpu_features & HOST_CPU_SHA), fips180_host_has_sha());
   }
 #endif
 
@@ -779,7 +748,7 @@ __attribute__((target("sha"))) static void sha_instruction_cases(Block128 out[N_
 
 static void test_sha_portable_against_instructions(void **state) {
 #ifdef __x86_64__
-  if (!cpu_has_sha_ni()) {
+  if (!fips180_host_has_sha()) {
     print_message("this CPU has no SHA extensions\n");
     skip();
   }

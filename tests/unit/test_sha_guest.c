@@ -12,16 +12,11 @@
 
 /* The routines below are x86-64 code, and the host CPU is the oracle. */
 #ifdef __x86_64__
-#include <cpuid.h>
 #include <immintrin.h>
 
 #include "sse_harness.h"
 #include "crypto_guest.h"
-
-static bool host_has_sha(void) {
-  unsigned a, b = 0, c, d;
-  return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_SHA);
-}
+#include "fips180.h"
 
 /* ---- SHA-1 and SHA-256 in guest code ---- */
 
@@ -108,63 +103,29 @@ GUEST_CODE static void sha1_blocks(uint32_t state[5], const uint8_t *data, uint6
   state[4] = (uint32_t)_mm_extract_epi32(e0, 3);
 }
 
-/* FIPS 180-4 5.1.1 padding of a message shorter than 120 bytes into one or two blocks;
- * returns the number of blocks. */
-static uint64_t pad(const char *msg, uint8_t out[128]) {
-  size_t n = strlen(msg), blocks = n + 9 <= 64 ? 1 : 2;
-  memset(out, 0, 128);
-  memcpy(out, msg, n);
-  out[n] = 0x80;
-  uint64_t bits = (uint64_t)n * 8;
-  for (int i = 0; i < 8; i++) out[64 * blocks - 1 - i] = (uint8_t)(bits >> (8 * i));
-  return blocks;
-}
-
-static void check_words(const uint32_t *got, const uint32_t *want, unsigned n, const char *what) {
-  for (unsigned i = 0; i < n; i++)
-    if (got[i] != want[i])
-      fail_msg("%s (%s tier): word %u is %08x, want %08x", what, tier_name, i, got[i], want[i]);
-}
-
-/* The examples of FIPS 180-4's companion document (NIST, "Examples with intermediate
- * values"): "abc" and the 448-bit two-block message. */
-static const char *const ABC = "abc";
-static const char *const TWO_BLOCKS = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
-
-static void test_fips180_sha256_as_guest_code(void **state) {
-  static const uint32_t h0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                                 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-  static const uint32_t abc[8] = {0xba7816bf, 0x8f01cfea, 0x414140de, 0x5dae2223,
-                                  0xb00361a3, 0x96177a9c, 0xb410ff61, 0xf20015ad};
-  static const uint32_t two[8] = {0x248d6a61, 0xd20638b8, 0xe5c02693, 0x0c3e6039,
-                                  0xa33ce459, 0x64ff2167, 0xf6ecedd4, 0x19db06c1};
+/* FIPS 180-4's examples (fips180.h), each hash computed by guest code from the padded
+ * message, through each tier. */
+static void test_fips180_examples_as_guest_code(void **state) {
   for (unsigned t = 0; t < n_tiers; t++) {
     use_tier(t);
-    uint8_t block[128];
-    uint32_t h[8];
-    memcpy(h, h0, sizeof h);
-    interpret((void *)sha256_blocks, P(h), P(block), pad(ABC, block), 0, 0);
-    check_words(h, abc, 8, "SHA-256(\"abc\")");
-    memcpy(h, h0, sizeof h);
-    interpret((void *)sha256_blocks, P(h), P(block), pad(TWO_BLOCKS, block), 0, 0);
-    check_words(h, two, 8, "SHA-256 of the 448-bit message");
-  }
-}
-
-static void test_fips180_sha1_as_guest_code(void **state) {
-  static const uint32_t h0[5] = {0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0};
-  static const uint32_t abc[5] = {0xa9993e36, 0x4706816a, 0xba3e2571, 0x7850c26c, 0x9cd0d89d};
-  static const uint32_t two[5] = {0x84983e44, 0x1c3bd26e, 0xbaae4aa1, 0xf95129e5, 0xe54670f1};
-  for (unsigned t = 0; t < n_tiers; t++) {
-    use_tier(t);
-    uint8_t block[128];
-    uint32_t h[5];
-    memcpy(h, h0, sizeof h);
-    interpret((void *)sha1_blocks, P(h), P(block), pad(ABC, block), 0, 0);
-    check_words(h, abc, 5, "SHA-1(\"abc\")");
-    memcpy(h, h0, sizeof h);
-    interpret((void *)sha1_blocks, P(h), P(block), pad(TWO_BLOCKS, block), 0, 0);
-    check_words(h, two, 5, "SHA-1 of the 448-bit message");
+    for (size_t i = 0; i < FIPS180_N_EXAMPLES; i++) {
+      uint8_t block[128];
+      uint64_t blocks = (uint64_t)fips180_pad(FIPS180_EXAMPLES[i].msg, block);
+      uint32_t h1[5], h256[8];
+      char got[65];
+      memcpy(h1, FIPS180_SHA1_H0, sizeof h1);
+      interpret((void *)sha1_blocks, P(h1), P(block), blocks, 0, 0);
+      fips180_hex(h1, 5, got);
+      if (strcmp(got, FIPS180_EXAMPLES[i].sha1) != 0)
+        fail_msg("SHA-1(\"%s\"), %s tier: got %s, want %s", FIPS180_EXAMPLES[i].msg, tier_name,
+                 got, FIPS180_EXAMPLES[i].sha1);
+      memcpy(h256, FIPS180_SHA256_H0, sizeof h256);
+      interpret((void *)sha256_blocks, P(h256), P(block), blocks, 0, 0);
+      fips180_hex(h256, 8, got);
+      if (strcmp(got, FIPS180_EXAMPLES[i].sha256) != 0)
+        fail_msg("SHA-256(\"%s\"), %s tier: got %s, want %s", FIPS180_EXAMPLES[i].msg,
+                 tier_name, got, FIPS180_EXAMPLES[i].sha256);
+    }
   }
 }
 
@@ -187,7 +148,7 @@ enum { N_SHA_FORMS = sizeof sha_forms / sizeof *sha_forms };
 /* 100,000 random cases per form (X64EMU_DIFF_ITER may ask for more) through each tier,
  * comparing every register, flags, MXCSR and memory with the host's. */
 static void test_every_form_matches_host_through_each_tier(void **state) {
-  if (!host_has_sha()) {
+  if (!fips180_host_has_sha()) {
     print_message("the host has no SHA extensions: nothing to compare with\n");
     skip();
   }
@@ -201,7 +162,7 @@ static void test_every_form_matches_host_through_each_tier(void **state) {
 
 /* Legacy SSE encodings: a misaligned m128 is #GP (SIGSEGV), as on the host. */
 static void test_misaligned_memory_faults_like_host(void **state) {
-  if (!host_has_sha()) skip();
+  if (!fips180_host_has_sha()) skip();
   for (unsigned t = 0; t < n_tiers; t++) {
     use_tier(t);
     assert_int_equal(run_forms_misaligned(sha_forms, N_SHA_FORMS, NULL), 0);
@@ -231,8 +192,7 @@ static void test_cpu_option_removes_sha(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_fips180_sha256_as_guest_code),
-      cmocka_unit_test(test_fips180_sha1_as_guest_code),
+      cmocka_unit_test(test_fips180_examples_as_guest_code),
       cmocka_unit_test(test_every_form_matches_host_through_each_tier),
       cmocka_unit_test(test_misaligned_memory_faults_like_host),
       cmocka_unit_test(test_cpu_option_removes_sha),
