@@ -13,15 +13,12 @@
 
 enum { Q_FRAC = 112 }; /* binary128's fraction bits; its exponent bias is F80_BIAS */
 
+/* f80_unpack's normalization, with the exponent unbiased (a zero significand, which it
+ * does not take, keeps its exponent field). */
 Parts f80_parts(F80 a) {
-  Parts p = {f80_sign(a), (int32_t)f80_exp(a) - F80_BIAS, a.m};
-  if (f80_exp(a) == 0 && a.m) {
-    /* A denormal weighs as if its exponent were 1, without the integer bit. */
-    int lz = __builtin_clzll(a.m);
-    p.sig <<= lz;
-    p.exp = 1 - F80_BIAS - lz;
-  }
-  return p;
+  if (a.m == 0) return (Parts){f80_sign(a), (int32_t)f80_exp(a) - F80_BIAS, 0};
+  Unpacked u = f80_unpack(a);
+  return (Parts){u.neg, u.exp - F80_BIAS, u.sig};
 }
 
 static Q q_of_bits(u128 bits) {
