@@ -24,7 +24,12 @@ F80 f80_from_f64(uint64_t bits, uint16_t *de) {
                0x7FF, de);
 }
 
-static F80 from_magnitude(bool neg, uint64_t m);
+/* A signed 64-bit magnitude, exactly (64 bits fit the significand). */
+static F80 from_magnitude(bool neg, uint64_t m) {
+  if (m == 0) return f80_zero(neg);
+  int lz = __builtin_clzll(m);
+  return f80_make(neg, (unsigned)(F80_BIAS + 63 - lz), m << lz);
+}
 
 F80 f80_from_i64(int64_t v) {
   return from_magnitude(v < 0, v < 0 ? -(uint64_t)v : (uint64_t)v);
@@ -82,12 +87,6 @@ static bool integer_magnitude(Unpacked u, bool trunc, F80Env *env, uint64_t *out
   }
   *out = kept;
   return true;
-}
-
-static F80 from_magnitude(bool neg, uint64_t m) {
-  if (m == 0) return f80_zero(neg);
-  int lz = __builtin_clzll(m);
-  return f80_make(neg, (unsigned)(F80_BIAS + 63 - lz), m << lz);
 }
 
 int64_t f80_to_int(F80 a, unsigned bits, bool trunc, F80Env *env) {

@@ -275,8 +275,9 @@ static bool plain_memory(const Insn *in) {
   return in->mem && in->seg == SEG_NONE && !in->addr32;
 }
 
+/* A 32/64-bit form whose memory operand, if any, is at a plain address. */
 static bool plain(const Insn *in) {
-  return (in->osz == 8 || in->osz == 4) && !(in->mem && (in->seg != SEG_NONE || in->addr32));
+  return (in->osz == 8 || in->osz == 4) && (!in->mem || plain_memory(in));
 }
 
 Handler fast_shift_imm(Insn *in) {
