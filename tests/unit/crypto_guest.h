@@ -1,12 +1,13 @@
 /* crypto_guest.h: what the guest crypto tests (test_aes_guest.c, test_sha_guest.c) share:
  * the host crypto tiers each test runs through, and calling compiled x86-64 code inside
- * the interpreter. Include after sse_harness.h. */
+ * the interpreter (guest_call.h). Include after sse_harness.h. */
 #ifndef X64EMU_TEST_CRYPTO_GUEST_H
 #define X64EMU_TEST_CRYPTO_GUEST_H
 
 #include "host/host_crypto.h"
 #include "interp/cpuid.h"
 #include "interp/run.h"
+#include "guest_call.h"
 
 /* The tiers: portable C always, the host's instructions when it has them all. */
 static HostCryptoMode tiers[2];
@@ -36,30 +37,11 @@ static void use_tier(unsigned t) {
   tier_name = tiers[t] == HOST_CRYPTO_PORTABLE ? "portable" : "native";
 }
 
-static void stop_marker(void) {}
-
-/* Calls fn(a0, a1, a2, a3, a4) inside the interpreter, from its first instruction to
- * its return. */
+/* Calls fn(a0, a1, a2, a3, a4) inside the interpreter (guest_call.h). */
 static void interpret(void *fn, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
                       uint64_t a4) {
-  static Cpu cpu;
-  static uint64_t stack[4096] __attribute__((aligned(16)));
-  cpu_init(&cpu, test_machine());
-  uint64_t stop = (uint64_t)(uintptr_t)stop_marker;
-  uint64_t *sp = &stack[4096 - 8];
-  *--sp = stop; /* the return address */
-  cpu.r[RSP] = (uint64_t)(uintptr_t)sp;
-  cpu.r[RDI] = a0;
-  cpu.r[RSI] = a1;
-  cpu.r[RDX] = a2;
-  cpu.r[RCX] = a3;
-  cpu.r[R8] = a4;
-  cpu.rip = (uint64_t)(uintptr_t)fn;
-  assert_int_equal(cpu_run(&cpu, stop), STOP_ADDRESS);
-  assert_int_equal(cpu.rip, stop);
-  assert_true(cpu.icount > 5);
+  assert_true(guest_call(fn, a0, a1, a2, a3, a4) > 5);
 }
-#define P(x) ((uint64_t)(uintptr_t)(x))
 
 /* Whether an instruction decodes (to len bytes) under the test machine's CPU model. */
 static bool decodes(const uint8_t *insn, unsigned len) {

@@ -20,6 +20,7 @@
 #include "interp/run.h"
 #include "x87_harness.h"
 #include "test_machine.h"
+#include "guest_call.h"
 
 static uint8_t *code_page;
 
@@ -212,25 +213,10 @@ __attribute__((noinline)) static void libm_style(const long double *in, long dou
   ints[0] = sw & 0x4700;
 }
 
-static void stop_marker(void) {}
-
 typedef void (*MathFn)(const long double *, long double *, uint64_t *);
 
 static void run_in_interpreter(MathFn fn, const long double *in, long double *out, uint64_t *ints) {
-  static Cpu cpu;
-  static uint64_t stack[4096] __attribute__((aligned(16)));
-  cpu_init(&cpu, test_machine());
-  uint64_t stop = (uint64_t)(uintptr_t)stop_marker;
-  uint64_t *sp = &stack[4096 - 8];
-  *--sp = stop; /* the return address */
-  cpu.r[RSP] = (uint64_t)(uintptr_t)sp;
-  cpu.r[RDI] = (uint64_t)(uintptr_t)in;
-  cpu.r[RSI] = (uint64_t)(uintptr_t)out;
-  cpu.r[RDX] = (uint64_t)(uintptr_t)ints;
-  cpu.rip = (uint64_t)(uintptr_t)fn;
-  assert_int_equal(cpu_run(&cpu, stop), STOP_ADDRESS);
-  assert_int_equal(cpu.rip, stop);
-  assert_true(cpu.icount > 20);
+  assert_true(guest_call((void *)fn, P(in), P(out), P(ints), 0, 0) > 20);
 }
 
 static void test_compiled_code(void **state) {
