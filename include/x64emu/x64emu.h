@@ -37,7 +37,8 @@ typedef enum x64emu_status {
   X64EMU_ERR_REG,         /* no such register */
   X64EMU_ERR_LOAD,        /* the program could not be loaded (x64emu_last_error says why) */
   X64EMU_ERR_LINUX_IN_USE, /* a Linux machine is open already: one per host process */
-  X64EMU_ERR_RUNNING,     /* not allowed while the machine runs (only from another thread) */
+  X64EMU_ERR_RUNNING,     /* not allowed while the machine runs (from another thread; from
+                             a memory hook, in the middle of an instruction) */
   X64EMU_ERR_HOOK,        /* no such hook */
   X64EMU_ERR_DECODE,      /* the bytes at the address are not an x86-64 instruction */
 } x64emu_status;
@@ -154,7 +155,8 @@ x64emu_status x64emu_disasm(x64emu *m, uint64_t address, char *text, size_t size
 /* ---- hooks ----
  * Each hook gets the machine and your pointer; it may read and write registers and
  * memory, map, unmap and protect memory (a fault hook may map the page that faulted and
- * let the run go on), and stop the run (x64emu_stop_run). Adding and removing hooks and
+ * let the run go on), and stop the run (x64emu_stop_run); a memory hook, which runs in
+ * the middle of an instruction, does less (x64emu_hook_mem). Adding and removing hooks and
  * breakpoints is for between runs (X64EMU_ERR_RUNNING otherwise). Several hooks of a kind
  * run in the order they were added. A hook's id removes it. */
 
@@ -179,6 +181,24 @@ typedef bool (*x64emu_event_hook)(x64emu *m, const x64emu_stop *event, void *use
 x64emu_status x64emu_hook_syscall(x64emu *m, x64emu_event_hook hook, void *user, int *id);
 x64emu_status x64emu_hook_fault(x64emu *m, x64emu_event_hook hook, void *user, int *id);
 x64emu_status x64emu_hook_invalid(x64emu *m, x64emu_event_hook hook, void *user, int *id);
+
+/* After each load and each store of an instruction that overlaps [begin, end) (end = 0
+ * means every address), for the accesses asked for: X64EMU_MEM_READ, X64EMU_MEM_WRITE
+ * or both. The hook gets which it is, the address, the size (1, 2, 4, 8, 10 or 16 bytes;
+ * up to 512 for the x87 and FXSAVE state images) and the bytes read or written. A REP
+ * string instruction makes its accesses an iteration at a time; an access that faults
+ * is not reported, nor are the kernel's (a Linux machine's system calls).
+ * The hook runs in the middle of its instruction: RIP reads as the instruction's
+ * address and the other registers as the instruction has left them so far. It may read
+ * registers, read and write memory, and stop the run, which stops after the
+ * instruction; writing registers or changing mappings there is X64EMU_ERR_RUNNING.
+ * While a memory hook exists, instructions run from a copy of the interpreter that
+ * reports its accesses (about 3x slower); without one they cost nothing. */
+enum { X64EMU_MEM_READ = 1, X64EMU_MEM_WRITE = 2 };
+typedef void (*x64emu_mem_hook)(x64emu *m, int access, uint64_t address, unsigned size,
+                                const void *data, void *user);
+x64emu_status x64emu_hook_mem(x64emu *m, int access, uint64_t begin, uint64_t end,
+                                         x64emu_mem_hook hook, void *user, int *id);
 
 x64emu_status x64emu_hook_remove(x64emu *m, int id);
 

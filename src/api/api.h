@@ -6,12 +6,13 @@
 #include "../linux-user/process.h"
 #include "x64emu/x64emu.h"
 
-typedef enum HookKind { HOOK_INSN, HOOK_BLOCK, HOOK_SYSCALL, HOOK_FAULT, HOOK_INVALID } HookKind;
+typedef enum HookKind { HOOK_INSN, HOOK_BLOCK, HOOK_MEM, HOOK_SYSCALL, HOOK_FAULT, HOOK_INVALID } HookKind;
 
 typedef struct Hook {
   int id;
   HookKind kind;
-  uint64_t begin, end; /* INSN and BLOCK: the addresses watched, [begin, end) */
+  int access;          /* MEM: X64EMU_MEM_READ and/or X64EMU_MEM_WRITE */
+  uint64_t begin, end; /* INSN, BLOCK and MEM: the addresses watched, [begin, end) */
   void *fn;            /* the x64emu_*_hook of its kind */
   void *user;
 } Hook;
@@ -28,6 +29,7 @@ struct x64emu {
   size_t n_insn_hooks;
   int next_id;
   bool running;
+  unsigned in_mem_hook; /* a memory hook runs: the instruction is halfway */
   int mem_fd;     /* /proc/self/mem: reads and writes whatever the protection */
 };
 

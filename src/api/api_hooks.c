@@ -27,6 +27,21 @@ static void on_block(void *embedder, uint64_t start, uint64_t len, void *unused)
   }
 }
 
+/* An access overlaps [begin, end) when it starts before end and ends after begin. */
+static void on_mem(void *embedder, bool write, uint64_t address, unsigned size, const void *data,
+                   void *unused) {
+  x64emu *x = embedder;
+  int access = write ? X64EMU_MEM_WRITE : X64EMU_MEM_READ;
+  x->in_mem_hook++;
+  for (size_t i = 0; i < x->n_hooks; i++) {
+    const Hook *h = &x->hooks[i];
+    if (h->kind == HOOK_MEM && (h->access & access) && address + size > h->begin &&
+        (h->end == 0 || address < h->end))
+      ((x64emu_mem_hook)h->fn)(x, access, address, size, data, h->user);
+  }
+  x->in_mem_hook--;
+}
+
 bool api_hooks_event(x64emu *x, HookKind kind, const x64emu_stop *event) {
   for (size_t i = 0; i < x->n_hooks; i++) {
     const Hook *h = &x->hooks[i];
@@ -35,11 +50,12 @@ bool api_hooks_event(x64emu *x, HookKind kind, const x64emu_stop *event) {
   return false;
 }
 
-/* The core decodes hook records for the span of every instruction hook, and calls the
- * block callback only when a block hook exists: no hook, no cost. */
+/* The core decodes hook records for the span of every instruction hook, calls the block
+ * callback only when a block hook exists, and runs the handlers that report memory
+ * accesses only when a memory hook exists: no hook, no cost. */
 bool api_hooks_update(x64emu *x) {
   uint64_t lo = UINT64_MAX, hi = 0;
-  bool blocks = false;
+  bool blocks = false, memory = false;
   Hook *insn = malloc((x->n_hooks + 1) * sizeof *insn);
   if (!insn) return false;
   free(x->insn_hooks);
@@ -48,6 +64,7 @@ bool api_hooks_update(x64emu *x) {
   for (size_t i = 0; i < x->n_hooks; i++) {
     const Hook *h = &x->hooks[i];
     if (h->kind == HOOK_BLOCK) blocks = true;
+    if (h->kind == HOOK_MEM) memory = true;
     if (h->kind != HOOK_INSN) continue;
     x->insn_hooks[x->n_insn_hooks++] = *h;
     if (h->begin < lo) lo = h->begin;
@@ -62,6 +79,8 @@ bool api_hooks_update(x64emu *x) {
   mh->insn = !insns ? NULL : x->n_insn_hooks == 1 ? (CoreInsnHook)x->insn_hooks[0].fn : on_insn;
   mh->insn_user = x->n_insn_hooks == 1 ? x->insn_hooks[0].user : NULL;
   mh->block = blocks ? on_block : NULL;
+  mh->mem = memory ? on_mem : NULL;
+  machine_watch_memory(x->m, memory);
   block_hooks_set(&x->m->code, insns ? op_insn_hook : NULL, lo, hi, insns || blocks);
   return true;
 }
@@ -91,6 +110,13 @@ x64emu_status x64emu_hook_insn(x64emu *x, uint64_t begin, uint64_t end, x64emu_i
 x64emu_status x64emu_hook_block(x64emu *x, uint64_t begin, uint64_t end, x64emu_block_hook hook,
                                 void *user, int *id) {
   return add(x, (Hook){.kind = HOOK_BLOCK, .begin = begin, .end = end, .fn = (void *)hook, .user = user}, id);
+}
+
+x64emu_status x64emu_hook_mem(x64emu *x, int access, uint64_t begin, uint64_t end,
+                              x64emu_mem_hook hook, void *user, int *id) {
+  if (access <= 0 || (access & ~(X64EMU_MEM_READ | X64EMU_MEM_WRITE))) return X64EMU_ERR_ARG;
+  return add(x, (Hook){.kind = HOOK_MEM, .access = access, .begin = begin, .end = end,
+                       .fn = (void *)hook, .user = user}, id);
 }
 
 x64emu_status x64emu_hook_syscall(x64emu *x, x64emu_event_hook hook, void *user, int *id) {

@@ -141,6 +141,7 @@ static bool range_ok(uint64_t address, uint64_t size) {
 
 x64emu_status x64emu_mem_map(x64emu *x, uint64_t address, uint64_t size, int prot) {
   if (!x || !range_ok(address, size) || (prot & ~7)) return X64EMU_ERR_ARG;
+  if (x->in_mem_hook) return X64EMU_ERR_RUNNING;
   void *want = (void *)(uintptr_t)address;
   void *got = mmap(want, size, guest_prot_on_host((unsigned)prot),
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
@@ -159,6 +160,7 @@ x64emu_status x64emu_mem_map(x64emu *x, uint64_t address, uint64_t size, int pro
 
 x64emu_status x64emu_mem_unmap(x64emu *x, uint64_t address, uint64_t size) {
   if (!x || !range_ok(address, size)) return X64EMU_ERR_ARG;
+  if (x->in_mem_hook) return X64EMU_ERR_RUNNING;
   if (!ranges_cover(&x->m->mem, address, address + size)) return X64EMU_ERR_UNMAPPED;
   if (!ranges_remove(&x->m->mem, address, address + size)) return X64EMU_ERR_NOMEM;
   munmap((void *)(uintptr_t)address, size);
@@ -168,6 +170,7 @@ x64emu_status x64emu_mem_unmap(x64emu *x, uint64_t address, uint64_t size) {
 
 x64emu_status x64emu_mem_protect(x64emu *x, uint64_t address, uint64_t size, int prot) {
   if (!x || !range_ok(address, size) || (prot & ~7)) return X64EMU_ERR_ARG;
+  if (x->in_mem_hook) return X64EMU_ERR_RUNNING;
   if (!ranges_cover(&x->m->mem, address, address + size)) return X64EMU_ERR_UNMAPPED;
   if (mprotect((void *)(uintptr_t)address, size, guest_prot_on_host((unsigned)prot)) != 0)
     return X64EMU_ERR_NOMEM;

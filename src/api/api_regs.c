@@ -65,6 +65,7 @@ x64emu_status x64emu_reg_write(x64emu *x, int reg, const void *value) {
   size_t size = x64emu_reg_size(reg);
   if (!x || !value) return X64EMU_ERR_ARG;
   if (!size) return X64EMU_ERR_REG;
+  if (x->in_mem_hook) return X64EMU_ERR_RUNNING;
   Cpu *c = x->c;
   if (reg >= X64EMU_REG_XMM0 && reg <= X64EMU_REG_XMM15) {
     memcpy(&c->xmm[reg - X64EMU_REG_XMM0], value, 16);

@@ -11,6 +11,7 @@
 #include "../interp/fault.h"
 #include "../interp/ops_int.h"
 #include "../interp/ranges.h"
+#include "../interp/run.h"
 #include "decode.h"
 
 #define MAX_BLOCK_INSNS 64
@@ -78,8 +79,9 @@ static int drop_range(BlockCache *bc, uint64_t lo, uint64_t hi) {
   }
   if (!dropped) return 0;
   /* Dead blocks lengthen every walk: once they are most of the arena, start it afresh
-   * (a JIT rewriting code in a loop then pays a flush per few hundred rewrites). */
-  if (bc->dead > 256 && 2 * bc->dead > bc->in_arena) {
+   * (a JIT rewriting code in a loop then pays a flush per few hundred rewrites); not while
+   * a handler still reads its record (a memory hook runs). */
+  if (bc->dead > 256 && 2 * bc->dead > bc->in_arena && !bc->holding) {
     block_flush_all(bc);
     return 1;
   }
@@ -185,11 +187,17 @@ static bool may_change(const RangeSet *map, uint64_t a) {
 
 /* The block at rip: up to MAX_BLOCK_INSNS instructions, or one when single. */
 static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
-  Insn buf[2 * MAX_BLOCK_INSNS];
+  Insn buf[3 * MAX_BLOCK_INSNS]; /* with a stop check and a hook record per instruction */
   unsigned n = 0, ninsn = 0;
   bool has_rep = false, has_bp = false;
+  bool watch_memory = bc->dec->watch_memory;
   uint64_t pc = rip;
   while (ninsn < (single ? 1 : MAX_BLOCK_INSNS)) {
+    if (watch_memory && ninsn > 0) {
+      /* A memory hook stops the run after its instruction. */
+      buf[n++] = (Insn){.fn = op_stop_check, .rip = pc, .nth = (uint8_t)ninsn, .flags_use = FL_ALL,
+                        .base = REG_NONE, .index = REG_NONE};
+    }
     if (pc >= bc->hook_lo && pc < bc->hook_hi) {
       /* The hook sees every flag as the instruction before left it. */
       buf[n++] = (Insn){.fn = bc->hook, .rip = pc, .nth = (uint8_t)ninsn, .flags_use = FL_ALL,
@@ -198,9 +206,9 @@ static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
     Insn *in = &buf[n++];
     decode_one(bc, pc, in);
     in->nth = (uint8_t)ninsn++;
-    if (in->fn == op_string && in->rep != REP_NONE) {
+    if (in->rep != REP_NONE) { /* a REP string instruction */
       has_rep = true;
-      if (single || bc->rep_once) in->rep_once = in->ends = 1;
+      if (single || bc->rep_once || watch_memory) in->rep_once = in->ends = 1;
     }
     if (block_breakpoint_at(bc, pc)) has_bp = true;
     pc += in->len;

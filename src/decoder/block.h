@@ -58,6 +58,7 @@ typedef struct BlockCache {
   uint64_t hook_lo, hook_hi;
   Handler hook;
   bool rep_once; /* every REP string instruction runs an iteration per dispatch */
+  unsigned holding; /* an instruction is halfway (a memory hook runs): drop blocks, keep the arena */
   /* When set, the guest's memory and its protection: code is fetched only from its
    * executable pages (an instruction elsewhere is the kernel's SIGSEGV: SEGV_ACCERR on a
    * mapping without PROT_EXEC, SEGV_MAPERR outside every mapping). */

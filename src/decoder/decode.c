@@ -16,6 +16,10 @@ bool decoder_open(Decoder *dec, const CpuModel *model) {
   csh cs;
   *dec = (Decoder){.model = model};
   if (!form_maps_build(dec->maps)) return false;
+  for (unsigned t = 0; t < TABLES; t++) {
+    unsigned n;
+    dec->maps[t].watched = watched_form_rows(t, &n);
+  }
   if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) {
     form_maps_free(dec->maps);
     return false;
@@ -197,17 +201,21 @@ static const uint8_t cond_use[8] = {
     FL_OF, FL_CF, FL_ZF, FL_CF | FL_ZF, FL_SF, FL_PF, FL_SF | FL_OF, FL_ZF | FL_SF | FL_OF,
 };
 
-/* Fills in from row f: handler, sub-operation, operands, flags, specialisation. */
-static void apply_form(DecodeCtx *d, Insn *in, const Form *f) {
+/* Fills in from row f: handler, sub-operation, operands, flags, specialisation; the
+ * handlers from its twin in the table's watched copy when the decoder watches memory. */
+static void apply_form(const Decoder *dec, DecodeCtx *d, Insn *in, const Form *f) {
   unsigned attrs = f->attrs;
   in->op = f->op;
   if (attrs & A_OPC) in->op = bit_field(d->opcode, f->op);
   if (attrs & A_EXT) in->op = bit_field(d->bytes[d->modrm_at], f->op);
   in->aux = f->aux;
   decode_operands(d, in, f);
-  in->fn = in->mem ? f->mem : f->reg;
+  const FormMap *m = &dec->maps[d->map];
+  const Form *h = dec->watch_memory ? &m->watched[f - m->rows] : f;
+  in->fn = in->mem ? h->mem : h->reg;
   in->ends = (attrs & A_END) != 0;
   in->lock = d->lock;
+  in->stack = (attrs & A_STACK) != 0;
   if (attrs & A_ADDR) {
     in->seg = d->seg;
     in->addr32 = d->p67;
@@ -219,7 +227,7 @@ static void apply_form(DecodeCtx *d, Insn *in, const Form *f) {
   in->flags_use = (uint8_t)use;
   in->flags_def = (uint8_t)def;
   in->flags_live = FL_ALL; /* until the block's liveness pass knows better */
-  Handler fast = f->fast ? f->fast(in) : NULL;
+  Handler fast = h->fast ? h->fast(in) : NULL;
   if (fast) in->fn = fast;
 }
 
@@ -331,6 +339,6 @@ int decode_insn(const Decoder *dec, uint64_t rip, Insn *in, uint64_t *fault_at) 
     d.len = len;
   }
   in->len = (uint8_t)len;
-  apply_form(&d, in, f);
+  apply_form(dec, &d, in, f);
   return (int)len;
 }

@@ -20,6 +20,7 @@ typedef struct Decoder {
   struct cs_insn *scratch;
   const CpuModel *model;
   FormMap maps[TABLES];
+  bool watch_memory; /* handlers from the table's watched copy (access.h) */
 } Decoder;
 
 /* Opens Capstone for x86-64 and indexes the table; false if it cannot. */

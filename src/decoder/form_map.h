@@ -14,6 +14,7 @@ enum { TABLE_ONEBYTE, TABLE_0F, TABLE_0F38, TABLE_0F3A, TABLES };
 /* The rows of one opcode map, and the rows that may fit each opcode, in file order. */
 typedef struct FormMap {
   const Form *rows;
+  const Form *watched; /* the same rows, with the handlers that report memory accesses */
   uint16_t first[257]; /* rows fitting opcode o: order[first[o] .. first[o + 1]) */
   uint16_t *order;
 } FormMap;

@@ -30,7 +30,7 @@ struct Form {
   Handler reg, mem; /* for a register / memory ModRM.rm (rows without ModRM use reg) */
   FastPick fast;
   uint16_t feature; /* a CpuFeature, or BASE */
-  uint16_t attrs;   /* A_* */
+  uint32_t attrs;   /* A_* */
   uint8_t opcode, opcode_mask;
   uint8_t modrm, modrm_mask; /* the ModRM byte b fits when (b & mask) == modrm */
   uint8_t prefixes;          /* the mandatory-prefix classes it accepts (NP, P66...) */
@@ -103,6 +103,7 @@ enum {
   A_ONCE = 1 << 13,   /* writes its def flags only without REP (a count of 0 writes none) */
   A_MMX = 1 << 14,    /* uses MMX registers: needs the MMX feature too (SSSE3's MMX forms) */
   A_NO_REXR = 1 << 15, /* only without REX.R */
+  A_STACK = 1 << 16,  /* implicit accesses through the stack segment at RBP (ENTER, LEAVE) */
 };
 
 /* A row needs no CPUID feature beyond the x86-64 baseline. */
@@ -157,5 +158,10 @@ enum {
 
 /* The rows of table t, for tests that walk them; *n is their number. */
 const Form *form_rows(unsigned t, unsigned *n);
+
+/* The rows of table t in the copy of the table and its handlers compiled with
+ * X64EMU_WATCH_MEMORY, whose loads and stores report to the memory hook (access.h):
+ * CMakeLists.txt renames every global of that copy watched_*, form_rows included. */
+const Form *watched_form_rows(unsigned t, unsigned *n);
 
 #endif

@@ -1,10 +1,16 @@
 /* access.h: the only way handlers touch guest registers and guest memory.
  *
  * Guest addresses are host addresses (DESIGN.md, "guest_base = 0"): a load is a plain
- * host load, and a host fault on it becomes a guest SIGSEGV in run.c. */
+ * host load, and a host fault on it becomes a guest SIGSEGV in run.c.
+ *
+ * The handlers are compiled twice (CMakeLists.txt): as they are, and with
+ * X64EMU_WATCH_MEMORY, where every load and store below also reports itself to the
+ * machine's memory hook (watch.c) after it is made. The decoder picks the second copy
+ * only while a memory hook exists, so that a run without one pays nothing for them. */
 #ifndef X64EMU_ACCESS_H
 #define X64EMU_ACCESS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 #ifdef __x86_64__
@@ -14,20 +20,71 @@
 #include "cpu.h"
 #include "insn.h"
 
-/* ---- guest memory ---- */
+#ifdef X64EMU_WATCH_MEMORY
+#include "watch.h"
+#define WATCHED(a, size, data, write) memory_watched(a, size, data, write)
+#else
+#define WATCHED(a, size, data, write) ((void)0)
+#endif
 
-static inline uint8_t ld8(uint64_t a) { return *(const volatile uint8_t *)(uintptr_t)a; }
-static inline uint16_t ld16(uint64_t a) { uint16_t v; memcpy(&v, (const void *)(uintptr_t)a, 2); return v; }
-static inline uint32_t ld32(uint64_t a) { uint32_t v; memcpy(&v, (const void *)(uintptr_t)a, 4); return v; }
-static inline uint64_t ld64(uint64_t a) { uint64_t v; memcpy(&v, (const void *)(uintptr_t)a, 8); return v; }
-static inline void st8(uint64_t a, uint8_t v) { *(volatile uint8_t *)(uintptr_t)a = v; }
-static inline void st16(uint64_t a, uint16_t v) { memcpy((void *)(uintptr_t)a, &v, 2); }
-static inline void st32(uint64_t a, uint32_t v) { memcpy((void *)(uintptr_t)a, &v, 4); }
-static inline void st64(uint64_t a, uint64_t v) { memcpy((void *)(uintptr_t)a, &v, 8); }
+/* ---- guest memory ---- */
 
 /* Between two guest accesses of one instruction that may fault: the compiler keeps them in
  * this order, so that the fault reported is the one the CPU reports first. */
 static inline void access_in_order(void) { __asm__ volatile("" ::: "memory"); }
+
+/* The bare accesses, reported to no hook: for the typed ones below, and for a probe that
+ * makes a fault come where the CPU's does, before the instruction's real accesses. */
+static inline uint8_t probe8(uint64_t a) { return *(const volatile uint8_t *)(uintptr_t)a; }
+static inline void put8(uint64_t a, uint8_t v) { *(volatile uint8_t *)(uintptr_t)a = v; }
+
+static inline uint8_t ld8(uint64_t a) { uint8_t v = probe8(a); WATCHED(a, 1, &v, false); return v; }
+static inline uint16_t ld16(uint64_t a) {
+  uint16_t v;
+  memcpy(&v, (const void *)(uintptr_t)a, 2);
+  WATCHED(a, 2, &v, false);
+  return v;
+}
+static inline uint32_t ld32(uint64_t a) {
+  uint32_t v;
+  memcpy(&v, (const void *)(uintptr_t)a, 4);
+  WATCHED(a, 4, &v, false);
+  return v;
+}
+static inline uint64_t ld64(uint64_t a) {
+  uint64_t v;
+  memcpy(&v, (const void *)(uintptr_t)a, 8);
+  WATCHED(a, 8, &v, false);
+  return v;
+}
+static inline void st8(uint64_t a, uint8_t v) { put8(a, v); WATCHED(a, 1, &v, true); }
+static inline void st16(uint64_t a, uint16_t v) { memcpy((void *)(uintptr_t)a, &v, 2); WATCHED(a, 2, &v, true); }
+static inline void st32(uint64_t a, uint32_t v) { memcpy((void *)(uintptr_t)a, &v, 4); WATCHED(a, 4, &v, true); }
+static inline void st64(uint64_t a, uint64_t v) { memcpy((void *)(uintptr_t)a, &v, 8); WATCHED(a, 8, &v, true); }
+
+/* A 10-byte x87 operand, its low 8 bytes read first, as the CPU reads them (so that a
+ * fault is where the CPU's is). */
+static inline void ld80(uint64_t a, uint8_t b[10]) {
+  uint64_t low;
+  uint16_t high;
+  memcpy(&low, (const void *)(uintptr_t)a, 8);
+  access_in_order();
+  memcpy(&high, (const void *)(uintptr_t)(a + 8), 2);
+  memcpy(b, &low, 8);
+  memcpy(b + 8, &high, 2);
+  WATCHED(a, 10, b, false);
+}
+
+/* Accesses of n bytes that the CPU makes as one: the x87's 10-byte operands, its
+ * environment and state images, FXSAVE's. */
+static inline void ld_bytes(uint64_t a, void *to, size_t n) {
+  memcpy(to, (const void *)(uintptr_t)a, n);
+  WATCHED(a, (unsigned)n, to, false);
+}
+static inline void st_bytes(uint64_t a, const void *from, size_t n) {
+  memcpy((void *)(uintptr_t)a, from, n);
+  WATCHED(a, (unsigned)n, from, true);
+}
 
 static inline uint64_t ld(uint64_t a, unsigned size) {
   switch (size) {
@@ -56,8 +113,9 @@ static inline void ld128(uint64_t a, Xmm *x) {
 #else
   memcpy(x, (const void *)(uintptr_t)a, 16);
 #endif
+  WATCHED(a, 16, x, false);
 }
-static inline void st128(uint64_t a, const Xmm *x) { memcpy((void *)(uintptr_t)a, x, 16); }
+static inline void st128(uint64_t a, const Xmm *x) { st_bytes(a, x, 16); }
 
 /* 32-bit address arithmetic (67 prefix) and the FS/GS segment base, both rare. */
 static inline uint64_t ea_adjust(const Cpu *c, const Insn *in, uint64_t a) {

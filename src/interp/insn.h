@@ -33,6 +33,7 @@ struct Insn {
                            ends its block, so that every iteration is a step and meets
                            its hook, as with the trap flag (block.c) */
   uint8_t lock : 1;   /* a LOCK prefix (on a lockable memory form: the others are #UD) */
+  uint8_t stack : 1;  /* accesses memory at RBP through the stack segment (ENTER, LEAVE) */
   uint8_t rep;    /* REP_NONE, REP_E (F3), REP_NE (F2) for string instructions */
   uint8_t op;     /* sub-operation chosen by the decoder (ALU kind, condition code...) */
   uint8_t aux;    /* second small immediate or handler-specific detail */

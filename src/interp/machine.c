@@ -17,6 +17,12 @@ bool machine_init(Machine *m) {
   return true;
 }
 
+void machine_watch_memory(Machine *m, bool on) {
+  if (m->dec.watch_memory == on) return;
+  m->dec.watch_memory = on;
+  block_flush_all(&m->code);
+}
+
 void machine_destroy(Machine *m) {
   block_cache_destroy(&m->code);
   ranges_free(&m->mem);

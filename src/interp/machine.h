@@ -21,12 +21,18 @@
  * range given to block_hooks_set, the block hook before every block of a run. Either may
  * change registers, move rip, or stop the run with cpu_request_stop(c, STOP_REQUESTED).
  * The signature is the public x64emu_insn_hook's, so that one user hook is called
- * directly, with no dispatch between. */
+ * directly, with no dispatch between. The memory hook runs after every guest load and
+ * store of an instruction while the machine watches memory (machine_watch_memory), in
+ * the middle of that instruction: it may read registers and memory, write memory, and
+ * stop the run after the instruction. */
 typedef struct MachineHooks {
   void (*insn)(void *embedder, uint64_t rip, unsigned len, void *user);
   void *insn_user;
   void (*block)(void *embedder, uint64_t start, uint64_t len, void *user);
   void *block_user;
+  void (*mem)(void *embedder, bool write, uint64_t address, unsigned size, const void *data,
+              void *user);
+  void *mem_user;
 } MachineHooks;
 
 typedef struct Machine {
@@ -44,5 +50,9 @@ typedef struct Machine {
  * False if Capstone or the cache's reservation fails (nothing then needs destroying). */
 bool machine_init(Machine *m);
 void machine_destroy(Machine *m);
+
+/* Whether blocks are decoded with the handlers that report guest accesses to hooks.mem
+ * (watch.h) and a stop check between instructions; a change flushes the decoded code. */
+void machine_watch_memory(Machine *m, bool on);
 
 #endif

@@ -18,6 +18,7 @@
 #include "insn.h"
 #include "ops_int.h"
 #include "machine.h"
+#include "watch.h"
 
 /* What siglongjmp passes to cpu_run from a hook inside a block (not a signal): it stopped
  * the run, or moved rip. */
@@ -79,6 +80,15 @@ void op_insn_hook(Cpu *c, const Insn *in) {
     siglongjmp(c->fault_jmp, stop ? JUMP_STOP : JUMP_MOVED);
   }
   c->rip = end;
+  DISPATCH_NEXT(c, in);
+}
+
+void op_stop_check(Cpu *c, const Insn *in) {
+  if (__builtin_expect(c->events & EV_STOP, 0)) {
+    c->rip = in->rip;
+    c->icount += in->nth;
+    siglongjmp(c->fault_jmp, JUMP_STOP);
+  }
   DISPATCH_NEXT(c, in);
 }
 
@@ -231,7 +241,7 @@ static int noncanonical_fault(Cpu *c) {
   const Insn *in = c->cur;
   uint64_t sp = c->r[RSP];
   bool stack = (in->mem && in->seg == SEG_NONE && (in->base == RSP || in->base == RBP)) ||
-               in->fn == op_enter || in->fn == op_leave ||
+               in->stack ||
                !canonical(sp) || !canonical(sp - 8);
   fault_code = SI_KERNEL;
   fault_addr = 0;
@@ -259,6 +269,7 @@ StopReason cpu_run(Cpu *c, uint64_t until) {
     block_flush_all(&c->m->code);
     c->m->code_crypto = host_crypto_accel;
   }
+  if (c->m->dec.watch_memory) memory_watch_cpu(c);
   sigjmp_buf *saved = fault_landing;
   int sig = sigsetjmp(c->fault_jmp, 0);
   if (sig == JUMP_MOVED) sig = 0; /* runs on from the new rip, landing here again */

@@ -22,6 +22,10 @@ void cpu_describe_insn(Cpu *c, uint64_t rip, char *buf, size_t size);
 /* The hook record's handler (block.c puts one before each watched instruction). */
 void op_insn_hook(Cpu *c, const struct Insn *in);
 
+/* The record between two instructions of a block while the machine watches memory: a
+ * stop that a memory hook asked for in the instruction before is taken there. */
+void op_stop_check(Cpu *c, const struct Insn *in);
+
 /* Makes cpu_run return `why`: at once from a hook, else once the current instruction's
  * block ends (a handler that ends its block, such as SYSCALL's), or at the next block
  * from another thread. */

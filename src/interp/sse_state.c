@@ -91,7 +91,7 @@ void op_fxsave(Cpu *c, const Insn *in) {
   uint64_t a = sse_ea_aligned(c, in);
   uint8_t img[FX_IMAGE_WRITTEN];
   fx_image_save(c, img, in->osz == 8);
-  memcpy((void *)(uintptr_t)a, img, sizeof img);
+  st_bytes(a, img, sizeof img);
   DISPATCH_NEXT(c, in);
 }
 
@@ -99,9 +99,9 @@ void op_fxsave(Cpu *c, const Insn *in) {
 void op_fxrstor(Cpu *c, const Insn *in) {
   uint64_t a = sse_ea_aligned(c, in);
   uint8_t img[FX_IMAGE_WRITTEN];
-  (void)ld8(a + FX_IMAGE_SIZE - 1); /* the CPU touches all 512 bytes, the last first */
+  (void)probe8(a + FX_IMAGE_SIZE - 1); /* the CPU touches all 512 bytes, the last first */
   access_in_order();
-  memcpy(img, (const void *)(uintptr_t)a, sizeof img);
+  ld_bytes(a, img, sizeof img);
   if (!fx_image_load(c, img, in->osz == 8)) guest_gp(c, 0);
   DISPATCH_NEXT(c, in);
 }
@@ -126,6 +126,6 @@ void op_sfence(Cpu *c, const Insn *in) {
 /* 0F AE /7 (memory form): faults like a load on an unmapped line, nothing else to do
  * when memory is the host's own */
 void op_clflush(Cpu *c, const Insn *in) {
-  (void)ld8(ea(c, in));
+  (void)probe8(ea(c, in));
   DISPATCH_NEXT(c, in);
 }

@@ -45,8 +45,12 @@ static inline bool string_step(Cpu *c, const Insn *in, int64_t step) {
   }
 }
 
-/* Forward REP MOVSB/STOSB over non-overlapping memory in one host call. */
+/* Forward REP MOVSB/STOSB over non-overlapping memory in one host call; not in the copy
+ * of the handlers that reports accesses, whose hooks see every iteration's. */
 static bool string_bulk(Cpu *c, const Insn *in, uint64_t n) {
+#ifdef X64EMU_WATCH_MEMORY
+  return false;
+#endif
   if (in->osz != 1 || in->seg != SEG_NONE || (c->rflags & F_DF)) return false;
   uint64_t d = c->r[RDI];
   if (in->op == STOS) {

@@ -118,7 +118,7 @@ static void env_load(X87 *f, const uint8_t *e) {
 void op_x87_fnstenv(Cpu *c, const Insn *in) {
   uint8_t e[ENV_SIZE];
   env_store(&c->fpu, e);
-  memcpy((void *)(uintptr_t)ea(c, in), e, sizeof e);
+  st_bytes(ea(c, in), e, sizeof e);
   c->fpu.cw |= X87_EXC;
   x87_update_es(&c->fpu);
   DISPATCH_NEXT(c, in);
@@ -127,7 +127,7 @@ void op_x87_fnstenv(Cpu *c, const Insn *in) {
 /* D9 /4 */
 void op_x87_fldenv(Cpu *c, const Insn *in) {
   uint8_t e[ENV_SIZE];
-  memcpy(e, (const void *)(uintptr_t)ea(c, in), sizeof e);
+  ld_bytes(ea(c, in), e, sizeof e);
   env_load(&c->fpu, e);
   DISPATCH_NEXT(c, in);
 }
@@ -138,7 +138,7 @@ void op_x87_fnsave(Cpu *c, const Insn *in) {
   uint8_t s[SAVE_SIZE];
   env_store(f, s);
   for (unsigned i = 0; i < 8; i++) x87_image(f, x87_phys(f, i), s + ENV_SIZE + 10 * i);
-  memcpy((void *)(uintptr_t)ea(c, in), s, sizeof s);
+  st_bytes(ea(c, in), s, sizeof s);
   x87_init(f);
   DISPATCH_NEXT(c, in);
 }
@@ -147,7 +147,7 @@ void op_x87_fnsave(Cpu *c, const Insn *in) {
 void op_x87_frstor(Cpu *c, const Insn *in) {
   X87 *f = &c->fpu;
   uint8_t s[SAVE_SIZE];
-  memcpy(s, (const void *)(uintptr_t)ea(c, in), sizeof s);
+  ld_bytes(ea(c, in), s, sizeof s);
   env_load(f, s);
   for (unsigned i = 0; i < 8; i++) x87_set_image(f, x87_phys(f, i), s + ENV_SIZE + 10 * i);
   DISPATCH_NEXT(c, in);

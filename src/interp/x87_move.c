@@ -42,11 +42,7 @@ void op_x87_fld_m80(Cpu *c, const Insn *in) {
   uint64_t a = ea(c, in);
   x87_begin(c, in);
   uint8_t b[10];
-  uint64_t significand = ld64(a); /* the low bytes first, as the CPU reads them */
-  access_in_order();
-  uint16_t se = ld16(a + 8);
-  memcpy(b, &significand, 8);
-  memcpy(b + 8, &se, 2);
+  ld80(a, b);
   x87_push_checked(&c->fpu, x87_from_ext80(b));
   DISPATCH_NEXT(c, in);
 }
@@ -126,7 +122,7 @@ void op_x87_fstp_m80(Cpu *c, const Insn *in) {
     x87_to_ext80(*x87_st(f, 0), b);
     f->sw &= (uint16_t)~X87_C1;
   }
-  memcpy((void *)(uintptr_t)a, b, 10);
+  st_bytes(a, b, 10);
   x87_pop(f);
   DISPATCH_NEXT(c, in);
 }
@@ -232,7 +228,7 @@ void op_x87_fbld(Cpu *c, const Insn *in) {
   uint64_t a = ea(c, in);
   x87_begin(c, in);
   uint8_t b[10];
-  memcpy(b, (const void *)(uintptr_t)a, 10);
+  ld80(a, b);
   uint64_t n = 0;
   for (int i = 8; i >= 0; i--) n = n * 100 + (uint64_t)(b[i] >> 4) * 10 + (b[i] & 15);
   long double v = (long double)n;
@@ -250,7 +246,7 @@ void op_x87_fbstp(Cpu *c, const Insn *in) {
   uint8_t b[10];
   if (x87_empty(f, 0)) {
     if (!x87_underflow(f)) return;
-    memcpy((void *)(uintptr_t)a, bcd_indefinite, 10);
+    st_bytes(a, bcd_indefinite, 10);
     x87_pop(f);
     return;
   }
@@ -265,7 +261,7 @@ void op_x87_fbstp(Cpu *c, const Insn *in) {
     for (int i = 0; i < 9; i++, mag /= 100) b[i] = (uint8_t)((mag % 100 / 10) << 4 | mag % 10);
     b[9] = signbit(s) ? 0x80 : 0;
   }
-  if (x87_store_allowed(f, hsw)) memcpy((void *)(uintptr_t)a, b, 10);
+  if (x87_store_allowed(f, hsw)) st_bytes(a, b, 10);
   store_done(f, hsw, true);
   DISPATCH_NEXT(c, in);
 }

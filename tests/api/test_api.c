@@ -13,11 +13,8 @@
 
 #include <cmocka.h>
 
+#include "api_test.h"
 #include "x64emu/x64emu.h"
-
-#define CODE 0x10000000ull /* where the tests put guest code: one RWX page */
-#define STACK_TOP 0x20000000ull /* and a stack page below this */
-#define PAGE 4096ull
 
 /* A loop, a REP MOVSB, a CALL and RET, then a load from page 0, which faults:
  *   mov ecx, 3; xor eax, eax
@@ -42,26 +39,6 @@ enum {
 /* mov eax, 60; mov edi, 7; syscall; mov ebx, eax; ud2 */
 static const uint8_t sys_then_ud2[] = {0xb8, 0x3c, 0x00, 0x00, 0x00, 0xbf, 0x07, 0x00, 0x00,
                                        0x00, 0x0f, 0x05, 0x89, 0xc3, 0x0f, 0x0b};
-
-static x64emu *machine_with(const uint8_t *code, size_t size, uint64_t at) {
-  x64emu *m = NULL;
-  assert_int_equal(x64emu_open(&m), X64EMU_OK);
-  assert_int_equal(x64emu_mem_map(m, at & ~(PAGE - 1), PAGE, X64EMU_PROT_READ | X64EMU_PROT_WRITE | X64EMU_PROT_EXEC), X64EMU_OK);
-  assert_int_equal(x64emu_mem_write(m, at, code, size), X64EMU_OK);
-  uint64_t rip = at, rsp = STACK_TOP + (at - CODE);
-  assert_int_equal(x64emu_mem_map(m, rsp - PAGE, PAGE, X64EMU_PROT_READ | X64EMU_PROT_WRITE), X64EMU_OK);
-  assert_int_equal(x64emu_reg_write(m, X64EMU_REG_RIP, &rip), X64EMU_OK);
-  assert_int_equal(x64emu_reg_write(m, X64EMU_REG_RSP, &rsp), X64EMU_OK);
-  return m;
-}
-
-static uint64_t reg(x64emu *m, int r) {
-  uint64_t v = 0;
-  assert_int_equal(x64emu_reg_read(m, r, &v), X64EMU_OK);
-  return v;
-}
-
-static void set_reg(x64emu *m, int r, uint64_t v) { assert_int_equal(x64emu_reg_write(m, r, &v), X64EMU_OK); }
 
 /* ---- statuses, machines ---- */
 

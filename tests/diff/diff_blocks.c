@@ -3,7 +3,11 @@
  * decodes them as one block, so the per-block flag liveness and the specialised handlers
  * act together. Registers, memory and the flags the SDM defines at the end must agree.
  *
+ * With --watch-memory the blocks run the handlers' copy that reports every access to a
+ * memory hook (access.h), which checks that each access's bytes are those in memory.
+ *
  * Usage: diff_blocks [--iter N] [--seed S] [--case I] [--max-reports N] [--verbose]
+ *                    [--watch-memory]
  * Environment: X64EMU_DIFF_ITER (sequences, default 10000), X64EMU_DIFF_SEED (a number or
  * "random"; default a fixed seed; always printed), X64EMU_TEST_HOST_VENDOR (cpu_model.h).
  * Sequence I depends only on the seed and I: `--case I` reproduces it alone. */
@@ -17,6 +21,7 @@
 #include "decoder/block.h"
 #include "decoder/decode.h"
 #include "interp/flags.h"
+#include "interp/machine.h"
 #include "interp/run.h"
 #include "harness.h"
 #include "model.h"
@@ -25,6 +30,16 @@
 #include "test_machine.h"
 
 static Outcome nat_out, emu_out;
+
+/* ---- the memory hook of --watch-memory ---- */
+
+static uint64_t accesses, accesses_unlike_memory;
+
+static void check_access(void *embedder, bool write, uint64_t address, unsigned size,
+                         const void *bytes, void *user) {
+  accesses++;
+  if (memcmp(bytes, (const void *)(uintptr_t)address, size) != 0) accesses_unlike_memory++;
+}
 
 /* ---- the emulated run ---- */
 
@@ -195,15 +210,17 @@ int main(int argc, char **argv) {
   uint64_t iter = env_u64("X64EMU_DIFF_ITER", 10000);
   const char *seed_arg = NULL;
   long only = -1;
-  bool verbose = false;
+  bool verbose = false, watch = false;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--iter") && i + 1 < argc) iter = strtoull(argv[++i], NULL, 0);
     else if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed_arg = argv[++i];
     else if (!strcmp(argv[i], "--case") && i + 1 < argc) only = strtol(argv[++i], NULL, 0);
     else if (!strcmp(argv[i], "--max-reports") && i + 1 < argc) max_reports = (unsigned)strtoul(argv[++i], NULL, 0);
     else if (!strcmp(argv[i], "--verbose") || !strcmp(argv[i], "-v")) verbose = true;
+    else if (!strcmp(argv[i], "--watch-memory")) watch = true;
     else {
-      fprintf(stderr, "usage: %s [--iter N] [--seed S] [--case I] [--max-reports N] [--verbose]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--iter N] [--seed S] [--case I] [--max-reports N] [--verbose] [--watch-memory]\n",
+              argv[0]);
       return 2;
     }
   }
@@ -212,6 +229,10 @@ int main(int argc, char **argv) {
   iterations = iter;
   forms_build();
   if (!harness_init("diff_blocks")) return 2;
+  if (watch) {
+    test_machine()->hooks.mem = check_access;
+    machine_watch_memory(test_machine(), true);
+  }
 
   printf("diff_blocks: seed %#" PRIx64 " (X64EMU_DIFF_SEED), %" PRIu64 " sequences\n", seed, iter);
   struct timespec t0, t1;
@@ -229,7 +250,7 @@ int main(int argc, char **argv) {
     if (why) {
       if (failures < max_reports) report(&q, i, seed, why);
       failures++;
-    } else {
+    } else if (!watch) { /* watched blocks hold stop checks between the instructions */
       count_liveness(&q, &st);
       if (verbose && only >= 0) print_listing(&q, q.n);
     }
@@ -247,5 +268,10 @@ int main(int argc, char **argv) {
   printf("diff_blocks: %" PRIu64 " sequences, %" PRIu64 " failed, %.1f s, seed %#" PRIx64 "\n", ran, failures,
          secs, seed);
   model_print_summary("diff_blocks");
+  if (watch) {
+    printf("diff_blocks: %" PRIu64 " accesses reported, %" PRIu64 " of them unlike memory\n", accesses,
+           accesses_unlike_memory);
+    if (!accesses || accesses_unlike_memory) failures++;
+  }
   return failures || model_disagreements ? 1 : 0;
 }
