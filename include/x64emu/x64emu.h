@@ -193,7 +193,7 @@ x64emu_status x64emu_hook_invalid(x64emu *m, x64emu_event_hook hook, void *user,
  * registers, read and write memory, and stop the run, which stops after the
  * instruction; writing registers or changing mappings there is X64EMU_ERR_RUNNING.
  * While a memory hook exists, instructions run from a copy of the interpreter that
- * reports its accesses (about 3x slower); without one they cost nothing. */
+ * reports its accesses (1.5 to 3 times slower); without one they cost nothing. */
 enum { X64EMU_MEM_READ = 1, X64EMU_MEM_WRITE = 2 };
 typedef void (*x64emu_mem_hook)(x64emu *m, int access, uint64_t address, unsigned size,
                                 const void *data, void *user);

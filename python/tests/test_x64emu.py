@@ -160,6 +160,33 @@ class Hooks(unittest.TestCase):
             self.assertEqual(len(seen), 20)  # 19 run, and the call it stopped before
             self.assertEqual(blocks[0], CODE)
 
+    def test_memory_hooks(self):
+        with walk_machine() as m:
+            seen, refused = [], []
+
+            def access(machine, kind, address, data):
+                seen.append((kind, address - CODE, data))
+                self.assertEqual(machine.reg_read("rip"), CODE + WALK_REP_AT)
+                try:
+                    machine.reg_write("rax", 0)
+                except X64EmuError as e:
+                    refused.append(e.status)
+                if kind == x64emu.MEM_WRITE and address == CODE + 0x52:
+                    machine.stop()
+
+            # REP MOVSB copies "hello" from +0x40 to +0x50, a byte an iteration.
+            m.hook_mem(access, begin=CODE + 0x40, end=CODE + 0x58)
+            self.assertEqual(m.run().reason, x64emu.STOP_REQUESTED)
+            self.assertEqual(m.reg_read("rcx"), 2)  # after the third iteration
+            self.assertEqual(m.run().reason, x64emu.STOP_FAULT)
+            expected = []
+            for k, byte in enumerate(b"hello"):
+                expected += [(x64emu.MEM_READ, 0x40 + k, bytes([byte])),
+                             (x64emu.MEM_WRITE, 0x50 + k, bytes([byte]))]
+            self.assertEqual(seen, expected)
+            self.assertEqual(refused, [x64emu.ERR_RUNNING] * 10)
+            self.assertEqual(m.reg_read("rax"), 7)  # untouched by the refused writes
+
     def test_event_hooks(self):
         code = bytes.fromhex("b83c000000bf070000000f0589c30f0b")  # exit(7); mov ebx, eax; ud2
         with Machine() as m:

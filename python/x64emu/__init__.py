@@ -31,6 +31,7 @@ _u64, _int, _ptr, _sz = ctypes.c_uint64, ctypes.c_int, ctypes.c_void_p, ctypes.c
 (OK, ERR_ARG, ERR_NOMEM, ERR_INIT, ERR_MAP_IN_USE, ERR_UNMAPPED, ERR_REG, ERR_LOAD,
  ERR_LINUX_IN_USE, ERR_RUNNING, ERR_HOOK, ERR_DECODE) = range(12)
 PROT_NONE, PROT_READ, PROT_WRITE, PROT_EXEC = 0, 1, 2, 4
+MEM_READ, MEM_WRITE = 1, 2
 _GPRS = ["RAX", "RCX", "RDX", "RBX", "RSP", "RBP", "RSI", "RDI",
          "R8", "R9", "R10", "R11", "R12", "R13", "R14", "R15"]
 REG = {name: i for i, name in enumerate(
@@ -60,6 +61,7 @@ class Stop(ctypes.Structure):
 _INSN_HOOK = ctypes.CFUNCTYPE(None, _ptr, _u64, ctypes.c_uint, _ptr)
 _BLOCK_HOOK = ctypes.CFUNCTYPE(None, _ptr, _u64, _u64, _ptr)
 _EVENT_HOOK = ctypes.CFUNCTYPE(ctypes.c_bool, _ptr, ctypes.POINTER(Stop), _ptr)
+_MEM_HOOK = ctypes.CFUNCTYPE(None, _ptr, _int, _u64, ctypes.c_uint, _ptr, _ptr)
 
 for name, result, args in [
         ("strerror", ctypes.c_char_p, [_int]),
@@ -85,6 +87,7 @@ for name, result, args in [
         ("disasm", _int, [_ptr, _u64, ctypes.c_char_p, _sz, ctypes.POINTER(ctypes.c_uint)]),
         ("hook_insn", _int, [_ptr, _u64, _u64, _INSN_HOOK, _ptr, ctypes.POINTER(_int)]),
         ("hook_block", _int, [_ptr, _u64, _u64, _BLOCK_HOOK, _ptr, ctypes.POINTER(_int)]),
+        ("hook_mem", _int, [_ptr, _int, _u64, _u64, _MEM_HOOK, _ptr, ctypes.POINTER(_int)]),
         ("hook_syscall", _int, [_ptr, _EVENT_HOOK, _ptr, ctypes.POINTER(_int)]),
         ("hook_fault", _int, [_ptr, _EVENT_HOOK, _ptr, ctypes.POINTER(_int)]),
         ("hook_invalid", _int, [_ptr, _EVENT_HOOK, _ptr, ctypes.POINTER(_int)]),
@@ -240,6 +243,16 @@ class Machine:
         """fn(machine, address, length) before each basic block starting in [begin, end)."""
         return self._add(library.x64emu_hook_block, _BLOCK_HOOK(lambda m, a, n, u: fn(self, a, n)),
                          begin, end)
+
+    def hook_mem(self, fn, access=MEM_READ | MEM_WRITE, begin=0, end=0):
+        """fn(machine, access, address, data) after each load (MEM_READ) and store
+        (MEM_WRITE) of an instruction that overlaps [begin, end), with the bytes read or
+        written. It runs in the middle of the instruction: writing registers or changing
+        mappings there raises X64EmuError (ERR_RUNNING); a stop comes after the
+        instruction."""
+        def call(m, kind, address, size, data, u):
+            fn(self, kind, address, ctypes.string_at(data, size))
+        return self._add(library.x64emu_hook_mem, _MEM_HOOK(call), access, begin, end)
 
     def _event(self, add, fn):
         return self._add(add, _EVENT_HOOK(lambda m, e, u: bool(fn(self, e.contents))))
