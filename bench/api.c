@@ -1,6 +1,7 @@
 /* api.c: the library against Unicorn on the same guest code, in one process: a loop of
  * integer and SSE instructions run with no hook, with a per-instruction hook that reads
- * RIP and XMM0, and one exact single step at a time; a loop of loads and stores with a
+ * RIP and XMM0 (by calls, and in x64emu also through register views), and one exact
+ * single step at a time; a loop of loads and stores with a
  * hook on every access; and whether PCLMULQDQ runs. Prints
  * one Markdown table of millions of guest instructions (or steps) per second.
  * A benchmark, not a test: bench/api.sh builds and runs it. */
@@ -22,7 +23,9 @@ static const uint8_t memloop[] = {0x48, 0x8b, 0x02, 0x48, 0x01, 0x42, 0x08, 0x48
 /* pclmulqdq xmm0, xmm1, 0; nop */
 static const uint8_t clmul[] = {0x66, 0x0f, 0x3a, 0x44, 0xc1, 0x00, 0x90};
 enum { CODE = 0x1000000, DATA = 0x2000000, PER_ITER = 6, MEM_PER_ITER = 4 };
-enum Kind { NO_HOOK, INSN_HOOK, STEPS, MEM_HOOK }; /* MEM_HOOK runs memloop, the others loop */
+/* MEM_HOOK runs memloop, the others loop; Unicorn has no views, so VIEW_HOOK is
+ * INSN_HOOK there. */
+enum Kind { NO_HOOK, INSN_HOOK, VIEW_HOOK, STEPS, MEM_HOOK };
 
 static double now(void) {
   struct timespec t;
@@ -40,6 +43,14 @@ static void x_hook(x64emu *m, uint64_t address, unsigned length, void *user) {
   x64emu_reg_read(m, X64EMU_REG_RIP, &rip);
   x64emu_reg_read(m, X64EMU_REG_XMM0, xmm0);
   sink += rip + xmm0[0];
+}
+
+static const void *rip_view, *xmm0_view;
+
+static void x_view_hook(x64emu *m, uint64_t address, unsigned length, void *user) {
+  uint64_t rip;
+  memcpy(&rip, rip_view, 8);
+  sink += rip + ((const uint8_t *)xmm0_view)[0];
 }
 
 static void x_mem_hook(x64emu *m, int access, uint64_t address, unsigned size, const void *data,
@@ -65,6 +76,11 @@ static double x_rate(uint64_t iterations, enum Kind kind) {
   uint64_t done = CODE + size - 1;
   x64emu_stop s;
   if (kind == INSN_HOOK) x64emu_hook_insn(m, 0, 0, x_hook, NULL, NULL);
+  if (kind == VIEW_HOOK) {
+    x64emu_reg_view(m, X64EMU_REG_RIP, &rip_view);
+    x64emu_reg_view(m, X64EMU_REG_XMM0, &xmm0_view);
+    x64emu_hook_insn(m, 0, 0, x_view_hook, NULL, NULL);
+  }
   if (kind == MEM_HOOK)
     x64emu_hook_mem(m, X64EMU_MEM_READ | X64EMU_MEM_WRITE, 0, 0, x_mem_hook, NULL, NULL);
   double t0 = now();
@@ -121,7 +137,7 @@ static double u_rate(uint64_t iterations, enum Kind kind) {
   uc_engine *uc = u_machine(kind == MEM_HOOK ? memloop : loop, size, iterations);
   uint64_t done = CODE + size - 1;
   uc_hook h;
-  if (kind == INSN_HOOK) uc_hook_add(uc, &h, UC_HOOK_CODE, (void *)u_hook, NULL, 1, 0);
+  if (kind == INSN_HOOK || kind == VIEW_HOOK) uc_hook_add(uc, &h, UC_HOOK_CODE, (void *)u_hook, NULL, 1, 0);
   if (kind == MEM_HOOK)
     uc_hook_add(uc, &h, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, (void *)u_mem_hook, NULL, 1, 0);
   double t0 = now();
@@ -159,6 +175,7 @@ int main(int argc, char **argv) {
   struct { const char *name; enum Kind kind; uint64_t n; } rows[] = {
       {"run, no hook", NO_HOOK, n},
       {"run, hook on every instruction (reads RIP, XMM0)", INSN_HOOK, n / 4},
+      {"the same, x64emu reading them through x64emu_reg_view", VIEW_HOOK, n / 4},
       {"single steps (count = 1)", STEPS, n / 40},
       {"run, hook on every load and store (3 in 4 instructions)", MEM_HOOK, n / 4},
   };

@@ -107,6 +107,13 @@ size_t x64emu_reg_size(int reg);
 x64emu_status x64emu_reg_read(x64emu *m, int reg, void *value);
 x64emu_status x64emu_reg_write(x64emu *m, int reg, const void *value);
 
+/* Where a register's value lives, for as long as the machine is open: reading *view is
+ * reading the register, with no call, for hooks that look at registers at every
+ * instruction. Between runs and inside hooks it holds what x64emu_reg_read would give.
+ * For the registers kept as they read: RAX..R15, RIP, FS/GS base, MXCSR, FCW, XMM0..15;
+ * the others are computed on reading (X64EMU_ERR_REG). Write through x64emu_reg_write. */
+x64emu_status x64emu_reg_view(x64emu *m, int reg, const void **view);
+
 /* ---- running ---- */
 
 typedef enum x64emu_stop_reason {

@@ -160,6 +160,21 @@ class Hooks(unittest.TestCase):
             self.assertEqual(len(seen), 20)  # 19 run, and the call it stopped before
             self.assertEqual(blocks[0], CODE)
 
+    def test_register_views(self):
+        with walk_machine() as m:
+            rip = m.reg_view("rip")
+            seen = []
+            m.hook_insn(lambda machine, address, length: seen.append(rip.value == address))
+            m.reg_write("xmm3", bytes(range(16)))
+            self.assertEqual(bytes(m.reg_view("xmm3")), bytes(range(16)))
+            self.assertEqual(m.run().reason, x64emu.STOP_FAULT)
+            self.assertTrue(seen and all(seen))
+            self.assertEqual(m.reg_view("rax").value, 7)
+            self.assertEqual(m.reg_view("mxcsr").value, 0x1F80)
+            with self.assertRaises(X64EmuError) as e:
+                m.reg_view("rflags")
+            self.assertEqual(e.exception.status, x64emu.ERR_REG)
+
     def test_memory_hooks(self):
         with walk_machine() as m:
             seen, refused = [], []

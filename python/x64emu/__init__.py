@@ -78,6 +78,7 @@ for name, result, args in [
         ("reg_size", _sz, [_int]),
         ("reg_read", _int, [_ptr, _int, _ptr]),
         ("reg_write", _int, [_ptr, _int, _ptr]),
+        ("reg_view", _int, [_ptr, _int, ctypes.POINTER(_ptr)]),
         ("run", _int, [_ptr, _u64, _u64, ctypes.POINTER(Stop)]),
         ("step", _int, [_ptr, ctypes.POINTER(Stop)]),
         ("stop_run", _int, [_ptr]),
@@ -94,6 +95,9 @@ for name, result, args in [
         ("hook_remove", _int, [_ptr, _int])]:
     f = getattr(library, "x64emu_" + name)
     f.restype, f.argtypes = result, args
+
+
+_reg_read = library.x64emu_reg_read
 
 
 def strerror(status):
@@ -130,6 +134,7 @@ class Machine:
             _check(library.x64emu_open(ctypes.byref(_handle)))
         self._m = _handle
         self._hooks = {}  # id -> the ctypes callback, kept alive while the hook is set
+        self._reads = {}  # register name or number -> its number, size and read buffer
 
     @classmethod
     def linux(cls, path, argv=None, envp=None):
@@ -179,11 +184,20 @@ class Machine:
 
     # ---- registers: an int for up to 8 bytes, bytes for XMM (16) and ST (10) ----
     def reg_read(self, reg):
-        reg = _reg_number(reg)
-        size = library.x64emu_reg_size(reg)
-        buf = ctypes.create_string_buffer(max(size, 1))
-        _check(library.x64emu_reg_read(self._m, reg, buf))
-        return int.from_bytes(buf.raw[:size], "little") if size <= 8 else buf.raw[:size]
+        """An int (RAX..FTW), or bytes (XMM: 16, ST: 10)."""
+        found = self._reads.get(reg)
+        if found is None:  # a buffer per register, made once: hooks read at every instruction
+            number = _reg_number(reg)
+            size = library.x64emu_reg_size(number)
+            buf = ctypes.c_uint64() if 0 < size <= 8 else ctypes.create_string_buffer(max(size, 1))
+            found = self._reads[reg] = (number, size, buf, ctypes.byref(buf))
+        number, size, buf, ref = found
+        status = _reg_read(self._m, number, ref)
+        if status != OK:
+            raise X64EmuError(status)
+        if size <= 8:
+            return buf.value & ((1 << (8 * size)) - 1)
+        return buf.raw[:size]
 
     def reg_write(self, reg, value):
         reg = _reg_number(reg)
@@ -193,6 +207,18 @@ class Machine:
         if len(value) != size:
             raise X64EmuError(ERR_ARG, "%d bytes for a %d-byte register" % (len(value), size))
         _check(library.x64emu_reg_write(self._m, reg, ctypes.create_string_buffer(bytes(value), size)))
+
+    def reg_view(self, reg):
+        """A ctypes object over the register's own storage (c_uint64, c_uint32 for MXCSR,
+        c_uint16 for FCW, 16 c_ubyte for an XMM register): its .value, or its bytes, is
+        the register's value whenever a hook runs or the machine is stopped. For RAX..R15,
+        RIP, FS/GS base, MXCSR, FCW and XMM0..15."""
+        reg = _reg_number(reg)
+        view = _ptr()
+        _check(library.x64emu_reg_view(self._m, reg, ctypes.byref(view)))
+        size = library.x64emu_reg_size(reg)
+        kind = {8: ctypes.c_uint64, 4: ctypes.c_uint32, 2: ctypes.c_uint16}.get(size, ctypes.c_ubyte * 16)
+        return kind.from_address(view.value)
 
     # ---- running ----
     def run(self, until=0, count=0):

@@ -90,3 +90,17 @@ x64emu_status x64emu_reg_write(x64emu *x, int reg, const void *value) {
   else x87_set_tag_word(&c->fpu, (uint16_t)v);
   return X64EMU_OK;
 }
+
+x64emu_status x64emu_reg_view(x64emu *x, int reg, const void **view) {
+  if (!x || !view) return X64EMU_ERR_ARG;
+  const Cpu *c = x->c;
+  if ((unsigned)reg <= X64EMU_REG_R15) *view = &c->r[reg];
+  else if (reg == X64EMU_REG_RIP) *view = &c->rip;
+  else if (reg == X64EMU_REG_FS_BASE) *view = &c->fs_base;
+  else if (reg == X64EMU_REG_GS_BASE) *view = &c->gs_base;
+  else if (reg == X64EMU_REG_MXCSR) *view = &c->mxcsr;
+  else if (reg == X64EMU_REG_FCW) *view = &c->fpu.cw;
+  else if (reg >= X64EMU_REG_XMM0 && reg <= X64EMU_REG_XMM15) *view = &c->xmm[reg - X64EMU_REG_XMM0];
+  else return X64EMU_ERR_REG;
+  return X64EMU_OK;
+}

@@ -124,6 +124,10 @@ typedef struct Cpu {
   int exit_status;              /* the OS layer's: valid once the guest exited */
   int term_signal;              /* the OS layer's: non-zero when the guest dies of it */
   const struct Insn *cur;       /* the instruction being executed, for faults */
+  struct {                      /* what an instruction hook's record keeps across the hook */
+    uint64_t rip, generation;
+    unsigned nth;
+  } hooked;
   uint64_t icount;              /* instructions retired; each iteration of a REP string
                                    instruction is one, as the trap flag steps them */
   uint64_t icount_limit;        /* cpu_run returns STOP_BUDGET once icount reaches it */

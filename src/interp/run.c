@@ -68,18 +68,26 @@ _Noreturn void guest_gp(Cpu *c, uint64_t err) {
 
 /* The record before an instruction that an instruction hook watches: the hook runs with
  * rip at the instruction, and may stop the run before it, send it elsewhere, or change
- * code (which drops the block this record is in: the run goes on from a fresh decode). */
-void op_insn_hook(Cpu *c, const Insn *in) {
-  uint64_t end = c->rip, rip = in->rip, gen = c->m->code.generation;
-  unsigned nth = in->nth;
-  c->rip = rip;
-  c->m->hooks.insn(c->m->embedder, rip, in[1].len, c->m->hooks.insn_user);
+ * code (which drops the block this record is in: the run goes on from a fresh decode).
+ * What must outlive the call is kept in c->hooked, not in registers the call would
+ * make this handler save and restore, and not in the record, which a change of code
+ * may wipe; in->imm is the block's end. */
+static __attribute__((noinline, noreturn)) void insn_hook_leave(Cpu *c) {
   bool stop = c->events & EV_STOP;
-  if (stop || c->rip != rip || c->m->code.generation != gen) {
-    c->icount += nth;
-    siglongjmp(c->fault_jmp, stop ? JUMP_STOP : JUMP_MOVED);
-  }
-  c->rip = end;
+  c->icount += c->hooked.nth;
+  siglongjmp(c->fault_jmp, stop ? JUMP_STOP : JUMP_MOVED);
+}
+
+void op_insn_hook(Cpu *c, const Insn *in) {
+  const Machine *m = c->m;
+  c->rip = c->hooked.rip = in->rip;
+  c->hooked.generation = m->code.generation;
+  c->hooked.nth = in->nth;
+  m->hooks.insn(m->embedder, in->rip, in[1].len, m->hooks.insn_user);
+  if (__builtin_expect((c->events & EV_STOP) || c->rip != c->hooked.rip ||
+                           c->m->code.generation != c->hooked.generation, 0))
+    insn_hook_leave(c);
+  c->rip = in->imm;
   DISPATCH_NEXT(c, in);
 }
 

@@ -175,6 +175,55 @@ static void test_every_register_reads_back_what_was_written(void **state) {
   x64emu_close(m);
 }
 
+/* A register's view holds what x64emu_reg_read gives, after writes and during runs. */
+static const void *rip_view;
+static uint64_t rip_seen_mismatch;
+
+static void rip_by_view(x64emu *m, uint64_t address, unsigned length, void *user) {
+  uint64_t rip;
+  memcpy(&rip, rip_view, 8);
+  if (rip != address || rip != reg(m, X64EMU_REG_RIP)) rip_seen_mismatch++;
+}
+
+static void test_register_views_hold_the_registers(void **state) {
+  x64emu *m = machine_with(walk, sizeof walk, CODE);
+  const void *view = NULL;
+  for (int r = 0; r < X64EMU_REG_COUNT; r++) {
+    x64emu_status st = x64emu_reg_view(m, r, &view);
+    bool plain = r <= X64EMU_REG_R15 || r == X64EMU_REG_RIP || r == X64EMU_REG_FS_BASE ||
+                 r == X64EMU_REG_GS_BASE || r == X64EMU_REG_MXCSR || r == X64EMU_REG_FCW ||
+                 (r >= X64EMU_REG_XMM0 && r <= X64EMU_REG_XMM15);
+    assert_int_equal(st, plain ? X64EMU_OK : X64EMU_ERR_REG);
+    if (!plain) continue;
+    uint8_t value[16] = {0}, read[16] = {0};
+    for (size_t i = 0; i < sizeof value; i++) value[i] = (uint8_t)(0x11 * (i + 1) + r);
+    if (r == X64EMU_REG_MXCSR) memcpy(value, &(uint32_t){0x1F80 | 0x3F}, 4);
+    if (r == X64EMU_REG_FCW) memcpy(value, &(uint16_t){0x27F}, 2);
+    if (r == X64EMU_REG_RIP || r == X64EMU_REG_RSP) continue; /* the run below needs them */
+    assert_int_equal(x64emu_reg_write(m, r, value), X64EMU_OK);
+    assert_int_equal(x64emu_reg_read(m, r, read), X64EMU_OK);
+    assert_memory_equal(view, read, x64emu_reg_size(r));
+  }
+  assert_int_equal(x64emu_reg_view(m, X64EMU_REG_COUNT, &view), X64EMU_ERR_REG);
+  assert_int_equal(x64emu_reg_view(m, -1, &view), X64EMU_ERR_REG);
+  assert_int_equal(x64emu_reg_view(m, X64EMU_REG_RAX, NULL), X64EMU_ERR_ARG);
+  assert_int_equal(x64emu_reg_view(NULL, X64EMU_REG_RAX, &view), X64EMU_ERR_ARG);
+  /* During a run: RIP at every instruction, RAX and RCX at its end. */
+  assert_int_equal(x64emu_reg_view(m, X64EMU_REG_RIP, &rip_view), X64EMU_OK);
+  rip_seen_mismatch = 0;
+  assert_int_equal(x64emu_hook_insn(m, 0, 0, rip_by_view, NULL, NULL), X64EMU_OK);
+  x64emu_stop s;
+  assert_int_equal(x64emu_run(m, 0, 0, &s), X64EMU_OK);
+  assert_int_equal(rip_seen_mismatch, 0);
+  const void *rax, *rcx;
+  assert_int_equal(x64emu_reg_view(m, X64EMU_REG_RAX, &rax), X64EMU_OK);
+  assert_int_equal(x64emu_reg_view(m, X64EMU_REG_RCX, &rcx), X64EMU_OK);
+  assert_int_equal(*(const uint64_t *)rax, 7);
+  assert_int_equal(*(const uint64_t *)rcx, 0);
+  assert_int_equal(*(const uint64_t *)rip_view, CODE + WALK_FAULT_AT);
+  x64emu_close(m);
+}
+
 /* ---- running ---- */
 
 static void test_run_to_a_fault_and_the_stop_it_reports(void **state) {
@@ -595,6 +644,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_open_close_and_bad_arguments),
       cmocka_unit_test(test_memory_map_unmap_protect_read_write),
       cmocka_unit_test(test_every_register_reads_back_what_was_written),
+      cmocka_unit_test(test_register_views_hold_the_registers),
       cmocka_unit_test(test_run_to_a_fault_and_the_stop_it_reports),
       cmocka_unit_test(test_run_until_an_address_inside_a_block),
       cmocka_unit_test(test_stepping_n_times_equals_running_n_instructions),
