@@ -582,6 +582,32 @@ static void test_linux_machine_runs_a_program_to_its_exit(void **state) {
  * stepping was at that count, across system calls, faults and signal frames. */
 static const char *sig_fault_path;
 
+/* A Linux program under a memory hook: its _start reads argc (1) at the entry RSP, as
+ * the x86-64 ABI puts it there, and it still exits with 0. */
+static int argc_reads;
+
+static void argc_read(x64emu *m, int access, uint64_t address, unsigned size, const void *data,
+                      void *user) {
+  uint64_t v = 0;
+  memcpy(&v, data, size < 8 ? size : 8);
+  if (size == 8 && v == 1) argc_reads++;
+}
+
+static void test_linux_machine_with_a_memory_hook(void **state) {
+  char *argv[] = {"hello", NULL}, *envp[] = {"LANG=C", NULL};
+  x64emu *m = NULL;
+  assert_int_equal(x64emu_open_linux(&m, hello_path, argv, envp), X64EMU_OK);
+  uint64_t sp = reg(m, X64EMU_REG_RSP);
+  argc_reads = 0;
+  assert_int_equal(x64emu_hook_mem(m, X64EMU_MEM_READ, sp, sp + 8, argc_read, NULL, NULL), X64EMU_OK);
+  x64emu_stop s;
+  assert_int_equal(x64emu_run(m, 0, 0, &s), X64EMU_OK);
+  assert_int_equal(s.reason, X64EMU_STOP_EXIT);
+  assert_int_equal(s.exit_status, 0);
+  assert_true(argc_reads >= 1);
+  x64emu_close(m);
+}
+
 static void test_linux_stepping_equals_running_across_signals(void **state) {
   char *argv[] = {"sig_fault", NULL}, *envp[] = {"LANG=C", NULL};
   enum { MAX_STEPS = 1 << 20 };
@@ -658,6 +684,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_a_fault_hook_maps_memory_and_the_run_goes_on),
       cmocka_unit_test(test_two_machines_in_one_process),
       cmocka_unit_test(test_linux_machine_runs_a_program_to_its_exit),
+      cmocka_unit_test(test_linux_machine_with_a_memory_hook),
       cmocka_unit_test(test_linux_stepping_equals_running_across_signals),
       cmocka_unit_test(test_disassembly_at_an_address),
   };
