@@ -80,7 +80,7 @@ bool api_hooks_update(x64emu *x) {
   mh->insn_user = x->n_insn_hooks == 1 ? x->insn_hooks[0].user : NULL;
   mh->block = blocks ? on_block : NULL;
   mh->mem = memory ? on_mem : NULL;
-  machine_watch_memory(x->m, memory);
+  machine_watch(x->m, WATCH_HOOKS, memory);
   block_hooks_set(&x->m->code, insns ? op_insn_hook : NULL, lo, hi, insns || blocks);
   return true;
 }

@@ -4,9 +4,10 @@
  * host load, and a host fault on it becomes a guest SIGSEGV in run.c.
  *
  * The handlers are compiled twice (CMakeLists.txt): as they are, and with
- * X64EMU_WATCH_MEMORY, where every load and store below also reports itself to the
- * machine's memory hook (watch.c) after it is made. The decoder picks the second copy
- * only while a memory hook exists, so that a run without one pays nothing for them. */
+ * X64EMU_WATCH_MEMORY, where every load and store below is first checked for the
+ * alignment EFLAGS.AC asks for, and then reported to the machine's memory hook (watch.h).
+ * The decoder picks the second copy only while a memory hook exists or EFLAGS.AC is set,
+ * so that other runs pay nothing for either. */
 #ifndef X64EMU_ACCESS_H
 #define X64EMU_ACCESS_H
 
@@ -22,8 +23,10 @@
 
 #ifdef X64EMU_WATCH_MEMORY
 #include "watch.h"
+#define ALIGNED(a, size) memory_align_check(a, size)
 #define WATCHED(a, size, data, write) memory_watched(a, size, data, write)
 #else
+#define ALIGNED(a, size) ((void)0)
 #define WATCHED(a, size, data, write) ((void)0)
 #endif
 
@@ -37,36 +40,54 @@ static inline void access_in_order(void) { __asm__ volatile("" ::: "memory"); }
  * makes a fault come where the CPU's does, before the instruction's real accesses. */
 static inline uint8_t probe8(uint64_t a) { return *(const volatile uint8_t *)(uintptr_t)a; }
 static inline void put8(uint64_t a, uint8_t v) { *(volatile uint8_t *)(uintptr_t)a = v; }
+/* The probe of a masked store (MASKMOVQ, MASKMOVDQU), which the CPU aligns as 8 bytes. */
+static inline void probe_masked(uint64_t a) { ALIGNED(a, 8); (void)probe8(a); }
 
 static inline uint8_t ld8(uint64_t a) { uint8_t v = probe8(a); WATCHED(a, 1, &v, false); return v; }
 static inline uint16_t ld16(uint64_t a) {
   uint16_t v;
+  ALIGNED(a, 2);
   memcpy(&v, (const void *)(uintptr_t)a, 2);
   WATCHED(a, 2, &v, false);
   return v;
 }
 static inline uint32_t ld32(uint64_t a) {
   uint32_t v;
+  ALIGNED(a, 4);
   memcpy(&v, (const void *)(uintptr_t)a, 4);
   WATCHED(a, 4, &v, false);
   return v;
 }
 static inline uint64_t ld64(uint64_t a) {
   uint64_t v;
+  ALIGNED(a, 8);
   memcpy(&v, (const void *)(uintptr_t)a, 8);
   WATCHED(a, 8, &v, false);
   return v;
 }
 static inline void st8(uint64_t a, uint8_t v) { put8(a, v); WATCHED(a, 1, &v, true); }
-static inline void st16(uint64_t a, uint16_t v) { memcpy((void *)(uintptr_t)a, &v, 2); WATCHED(a, 2, &v, true); }
-static inline void st32(uint64_t a, uint32_t v) { memcpy((void *)(uintptr_t)a, &v, 4); WATCHED(a, 4, &v, true); }
-static inline void st64(uint64_t a, uint64_t v) { memcpy((void *)(uintptr_t)a, &v, 8); WATCHED(a, 8, &v, true); }
+static inline void st16(uint64_t a, uint16_t v) {
+  ALIGNED(a, 2);
+  memcpy((void *)(uintptr_t)a, &v, 2);
+  WATCHED(a, 2, &v, true);
+}
+static inline void st32(uint64_t a, uint32_t v) {
+  ALIGNED(a, 4);
+  memcpy((void *)(uintptr_t)a, &v, 4);
+  WATCHED(a, 4, &v, true);
+}
+static inline void st64(uint64_t a, uint64_t v) {
+  ALIGNED(a, 8);
+  memcpy((void *)(uintptr_t)a, &v, 8);
+  WATCHED(a, 8, &v, true);
+}
 
 /* A 10-byte x87 operand, its low 8 bytes read first, as the CPU reads them (so that a
  * fault is where the CPU's is). */
 static inline void ld80(uint64_t a, uint8_t b[10]) {
   uint64_t low;
   uint16_t high;
+  ALIGNED(a, 10);
   memcpy(&low, (const void *)(uintptr_t)a, 8);
   access_in_order();
   memcpy(&high, (const void *)(uintptr_t)(a + 8), 2);
@@ -78,10 +99,12 @@ static inline void ld80(uint64_t a, uint8_t b[10]) {
 /* Accesses of n bytes that the CPU makes as one: the x87's 10-byte operands, its
  * environment and state images, FXSAVE's. */
 static inline void ld_bytes(uint64_t a, void *to, size_t n) {
+  ALIGNED(a, (unsigned)n);
   memcpy(to, (const void *)(uintptr_t)a, n);
   WATCHED(a, (unsigned)n, to, false);
 }
 static inline void st_bytes(uint64_t a, const void *from, size_t n) {
+  ALIGNED(a, (unsigned)n);
   memcpy((void *)(uintptr_t)a, from, n);
   WATCHED(a, (unsigned)n, from, true);
 }

@@ -17,9 +17,10 @@ bool machine_init(Machine *m) {
   return true;
 }
 
-void machine_watch_memory(Machine *m, bool on) {
-  if (m->dec.watch_memory == on) return;
-  m->dec.watch_memory = on;
+void machine_watch(Machine *m, unsigned reason, bool on) {
+  m->watchers = on ? m->watchers | reason : m->watchers & ~reason;
+  if (m->dec.watch_memory == (m->watchers != 0)) return;
+  m->dec.watch_memory = m->watchers != 0;
   block_flush_all(&m->code);
 }
 

@@ -22,7 +22,7 @@
  * change registers, move rip, or stop the run with cpu_request_stop(c, STOP_REQUESTED).
  * The signature is the public x64emu_insn_hook's, so that one user hook is called
  * directly, with no dispatch between. The memory hook runs after every guest load and
- * store of an instruction while the machine watches memory (machine_watch_memory), in
+ * store of an instruction while the machine watches memory (machine_watch), in
  * the middle of that instruction: it may read registers and memory, write memory, and
  * stop the run after the instruction. */
 typedef struct MachineHooks {
@@ -43,6 +43,8 @@ typedef struct Machine {
   RangeSet mem;        /* the guest's memory: what it may map over, unmap and protect */
   MachineHooks hooks;
   uint32_t code_crypto; /* host_crypto_accel when `code` was decoded: its crypto handlers' tier */
+  unsigned watchers;   /* WATCH_* reasons to run the handlers that watch accesses */
+  unsigned aligning;   /* CPUs running with EFLAGS.AC set (WATCH_ALIGNMENT while any) */
   void *embedder;      /* the public API's handle of this machine, for its hooks */
 } Machine;
 
@@ -51,8 +53,10 @@ typedef struct Machine {
 bool machine_init(Machine *m);
 void machine_destroy(Machine *m);
 
-/* Whether blocks are decoded with the handlers that report guest accesses to hooks.mem
- * (watch.h) and a stop check between instructions; a change flushes the decoded code. */
-void machine_watch_memory(Machine *m, bool on);
+/* Why blocks are decoded with the handlers that watch guest accesses (watch.h), with a
+ * stop check between instructions: memory hooks (hooks.mem), or a CPU with EFLAGS.AC set,
+ * whose misaligned accesses raise #AC. Any change of the decoding flushes the code. */
+enum { WATCH_HOOKS = 1, WATCH_ALIGNMENT = 2 };
+void machine_watch(Machine *m, unsigned reason, bool on);
 
 #endif

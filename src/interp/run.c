@@ -180,6 +180,16 @@ static StopReason trace_step(Cpu *c, Precise *p) {
   return STOP_FAULT;
 }
 
+/* EFLAGS.AC changed (POPF, a signal frame, the embedder): misaligned accesses raise #AC
+ * only in the watched copy of the handlers, which the machine runs while any of its CPUs
+ * has AC set. Switching drops the decoded code; the flag changes at block ends only. */
+static void check_alignment(Cpu *c) {
+  bool on = (c->rflags & F_AC) != 0;
+  c->ac_checked = on ? F_AC : 0;
+  c->m->aligning += on ? 1 : -1u;
+  machine_watch(c->m, WATCH_ALIGNMENT, c->m->aligning != 0);
+}
+
 /* Runs chained blocks until an event or a stop. Kept out of cpu_run so that the compiler
  * can hold c and the block in registers: a function that calls sigsetjmp keeps its locals
  * in memory. */
@@ -194,9 +204,13 @@ static __attribute__((noinline)) StopReason run_blocks(Cpu *c, uint64_t until) {
     if (c->events) {
       return c->events & EV_STOP ? take_stop(c) : STOP_EVENT;
     }
-    if (__builtin_expect(c->rflags & F_TF, 0)) {
-      StopReason why = precise ? precise_stop(c, &p) : 0;
-      return why ? why : trace_step(c, &p);
+    /* TF set, or AC not as the decoded code checks it: one test for both. */
+    if (__builtin_expect((c->rflags ^ c->ac_checked) & (F_TF | F_AC), 0)) {
+      if ((c->rflags ^ c->ac_checked) & F_AC) check_alignment(c);
+      if (c->rflags & F_TF) {
+        StopReason why = precise ? precise_stop(c, &p) : 0;
+        return why ? why : trace_step(c, &p);
+      }
     }
     if (__builtin_expect(precise, 0)) {
       StopReason why = precise_stop(c, &p);
@@ -277,7 +291,7 @@ StopReason cpu_run(Cpu *c, uint64_t until) {
     block_flush_all(&c->m->code);
     c->m->code_crypto = host_crypto_accel;
   }
-  if (c->m->dec.watch_memory) memory_watch_cpu(c);
+  memory_watch_cpu(c);
   sigjmp_buf *saved = fault_landing;
   int sig = sigsetjmp(c->fault_jmp, 0);
   if (sig == JUMP_MOVED) sig = 0; /* runs on from the new rip, landing here again */

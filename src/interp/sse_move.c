@@ -221,7 +221,7 @@ void op_movnti_m(Cpu *c, const Insn *in) {
 void op_maskmovdqu(Cpu *c, const Insn *in) {
   const Xmm *v = &c->xmm[in->reg], *mask = &c->xmm[in->rm];
   uint64_t a = ea(c, in);
-  (void)probe8(a); /* the CPU faults at the first byte, whichever bytes the mask selects */
+  probe_masked(a); /* the CPU faults at the first byte, whichever bytes the mask selects */
   access_in_order();
   for (int i = 0; i < 16; i++)
     if (mask->b[i] & 0x80) st8(a + (uint64_t)i, v->b[i]);

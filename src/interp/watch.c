@@ -1,15 +1,22 @@
-/* watch.c: reporting the watched handlers' accesses to the machine's memory hook. */
+/* watch.c: the watched handlers' reports to the machine's memory hook, and #AC. */
 #include "watch.h"
 
+#include <signal.h>
+
 #include "machine.h"
+#include "run.h"
 
 /* Per host thread, as a CPU runs on one host thread at a time. */
-static __thread Cpu *running;
+__thread Cpu *watched_cpu;
 
-void memory_watch_cpu(Cpu *c) { running = c; }
+void memory_misaligned(Cpu *c) {
+  c->trapno = 17;
+  c->trap_err = 0;
+  guest_trap(c, SIGBUS, BUS_ADRALN, 0);
+}
 
 void memory_watched(uint64_t a, unsigned size, const void *data, bool write) {
-  Cpu *c = running;
+  Cpu *c = watched_cpu;
   Machine *m = c->m;
   if (!m->hooks.mem) return;
   /* In the middle of an instruction: RIP reads as its address (a block's RIP is its end

@@ -231,7 +231,7 @@ int main(int argc, char **argv) {
   if (!harness_init("diff_blocks")) return 2;
   if (watch) {
     test_machine()->hooks.mem = check_access;
-    machine_watch_memory(test_machine(), true);
+    machine_watch(test_machine(), WATCH_HOOKS, true);
   }
 
   printf("diff_blocks: seed %#" PRIx64 " (X64EMU_DIFF_SEED), %" PRIu64 " sequences\n", seed, iter);

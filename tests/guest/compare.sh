@@ -2,8 +2,12 @@
 # compare.sh: runs a static x86-64 program natively and under x64emu, and compares stdout,
 # stderr and the exit status (or terminating signal) byte for byte.
 #
-# usage: compare.sh [--stdin FILE] [--dir DIR] [--name NAME] X64EMU PROGRAM [ARG...]
+# usage: compare.sh [--stdin FILE] [--dir DIR] [--name NAME] [--model FILE] X64EMU PROGRAM [ARG...]
 #   --stdin FILE  feed FILE to both runs (default /dev/null)
+#   --model FILE  the stdout of x64emu's CPU model (docs/cpu-model.md), for a program whose
+#                 output the host's vendor decides: on a host of the model's vendor the
+#                 native run must print FILE; on another vendor's, x64emu's stdout is
+#                 compared with FILE instead of the native run's
 #   --dir DIR     run both in DIR, which the program must leave as it found it
 #                 (default: a fresh empty directory for each run, at the same path)
 #   --name NAME   what to call the case in messages (default: the program's name)
@@ -12,17 +16,20 @@
 #   COMPARE_TIMEOUT seconds allowed for each run (default 20)
 #   COMPARE_KEEP    if set, the scratch directory is kept and named
 #   COMPARE_SHOW    if set, the native run's stdout and stderr are printed too
+#   X64EMU_TEST_HOST_VENDOR  the host's vendor as --model takes it (default: the CPU's)
 # Exit status: 0 when both runs agree, 1 when they differ, 2 on a usage or set-up error.
 set -u
 
 stdin_file=/dev/null
 run_dir=
 name=
+model=
 while [ $# -gt 0 ]; do
   case "$1" in
     --stdin) stdin_file=$2; shift 2 ;;
     --dir) run_dir=$2; shift 2 ;;
     --name) name=$2; shift 2 ;;
+    --model) model=$2; shift 2 ;;
     --) shift; break ;;
     -*) echo "compare.sh: unknown option $1" >&2; exit 2 ;;
     *) break ;;
@@ -127,6 +134,20 @@ if [ -n "${COMPARE_SHOW:-}" ]; then
 fi
 emu_status=$(cat "$scratch/emu.status")
 failed=0
+if [ -n "$model" ]; then
+  model_vendor=GenuineIntel # tests/common/cpu_model.h
+  vendor=${X64EMU_TEST_HOST_VENDOR:-$(grep -m1 '^vendor_id' /proc/cpuinfo | sed 's/.*: //')}
+  if [ "$vendor" = "$model_vendor" ]; then
+    if ! cmp -s "$scratch/native.out" "$model"; then
+      echo "--- the native run does not print the model's output ($model): the host disagrees with docs/cpu-model.md"
+      diff -u --label model --label native "$model" "$scratch/native.out" | head -n 40
+      failed=1
+    fi
+  else
+    echo "$name: a $vendor host: x64emu's output is compared with the model's ($model)"
+    cp "$model" "$scratch/native.out"
+  fi
+fi
 if [ "$native_status" -eq 124 ]; then
   echo "$name: the native run timed out; the test itself is broken"
   exit 2
