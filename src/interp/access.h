@@ -40,6 +40,11 @@ static inline void access_in_order(void) { __asm__ volatile("" ::: "memory"); }
  * makes a fault come where the CPU's does, before the instruction's real accesses. */
 static inline uint8_t probe8(uint64_t a) { return *(const volatile uint8_t *)(uintptr_t)a; }
 static inline void put8(uint64_t a, uint8_t v) { *(volatile uint8_t *)(uintptr_t)a = v; }
+/* A write that changes nothing (an atomic OR of 0): where the CPU checks that it may
+ * store, as ENTER does at its new stack pointer. */
+static inline void probe_write8(uint64_t a) {
+  __atomic_fetch_or((uint8_t *)(uintptr_t)a, 0, __ATOMIC_RELAXED);
+}
 /* The probe of a masked store (MASKMOVQ, MASKMOVDQU), which the CPU aligns as 8 bytes. */
 static inline void probe_masked(uint64_t a) { ALIGNED(a, 8); (void)probe8(a); }
 

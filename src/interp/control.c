@@ -85,30 +85,36 @@ void op_push_imm(Cpu *c, const Insn *in) {
 
 /* C8: ENTER size, level (nesting levels copy the outer frame pointers). */
 void op_enter(Cpu *c, const Insn *in) {
-  unsigned level = in->aux & 31;
+  unsigned level = in->aux & 31, w = in->osz; /* 8, or 2 with 66: BP and words */
   uint64_t size = in->imm & 0xffff, bp = c->r[RBP], sp = c->r[RSP];
-  /* The outer frame pointers are read first and the registers written last, so that a
-   * fault leaves RSP and RBP as they were, as on the CPU. */
-  uint64_t outer[31];
-  for (unsigned i = 1; i < level; i++) outer[i] = ld64(bp - 8 * i);
-  st64(sp - 8, bp);
-  uint64_t frame = sp - 8;
+  /* In the CPU's order (measured): push RBP, copy each outer frame pointer, push the
+   * frame pointer, then probe the new RSP with a write; the registers are written last,
+   * so that a fault of any step leaves them as they were (the stores before it done). */
+  uint64_t frame = sp - w;
+  st(frame, bp, w);
   sp = frame;
   if (level) {
-    for (unsigned i = 1; i < level; i++) st64(sp -= 8, outer[i]);
-    st64(sp -= 8, frame);
+    for (unsigned i = 1; i < level; i++) {
+      access_in_order();
+      uint64_t outer = ld(bp - w * i, w);
+      st(sp -= w, outer, w);
+    }
+    st(sp -= w, frame, w);
   }
-  c->r[RBP] = frame;
-  c->r[RSP] = sp - size;
+  sp -= size;
+  access_in_order();
+  probe_write8(sp);
+  reg_set(c, RBP, frame, w); /* with 66 only BP: the upper bits stay */
+  c->r[RSP] = sp;
   DISPATCH_NEXT(c, in);
 }
 
-/* C9 */
+/* C9; with 66 it pops BP alone. */
 void op_leave(Cpu *c, const Insn *in) {
   uint64_t bp = c->r[RBP];
-  uint64_t v = ld64(bp); /* a fault leaves RSP as it was */
-  c->r[RSP] = bp + 8;
-  c->r[RBP] = v;
+  uint64_t v = ld(bp, in->osz); /* a fault leaves RSP as it was */
+  c->r[RSP] = bp + in->osz;
+  reg_set(c, RBP, v, in->osz);
   DISPATCH_NEXT(c, in);
 }
 

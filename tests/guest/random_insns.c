@@ -188,7 +188,6 @@ static const char *skip_reason(const uint8_t *b) {
     if (s.op == 0x8F && reg != 0) return "XOP: an AMD encoding";
     if ((s.op == 0xC6 || s.op == 0xC7) && s.modrm == 0xF8)
       return "XABORT, XBEGIN: RTM is not in the CPU model (this CPU may have it)";
-    if (s.op == 0xC8) return "ENTER: the CPU probes the new frame and copies nesting levels in its own order first";
     if ((s.op == 0xD9 || s.op == 0xDD) && mem && reg == 6)
       return "FNSTENV, FNSAVE: the last data pointer and opcode, which the model leaves zero";
     if ((s.op == 0xA6 || s.op == 0xA7 || s.op == 0xAE || s.op == 0xAF) && s.rep)
@@ -227,13 +226,13 @@ static const char *skip_reason(const uint8_t *b) {
     }
   }
   if (s.map == 2) {
-    if (s.op >= 0xC8 && s.op <= 0xCF) return "SHA, GFNI: not in the CPU model";
+    if (s.op == 0xCF) return "GFNI: not in the CPU model";
     if (s.op == 0xF6 && (s.p66 || s.rep)) return "ADCX, ADOX: not in the CPU model";
     if (s.op >= 0xF5) return "0F 38 F5..FF: MOVDIRI, ENQCMD, WRSS...: not in the CPU model";
     if (s.op >= 0x80 && s.op <= 0x82 && s.p66) return "INVEPT, INVVPID, INVPCID";
     return NULL;
   }
-  if (s.op == 0xCC || s.op == 0xCE || s.op == 0xCF) return "SHA, GFNI: not in the CPU model";
+  if (s.op == 0xCE || s.op == 0xCF) return "GFNI: not in the CPU model";
   return NULL;
 }
 
