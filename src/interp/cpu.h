@@ -119,6 +119,7 @@ typedef struct Cpu {
   StopReason stop;              /* what EV_STOP makes cpu_run return */
   Fault fault;                  /* with STOP_FAULT */
   bool undefined;               /* the trap being raised is an unimplemented instruction's */
+  bool ss_shadow;               /* MOV SS ran: the trap flag skips the next instruction */
   int trapno;                   /* and its exception and error code, for Fault (or -1) */
   uint64_t trap_err;
   int exit_status;              /* the OS layer's: valid once the guest exited */

@@ -172,10 +172,16 @@ static void run_single(Cpu *c, Precise *p) {
  * (#DB) at the next, the kernel's SIGTRAP TRAP_TRACE there. So the instruction after a
  * POPF that sets TF is the first trapped (POPF ends its block), and one that clears TF is
  * still trapped. A fault of the instruction comes instead; a system call's stop first
- * (the trap after a system call is not raised). */
+ * (the trap after a system call is not raised). After MOV SS the trap waits for one more
+ * instruction (the CPU's interrupt shadow), not two for two MOV SS. */
 static StopReason trace_step(Cpu *c, Precise *p) {
+  c->ss_shadow = false;
   run_single(c, p);
   if (c->events) return c->events & EV_STOP ? take_stop(c) : STOP_EVENT;
+  if (c->ss_shadow) { /* MOV SS: the instruction after it runs in its shadow, untrapped */
+    run_single(c, p);
+    if (c->events) return c->events & EV_STOP ? take_stop(c) : STOP_EVENT;
+  }
   c->fault = (Fault){SIGTRAP, TRAP_TRACE, c->rip, false, 1, 0};
   return STOP_FAULT;
 }

@@ -110,6 +110,7 @@ void op_mov_to_sreg(Cpu *c, const Insn *in) {
   else ok = (v & 0xfffc) == 0 || (!ldt && index >= 4 && index <= 6);
   if (!ok) guest_gp(c, v & 0xfffc);
   c->sreg[in->op] = v;
+  if (in->op == 2) c->ss_shadow = true; /* the next instruction is not single-step trapped */
   DISPATCH_NEXT(c, in);
 }
 

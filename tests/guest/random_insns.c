@@ -183,8 +183,7 @@ static const char *skip_reason(const uint8_t *b) {
   if (s.map == 0) {
     if (s.op == 0xC4 || s.op == 0xC5 || s.op == 0x62) return "VEX/EVEX: AVX is not in the CPU model";
     if (s.op == 0xCD && s.modrm == 0x80) return "INT 0x80: a system call";
-    if (s.op == 0x8E && (reg == 2 || reg == 4 || reg == 5))
-      return "MOV SS, FS, GS: the single-step shadow of MOV SS, TLS selectors";
+    if (s.op == 0x8E && (reg == 4 || reg == 5)) return "MOV FS, GS: this program's TLS selectors";
     if (s.op == 0x8F && reg != 0) return "XOP: an AMD encoding";
     if ((s.op == 0xC6 || s.op == 0xC7) && s.modrm == 0xF8)
       return "XABORT, XBEGIN: RTM is not in the CPU model (this CPU may have it)";
