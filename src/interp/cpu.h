@@ -119,7 +119,9 @@ typedef struct Cpu {
   StopReason stop;              /* what EV_STOP makes cpu_run return */
   Fault fault;                  /* with STOP_FAULT */
   bool undefined;               /* the trap being raised is an unimplemented instruction's */
-  bool ss_shadow;               /* MOV SS ran: the trap flag skips the next instruction */
+  bool trap_deferred;           /* the single-step trap waits for the next instruction: MOV
+                                   SS's shadow, or the kernel's emulation of an instruction
+                                   UMIP denies, which returns without one */
   int trapno;                   /* and its exception and error code, for Fault (or -1) */
   uint64_t trap_err;
   int exit_status;              /* the OS layer's: valid once the guest exited */

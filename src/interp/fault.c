@@ -57,3 +57,14 @@ __attribute__((no_sanitize_address)) unsigned fault_copy_in(void *dst, uint64_t 
   fault_landing = saved;
   return i;
 }
+
+__attribute__((no_sanitize_address)) unsigned fault_copy_out(uint64_t dst, const void *src, unsigned n) {
+  sigjmp_buf here, *saved = fault_landing;
+  volatile unsigned i = 0;
+  if (sigsetjmp(here, 0) == 0) {
+    fault_landing = &here;
+    for (; i < n; i++) *(volatile uint8_t *)(uintptr_t)(dst + i) = ((const uint8_t *)src)[i];
+  }
+  fault_landing = saved;
+  return i;
+}

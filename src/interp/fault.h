@@ -28,5 +28,7 @@ void fault_install(void);
 
 /* Copies up to n bytes of guest memory; returns how many could be read. */
 unsigned fault_copy_in(void *dst, uint64_t src, unsigned n);
+/* Writes n bytes to guest memory up to the first fault; returns how many it wrote. */
+unsigned fault_copy_out(uint64_t dst, const void *src, unsigned n);
 
 #endif

@@ -83,6 +83,19 @@ void op_loop(Cpu *c, const Insn *in);       /* in->op: 0 loopne, 1 loope, 2 loop
 /* Strings: in->op: 0 movs, 1 cmps, 2 stos, 3 lods, 4 scas; in->rep, in->osz. */
 void op_string(Cpu *c, const Insn *in);
 
+/* Segments and descriptor tables (segments.c): in->op is the segment register (0 ES ...
+ * 5 GS), or which of a pair (LAR 0 / LSL 1, VERR 0 / VERW 1, SLDT 0 / STR 1, SGDT 0 /
+ * SIDT 1). */
+void op_mov_from_sreg(Cpu *c, const Insn *in);
+void op_mov_to_sreg(Cpu *c, const Insn *in);
+void op_pop_sreg(Cpu *c, const Insn *in);
+void op_load_far(Cpu *c, const Insn *in);
+void op_lar_lsl(Cpu *c, const Insn *in);
+void op_verr_verw(Cpu *c, const Insn *in);
+void op_sldt_str(Cpu *c, const Insn *in);
+void op_smsw(Cpu *c, const Insn *in);
+void op_sgdt_sidt(Cpu *c, const Insn *in);
+
 /* System. */
 void op_nop(Cpu *c, const Insn *in);
 void op_syscall(Cpu *c, const Insn *in);
@@ -92,13 +105,11 @@ void op_rdtscp(Cpu *c, const Insn *in);
 void op_int3(Cpu *c, const Insn *in);
 void op_int(Cpu *c, const Insn *in);
 void op_icebp(Cpu *c, const Insn *in);
-void op_mov_from_sreg(Cpu *c, const Insn *in);
 void op_push_sreg(Cpu *c, const Insn *in);    /* in->op: 4 FS, 5 GS */
 void op_retf(Cpu *c, const Insn *in);
 void op_iret(Cpu *c, const Insn *in);
 void op_jmp_far(Cpu *c, const Insn *in);
 void op_call_far(Cpu *c, const Insn *in);
-void op_mov_to_sreg(Cpu *c, const Insn *in);
 void op_privileged(Cpu *c, const Insn *in);  /* hlt, cli, sti, in/out, ins/outs, lgdt...: #GP -> SIGSEGV */
 void op_ud(Cpu *c, const Insn *in);          /* UD2, and encodings the CPU refuses: SIGILL */
 void op_undefined(Cpu *c, const Insn *in);   /* not implemented: SIGILL with a message */

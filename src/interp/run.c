@@ -173,12 +173,13 @@ static void run_single(Cpu *c, Precise *p) {
  * POPF that sets TF is the first trapped (POPF ends its block), and one that clears TF is
  * still trapped. A fault of the instruction comes instead; a system call's stop first
  * (the trap after a system call is not raised). After MOV SS the trap waits for one more
- * instruction (the CPU's interrupt shadow), not two for two MOV SS. */
+ * instruction (the CPU's interrupt shadow), not two for two MOV SS; so it does after an
+ * instruction the kernel emulates (SGDT, SMSW...: segments.c). */
 static StopReason trace_step(Cpu *c, Precise *p) {
-  c->ss_shadow = false;
+  c->trap_deferred = false;
   run_single(c, p);
   if (c->events) return c->events & EV_STOP ? take_stop(c) : STOP_EVENT;
-  if (c->ss_shadow) { /* MOV SS: the instruction after it runs in its shadow, untrapped */
+  if (c->trap_deferred) { /* the instruction after MOV SS runs in its shadow, untrapped */
     run_single(c, p);
     if (c->events) return c->events & EV_STOP ? take_stop(c) : STOP_EVENT;
   }

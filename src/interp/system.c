@@ -91,29 +91,6 @@ void op_icebp(Cpu *c, const Insn *in) {
  * that user mode may not run: #GP. */
 void op_privileged(Cpu *c, const Insn *in) { guest_gp(c, 0); }
 
-/* 8C: a selector into a register (zero-extended to the operand size) or 16 bits of memory. */
-void op_mov_from_sreg(Cpu *c, const Insn *in) {
-  uint16_t v = c->sreg[in->op];
-  if (in->mem) st16(ea(c, in), v);
-  else reg_set(c, in->rm, v, in->osz);
-  DISPATCH_NEXT(c, in);
-}
-
-/* 8E: loading DS, ES or SS with what Linux's GDT holds for user mode: a null selector
- * (not for SS), __USER32_CS 0x23, __USER_DS 0x2b, __USER_CS 0x33 (SS: only 0x2b, RPL 3).
- * Anything else is #GP with the selector as error code. */
-void op_mov_to_sreg(Cpu *c, const Insn *in) {
-  uint16_t v = (uint16_t)(in->mem ? ld16(ea(c, in)) : c->r[in->rm]);
-  unsigned index = v >> 3;
-  bool ldt = v & 4, ok;
-  if (in->op == 2) ok = v == 0x2b; /* SS: a writable data segment at CPL 3 */
-  else ok = (v & 0xfffc) == 0 || (!ldt && index >= 4 && index <= 6);
-  if (!ok) guest_gp(c, v & 0xfffc);
-  c->sreg[in->op] = v;
-  if (in->op == 2) c->ss_shadow = true; /* the next instruction is not single-step trapped */
-  DISPATCH_NEXT(c, in);
-}
-
 /* #UD: 0F 0B (UD2), and the encodings the CPU itself refuses that the decoder knows as
  * such (LOCK where no lock is allowed), unlike op_undefined's. */
 void op_ud(Cpu *c, const Insn *in) { guest_trap(c, SIGILL, ILL_ILLOPN, in->rip); }

@@ -199,12 +199,12 @@ static const char *skip_reason(const uint8_t *b) {
     case 0xA2: return "CPUID: the CPU model's answers";
     case 0x31: case 0x33: return "RDTSC, RDPMC: time and counters";
     case 0xA1: case 0xA9: case 0xB4: case 0xB5: case 0xB2:
-      return "POP FS/GS, LFS/LGS/LSS: segment loads";
-    case 0x00: if (reg <= 1 || reg >= 4) return "SLDT, STR, VERR, VERW: descriptor tables"; return NULL;
-    case 0x02: case 0x03: return "LAR, LSL: descriptor tables";
+      return "POP FS/GS, LFS/LGS/LSS: the FS and GS bases and the stack this program runs on";
+    case 0x00:
+      if (reg >= 6) return "0F 00 /6 /7: JMPE and the reserved forms";
+      return NULL;
     case 0x01:
       if (!mem && (s.modrm >= 0xC0)) return "0F 01 register forms: XGETBV, RDTSCP, RDPKRU, TSX, MONITOR...";
-      if (reg == 0 || reg == 1 || reg == 4) return "SGDT, SIDT, SMSW: the host's UMIP decides";
       return NULL;
     case 0xAE:
       if (s.rep == 0xF3) return "F3 0F AE: FSGSBASE and friends, not in the CPU model";
