@@ -18,13 +18,15 @@ static inline void memory_watch_cpu(Cpu *c) { watched_cpu = c; }
 
 /* The alignment EFLAGS.AC asks of an access of size bytes, as this CPU checks it
  * (measured, docs/cpu-model.md): its size for 2, 4 and 8 bytes, 8 for the x87's 10-byte
- * operands, 4 for the x87 environment and state images; none for 16 bytes (the
+ * operands, 4 for the x87 environment and state images (2 for their 16-bit layouts);
+ * none for 16 bytes (the
  * aligned SSE forms #GP first, the unaligned ones are not checked). */
 static inline unsigned ac_alignment(unsigned size) {
   switch (size) {
   case 2: case 4: case 8: return size;
   case 10: return 8;
   case 28: case 108: return 4;
+  case 14: case 94: return 2;
   default: return 1;
   }
 }

@@ -4,12 +4,15 @@
 #include "ops_x87.h"
 #include "x87_state.h"
 
-enum { ENV_SIZE = 28, SAVE_SIZE = ENV_SIZE + 8 * 10 };
+/* The environment's sizes: 28 bytes, 14 with a 66 prefix (the 16-bit layout). */
+enum { ENV_SIZE = 28, ENV16_SIZE = 14, SAVE_SIZE = ENV_SIZE + 8 * 10 };
+static unsigned env_size(const Insn *in) { return in->osz == 2 ? ENV16_SIZE : ENV_SIZE; }
 /* Bits of the control word that exist; bit 6 always reads as 1. */
 enum { CW_BITS = 0x1F3F, CW_ONE = 0x0040 };
 
 static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
 static uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static void put16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
 static uint32_t get32(const uint8_t *p) {
   uint32_t v;
   memcpy(&v, p, 4);
@@ -93,8 +96,19 @@ void op_x87_fwait(Cpu *c, const Insn *in) {
 }
 
 /* The 28-byte environment: the upper halves of the first three words read as ones; the
- * code and data selectors are zero in 64-bit mode. */
-static void env_store(const X87 *f, uint8_t *e) {
+ * code and data selectors are zero in 64-bit mode. The 14-byte one (66) holds the words
+ * alone, the low 16 bits of the instruction and data pointers, and zero selectors. */
+static void env_store(const X87 *f, uint8_t *e, unsigned size) {
+  if (size == ENV16_SIZE) {
+    put16(e + 0, f->cw);
+    put16(e + 2, x87_status_word(f));
+    put16(e + 4, x87_tag_word(f));
+    put16(e + 6, (uint16_t)f->last_ip);
+    put16(e + 8, 0);
+    put16(e + 10, (uint16_t)f->last_dp);
+    put16(e + 12, 0);
+    return;
+  }
   put32(e + 0, 0xFFFF0000u | f->cw);
   put32(e + 4, 0xFFFF0000u | x87_status_word(f));
   put32(e + 8, 0xFFFF0000u | x87_tag_word(f));
@@ -104,7 +118,16 @@ static void env_store(const X87 *f, uint8_t *e) {
   put32(e + 24, 0xFFFF0000u);
 }
 
-static void env_load(X87 *f, const uint8_t *e) {
+static void env_load(X87 *f, const uint8_t *e, unsigned size) {
+  if (size == ENV16_SIZE) {
+    f->cw = (get16(e + 0) & CW_BITS) | CW_ONE;
+    x87_set_status_word(f, get16(e + 2));
+    x87_update_es(f);
+    x87_set_tag_word(f, get16(e + 4));
+    f->last_ip = get16(e + 6);
+    f->last_dp = get16(e + 10);
+    return;
+  }
   f->cw = (get16(e + 0) & CW_BITS) | CW_ONE;
   x87_set_status_word(f, get16(e + 4));
   x87_update_es(f);
@@ -117,8 +140,8 @@ static void env_load(X87 *f, const uint8_t *e) {
 /* D9 /6: store the environment, then mask every exception. */
 void op_x87_fnstenv(Cpu *c, const Insn *in) {
   uint8_t e[ENV_SIZE];
-  env_store(&c->fpu, e);
-  st_bytes(ea(c, in), e, sizeof e);
+  env_store(&c->fpu, e, env_size(in));
+  st_bytes(ea(c, in), e, env_size(in));
   c->fpu.cw |= X87_EXC;
   x87_update_es(&c->fpu);
   DISPATCH_NEXT(c, in);
@@ -127,8 +150,8 @@ void op_x87_fnstenv(Cpu *c, const Insn *in) {
 /* D9 /4 */
 void op_x87_fldenv(Cpu *c, const Insn *in) {
   uint8_t e[ENV_SIZE];
-  ld_bytes(ea(c, in), e, sizeof e);
-  env_load(&c->fpu, e);
+  ld_bytes(ea(c, in), e, env_size(in));
+  env_load(&c->fpu, e, env_size(in));
   DISPATCH_NEXT(c, in);
 }
 
@@ -136,9 +159,10 @@ void op_x87_fldenv(Cpu *c, const Insn *in) {
 void op_x87_fnsave(Cpu *c, const Insn *in) {
   X87 *f = &c->fpu;
   uint8_t s[SAVE_SIZE];
-  env_store(f, s);
-  for (unsigned i = 0; i < 8; i++) x87_image(f, x87_phys(f, i), s + ENV_SIZE + 10 * i);
-  st_bytes(ea(c, in), s, sizeof s);
+  unsigned env = env_size(in);
+  env_store(f, s, env);
+  for (unsigned i = 0; i < 8; i++) x87_image(f, x87_phys(f, i), s + env + 10 * i);
+  st_bytes(ea(c, in), s, env + 8 * 10);
   x87_init(f);
   DISPATCH_NEXT(c, in);
 }
@@ -147,8 +171,9 @@ void op_x87_fnsave(Cpu *c, const Insn *in) {
 void op_x87_frstor(Cpu *c, const Insn *in) {
   X87 *f = &c->fpu;
   uint8_t s[SAVE_SIZE];
-  ld_bytes(ea(c, in), s, sizeof s);
-  env_load(f, s);
-  for (unsigned i = 0; i < 8; i++) x87_set_image(f, x87_phys(f, i), s + ENV_SIZE + 10 * i);
+  unsigned env = env_size(in);
+  ld_bytes(ea(c, in), s, env + 8 * 10);
+  env_load(f, s, env);
+  for (unsigned i = 0; i < 8; i++) x87_set_image(f, x87_phys(f, i), s + env + 10 * i);
   DISPATCH_NEXT(c, in);
 }

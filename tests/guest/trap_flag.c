@@ -1,7 +1,8 @@
 /* trap_flag.c: single-stepping with EFLAGS.TF: the SIGTRAP (TRAP_TRACE, trapno 1, si_addr the
  * next instruction) after every instruction from the one after the POPF that sets TF to
- * the POPF that clears it, inclusive; and none between MOV SS and the next instruction
- * (its interrupt shadow), nor a longer shadow for two MOV SS in a row. */
+ * the POPF that clears it, inclusive; none between MOV SS and the next instruction (its
+ * interrupt shadow), nor a longer shadow for two MOV SS in a row; none after a SYSCALL
+ * (the kernel returns without it). */
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdio.h>
@@ -37,6 +38,14 @@ int main(void) {
                    "pushfq\n andq $~0x100, (%%rsp)\n popfq\n"
                    : "=&r"(at) : : "rax", "rcx", "cc", "memory");
   printf("mov ss: %d traps at", steps);
+  for (int i = 0; i < steps && i < 64; i++) printf(" +%lu", addrs[i] - at);
+  printf("\n");
+  steps = 0;
+  __asm__ volatile("lea 1f(%%rip), %0\n pushfq\n orq $0x100, (%%rsp)\n popfq\n"
+                   "1: nop\n mov $39, %%eax\n syscall\n nop\n mov $39, %%eax\n syscall\n syscall\n nop\n"
+                   "pushfq\n andq $~0x100, (%%rsp)\n popfq\n"
+                   : "=&r"(at) : : "rax", "rcx", "r11", "cc", "memory");
+  printf("syscall (getpid): %d traps at", steps);
   for (int i = 0; i < steps && i < 64; i++) printf(" +%lu", addrs[i] - at);
   printf("\n");
   return 0;

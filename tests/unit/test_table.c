@@ -106,7 +106,7 @@ static const Pick picks[] = {
     {"fucompp (DA E9)", {0xda, 0xe9}, 2, op_x87_fcompp, 1, 2, 0},
     {"fcomp st(1) alias (DE D1): ST(0) against ST(i)", {0xde, 0xd1}, 2, op_x87_arith_st0_sti, 3, 0, 0},
     {"fsubr st(1), st(0) (DC E1)", {0xdc, 0xe1}, 2, op_x87_arith_sti_st0, 5, 0, 0},
-    {"fldenv with 66: not implemented (66 D9 20)", {0x66, 0xd9, 0x20}, 3, NULL, 0, 0, 0},
+    {"fldenv with 66: the 14-byte layout (66 D9 20)", {0x66, 0xd9, 0x20}, 3, op_x87_fldenv, 0, 0, 2},
 };
 
 static void rows_are_tried_in_order(void **state) {
