@@ -5,6 +5,25 @@
 
 /* 66 0F 38 DC: AESENC xmm1, xmm2/m128 */
 CRYPTO_TWO_OPERANDS(aesenc, aes_SB_SR_MC_AK)
+/* A fused run of n AESENCs (ops_crypto.h), one handler per length so that the rounds
+ * are straight-line code: the pairs are read once, before any register is written. */
+static inline __attribute__((always_inline)) void aesenc_run_of(Cpu *c, const Insn *in, unsigned n,
+                                                                bool accel) {
+  uint64_t pairs = in->imm;
+  Xmm *x = c->xmm;
+  for (unsigned i = 0; i < n; i++, pairs >>= 8) {
+    Block128 *d = block(&x[pairs & 15]);
+    TIER(accel, aes_SB_SR_MC_AK)(d, d, block(&x[pairs >> 4 & 15]));
+  }
+  const Insn *last = in + n - 1; /* goes on as if each instruction had run */
+  c->cur = last;
+  DISPATCH_NEXT(c, last);
+}
+#define AESENC_RUN(n)                                                                   \
+  void op_aesenc_run##n(Cpu *c, const Insn *in) { aesenc_run_of(c, in, n, true); }      \
+  void op_aesenc_run##n##_portable(Cpu *c, const Insn *in) { aesenc_run_of(c, in, n, false); }
+AESENC_RUNS(AESENC_RUN)
+
 /* 66 0F 38 DD: AESENCLAST xmm1, xmm2/m128 */
 CRYPTO_TWO_OPERANDS(aesenclast, aes_SB_SR_AK)
 /* 66 0F 38 DE: AESDEC xmm1, xmm2/m128 */

@@ -39,4 +39,18 @@ CRYPTO_INSNS(CRYPTO_DECLARE)
 /* The table's picker for every crypto row (crypto_tier.c). */
 Handler fast_crypto_tier(Insn *in);
 
+/* A run of 2..8 register-form AESENCs one after another in a block (OpenSSL's CTR and
+ * ECB loops give every block of a batch the same round), fused by the block decoder
+ * into its first record: op_aesenc_run<n> does n instructions, the i-th on XMM registers
+ * in->imm >> 8i & 0xF (destination) and in->imm >> (8i + 4) & 0xF (round key), in their
+ * order with the host's instructions back to back. The records of the others stay behind
+ * it, skipped. AESENC with a register source cannot fault, so the run is exact. */
+#define AESENC_RUNS(X) X(2) X(3) X(4) X(5) X(6) X(7) X(8)
+enum { AES_RUN_MAX = 8 };
+#define AESENC_RUN_DECLARE(n)                         \
+  void op_aesenc_run##n(Cpu *c, const Insn *in);      \
+  void op_aesenc_run##n##_portable(Cpu *c, const Insn *in);
+AESENC_RUNS(AESENC_RUN_DECLARE)
+#undef AESENC_RUN_DECLARE
+
 #endif

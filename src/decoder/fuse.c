@@ -1,0 +1,38 @@
+/* fuse.c: runs of register-form AESENCs, as OpenSSL's CTR and ECB loops issue them for
+ * every block of a batch, into one record that runs the host's AESENCs back to back
+ * (ops_crypto.h, op_aesenc_run): a dispatch for the run instead of one each, and the
+ * host overlaps the independent rounds. */
+#include "fuse.h"
+
+#include <stddef.h>
+
+#include "../interp/ops_crypto.h"
+
+#define HOST_RUN(n) op_aesenc_run##n,
+#define PORTABLE_RUN(n) op_aesenc_run##n##_portable,
+static const Handler host_runs[] = {NULL, NULL, AESENC_RUNS(HOST_RUN)};
+static const Handler portable_runs[] = {NULL, NULL, AESENC_RUNS(PORTABLE_RUN)};
+
+/* The fused handlers for runs of this tier's register-form AESENC (by length), or NULL. */
+static const Handler *run_handlers(Handler fn) {
+  if (fn == op_aesenc) return host_runs;
+  if (fn == op_aesenc_portable) return portable_runs;
+  return NULL;
+}
+
+void fuse_runs(Insn *records, unsigned n) {
+  for (unsigned i = 0; i < n;) {
+    const Handler *runs = run_handlers(records[i].fn);
+    unsigned k = 1;
+    while (runs && k < AES_RUN_MAX && i + k < n && records[i + k].fn == records[i].fn) k++;
+    if (k >= 2) {
+      uint64_t pairs = 0;
+      for (unsigned j = 0; j < k; j++)
+        pairs |= (uint64_t)(records[i + j].reg | records[i + j].rm << 4) << (8 * j);
+      records[i].fn = runs[k];
+      records[i].imm = pairs;
+      records[i].aux = (uint8_t)k;
+    }
+    i += k;
+  }
+}

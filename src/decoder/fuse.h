@@ -1,0 +1,11 @@
+/* fuse.h: instruction runs that one record does faster than a record each. */
+#ifndef X64EMU_FUSE_H
+#define X64EMU_FUSE_H
+
+#include "../interp/insn.h"
+
+/* Fuses the runs of the n decoded records of a block (before their chain bits are set):
+ * a fused run's first record does the work of all, the others stay behind it, skipped. */
+void fuse_runs(Insn *records, unsigned n);
+
+#endif
