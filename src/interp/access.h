@@ -49,43 +49,25 @@ static inline void probe_write8(uint64_t a) {
 static inline void probe_masked(uint64_t a) { ALIGNED(a, 8); (void)probe8(a); }
 
 static inline uint8_t ld8(uint64_t a) { uint8_t v = probe8(a); WATCHED(a, 1, &v, false); return v; }
-static inline uint16_t ld16(uint64_t a) {
-  uint16_t v;
-  ALIGNED(a, 2);
-  memcpy(&v, (const void *)(uintptr_t)a, 2);
-  WATCHED(a, 2, &v, false);
-  return v;
-}
-static inline uint32_t ld32(uint64_t a) {
-  uint32_t v;
-  ALIGNED(a, 4);
-  memcpy(&v, (const void *)(uintptr_t)a, 4);
-  WATCHED(a, 4, &v, false);
-  return v;
-}
-static inline uint64_t ld64(uint64_t a) {
-  uint64_t v;
-  ALIGNED(a, 8);
-  memcpy(&v, (const void *)(uintptr_t)a, 8);
-  WATCHED(a, 8, &v, false);
-  return v;
-}
+/* ld16/st16, ld32/st32, ld64/st64: an access of bits / 8 bytes. */
+#define TYPED_ACCESS(bits)                                               \
+  static inline uint##bits##_t ld##bits(uint64_t a) {                   \
+    uint##bits##_t v;                                                    \
+    ALIGNED(a, bits / 8);                                                \
+    memcpy(&v, (const void *)(uintptr_t)a, bits / 8);                   \
+    WATCHED(a, bits / 8, &v, false);                                     \
+    return v;                                                            \
+  }                                                                      \
+  static inline void st##bits(uint64_t a, uint##bits##_t v) {           \
+    ALIGNED(a, bits / 8);                                                \
+    memcpy((void *)(uintptr_t)a, &v, bits / 8);                         \
+    WATCHED(a, bits / 8, &v, true);                                      \
+  }
+TYPED_ACCESS(16)
+TYPED_ACCESS(32)
+TYPED_ACCESS(64)
+#undef TYPED_ACCESS
 static inline void st8(uint64_t a, uint8_t v) { put8(a, v); WATCHED(a, 1, &v, true); }
-static inline void st16(uint64_t a, uint16_t v) {
-  ALIGNED(a, 2);
-  memcpy((void *)(uintptr_t)a, &v, 2);
-  WATCHED(a, 2, &v, true);
-}
-static inline void st32(uint64_t a, uint32_t v) {
-  ALIGNED(a, 4);
-  memcpy((void *)(uintptr_t)a, &v, 4);
-  WATCHED(a, 4, &v, true);
-}
-static inline void st64(uint64_t a, uint64_t v) {
-  ALIGNED(a, 8);
-  memcpy((void *)(uintptr_t)a, &v, 8);
-  WATCHED(a, 8, &v, true);
-}
 
 /* A 10-byte x87 operand, its low 8 bytes read first, as the CPU reads them (so that a
  * fault is where the CPU's is). */

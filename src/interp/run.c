@@ -179,7 +179,7 @@ static StopReason trace_step(Cpu *c, Precise *p) {
   c->trap_deferred = false;
   run_single(c, p);
   if (c->events) return c->events & EV_STOP ? take_stop(c) : STOP_EVENT;
-  if (c->trap_deferred) { /* the instruction after MOV SS runs in its shadow, untrapped */
+  if (c->trap_deferred) { /* the next instruction runs untrapped too */
     run_single(c, p);
     if (c->events) return c->events & EV_STOP ? take_stop(c) : STOP_EVENT;
   }
