@@ -20,6 +20,7 @@
 #include "loader/elf.h"
 #include "linux-user/linux_run.h"
 #include "linux-user/process.h"
+#include "trace.h"
 
 
 extern char **environ;
@@ -33,6 +34,11 @@ static void usage(FILE *to) {
           "  -h, --help        show this help and exit\n"
           "  --version         show the version and exit\n"
           "  --strace          print each guest system call (or X64EMU_STRACE=1)\n"
+          "  --trace[=FILTER]  print each instruction run (address, symbol+offset, bytes,\n"
+          "                    disassembly) and the registers it changed; FILTER is a\n"
+          "                    comma-separated list of functions and hex address ranges\n"
+          "                    (--trace=aesni_encrypt,0x401000-0x402000)\n"
+          "  --trace-file=PATH write the trace to PATH instead of stderr\n"
           "  --stats           at exit, print the guest instructions run and the blocks\n"
           "                    decoded to stderr (or X64EMU_STATS=1)\n"
           "  -E VAR=VALUE      set VAR in the guest's environment\n"
@@ -175,6 +181,7 @@ int main(int argc, char **argv) {
   CpuModel model = {0};
   char *cpu_all = NULL; /* every --cpu list, joined by commas: carried over to execve */
   bool version = false;
+  const char *trace = NULL, *trace_file = NULL; /* trace "" for everything */
   int i = 1;
   for (; i < argc && argv[i][0] == '-'; i++) {
     const char *opt = argv[i];
@@ -198,6 +205,11 @@ int main(int argc, char **argv) {
       cpu_all = xrealloc(cpu_all, had + strlen(cpu) + 1);
       if (had) cpu_all[had - 1] = ',';
       strcpy(cpu_all + had, cpu);
+    } else if (strcmp(opt, "-trace") == 0) {
+      trace = "";
+    } else if (strncmp(opt, "-trace=", 7) == 0) {
+      trace = opt + 7;
+    } else if (option_value(opt, "-trace-file", argv, &i, argc, &trace_file)) {
     } else if (strcmp(opt, "-strace") == 0) {
       strace = true;
     } else if (strcmp(opt, "-stats") == 0) {
@@ -272,7 +284,24 @@ int main(int argc, char **argv) {
     return 1;
   }
   Cpu *c = &proc.main.cpu;
+  Tracer *tracer = NULL;
+  if (trace || trace_file) {
+    FILE *out = trace_file ? fopen(trace_file, "w") : stderr;
+    if (!out) {
+      fprintf(stderr, "x64emu: --trace-file: cannot write %s\n", trace_file);
+      return 1;
+    }
+    static char trace_buf[1 << 16]; /* lines go out in large writes */
+    setvbuf(out, trace_buf, _IOFBF, sizeof trace_buf);
+    err[0] = 0;
+    tracer = trace_start(c, program, trace ? trace : "", out, err, sizeof err);
+    if (!tracer) {
+      fprintf(stderr, "x64emu: %s\n", err);
+      return 1;
+    }
+  }
   linux_run(c, 0);
+  trace_finish(tracer);
   if (stats)
     fprintf(stderr, "x64emu: %llu guest instructions, %llu blocks decoded\n",
             (unsigned long long)c->icount, (unsigned long long)proc.machine.code.decoded);

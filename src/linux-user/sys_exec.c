@@ -171,6 +171,7 @@ static int64_t exec_guest(Cpu *c, int dirfd, uint64_t guest_path, uint64_t guest
       for (size_t i = 1; i < nargs; i++) host_argv[k++] = args[i];
       host_argv[k] = NULL;
       strace_exec_now();
+      fflush(NULL); /* what the command buffered (a trace) is not lost with this image */
       vfork_child_sync(c);
       signals_before_exec();
       execve(reexec[0], host_argv, GUEST_PTR(guest_envp));
