@@ -1,6 +1,7 @@
 /* main.c: the x64emu command: options, the guest's environment, load, run, exit as the guest did. */
 #define _GNU_SOURCE
 #include <capstone/capstone.h>
+#include <errno.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -20,6 +21,8 @@
 #include "loader/elf.h"
 #include "linux-user/linux_run.h"
 #include "linux-user/process.h"
+#include "linux-user/sys_nr.h"
+#include "stats.h"
 #include "trace.h"
 
 
@@ -39,6 +42,8 @@ static void usage(FILE *to) {
           "                    comma-separated list of functions and hex address ranges\n"
           "                    (--trace=aesni_encrypt,0x401000-0x402000)\n"
           "  --trace-file=PATH write the trace to PATH instead of stderr\n"
+          "  --stats=json:PATH at exit, write the statistics as JSON to PATH: instructions\n"
+          "                    per mnemonic and function, system calls, the code cache\n"
           "  --stats           at exit, print the guest instructions run and the blocks\n"
           "                    decoded to stderr (or X64EMU_STATS=1)\n"
           "  -E VAR=VALUE      set VAR in the guest's environment\n"
@@ -167,6 +172,24 @@ static void print_version(enum FpTier fp_tier) {
                                                          : "portable C");
 }
 
+/* The instruction hook's users: the tracer and the statistics, each optional. */
+static Tracer *tracer;
+static Stats *counter;
+
+static void on_insn(void *embedder, uint64_t rip, unsigned len, void *user) {
+  if (counter) stats_insn(counter, rip);
+  if (tracer) trace_insn(tracer, rip);
+}
+
+/* Hook records where the tracer or the statistics look: everywhere for statistics. */
+static void watch_instructions(Cpu *c) {
+  if (!tracer && !counter) return;
+  uint64_t lo = 0, hi = UINT64_MAX;
+  if (!counter) trace_span(tracer, &lo, &hi);
+  c->m->hooks.insn = on_insn;
+  block_hooks_set(&c->m->code, op_insn_hook, lo, hi, true);
+}
+
 int main(int argc, char **argv) {
   Env env = {0};
   for (char **e = environ; *e; e++) env.n++;
@@ -182,6 +205,7 @@ int main(int argc, char **argv) {
   char *cpu_all = NULL; /* every --cpu list, joined by commas: carried over to execve */
   bool version = false;
   const char *trace = NULL, *trace_file = NULL; /* trace "" for everything */
+  const char *stats_json = NULL;
   int i = 1;
   for (; i < argc && argv[i][0] == '-'; i++) {
     const char *opt = argv[i];
@@ -214,6 +238,10 @@ int main(int argc, char **argv) {
       strace = true;
     } else if (strcmp(opt, "-stats") == 0) {
       stats = true;
+    } else if (strncmp(opt, "-stats=", 7) == 0) {
+      if (strncmp(opt + 7, "json:", 5) != 0 || !opt[12])
+        usage_error("--stats= takes json:PATH, not '%s'", opt + 7);
+      stats_json = opt + 12;
     } else if (strcmp(opt, "-E") == 0) {
       if (!value || !strchr(value, '=') || value[0] == '=')
         usage_error("-E needs VAR=VALUE, got '%s'", value ? value : "");
@@ -284,7 +312,6 @@ int main(int argc, char **argv) {
     return 1;
   }
   Cpu *c = &proc.main.cpu;
-  Tracer *tracer = NULL;
   if (trace || trace_file) {
     FILE *out = trace_file ? fopen(trace_file, "w") : stderr;
     if (!out) {
@@ -300,8 +327,22 @@ int main(int argc, char **argv) {
       return 1;
     }
   }
+  static uint64_t syscall_counts[X64_NR_COUNT + 1];
+  if (stats_json) {
+    proc.opt.syscall_counts = syscall_counts;
+    counter = stats_start(c, program, syscall_counts);
+    if (!counter) {
+      fprintf(stderr, "x64emu: --stats: out of memory\n");
+      return 1;
+    }
+  }
+  watch_instructions(c);
   linux_run(c, 0);
   trace_finish(tracer);
+  if (counter && !stats_finish(counter, stats_json)) {
+    fprintf(stderr, "x64emu: --stats: cannot write %s: %s\n", stats_json, strerror(errno));
+    return 1;
+  }
   if (stats)
     fprintf(stderr, "x64emu: %llu guest instructions, %llu blocks decoded\n",
             (unsigned long long)c->icount, (unsigned long long)proc.machine.code.decoded);

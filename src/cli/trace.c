@@ -4,13 +4,10 @@
  * The core's instruction count tells whether other (untraced) instructions ran between. */
 #include "trace.h"
 
-#include <fcntl.h>
-#include <gelf.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "decoder/block.h"
 #include "decoder/decode.h"
@@ -18,11 +15,7 @@
 #include "interp/flags.h"
 #include "interp/machine.h"
 #include "interp/run.h"
-
-typedef struct Symbol {
-  uint64_t start, size;
-  char *name;
-} Symbol;
+#include "symbols.h"
 
 typedef struct Span {
   uint64_t lo, hi;
@@ -45,8 +38,7 @@ typedef struct Text {
 struct Tracer {
   Cpu *c;
   FILE *out;
-  Symbol *syms;
-  size_t n_syms;
+  Symbols syms;
   Span *ranges; /* empty: everything */
   size_t n_ranges;
   bool pending;  /* a traced instruction whose changes are not written yet */
@@ -54,55 +46,6 @@ struct Tracer {
   Registers before;
   Text *texts;
 };
-
-static int by_start(const void *a, const void *b) {
-  const Symbol *x = a, *y = b;
-  return x->start < y->start ? -1 : x->start > y->start;
-}
-
-/* The function symbols of the program's symbol table, moved by the load bias. */
-static bool read_symbols(Tracer *t, const char *path, uint64_t bias) {
-  int fd = open(path, O_RDONLY);
-  if (fd < 0) return false;
-  elf_version(EV_CURRENT);
-  Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
-  for (Elf_Scn *scn = NULL; elf && (scn = elf_nextscn(elf, scn));) {
-    GElf_Shdr sh;
-    if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize) continue;
-    Elf_Data *data = elf_getdata(scn, NULL);
-    size_t n = sh.sh_size / sh.sh_entsize;
-    for (size_t i = 0; data && i < n; i++) {
-      GElf_Sym s;
-      if (!gelf_getsym(data, (int)i, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC || !s.st_value) continue;
-      const char *name = elf_strptr(elf, sh.sh_link, s.st_name);
-      if (!name || !*name) continue;
-      Symbol *more = realloc(t->syms, (t->n_syms + 1) * sizeof *more);
-      if (!more) break;
-      t->syms = more;
-      t->syms[t->n_syms++] = (Symbol){s.st_value + bias, s.st_size, strdup(name)};
-    }
-  }
-  if (elf) elf_end(elf);
-  close(fd);
-  qsort(t->syms, t->n_syms, sizeof *t->syms, by_start);
-  return true;
-}
-
-/* The function that holds a, or NULL. */
-static const Symbol *symbol_at(const Tracer *t, uint64_t a) {
-  size_t lo = 0, hi = t->n_syms;
-  while (lo < hi) {
-    size_t mid = (lo + hi) / 2;
-    if (t->syms[mid].start <= a) lo = mid + 1;
-    else hi = mid;
-  }
-  for (size_t i = lo; i-- > 0;) { /* the nearest before, or one that contains it */
-    const Symbol *s = &t->syms[i];
-    if (a < s->start + (s->size ? s->size : 1)) return s;
-    if (s->size) break;
-  }
-  return NULL;
-}
 
 static bool parse_filter(Tracer *t, const char *filter, char *err, size_t errlen) {
   char *copy = strdup(filter), *save = NULL;
@@ -119,13 +62,12 @@ static bool parse_filter(Tracer *t, const char *filter, char *err, size_t errlen
         ok = false;
       }
     } else {
-      size_t i = 0;
-      while (i < t->n_syms && strcmp(t->syms[i].name, item) != 0) i++;
-      if (i == t->n_syms) {
+      const Symbol *f = symbols_named(&t->syms, item);
+      if (!f) {
         snprintf(err, errlen, "--trace: no function '%s' in the program's symbol table", item);
         ok = false;
       } else {
-        r = (Span){t->syms[i].start, t->syms[i].start + (t->syms[i].size ? t->syms[i].size : 1)};
+        r = (Span){f->start, f->start + (f->size ? f->size : 1)};
       }
     }
     if (ok) {
@@ -191,13 +133,11 @@ static const char *text_of(Tracer *t, uint64_t rip) {
   return e->line;
 }
 
-/* The core's instruction hook (machine.h): before the instruction at rip. */
-static void on_insn(void *embedder, uint64_t rip, unsigned len, void *user) {
-  Tracer *t = user;
+void trace_insn(Tracer *t, uint64_t rip) {
   if (t->pending) write_changes(t, t->c->icount + t->c->hooked.nth);
   t->pending = traced(t, rip);
   if (!t->pending) return;
-  const Symbol *s = symbol_at(t, rip);
+  const Symbol *s = symbols_at(&t->syms, rip);
   if (s) fprintf(t->out, "%#018" PRIx64 " <%s+%#" PRIx64 ">  %s\n", rip, s->name, rip - s->start, text_of(t, rip));
   else fprintf(t->out, "%#018" PRIx64 "  %s\n", rip, text_of(t, rip));
   t->icount_before = t->c->icount + t->c->hooked.nth;
@@ -214,31 +154,22 @@ Tracer *trace_start(Cpu *c, const char *path, const char *filter, FILE *out, cha
   }
   t->c = c;
   t->out = out;
-  /* The load bias: the entry point now against the one in the file. */
-  uint64_t bias = 0;
-  int fd = open(path, O_RDONLY);
-  elf_version(EV_CURRENT);
-  Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
-  GElf_Ehdr eh;
-  if (elf && gelf_getehdr(elf, &eh) && eh.e_type == ET_DYN) bias = c->rip - eh.e_entry;
-  if (elf) elf_end(elf);
-  if (fd >= 0) close(fd);
-  if (!read_symbols(t, path, bias) || (filter && *filter && !parse_filter(t, filter, err, errlen))) {
+  if (!symbols_read(&t->syms, path, c->rip) || (filter && *filter && !parse_filter(t, filter, err, errlen))) {
     if (!err[0]) snprintf(err, errlen, "--trace: cannot read %s", path);
     trace_finish(t);
     return NULL;
   }
-  /* Hook records over the span of the filter; outside it the code runs as usual. */
-  uint64_t lo = t->n_ranges ? UINT64_MAX : 0, hi = t->n_ranges ? 0 : UINT64_MAX;
-  for (size_t i = 0; i < t->n_ranges; i++) {
-    if (t->ranges[i].lo < lo) lo = t->ranges[i].lo;
-    if (t->ranges[i].hi > hi) hi = t->ranges[i].hi;
-  }
-  Machine *m = c->m;
-  m->hooks.insn = on_insn;
-  m->hooks.insn_user = t;
-  block_hooks_set(&m->code, op_insn_hook, lo, hi, true);
   return t;
+}
+
+/* The span of the filter: outside it the code runs without hook records. */
+void trace_span(const Tracer *t, uint64_t *lo, uint64_t *hi) {
+  *lo = t->n_ranges ? UINT64_MAX : 0;
+  *hi = t->n_ranges ? 0 : UINT64_MAX;
+  for (size_t i = 0; i < t->n_ranges; i++) {
+    if (t->ranges[i].lo < *lo) *lo = t->ranges[i].lo;
+    if (t->ranges[i].hi > *hi) *hi = t->ranges[i].hi;
+  }
 }
 
 void trace_finish(Tracer *t) {
@@ -246,8 +177,7 @@ void trace_finish(Tracer *t) {
   if (t->pending) write_changes(t, t->c->icount);
   t->pending = false;
   fflush(t->out);
-  for (size_t i = 0; i < t->n_syms; i++) free(t->syms[i].name);
-  free(t->syms);
+  symbols_free(&t->syms);
   free(t->ranges);
   free(t->texts);
   free(t);

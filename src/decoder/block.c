@@ -50,6 +50,7 @@ void block_cache_destroy(BlockCache *bc) {
 
 void block_flush_all(BlockCache *bc) {
   bc->generation++;
+  bc->flushes++;
   memset(bc->table, 0, (sizeof *bc->table) << (HASH_BITS + 1));
   madvise(bc->arena, (size_t)(bc->arena_top - bc->arena), MADV_DONTNEED);
   bc->arena_top = bc->arena;
@@ -266,6 +267,7 @@ static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
 
 static Block *lookup(BlockCache *bc, Block **table, uint64_t rip, bool single) {
   unsigned h = hash(rip);
+  bc->lookups++;
   for (Block *b = table[h]; b; b = b->hnext)
     if (b->start == rip) return b;
   Block *b = decode_block(bc, rip, single);

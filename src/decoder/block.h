@@ -48,6 +48,8 @@ typedef struct BlockCache {
   uint64_t lo_addr, hi_addr; /* span of all cached code */
   uint64_t generation;       /* changes at each flush: older Block pointers are gone */
   uint64_t decoded;          /* blocks decoded since creation, for statistics and tests */
+  uint64_t lookups, flushes; /* block_get calls (the rest follow links between blocks),
+                                flushes of the whole cache: for statistics */
   uint64_t in_arena, dead;   /* blocks in the arena since it was last flushed; dropped ones */
   const Decoder *dec;
   /* What decoding puts into blocks: breakpoint addresses (Block.has_bp), and a hook

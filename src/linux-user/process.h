@@ -20,6 +20,8 @@ enum {
 
 typedef struct Options {
   bool strace;        /* print every guest syscall */
+  uint64_t *syscall_counts; /* when set, the calls made by number, X64_NR_COUNT + 1 entries
+                               (the last for numbers beyond): --stats=json */
   char **reexec_argv; /* how to run x64emu again for execve: argv[0] + options, NULL-ended */
 } Options;
 

@@ -231,6 +231,8 @@ void syscall_dispatch(Cpu *c) {
   const uint64_t args[6] = {c->r[RDI], c->r[RSI], c->r[RDX], c->r[R10], c->r[R8], c->r[R9]};
   const SysEntry *e = nr < X64_NR_COUNT && table[nr].fn ? &table[nr] : NULL;
   const bool trace = proc_of(c)->opt.strace;
+  uint64_t *counts = proc_of(c)->opt.syscall_counts;
+  if (counts) counts[nr < X64_NR_COUNT ? nr : X64_NR_COUNT]++;
   if (trace) strace_begin(nr, e ? &e->sig : NULL, args);
   int64_t ret = e ? e->fn(c, args) : -ENOSYS;
   c->r[RAX] = (uint64_t)ret;
