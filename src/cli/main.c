@@ -22,6 +22,7 @@
 #include "linux-user/linux_run.h"
 #include "linux-user/process.h"
 #include "linux-user/sys_nr.h"
+#include "profile.h"
 #include "stats.h"
 #include "trace.h"
 
@@ -42,6 +43,8 @@ static void usage(FILE *to) {
           "                    comma-separated list of functions and hex address ranges\n"
           "                    (--trace=aesni_encrypt,0x401000-0x402000)\n"
           "  --trace-file=PATH write the trace to PATH instead of stderr\n"
+          "  --profile=PATH    write instruction counts per function and call edge to PATH\n"
+          "                    in callgrind's format (callgrind_annotate, KCachegrind)\n"
           "  --stats=json:PATH at exit, write the statistics as JSON to PATH: instructions\n"
           "                    per mnemonic and function, system calls, the code cache\n"
           "  --stats           at exit, print the guest instructions run and the blocks\n"
@@ -172,20 +175,22 @@ static void print_version(enum FpTier fp_tier) {
                                                          : "portable C");
 }
 
-/* The instruction hook's users: the tracer and the statistics, each optional. */
+/* The instruction hook's users: the tracer, the statistics and the profile, each optional. */
 static Tracer *tracer;
 static Stats *counter;
+static Profile *profiler;
 
 static void on_insn(void *embedder, uint64_t rip, unsigned len, void *user) {
   if (counter) stats_insn(counter, rip);
+  if (profiler) profile_insn(profiler, rip, len);
   if (tracer) trace_insn(tracer, rip);
 }
 
-/* Hook records where the tracer or the statistics look: everywhere for statistics. */
+/* Hook records where the tools look: everywhere but for the tracer alone. */
 static void watch_instructions(Cpu *c) {
-  if (!tracer && !counter) return;
+  if (!tracer && !counter && !profiler) return;
   uint64_t lo = 0, hi = UINT64_MAX;
-  if (!counter) trace_span(tracer, &lo, &hi);
+  if (!counter && !profiler) trace_span(tracer, &lo, &hi);
   c->m->hooks.insn = on_insn;
   block_hooks_set(&c->m->code, op_insn_hook, lo, hi, true);
 }
@@ -205,7 +210,7 @@ int main(int argc, char **argv) {
   char *cpu_all = NULL; /* every --cpu list, joined by commas: carried over to execve */
   bool version = false;
   const char *trace = NULL, *trace_file = NULL; /* trace "" for everything */
-  const char *stats_json = NULL;
+  const char *stats_json = NULL, *profile_path = NULL;
   int i = 1;
   for (; i < argc && argv[i][0] == '-'; i++) {
     const char *opt = argv[i];
@@ -234,6 +239,7 @@ int main(int argc, char **argv) {
     } else if (strncmp(opt, "-trace=", 7) == 0) {
       trace = opt + 7;
     } else if (option_value(opt, "-trace-file", argv, &i, argc, &trace_file)) {
+    } else if (option_value(opt, "-profile", argv, &i, argc, &profile_path)) {
     } else if (strcmp(opt, "-strace") == 0) {
       strace = true;
     } else if (strcmp(opt, "-stats") == 0) {
@@ -336,9 +342,17 @@ int main(int argc, char **argv) {
       return 1;
     }
   }
+  if (profile_path && !(profiler = profile_start(c, program))) {
+    fprintf(stderr, "x64emu: --profile: out of memory\n");
+    return 1;
+  }
   watch_instructions(c);
   linux_run(c, 0);
   trace_finish(tracer);
+  if (profiler && !profile_finish(profiler, profile_path)) {
+    fprintf(stderr, "x64emu: --profile: cannot write %s: %s\n", profile_path, strerror(errno));
+    return 1;
+  }
   if (counter && !stats_finish(counter, stats_json)) {
     fprintf(stderr, "x64emu: --stats: cannot write %s: %s\n", stats_json, strerror(errno));
     return 1;
