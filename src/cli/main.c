@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/personality.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -38,6 +39,8 @@ static void usage(FILE *to) {
           "  -h, --help        show this help and exit\n"
           "  --version         show the version and exit\n"
           "  --strace          print each guest system call (or X64EMU_STRACE=1)\n"
+          "  --deterministic[=SEED]  randomness (AT_RANDOM, getrandom, /dev/[u]random) from\n"
+          "                    SEED (default 0), clocks and RDTSC from the instruction count\n"
           "  --trace[=FILTER]  print each instruction run (address, symbol+offset, bytes,\n"
           "                    disassembly) and the registers it changed; FILTER is a\n"
           "                    comma-separated list of functions and hex address ranges\n"
@@ -211,6 +214,8 @@ int main(int argc, char **argv) {
   bool version = false;
   const char *trace = NULL, *trace_file = NULL; /* trace "" for everything */
   const char *stats_json = NULL, *profile_path = NULL;
+  bool deterministic = false;
+  uint64_t seed = 0;
   int i = 1;
   for (; i < argc && argv[i][0] == '-'; i++) {
     const char *opt = argv[i];
@@ -234,6 +239,14 @@ int main(int argc, char **argv) {
       cpu_all = xrealloc(cpu_all, had + strlen(cpu) + 1);
       if (had) cpu_all[had - 1] = ',';
       strcpy(cpu_all + had, cpu);
+    } else if (strcmp(opt, "-deterministic") == 0) {
+      deterministic = true;
+    } else if (strncmp(opt, "-deterministic=", 15) == 0) {
+      char *end = NULL;
+      errno = 0;
+      seed = strtoull(opt + 15, &end, 0);
+      if (!opt[15] || *end || errno) usage_error("--deterministic= takes a number, not '%s'", opt + 15);
+      deterministic = true;
     } else if (strcmp(opt, "-trace") == 0) {
       trace = "";
     } else if (strncmp(opt, "-trace=", 7) == 0) {
@@ -264,6 +277,14 @@ int main(int argc, char **argv) {
       usage_error("unknown option '%s'", argv[i]);
     }
   }
+  /* A deterministic run places memory where the last one did: the host's address-space
+   * randomization off, as setarch -R does, for this x64emu and what it runs. */
+  if (deterministic && !(personality(0xffffffff) & ADDR_NO_RANDOMIZE) &&
+      personality(personality(0xffffffff) | ADDR_NO_RANDOMIZE) != -1) {
+    execv("/proc/self/exe", argv);
+    fprintf(stderr, "x64emu: --deterministic: cannot run again without address randomization: %s\n",
+            strerror(errno));
+  }
   if (crypto && *crypto) choose_host_crypto(crypto);
   enum FpTier fp_tier = fp && *fp ? choose_host_fp(fp) : fp_tier_best();
   if (version) {
@@ -282,11 +303,15 @@ int main(int argc, char **argv) {
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
   if (n > 0) self[n] = 0;
   else if (!realpath(argv[0], self)) snprintf(self, sizeof self, "%s", argv[0]);
-  static char *reexec[7];
-  static char crypto_opt[64], fp_opt[64], *cpu_opt;
+  static char *reexec[8];
+  static char crypto_opt[64], fp_opt[64], det_opt[48], *cpu_opt;
   int r = 0;
   reexec[r++] = self;
   if (strace) reexec[r++] = "--strace";
+  if (deterministic) { /* the program it runs starts the sequence again */
+    snprintf(det_opt, sizeof det_opt, "--deterministic=%llu", (unsigned long long)seed);
+    reexec[r++] = det_opt;
+  }
   if (crypto && *crypto) {
     snprintf(crypto_opt, sizeof crypto_opt, "--host-crypto=%s", crypto);
     reexec[r++] = crypto_opt;
@@ -310,6 +335,10 @@ int main(int argc, char **argv) {
   proc.machine.model = model;
   proc.machine.fp_tier = fp_tier;
   proc.opt.strace = strace;
+  proc.opt.deterministic = deterministic;
+  proc.opt.deterministic_pid = getpid();
+  proc.random_state = seed;
+  proc.machine.virtual_tsc = deterministic;
   proc.opt.reexec_argv = reexec;
   fault_install();
   char err[PATH_MAX + 512];

@@ -45,6 +45,7 @@ typedef struct Machine {
   uint32_t code_crypto; /* host_crypto_accel when `code` was decoded: its crypto handlers' tier */
   unsigned watchers;   /* WATCH_* reasons to run the handlers that watch accesses */
   unsigned aligning;   /* CPUs running with EFLAGS.AC set (WATCH_ALIGNMENT while any) */
+  bool virtual_tsc;    /* RDTSC and RDTSCP read the instruction count, not the host's time */
   void *embedder;      /* the public API's handle of this machine, for its hooks */
 } Machine;
 

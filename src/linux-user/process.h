@@ -22,6 +22,8 @@ typedef struct Options {
   bool strace;        /* print every guest syscall */
   uint64_t *syscall_counts; /* when set, the calls made by number, X64_NR_COUNT + 1 entries
                                (the last for numbers beyond): --stats=json */
+  bool deterministic; /* randomness and clocks from the seed and the instruction count */
+  int64_t deterministic_pid; /* the host's id of the process that reads as 1000 */
   char **reexec_argv; /* how to run x64emu again for execve: argv[0] + options, NULL-ended */
 } Options;
 
@@ -62,6 +64,7 @@ typedef struct Process {
   X64Sigaction sig_action[X64_NSIG + 1];
   /* In a vfork child: its end of the socket pair with the waiting parent, else -1. */
   int vfork_fd;
+  uint64_t random_state; /* --deterministic's generator (determinism.c) */
 } Process;
 
 /* A new process with one thread, for the program at exe_path; false (nothing to destroy)

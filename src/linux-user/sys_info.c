@@ -9,6 +9,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "determinism.h"
 #include "sys_common.h"
 
 /* The host's names, but the machine the guest runs on is an x86-64 one. */
@@ -28,6 +29,7 @@ int64_t sys_sysinfo(Cpu *c, const uint64_t *a) {
 }
 
 int64_t sys_getrandom(Cpu *c, const uint64_t *a) {
+  if (det_on(c)) return det_read(c, a[0], a[1]);
   return host_result(getrandom(GUEST_PTR(a[0]), a[1], (unsigned)a[2]));
 }
 

@@ -9,6 +9,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "../interp/fault.h"
+#include "determinism.h"
 #include "signals.h"
 #include "sys_common.h"
 
@@ -16,6 +18,7 @@
  * on every 64-bit Linux host, so guest arrays of them are handed to the host as they are. */
 
 int64_t sys_read(Cpu *c, const uint64_t *a) {
+  if (det_on(c) && det_random_device(arg_fd(a[0]))) return det_read(c, a[1], a[2]);
   return host_result(read(arg_fd(a[0]), GUEST_PTR(a[1]), a[2]));
 }
 
@@ -24,6 +27,19 @@ int64_t sys_write(Cpu *c, const uint64_t *a) {
 }
 
 int64_t sys_readv(Cpu *c, const uint64_t *a) {
+  if (det_on(c) && det_random_device(arg_fd(a[0]))) {
+    struct iovec iov[64];
+    int n = (int)a[2] < 64 ? (int)a[2] : 64;
+    if ((int)a[2] < 0) return -EINVAL;
+    if (fault_copy_in(iov, a[1], (unsigned)(n * sizeof *iov)) != n * sizeof *iov) return -EFAULT;
+    int64_t total = 0;
+    for (int i = 0; i < n; i++) {
+      int64_t r = det_read(c, (uint64_t)(uintptr_t)iov[i].iov_base, iov[i].iov_len);
+      if (r < 0) return total ? total : r;
+      total += r;
+    }
+    return total;
+  }
   return host_result(readv(arg_fd(a[0]), GUEST_PTR(a[1]), (int)a[2]));
 }
 
@@ -32,6 +48,7 @@ int64_t sys_writev(Cpu *c, const uint64_t *a) {
 }
 
 int64_t sys_pread64(Cpu *c, const uint64_t *a) {
+  if (det_on(c) && det_random_device(arg_fd(a[0]))) return -ESPIPE; /* as the device says */
   return host_result(pread(arg_fd(a[0]), GUEST_PTR(a[1]), a[2], (off_t)a[3]));
 }
 

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "determinism.h"
 #include "signals.h"
 #include "sys_common.h"
 
@@ -29,9 +30,9 @@ int64_t sys_exit(Cpu *c, const uint64_t *a) { return sys_exit_group(c, a); }
 
 /* ---- identity ---- */
 
-int64_t sys_getpid(Cpu *c, const uint64_t *a) { return getpid(); }
-int64_t sys_getppid(Cpu *c, const uint64_t *a) { return getppid(); }
-int64_t sys_gettid(Cpu *c, const uint64_t *a) { return gettid(); }
+int64_t sys_getpid(Cpu *c, const uint64_t *a) { return det_pid_out(c, getpid()); }
+int64_t sys_getppid(Cpu *c, const uint64_t *a) { return det_pid_out(c, getppid()); }
+int64_t sys_gettid(Cpu *c, const uint64_t *a) { return det_pid_out(c, gettid()); }
 int64_t sys_getuid(Cpu *c, const uint64_t *a) { return getuid(); }
 int64_t sys_geteuid(Cpu *c, const uint64_t *a) { return geteuid(); }
 int64_t sys_getgid(Cpu *c, const uint64_t *a) { return getgid(); }
@@ -111,14 +112,17 @@ int64_t sys_setpriority(Cpu *c, const uint64_t *a) {
 
 /* ---- signals to processes (signal numbers are the same on every Linux host) ---- */
 
-int64_t sys_kill(Cpu *c, const uint64_t *a) { return host_result(kill((pid_t)a[0], (int)a[1])); }
+int64_t sys_kill(Cpu *c, const uint64_t *a) {
+  return host_result(kill((pid_t)det_pid_in(c, (pid_t)a[0]), (int)a[1]));
+}
 
 int64_t sys_tkill(Cpu *c, const uint64_t *a) {
-  return host_result(syscall(SYS_tkill, (pid_t)a[0], (int)a[1]));
+  return host_result(syscall(SYS_tkill, (pid_t)det_pid_in(c, (pid_t)a[0]), (int)a[1]));
 }
 
 int64_t sys_tgkill(Cpu *c, const uint64_t *a) {
-  return host_result(syscall(SYS_tgkill, (pid_t)a[0], (pid_t)a[1], (int)a[2]));
+  return host_result(syscall(SYS_tgkill, (pid_t)det_pid_in(c, (pid_t)a[0]),
+                             (pid_t)det_pid_in(c, (pid_t)a[1]), (int)a[2]));
 }
 
 /* ---- waiting: status words, struct rusage and siginfo_t share one layout ---- */
@@ -293,7 +297,7 @@ int64_t sys_prctl(Cpu *c, const uint64_t *a) {
 
 int64_t sys_set_tid_address(Cpu *c, const uint64_t *a) {
   thread_of(c)->clear_child_tid = a[0];
-  return gettid();
+  return det_pid_out(c, gettid());
 }
 
 /* Recorded for get_robust_list; with one thread per process nothing else reads it. */

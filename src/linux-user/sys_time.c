@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "determinism.h"
 #include "sys_common.h"
 
 /* Clock ids and struct timespec/timeval are the same on 64-bit hosts. The host's libc
@@ -15,7 +16,8 @@
 
 int64_t sys_clock_gettime(Cpu *c, const uint64_t *a) {
   struct timespec ts;
-  if (clock_gettime((clockid_t)a[0], &ts) < 0) return -errno;
+  if (clock_gettime((clockid_t)a[0], &ts) < 0) return -errno; /* also checks the clock id */
+  if (det_on(c)) ts = det_clock(c, (clockid_t)a[0]);
   return guest_copy_out(a[1], &ts, sizeof ts);
 }
 
@@ -29,13 +31,18 @@ int64_t sys_gettimeofday(Cpu *c, const uint64_t *a) {
   struct timeval tv;
   struct timezone tz;
   if (syscall(SYS_gettimeofday, &tv, &tz) < 0) return -errno;
+  if (det_on(c)) {
+    struct timespec ts = det_clock(c, CLOCK_REALTIME);
+    tv = (struct timeval){ts.tv_sec, ts.tv_nsec / 1000};
+    tz = (struct timezone){0, 0};
+  }
   int r = a[0] ? guest_copy_out(a[0], &tv, sizeof tv) : 0;
   if (r == 0 && a[1]) r = guest_copy_out(a[1], &tz, sizeof tz);
   return r;
 }
 
 int64_t sys_time(Cpu *c, const uint64_t *a) {
-  int64_t t = (int64_t)time(NULL);
+  int64_t t = det_on(c) ? (int64_t)det_clock(c, CLOCK_REALTIME).tv_sec : (int64_t)time(NULL);
   if (a[0] && guest_copy_out(a[0], &t, sizeof t) < 0) return -EFAULT;
   return t;
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../interp/fault.h"
+#include "determinism.h"
 #include "signals.h"
 #include "sys_common.h"
 
@@ -51,6 +52,11 @@ bool vsyscall_emulate(Cpu *c) {
     struct timeval tv;
     struct timezone tz;
     ret = gettimeofday(&tv, &tz) == 0 ? 0 : -errno;
+    if (det_on(c)) {
+      struct timespec ts = det_clock(c, CLOCK_REALTIME);
+      tv = (struct timeval){ts.tv_sec, ts.tv_nsec / 1000};
+      tz = (struct timezone){0, 0};
+    }
     if (ret == 0) {
       put(c, c->r[RDI], &tv, sizeof tv, &failed);
       put(c, c->r[RSI], &tz, sizeof tz, &failed);
@@ -58,7 +64,7 @@ bool vsyscall_emulate(Cpu *c) {
     break;
   }
   case VSYS_TIME: {
-    int64_t t = (int64_t)time(NULL);
+    int64_t t = det_on(c) ? (int64_t)det_clock(c, CLOCK_REALTIME).tv_sec : (int64_t)time(NULL);
     put(c, c->r[RDI], &t, sizeof t, &failed);
     ret = t;
     break;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../interp/run.h"
+#include "../linux-user/determinism.h"
 #include "brk.h"
 #include "stack.h"
 
@@ -423,6 +424,7 @@ int elf_load(Process *p, const char *path, char *const argv[], char *const envp[
       .base = 0,
   };
   stack_args_from_host(&sa, &p->machine.model);
+  if (p->opt.deterministic) det_random(p, sa.random, sizeof sa.random); /* AT_RANDOM */
   uint64_t rsp = stack_create(&sa, img.exec_stack, &p->machine.mem, err, errlen);
   if (!rsp) return -1;
 

@@ -1,0 +1,73 @@
+/* determinism.c: --deterministic's randomness and clocks (determinism.h). */
+#include "determinism.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "sys_common.h"
+
+enum { REALTIME_EPOCH = 1700000000, VIRTUAL_PID = 1000 };
+
+bool det_on(const Cpu *c) { return ((const Thread *)c->owner)->proc->opt.deterministic; }
+
+/* splitmix64: every seed gives a full-period sequence, and nearby seeds unlike ones. */
+static uint64_t next(uint64_t *state) {
+  uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+void det_random(Process *p, void *buf, size_t n) {
+  uint8_t *out = buf;
+  while (n) {
+    uint64_t v = next(&p->random_state);
+    size_t k = n < 8 ? n : 8;
+    memcpy(out, &v, k);
+    out += k;
+    n -= k;
+  }
+}
+
+struct timespec det_clock(const Cpu *c, clockid_t id) {
+  uint64_t ns = c->icount;
+  struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+  if (id == CLOCK_REALTIME || id == CLOCK_REALTIME_COARSE || id == CLOCK_TAI) ts.tv_sec += REALTIME_EPOCH;
+  return ts;
+}
+
+bool det_random_device(int fd) {
+  struct stat st;
+  return fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 &&
+         (minor(st.st_rdev) == 8 || minor(st.st_rdev) == 9);
+}
+
+int64_t det_read(Cpu *c, uint64_t dst, uint64_t n) {
+  Process *p = ((Thread *)c->owner)->proc;
+  uint8_t chunk[4096];
+  for (uint64_t done = 0; done < n;) {
+    size_t k = n - done < sizeof chunk ? (size_t)(n - done) : sizeof chunk;
+    det_random(p, chunk, k);
+    if (guest_copy_out(dst + done, chunk, k) < 0) return done ? (int64_t)done : -EFAULT;
+    done += k;
+  }
+  return (int64_t)n;
+}
+
+static int64_t root_pid(const Cpu *c) { return ((const Thread *)c->owner)->proc->opt.deterministic_pid; }
+
+int64_t det_pid_out(const Cpu *c, int64_t pid) {
+  if (!det_on(c) || pid == 0) return pid;
+  if (pid == root_pid(c)) return VIRTUAL_PID;
+  if (pid == -root_pid(c)) return -VIRTUAL_PID;
+  return pid;
+}
+
+int64_t det_pid_in(const Cpu *c, int64_t pid) {
+  if (!det_on(c)) return pid;
+  if (pid == VIRTUAL_PID) return root_pid(c);
+  if (pid == -VIRTUAL_PID) return -root_pid(c);
+  return pid;
+}

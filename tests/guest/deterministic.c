@@ -1,0 +1,38 @@
+/* deterministic.c: what --deterministic makes the same from run to run: AT_RANDOM,
+ * getrandom, /dev/urandom, the clocks, gettimeofday, time, RDTSC and the process id
+ * (deterministic.sh). */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/auxv.h>
+#include <sys/random.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+#include <x86intrin.h>
+static void hex(const char *what, const unsigned char *b, int n) {
+  printf("%s ", what);
+  for (int i = 0; i < n; i++) printf("%02x", b[i]);
+  printf("\n");
+}
+int main(void) {
+  hex("AT_RANDOM", (const unsigned char *)getauxval(AT_RANDOM), 16);
+  unsigned char b[16];
+  if (getrandom(b, sizeof b, 0) == 16) hex("getrandom", b, 16);
+  int fd = open("/dev/urandom", O_RDONLY);
+  if (fd >= 0 && read(fd, b, 16) == 16) hex("/dev/urandom", b, 16);
+  struct timespec r, m1, m2;
+  clock_gettime(CLOCK_REALTIME, &r);
+  clock_gettime(CLOCK_MONOTONIC, &m1);
+  clock_gettime(CLOCK_MONOTONIC, &m2);
+  struct timeval tv;
+  gettimeofday(&tv, NULL);
+  printf("realtime %lld.%09ld monotonic %lld.%09ld then %lld.%09ld\n", (long long)r.tv_sec, r.tv_nsec,
+         (long long)m1.tv_sec, m1.tv_nsec, (long long)m2.tv_sec, m2.tv_nsec);
+  printf("gettimeofday %lld.%06ld time %lld\n", (long long)tv.tv_sec, (long)tv.tv_usec, (long long)time(NULL));
+  unsigned long long t1 = __rdtsc(), t2 = __rdtsc();
+  printf("rdtsc %llu then %llu\n", t1, t2);
+  printf("pid %d, and it can signal itself: %d\n", (int)getpid(), kill(getpid(), 0));
+  return 0;
+}
