@@ -14,6 +14,7 @@ if [ "$purpose" = test ]; then
              busybox-static bash-static zsh-static libsqlite3-dev zlib1g-dev
              python3-cryptography-vectors # NIST CAVP vectors for the crypto guests
              valgrind # callgrind, the oracle of --profile
+             gdb # the client of the gdb stub
              # the aarch64 host: the crypto tier and x64emu itself, cross-built and run
              # under user-mode QEMU
              gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user libcmocka-dev:arm64

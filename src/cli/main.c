@@ -23,6 +23,7 @@
 #include "linux-user/linux_run.h"
 #include "linux-user/process.h"
 #include "linux-user/sys_nr.h"
+#include "gdbstub.h"
 #include "profile.h"
 #include "stats.h"
 #include "trace.h"
@@ -39,6 +40,8 @@ static void usage(FILE *to) {
           "  -h, --help        show this help and exit\n"
           "  --version         show the version and exit\n"
           "  --strace          print each guest system call (or X64EMU_STRACE=1)\n"
+          "  -g PORT, --gdb=PORT  wait for gdb on 127.0.0.1:PORT before the first\n"
+          "                    instruction (target remote :PORT); also X64EMU_GDB=PORT\n"
           "  --deterministic[=SEED]  randomness (AT_RANDOM, getrandom, /dev/[u]random) from\n"
           "                    SEED (default 0), clocks and RDTSC from the instruction count\n"
           "  --trace[=FILTER]  print each instruction run (address, symbol+offset, bytes,\n"
@@ -216,6 +219,7 @@ int main(int argc, char **argv) {
   const char *stats_json = NULL, *profile_path = NULL;
   bool deterministic = false;
   uint64_t seed = 0;
+  const char *gdb_port = getenv("X64EMU_GDB");
   int i = 1;
   for (; i < argc && argv[i][0] == '-'; i++) {
     const char *opt = argv[i];
@@ -239,6 +243,10 @@ int main(int argc, char **argv) {
       cpu_all = xrealloc(cpu_all, had + strlen(cpu) + 1);
       if (had) cpu_all[had - 1] = ',';
       strcpy(cpu_all + had, cpu);
+    } else if (strcmp(opt, "-g") == 0) {
+      if (!value) usage_error("%s needs a port", "-g");
+      gdb_port = argv[++i];
+    } else if (option_value(opt, "-gdb", argv, &i, argc, &gdb_port)) {
     } else if (strcmp(opt, "-deterministic") == 0) {
       deterministic = true;
     } else if (strncmp(opt, "-deterministic=", 15) == 0) {
@@ -376,7 +384,14 @@ int main(int argc, char **argv) {
     return 1;
   }
   watch_instructions(c);
-  linux_run(c, 0);
+  if (gdb_port && *gdb_port) {
+    char *end = NULL;
+    long port = strtol(gdb_port, &end, 10);
+    if (*end || port <= 0 || port > 65535) usage_error("-g takes a TCP port, not '%s'", gdb_port);
+    if (gdb_serve(c, (int)port, proc.exe_path) != 0) return 1;
+  } else {
+    linux_run(c, 0);
+  }
   trace_finish(tracer);
   if (profiler && !profile_finish(profiler, profile_path)) {
     fprintf(stderr, "x64emu: --profile: cannot write %s: %s\n", profile_path, strerror(errno));
