@@ -1,7 +1,8 @@
-/* trace.c: the instruction tracer (trace.h). The core calls it before every instruction
- * in the span of the filter; what an instruction changed is known at the next call, so
- * each call first writes the changes of the instruction before, then the line of its own.
- * The core's instruction count tells whether other (untraced) instructions ran between. */
+/* trace.c: the instruction tracer (trace.h). The command calls it from the core's
+ * instruction hook before every instruction in the span of the filter; what an
+ * instruction changed is known at the next call, so each call first writes the changes
+ * of the instruction before, then the line of its own. The core's instruction count
+ * tells whether other (untraced) instructions ran between. */
 #include "trace.h"
 
 #include <inttypes.h>
@@ -9,12 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decoder/block.h"
 #include "decoder/decode.h"
 #include "interp/fault.h"
 #include "interp/flags.h"
 #include "interp/machine.h"
-#include "interp/run.h"
 #include "symbols.h"
 
 typedef struct Span {
