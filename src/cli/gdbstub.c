@@ -32,6 +32,8 @@ typedef struct Gdb {
   Cpu *c;
   const char *exe_path;
   char in[PACKET_MAX + 1];
+  char buf[PACKET_MAX]; /* what was read from gdb and not yet taken: buf[at, end) */
+  size_t at, end;
 } Gdb;
 
 static const char hexdigits[] = "0123456789abcdef";
@@ -77,15 +79,24 @@ static void send_packet(Gdb *g, const char *data) {
   free(p);
 }
 
+/* The next byte from gdb, read a buffer at a time (a packet in one system call, not one
+ * a byte); false when gdb is gone. */
+static bool next_byte(Gdb *g, char *ch) {
+  while (g->at == g->end) {
+    ssize_t r = read(g->fd, g->buf, sizeof g->buf);
+    if (r <= 0 && !(r < 0 && errno == EINTR)) return false;
+    g->at = 0;
+    g->end = r > 0 ? (size_t)r : 0;
+  }
+  *ch = g->buf[g->at++];
+  return true;
+}
+
 /* The next packet's data into g->in; false when gdb is gone. */
 static bool receive_packet(Gdb *g) {
   char ch;
   for (;;) {
-    ssize_t r = read(g->fd, &ch, 1);
-    if (r <= 0) {
-      if (r < 0 && errno == EINTR) continue;
-      return false;
-    }
+    if (!next_byte(g, &ch)) return false;
     if (ch == '$') break;
     if (ch == 0x03) { /* an interrupt between runs: nothing is running */
       strcpy(g->in, "?");
@@ -93,11 +104,14 @@ static bool receive_packet(Gdb *g) {
     }
   }
   size_t n = 0;
-  while (read(g->fd, &ch, 1) == 1 && ch != '#')
+  for (;;) {
+    if (!next_byte(g, &ch)) return false;
+    if (ch == '#') break;
     if (n < PACKET_MAX) g->in[n++] = ch;
+  }
   g->in[n] = 0;
   char sum[2];
-  if (read(g->fd, sum, 2) != 2) return false;
+  if (!next_byte(g, &sum[0]) || !next_byte(g, &sum[1])) return false;
   (void)!write(g->fd, "+", 1);
   return true;
 }
