@@ -15,16 +15,10 @@
 #include "decoder/decode.h"
 #include "interp/fault.h"
 #include "interp/machine.h"
+#include "sites.h"
 #include "symbols.h"
 
 enum Kind { OTHER, CALL, RET };
-
-/* What is known of an address once it ran: its function and whether it calls or returns. */
-typedef struct Site {
-  uint64_t rip; /* 0: an empty slot */
-  const Symbol *fn;
-  uint8_t kind;
-} Site;
 
 typedef struct Frame {
   uint64_t ret, start; /* the return address; the instruction count at the call */
@@ -46,37 +40,17 @@ struct Profile {
   Cpu *c;
   const char *path;
   Symbols syms;
-  Site *sites;
-  size_t size, used;
+  Sites sites;
   Frame *stack;
   size_t depth, room;
   Edge *edges;
   size_t n_edges;
   Own *own; /* per function, indexed as syms.v; the last entry is "(no symbol)" */
   uint64_t total;
-  const Site *prev;
-  uint64_t prev_next; /* the address after the previous instruction */
+  uint8_t prev_kind;     /* the previous instruction's: OTHER before the first */
+  const Symbol *prev_fn;
+  uint64_t prev_next;    /* the address after it */
 };
-
-static size_t slot_of(uint64_t rip, size_t size) {
-  return (size_t)((rip * 0x9E3779B97F4A7C15ull) >> 20) & (size - 1);
-}
-
-static bool grow(Profile *p) {
-  size_t size = p->size ? 2 * p->size : 4096;
-  Site *sites = calloc(size, sizeof *sites);
-  if (!sites) return false;
-  for (size_t i = 0; i < p->size; i++) {
-    if (!p->sites[i].rip) continue;
-    size_t j = slot_of(p->sites[i].rip, size);
-    while (sites[j].rip) j = (j + 1) & (size - 1);
-    sites[j] = p->sites[i];
-  }
-  free(p->sites);
-  p->sites = sites;
-  p->size = size;
-  return true;
-}
 
 Profile *profile_start(Cpu *c, const char *path) {
   Profile *p = calloc(1, sizeof *p);
@@ -85,7 +59,7 @@ Profile *profile_start(Cpu *c, const char *path) {
   p->path = path;
   symbols_read(&p->syms, path, c->rip);
   p->own = calloc(p->syms.n + 1, sizeof *p->own);
-  if (!p->own || !grow(p)) {
+  if (!p->own || !sites_init(&p->sites)) {
     profile_finish(p, NULL);
     return NULL;
   }
@@ -93,23 +67,19 @@ Profile *profile_start(Cpu *c, const char *path) {
   return p;
 }
 
-/* The site of rip, made on its first run; NULL without memory. */
+/* The site of rip, its function and kind found on its first run; NULL without memory. */
 static const Site *site(Profile *p, uint64_t rip) {
-  size_t i = slot_of(rip, p->size);
-  while (p->sites[i].rip && p->sites[i].rip != rip) i = (i + 1) & (p->size - 1);
-  if (p->sites[i].rip) return &p->sites[i];
-  if (2 * (p->used + 1) > p->size) {
-    p->prev = NULL; /* the table moves */
-    return grow(p) ? site(p, rip) : NULL;
+  bool fresh;
+  Site *k = sites_get(&p->sites, rip, &fresh);
+  if (k && fresh) {
+    uint8_t bytes[15];
+    char text[160];
+    unsigned n = fault_copy_in(bytes, rip, sizeof bytes);
+    decode_text(&p->c->m->dec, rip, bytes, n, text, sizeof text);
+    k->fn = symbols_at(&p->syms, rip);
+    k->kind = strncmp(text, "call", 4) == 0 ? CALL : strncmp(text, "ret", 3) == 0 ? RET : OTHER;
   }
-  uint8_t bytes[15];
-  char text[160];
-  unsigned n = fault_copy_in(bytes, rip, sizeof bytes);
-  decode_text(&p->c->m->dec, rip, bytes, n, text, sizeof text);
-  p->sites[i] = (Site){rip, symbols_at(&p->syms, rip),
-                       strncmp(text, "call", 4) == 0 ? CALL : strncmp(text, "ret", 3) == 0 ? RET : OTHER};
-  p->used++;
-  return &p->sites[i];
+  return k;
 }
 
 static Edge *edge(Profile *p, const Symbol *caller, const Symbol *callee) {
@@ -132,8 +102,7 @@ static void close_frame(Profile *p) {
 }
 
 void profile_insn(Profile *p, uint64_t rip, unsigned len) {
-  const Site *prev = p->prev;
-  if (prev && prev->kind == CALL && rip != p->prev_next) {
+  if (p->prev_kind == CALL && rip != p->prev_next) {
     if (p->depth == p->room) {
       size_t room = p->room ? 2 * p->room : 256;
       Frame *more = realloc(p->stack, room * sizeof *more);
@@ -143,9 +112,9 @@ void profile_insn(Profile *p, uint64_t rip, unsigned len) {
       const Symbol *callee = symbols_at(&p->syms, rip);
       bool nested = false;
       for (size_t d = 0; d < p->depth && !nested; d++) nested = p->stack[d].callee == callee;
-      p->stack[p->depth++] = (Frame){p->prev_next, p->total, prev->fn, callee, nested};
+      p->stack[p->depth++] = (Frame){p->prev_next, p->total, p->prev_fn, callee, nested};
     }
-  } else if (prev && prev->kind == RET) {
+  } else if (p->prev_kind == RET) {
     size_t d = p->depth;
     while (d > 0 && p->stack[d - 1].ret != rip) d--;
     while (d > 0 && p->depth >= d) close_frame(p); /* this frame, and any it skipped */
@@ -153,7 +122,8 @@ void profile_insn(Profile *p, uint64_t rip, unsigned len) {
   const Site *s = site(p, rip);
   p->total++;
   p->own[s && s->fn ? (size_t)(s->fn - p->syms.v) : p->syms.n].n++;
-  p->prev = s;
+  p->prev_kind = s ? s->kind : OTHER;
+  p->prev_fn = s ? s->fn : NULL;
   p->prev_next = rip + len;
 }
 
@@ -197,7 +167,7 @@ bool profile_finish(Profile *p, const char *path) {
   }
   free(named);
   symbols_free(&p->syms);
-  free(p->sites);
+  sites_free(&p->sites);
   free(p->stack);
   free(p->edges);
   free(p->own);

@@ -1,6 +1,5 @@
-/* stats.c: --stats=json (stats.h). Instructions are counted per address in a hash table
- * (a program runs few distinct addresses many times), then summed per mnemonic and per
- * function at the end, with Capstone's text of each address once. */
+/* stats.c: --stats=json (stats.h). Instructions are counted per address (sites.h), then
+ * summed per mnemonic and per function at the end, with Capstone's text of each address once. */
 #include "stats.h"
 
 #include <inttypes.h>
@@ -13,11 +12,8 @@
 #include "interp/machine.h"
 #include "linux-user/sys_nr.h"
 #include "linux-user/sys_common.h"
+#include "sites.h"
 #include "symbols.h"
-
-typedef struct Count {
-  uint64_t rip, n; /* rip 0: an empty slot */
-} Count;
 
 /* A name and a total, for the per-mnemonic and per-function sums. */
 typedef struct Total {
@@ -29,33 +25,12 @@ struct Stats {
   Cpu *c;
   Symbols syms;
   const uint64_t *syscall_counts;
-  Count *slots;
-  size_t size, used; /* size a power of two, used < size / 2 */
+  Sites sites;
 };
-
-static size_t slot_of(uint64_t rip, size_t size) {
-  return (size_t)((rip * 0x9E3779B97F4A7C15ull) >> 20) & (size - 1);
-}
-
-static bool grow(Stats *s) {
-  size_t size = s->size ? 2 * s->size : 4096;
-  Count *slots = calloc(size, sizeof *slots);
-  if (!slots) return false;
-  for (size_t i = 0; i < s->size; i++) {
-    if (!s->slots[i].rip) continue;
-    size_t j = slot_of(s->slots[i].rip, size);
-    while (slots[j].rip) j = (j + 1) & (size - 1);
-    slots[j] = s->slots[i];
-  }
-  free(s->slots);
-  s->slots = slots;
-  s->size = size;
-  return true;
-}
 
 Stats *stats_start(Cpu *c, const char *path, const uint64_t *syscall_counts) {
   Stats *s = calloc(1, sizeof *s);
-  if (!s || !grow(s)) {
+  if (!s || !sites_init(&s->sites)) {
     free(s);
     return NULL;
   }
@@ -66,18 +41,9 @@ Stats *stats_start(Cpu *c, const char *path, const uint64_t *syscall_counts) {
 }
 
 void stats_insn(Stats *s, uint64_t rip) {
-  size_t i = slot_of(rip, s->size);
-  while (s->slots[i].rip && s->slots[i].rip != rip) i = (i + 1) & (s->size - 1);
-  if (!s->slots[i].rip) {
-    if (2 * (s->used + 1) > s->size) {
-      if (!grow(s)) return; /* out of memory: this address goes uncounted */
-      stats_insn(s, rip);
-      return;
-    }
-    s->slots[i].rip = rip;
-    s->used++;
-  }
-  s->slots[i].n++;
+  bool fresh;
+  Site *k = sites_get(&s->sites, rip, &fresh);
+  if (k) k->runs++; /* out of memory: this address goes uncounted */
 }
 
 /* Adds n to name's total in t (names compared by pointer or text). */
@@ -127,18 +93,18 @@ bool stats_finish(Stats *s, const char *path) {
   bool ok = f != NULL;
   Total *mnemonics = NULL, *functions = NULL, *calls = NULL;
   size_t n_mnemonics = 0, n_functions = 0, n_calls = 0;
-  char (*texts)[24] = calloc(s->size, sizeof *texts); /* the mnemonic of each slot */
-  for (size_t i = 0; ok && texts && i < s->size; i++) {
-    const Count *k = &s->slots[i];
+  char (*texts)[24] = calloc(s->sites.size, sizeof *texts); /* the mnemonic of each slot */
+  for (size_t i = 0; ok && texts && i < s->sites.size; i++) {
+    const Site *k = &s->sites.v[i];
     if (!k->rip) continue;
     uint8_t bytes[15];
     char text[160];
     unsigned got = fault_copy_in(bytes, k->rip, sizeof bytes);
     decode_text(&s->c->m->dec, k->rip, bytes, got, text, sizeof text);
     snprintf(texts[i], sizeof texts[i], "%.*s", (int)strcspn(text, " "), text);
-    add_to(&mnemonics, &n_mnemonics, texts[i], k->n);
+    add_to(&mnemonics, &n_mnemonics, texts[i], k->runs);
     const Symbol *fn = symbols_at(&s->syms, k->rip);
-    add_to(&functions, &n_functions, fn ? fn->name : "(no symbol)", k->n);
+    add_to(&functions, &n_functions, fn ? fn->name : "(no symbol)", k->runs);
   }
   for (unsigned nr = 0; s->syscall_counts && nr <= X64_NR_COUNT; nr++) {
     if (!s->syscall_counts[nr]) continue;
@@ -163,7 +129,7 @@ bool stats_finish(Stats *s, const char *path) {
   free(functions);
   free(calls);
   symbols_free(&s->syms);
-  free(s->slots);
+  sites_free(&s->sites);
   free(s);
   return ok;
 }

@@ -1,0 +1,31 @@
+/* sites.h: the instruction addresses a run reached, in a hash table (a program runs a
+ * few distinct addresses many times), each with what the command's tools keep of it. */
+#ifndef X64EMU_SITES_H
+#define X64EMU_SITES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "symbols.h"
+
+typedef struct Site {
+  uint64_t rip;     /* 0: an empty slot */
+  uint64_t runs;    /* --stats: how often it ran */
+  const Symbol *fn; /* --profile: its function, and whether it calls or returns */
+  uint8_t kind;
+} Site;
+
+typedef struct Sites {
+  Site *v;
+  size_t size, used; /* size a power of two, used < size / 2 */
+} Sites;
+
+bool sites_init(Sites *s);
+void sites_free(Sites *s);
+
+/* The site of rip; *fresh says it was made now (rip set, the rest zero). Making one may
+ * move the others. NULL without memory. */
+Site *sites_get(Sites *s, uint64_t rip, bool *fresh);
+
+#endif
