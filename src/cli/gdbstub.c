@@ -196,6 +196,19 @@ static void run(Gdb *g, bool step, char *reply, size_t size) {
   }
 }
 
+/* The queries whose answer never changes: one process of one thread, the program's path
+ * readable through qXfer (qSupported may carry gdb's features after a colon). */
+static const struct {
+  const char *query, *reply;
+  bool prefix;
+} fixed_queries[] = {
+    {"qSupported", "PacketSize=1000;qXfer:exec-file:read+", true},
+    {"qAttached", "1", false},
+    {"qC", "QC1", false},
+    {"qfThreadInfo", "m1", false},
+    {"qsThreadInfo", "l", false},
+};
+
 /* What a packet asks; false when the session is over. */
 static bool serve_packet(Gdb *g, bool *running_on) {
   Cpu *c = g->c;
@@ -284,25 +297,12 @@ static bool serve_packet(Gdb *g, bool *running_on) {
   case 'H': send_packet(g, "OK"); return true;
   case 'T': send_packet(g, "OK"); return true;
   case 'q':
-    if (strncmp(in, "qSupported", 10) == 0) {
-      send_packet(g, "PacketSize=1000;qXfer:exec-file:read+");
-      return true;
-    }
-    if (strcmp(in, "qAttached") == 0) {
-      send_packet(g, "1");
-      return true;
-    }
-    if (strcmp(in, "qC") == 0) {
-      send_packet(g, "QC1");
-      return true;
-    }
-    if (strcmp(in, "qfThreadInfo") == 0) {
-      send_packet(g, "m1");
-      return true;
-    }
-    if (strcmp(in, "qsThreadInfo") == 0) {
-      send_packet(g, "l");
-      return true;
+    for (size_t i = 0; i < sizeof fixed_queries / sizeof *fixed_queries; i++) {
+      const char *q = fixed_queries[i].query;
+      if (fixed_queries[i].prefix ? strncmp(in, q, strlen(q)) == 0 : strcmp(in, q) == 0) {
+        send_packet(g, fixed_queries[i].reply);
+        return true;
+      }
     }
     if (strncmp(in, "qXfer:exec-file:read:", 21) == 0) {
       char *args = strrchr(in, ':');
