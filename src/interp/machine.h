@@ -46,6 +46,8 @@ typedef struct Machine {
   unsigned watchers;   /* WATCH_* reasons to run the handlers that watch accesses */
   unsigned aligning;   /* CPUs running with EFLAGS.AC set (WATCH_ALIGNMENT while any) */
   bool virtual_tsc;    /* RDTSC and RDTSCP read the instruction count, not the host's time */
+  uint64_t virtual_idle; /* and the ns the OS layer let pass with no instruction run (the
+                            deterministic sleeps), which they count too */
   void *embedder;      /* the public API's handle of this machine, for its hooks */
 } Machine;
 

@@ -8,7 +8,7 @@
 
 #include "sys_common.h"
 
-enum { REALTIME_EPOCH = 1700000000, VIRTUAL_PID = 1000 };
+enum { VIRTUAL_PID = 1000 };
 
 bool det_on(const Cpu *c) { return ((const Thread *)c->owner)->proc->opt.deterministic; }
 
@@ -29,13 +29,6 @@ void det_random(Process *p, void *buf, size_t n) {
     out += k;
     n -= k;
   }
-}
-
-struct timespec det_clock(const Cpu *c, clockid_t id) {
-  uint64_t ns = c->icount;
-  struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
-  if (id == CLOCK_REALTIME || id == CLOCK_REALTIME_COARSE || id == CLOCK_TAI) ts.tv_sec += REALTIME_EPOCH;
-  return ts;
 }
 
 bool det_random_device(int fd) {

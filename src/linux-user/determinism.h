@@ -1,9 +1,9 @@
 /* determinism.h: --deterministic: what a guest reads of randomness and time comes from a
  * seed and from its instruction count, not from the host, so that two runs with one seed
- * see the same (AT_RANDOM, getrandom, /dev/random and /dev/urandom, the clocks, the
- * vsyscall page's, RDTSC), and the process x64emu started has the process id 1000. The
- * host's address-space randomization is off for it (the command runs itself again so).
- * Timers, and the ids of other processes, are still the host's. */
+ * see the same (AT_RANDOM, getrandom, /dev/random and /dev/urandom; the clocks, sleeps
+ * and timers of virtual_time.h), and the process x64emu started has the process id 1000.
+ * The host's address-space randomization is off for it (the command runs itself again
+ * so). The ids of other processes are still the host's. */
 #ifndef X64EMU_DETERMINISM_H
 #define X64EMU_DETERMINISM_H
 
@@ -18,11 +18,6 @@ bool det_on(const Cpu *c);
 
 /* n bytes from the process's generator (the seed's sequence). */
 void det_random(Process *p, void *buf, size_t n);
-
-/* Clock id's time: the instructions run as nanoseconds (a 1 GHz machine), from 0 for the
- * monotonic and CPU-time clocks, from 2023-11-14 22:13:20 UTC (1,700,000,000 s) for
- * CLOCK_REALTIME. */
-struct timespec det_clock(const Cpu *c, clockid_t id);
 
 /* Whether fd is /dev/random or /dev/urandom (by device number, however it was opened). */
 bool det_random_device(int fd);

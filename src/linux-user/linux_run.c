@@ -10,6 +10,7 @@
 #include "process.h"
 #include "signals.h"
 #include "syscall.h"
+#include "virtual_time.h"
 #include "vsyscall.h"
 
 /* The system call of the SYSCALL instruction just run. A host fault on guest memory that
@@ -35,11 +36,26 @@ static bool guest_handles(const Cpu *c, int sig) {
   return a->handler > 1 && !(thread_of((Cpu *)c)->sig.mask >> (sig - 1) & 1);
 }
 
+/* The caller's instruction budget, or sooner the next --deterministic timer's: the run
+ * stops at the exact instruction where a timer falls due. */
+static uint64_t budget(const Cpu *c, uint64_t caller_limit) {
+  if (!proc_of(c)->opt.deterministic) return caller_limit;
+  uint64_t due = vt_next_due(c);
+  return due < caller_limit ? due : caller_limit;
+}
+
 StopReason linux_run(Cpu *c, uint64_t until) {
+  uint64_t caller_limit = c->icount_limit;
   for (;;) {
     if (c->events & EV_EXIT) return STOP_EXIT;
+    c->icount_limit = budget(c, caller_limit);
     StopReason why = cpu_run(c, until);
+    c->icount_limit = caller_limit;
     switch (why) {
+    case STOP_BUDGET:
+      if (c->icount >= caller_limit) return why;
+      vt_expire(c);
+      break;
     case STOP_SYSCALL: perform_syscall(c); break;
     case STOP_FAULT:
       if (vsyscall_emulate(c)) break;

@@ -9,6 +9,7 @@
 #include "../interp/cpu.h"
 #include "../interp/machine.h"
 #include "sys_x64.h"
+#include "virtual_time.h"
 
 #define X64_NSIG 64
 
@@ -65,6 +66,7 @@ typedef struct Process {
   /* In a vfork child: its end of the socket pair with the waiting parent, else -1. */
   int vfork_fd;
   uint64_t random_state; /* --deterministic's generator (determinism.c) */
+  VirtualTime vtime;     /* --deterministic's timers (virtual_time.c) */
 } Process;
 
 /* A new process with one thread, for the program at exe_path; false (nothing to destroy)

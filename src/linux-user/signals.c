@@ -18,6 +18,7 @@
 #include "../interp/fault.h"
 #include "sigframe.h"
 #include "sys_common.h"
+#include "virtual_time.h"
 
 #define BIT X64_SIGBIT
 #define UNBLOCKABLE (BIT(SIGKILL) | BIT(SIGSTOP))
@@ -227,6 +228,19 @@ int signals_take_blocked(Cpu *c, uint64_t set, void *info) {
   return sig;
 }
 
+bool signals_raise(Cpu *c, const X64Siginfo *info) {
+  attach(c);
+  int sig = info->si_signo;
+  if (ignored(proc_of(c), sig)) return true;
+  if (taken_now() & BIT(sig)) return false;
+  taken_info[sig] = *info;
+  __atomic_fetch_or(&taken, BIT(sig), __ATOMIC_RELEASE);
+  ThreadSignals *t = &thread_of(c)->sig;
+  host_mask_sync(t); /* a host instance waits behind this one */
+  if (deliverable(t)) raise_event(c, EV_SIGNAL);
+  return true;
+}
+
 bool signals_handler_due(Cpu *c) {
   init_once(c);
   return deliverable(&thread_of(c)->sig) != 0;
@@ -243,7 +257,11 @@ int64_t signals_suspend(Cpu *c, const uint64_t *mask) {
     t->restore_saved = true;
     t->mask = *mask & ~UNBLOCKABLE;
   }
-  if (!deliverable(t)) {
+  /* --deterministic: time passes at once to the next timer, until one's signal is due. */
+  while (!deliverable(t) && !(c->events & EV_EXIT) && proc_of(c)->opt.deterministic &&
+         vt_idle_to_next_timer(c))
+    host_block_all(); /* raising synchronized the host's mask */
+  if (!deliverable(t) && !(c->events & EV_EXIT)) {
     sigset_t wait;
     host_set_from(&wait, t->mask | taken_now());
     sigsuspend(&wait); /* returns once the host handler has run */

@@ -7,6 +7,7 @@
 
 #include "../interp/cpu.h"
 #include "process.h"
+#include "sigframe.h"
 #include "sys_x64.h"
 
 #define X64_SIG_DFL 0
@@ -26,6 +27,11 @@ void signals_deliver_fault(Cpu *c, const Fault *f);
 /* Delivers asynchronous signals noted by the host handler (EV_SIGNAL). c->rip is the
  * next guest instruction. */
 void signals_deliver_pending(Cpu *c);
+
+/* A signal the emulator itself sends the guest (--deterministic's timers), as the kernel
+ * generates one: dropped if ignored, else pending until the guest takes it. False if
+ * an instance was pending already (a standard signal does not queue). */
+bool signals_raise(Cpu *c, const X64Siginfo *info);
 
 /* A system call returned -EINTR: delivery decides whether it restarts (SA_RESTART). */
 void signals_syscall_interrupted(Cpu *c, uint64_t nr);

@@ -17,7 +17,7 @@
 int64_t sys_clock_gettime(Cpu *c, const uint64_t *a) {
   struct timespec ts;
   if (clock_gettime((clockid_t)a[0], &ts) < 0) return -errno; /* also checks the clock id */
-  if (det_on(c)) ts = det_clock(c, (clockid_t)a[0]);
+  if (det_on(c)) ts = vt_timespec(vt_now(c, (clockid_t)a[0]));
   return guest_copy_out(a[1], &ts, sizeof ts);
 }
 
@@ -32,7 +32,7 @@ int64_t sys_gettimeofday(Cpu *c, const uint64_t *a) {
   struct timezone tz;
   if (syscall(SYS_gettimeofday, &tv, &tz) < 0) return -errno;
   if (det_on(c)) {
-    struct timespec ts = det_clock(c, CLOCK_REALTIME);
+    struct timespec ts = vt_timespec(vt_now(c, CLOCK_REALTIME));
     tv = (struct timeval){ts.tv_sec, ts.tv_nsec / 1000};
     tz = (struct timezone){0, 0};
   }
@@ -42,26 +42,58 @@ int64_t sys_gettimeofday(Cpu *c, const uint64_t *a) {
 }
 
 int64_t sys_time(Cpu *c, const uint64_t *a) {
-  int64_t t = det_on(c) ? (int64_t)det_clock(c, CLOCK_REALTIME).tv_sec : (int64_t)time(NULL);
+  int64_t t = det_on(c) ? (int64_t)(vt_now(c, CLOCK_REALTIME) / 1000000000u) : (int64_t)time(NULL);
   if (a[0] && guest_copy_out(a[0], &t, sizeof t) < 0) return -EFAULT;
   return t;
 }
 
-/* The kernel reads the request and writes the remainder itself. */
+/* A deterministic sleep on clock id: the request at req (absolute or not), the time
+ * left to *rem when a handler interrupts a relative one. */
+static int64_t sleep_virtual(Cpu *c, clockid_t id, bool absolute, uint64_t req, uint64_t rem) {
+  struct timespec ts;
+  if (guest_copy_in(&ts, req, sizeof ts) < 0) return -EFAULT;
+  if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000) return -EINVAL;
+  uint64_t ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+  uint64_t left = 0;
+  int64_t r = vt_sleep(c, id, absolute ? ns : vt_now(c, id) + ns, &left);
+  if (r == -EINTR && !absolute && rem) {
+    struct timespec l = vt_timespec(left);
+    if (guest_copy_out(rem, &l, sizeof l) < 0) return -EFAULT;
+  }
+  return r;
+}
+
+/* Otherwise the kernel reads the request and writes the remainder itself. */
 int64_t sys_nanosleep(Cpu *c, const uint64_t *a) {
+  if (det_on(c)) return sleep_virtual(c, CLOCK_MONOTONIC, false, a[0], a[1]);
   return host_result(syscall(SYS_nanosleep, GUEST_PTR(a[0]), GUEST_PTR(a[1])));
 }
 
 int64_t sys_clock_nanosleep(Cpu *c, const uint64_t *a) {
+  if (det_on(c)) {
+    struct timespec probe;
+    if (clock_getres((clockid_t)a[0], &probe) < 0) return -EINVAL; /* an unknown clock */
+    return sleep_virtual(c, (clockid_t)a[0], a[1] & TIMER_ABSTIME, a[2], a[3]);
+  }
   return host_result(syscall(SYS_clock_nanosleep, (clockid_t)a[0], (int)a[1], GUEST_PTR(a[2]),
                              GUEST_PTR(a[3])));
 }
 
-/* struct tms and struct rusage: longs and timevals, one layout on 64-bit hosts. */
+/* struct tms and struct rusage: longs and timevals, one layout on 64-bit hosts. A
+ * deterministic process has used its instructions' time in user mode, and nothing else. */
 int64_t sys_times(Cpu *c, const uint64_t *a) {
-  return host_result(syscall(SYS_times, GUEST_PTR(a[0])));
+  if (!det_on(c)) return host_result(syscall(SYS_times, GUEST_PTR(a[0])));
+  uint64_t tick = 1000000000u / (uint64_t)sysconf(_SC_CLK_TCK);
+  struct tms t = {.tms_utime = (clock_t)(vt_now(c, CLOCK_PROCESS_CPUTIME_ID) / tick)};
+  if (a[0] && guest_copy_out(a[0], &t, sizeof t) < 0) return -EFAULT;
+  return (int64_t)(vt_now(c, CLOCK_MONOTONIC) / tick);
 }
 
 int64_t sys_getrusage(Cpu *c, const uint64_t *a) {
-  return host_result(getrusage((int)a[0], GUEST_PTR(a[1])));
+  int who = (int)a[0];
+  if (!det_on(c) || who == RUSAGE_CHILDREN) return host_result(getrusage(who, GUEST_PTR(a[1])));
+  if (who != RUSAGE_SELF && who != RUSAGE_THREAD) return -EINVAL;
+  struct timespec cpu = vt_timespec(vt_now(c, CLOCK_PROCESS_CPUTIME_ID));
+  struct rusage ru = {.ru_utime = {cpu.tv_sec, cpu.tv_nsec / 1000}};
+  return guest_copy_out(a[1], &ru, sizeof ru);
 }

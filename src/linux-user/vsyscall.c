@@ -53,7 +53,7 @@ bool vsyscall_emulate(Cpu *c) {
     struct timezone tz;
     ret = gettimeofday(&tv, &tz) == 0 ? 0 : -errno;
     if (det_on(c)) {
-      struct timespec ts = det_clock(c, CLOCK_REALTIME);
+      struct timespec ts = vt_timespec(vt_now(c, CLOCK_REALTIME));
       tv = (struct timeval){ts.tv_sec, ts.tv_nsec / 1000};
       tz = (struct timezone){0, 0};
     }
@@ -64,7 +64,7 @@ bool vsyscall_emulate(Cpu *c) {
     break;
   }
   case VSYS_TIME: {
-    int64_t t = det_on(c) ? (int64_t)det_clock(c, CLOCK_REALTIME).tv_sec : (int64_t)time(NULL);
+    int64_t t = det_on(c) ? (int64_t)(vt_now(c, CLOCK_REALTIME) / 1000000000u) : (int64_t)time(NULL);
     put(c, c->r[RDI], &t, sizeof t, &failed);
     ret = t;
     break;

@@ -1,6 +1,7 @@
 /* deterministic.c: what --deterministic makes the same from run to run: AT_RANDOM,
- * getrandom, /dev/urandom, the clocks, gettimeofday, time, RDTSC and the process id
- * (deterministic.sh). */
+ * getrandom, /dev/urandom, the clocks, gettimeofday, time, RDTSC, the process id, how
+ * far a loop gets before a timer's SIGALRM stops it, and a sleep that a timer
+ * interrupts (deterministic.sh). */
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
@@ -11,6 +12,20 @@
 #include <time.h>
 #include <unistd.h>
 #include <x86intrin.h>
+static volatile sig_atomic_t stop;
+
+static void on_alarm(int sig) {
+  (void)sig;
+  stop = 1;
+}
+
+/* Kept out of main, so that a trace of main alone leaves its million steps out. */
+static __attribute__((noinline)) unsigned long spin(void) {
+  unsigned long spins = 0;
+  while (!stop) spins++;
+  return spins;
+}
+
 static void hex(const char *what, const unsigned char *b, int n) {
   printf("%s ", what);
   for (int i = 0; i < n; i++) printf("%02x", b[i]);
@@ -34,5 +49,16 @@ int main(void) {
   unsigned long long t1 = __rdtsc(), t2 = __rdtsc();
   printf("rdtsc %llu then %llu\n", t1, t2);
   printf("pid %d, and it can signal itself: %d\n", (int)getpid(), kill(getpid(), 0));
+
+  signal(SIGALRM, on_alarm);
+  struct itimerval ms = {{0, 0}, {0, 1000}};
+  setitimer(ITIMER_REAL, &ms, NULL);
+  printf("spins before a 1 ms SIGALRM: %lu\n", spin());
+  struct timespec sleep_for = {5, 0}, left = {0, 0};
+  alarm(2);
+  int slept = nanosleep(&sleep_for, &left);
+  clock_gettime(CLOCK_MONOTONIC, &m2);
+  printf("nanosleep(5 s) woken by alarm(2): %d, %lld.%09ld s left, monotonic %lld.%09ld\n", slept,
+         (long long)left.tv_sec, left.tv_nsec, (long long)m2.tv_sec, m2.tv_nsec);
   return 0;
 }

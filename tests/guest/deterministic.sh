@@ -1,8 +1,10 @@
 #!/bin/bash
 # deterministic.sh: two --deterministic=42 runs of deterministic print the same, with the
-# same trace and statistics; seed 7 gives other random bytes; without the option two runs
-# differ; the clocks read as the option says (CLOCK_REALTIME from 1,700,000,000 s, the
-# monotonic clock and RDTSC from 0, moving with the instructions run), the process id 1000.
+# same trace (of main), statistics and profile; seed 7 gives other random bytes; without
+# the option two runs differ; the clocks read as the option says (CLOCK_REALTIME from
+# 1,700,000,000 s, the monotonic clock and RDTSC from 0, moving with the instructions
+# run), the process id 1000; a 1 ms timer stops a loop after about a million
+# instructions, and alarm(2) wakes a 5 s sleep with 3 s left, 2 s on.
 #
 # usage: deterministic.sh X64EMU PROGRAM
 set -u
@@ -13,13 +15,14 @@ fail() { echo "deterministic.sh: $*"; exit 1; }
 run() { # name, options...
   local name=$1
   shift
-  "$x64emu" "$@" --stats=json:"$s/$name.json" --trace-file="$s/$name.trace" "$program" >"$s/$name.out" ||
+  "$x64emu" "$@" --stats=json:"$s/$name.json" --profile="$s/$name.profile" --trace=main \
+    --trace-file="$s/$name.trace" "$program" >"$s/$name.out" ||
     fail "run $name failed"
 }
 run a --deterministic=42
 run b --deterministic=42
 run c --deterministic=7
-for what in out json trace; do
+for what in out json trace profile; do
   cmp -s "$s/a.$what" "$s/b.$what" || fail "two runs with seed 42 differ in their $what"
 done
 for line in AT_RANDOM getrandom /dev/urandom; do
@@ -31,4 +34,9 @@ awk '/^realtime/ { split($2, r, "."); split($4, m1, "."); split($6, m2, ".")
                    if (r[1] != 1700000000 || m1[1] != 0 || m2[2] <= m1[2]) exit 1 }
      /^rdtsc/ { if ($4 <= $2 || $2 > 10000000) exit 1 }' "$s/a.out" || fail "the clocks read $(cat "$s/a.out")"
 grep -q '^pid 1000, and it can signal itself: 0$' "$s/a.out" || fail "the process id: $(grep '^pid' "$s/a.out")"
-echo "deterministic.sh: seed 42 twice: same output, trace and statistics; seed 7 and no seed differ"
+awk '/^spins before/ { if ($NF < 100000 || $NF > 1000000) exit 1 }
+     /^nanosleep/ { split($(NF-4), l, "."); split($NF, m, ".")
+                    if ($(NF-5) != "-1," || l[1] != 3 || m[1] != 2) exit 1 }' "$s/a.out" ||
+  fail "the timers: $(grep -e '^spins' -e '^nanosleep' "$s/a.out")"
+[ "$(grep '^spins' "$s/d.out")" != "$(grep '^spins' "$s/e.out")" ] || fail "two runs without --deterministic spun as long"
+echo "deterministic.sh: seed 42 twice: same output, trace, statistics and profile; seed 7 and no seed differ"

@@ -1,0 +1,280 @@
+/* virtual_time.c: --deterministic's clocks, sleeps and timers (virtual_time.h). */
+#define _GNU_SOURCE
+#include "virtual_time.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "determinism.h"
+#include "process.h"
+#include "sigframe.h"
+#include "signals.h"
+#include "sys_common.h"
+
+#define NS 1000000000ull
+enum { REALTIME_EPOCH = 1700000000 };
+
+static bool is_cpu_clock(clockid_t id) {
+  /* Static ids, and the dynamic ones of clock_getcpuclockid (negative) */
+  return id == CLOCK_PROCESS_CPUTIME_ID || id == CLOCK_THREAD_CPUTIME_ID || id < 0;
+}
+
+static bool is_realtime(clockid_t id) {
+  return id == CLOCK_REALTIME || id == CLOCK_REALTIME_COARSE || id == CLOCK_TAI ||
+         id == CLOCK_REALTIME_ALARM;
+}
+
+/* The two time lines: instructions run, and those plus the time slept. */
+static uint64_t cpu_now(const Cpu *c) { return c->icount; }
+static uint64_t wall_now(const Cpu *c) { return c->icount + c->m->virtual_idle; }
+
+uint64_t vt_now(const Cpu *c, clockid_t id) {
+  if (is_cpu_clock(id)) return cpu_now(c);
+  return wall_now(c) + (is_realtime(id) ? REALTIME_EPOCH * NS : 0);
+}
+
+struct timespec vt_timespec(uint64_t ns) {
+  return (struct timespec){(time_t)(ns / NS), (long)(ns % NS)};
+}
+
+static VirtualTime *vtime(const Cpu *c) { return &proc_of(c)->vtime; }
+
+static uint64_t timer_now(const Cpu *c, const VirtualTimer *t) {
+  return is_cpu_clock(t->clock) ? cpu_now(c) : wall_now(c);
+}
+
+/* Every timer there is, itimers first. */
+#define FOR_EACH_TIMER(vt, t) \
+  for (VirtualTimer *t = (vt)->itimer; t < (vt)->itimer + 3 + VT_POSIX_TIMERS; t++)
+_Static_assert(offsetof(VirtualTime, posix) == 3 * sizeof(VirtualTimer), "itimer, then posix");
+
+uint64_t vt_next_due(const Cpu *c) {
+  uint64_t next = UINT64_MAX;
+  FOR_EACH_TIMER(vtime(c), t) {
+    if (!t->due) continue;
+    /* A wall-clock deadline in instructions: the time slept stays what it is until the
+     * next system call. */
+    uint64_t at = is_cpu_clock(t->clock) ? t->due : t->due > c->m->virtual_idle ? t->due - c->m->virtual_idle : 0;
+    if (at < next) next = at;
+  }
+  return next;
+}
+
+static void fire(Cpu *c, VirtualTimer *t, int id) {
+  if (!t->signo) return;
+  X64Siginfo info = {.si_signo = t->signo, .si_code = t->code};
+  if (t->code == SI_TIMER) { /* _timer: tid, overrun, sigval */
+    int32_t tid = id, overrun = 0;
+    memcpy(info.u.bytes, &tid, 4);
+    memcpy(info.u.bytes + 4, &overrun, 4);
+    memcpy(info.u.bytes + 8, &t->value, 8);
+  }
+  if (!signals_raise(c, &info) && t->overrun < INT32_MAX) t->overrun++;
+}
+
+void vt_expire(Cpu *c) {
+  VirtualTime *vt = vtime(c);
+  FOR_EACH_TIMER(vt, t) {
+    uint64_t now = timer_now(c, t);
+    if (!t->due || t->due > now) continue;
+    int id = t >= vt->posix ? (int)(t - vt->posix) : -1;
+    fire(c, t, id);
+    if (!t->interval) {
+      t->due = 0;
+      continue;
+    }
+    /* Periods that passed whole (a long sleep) are overruns, as the kernel counts them. */
+    uint64_t missed = (now - t->due) / t->interval;
+    t->due += (missed + 1) * t->interval;
+    t->overrun = (int)((uint64_t)t->overrun + missed > INT32_MAX ? INT32_MAX : t->overrun + missed);
+  }
+}
+
+int64_t vt_sleep(Cpu *c, clockid_t id, uint64_t until, uint64_t *left) {
+  if (is_cpu_clock(id)) return -EINVAL; /* the sleeper's own CPU time would never advance */
+  uint64_t now = vt_now(c, id), wake_wall = wall_now(c) + (until > now ? until - now : 0);
+  for (;;) {
+    uint64_t next = vt_next_due(c); /* as an instruction count: the wall time is next + idle */
+    uint64_t next_wall = next == UINT64_MAX ? UINT64_MAX : next + c->m->virtual_idle;
+    bool cpu_only = next_wall == UINT64_MAX || next_wall > wake_wall;
+    uint64_t to = cpu_only ? wake_wall : next_wall;
+    if (to > wall_now(c)) c->m->virtual_idle += to - wall_now(c);
+    if (cpu_only) return 0;
+    vt_expire(c);
+    if (c->events & EV_EXIT) return 0;
+    if (signals_handler_due(c)) {
+      *left = wake_wall - wall_now(c);
+      return -EINTR;
+    }
+  }
+}
+
+bool vt_idle_to_next_timer(Cpu *c) {
+  uint64_t at = UINT64_MAX;
+  FOR_EACH_TIMER(vtime(c), t)
+    if (t->due && !is_cpu_clock(t->clock) && t->due < at) at = t->due;
+  if (at == UINT64_MAX) return false;
+  if (at > wall_now(c)) c->m->virtual_idle += at - wall_now(c);
+  vt_expire(c);
+  return true;
+}
+
+/* ---- the system calls ---- */
+
+static bool valid_timespec(const struct timespec *ts) {
+  return ts->tv_sec >= 0 && ts->tv_nsec >= 0 && ts->tv_nsec < (long)NS;
+}
+
+static uint64_t ns_of(const struct timespec *ts) {
+  uint64_t s = (uint64_t)ts->tv_sec;
+  return s >= UINT64_MAX / NS - 1 ? UINT64_MAX / 2 : s * NS + (uint64_t)ts->tv_nsec;
+}
+
+/* The time left to a timer's next expiry, and its interval. */
+static struct itimerspec timer_left(const Cpu *c, const VirtualTimer *t) {
+  struct itimerspec s = {vt_timespec(t->interval), {0, 0}};
+  if (t->due) {
+    uint64_t now = timer_now(c, t);
+    s.it_value = vt_timespec(t->due > now ? t->due - now : 1); /* due now: not yet fired */
+  }
+  return s;
+}
+
+static void timer_arm(const Cpu *c, VirtualTimer *t, uint64_t value, uint64_t interval) {
+  t->due = value ? timer_now(c, t) + value : 0;
+  t->interval = t->due ? interval : 0;
+  t->overrun = 0;
+}
+
+static const int itimer_signal[3] = {SIGALRM, SIGVTALRM, SIGPROF};
+
+static VirtualTimer *itimer(Cpu *c, int which) {
+  VirtualTimer *t = &vtime(c)->itimer[which];
+  t->clock = which == ITIMER_REAL ? CLOCK_MONOTONIC : CLOCK_PROCESS_CPUTIME_ID;
+  t->signo = itimer_signal[which];
+  t->code = SI_KERNEL; /* the kernel sends them as itself */
+  return t;
+}
+
+int64_t vt_alarm(Cpu *c, unsigned seconds) {
+  VirtualTimer *t = itimer(c, ITIMER_REAL);
+  struct itimerspec was = timer_left(c, t);
+  timer_arm(c, t, seconds * NS, 0);
+  /* alarm_setitimer(): whole seconds, rounded to nearest, and never 0 for one pending. */
+  uint64_t left = (uint64_t)was.it_value.tv_sec + (was.it_value.tv_nsec >= 500000000);
+  return t->due || was.it_value.tv_sec || was.it_value.tv_nsec ? (int64_t)(left ? left : 1) : 0;
+}
+
+static void to_itimerval(struct itimerval *v, const struct itimerspec *s) {
+  v->it_interval = (struct timeval){s->it_interval.tv_sec, s->it_interval.tv_nsec / 1000};
+  /* A remainder below a microsecond reads as one, so that the timer shows as armed. */
+  v->it_value = (struct timeval){s->it_value.tv_sec, (s->it_value.tv_nsec + 999) / 1000};
+  if (v->it_value.tv_usec == 1000000) v->it_value = (struct timeval){s->it_value.tv_sec + 1, 0};
+}
+
+int64_t vt_getitimer(Cpu *c, int which, uint64_t curr) {
+  if (which < 0 || which > 2) return -EINVAL;
+  struct itimerspec s = timer_left(c, itimer(c, which));
+  struct itimerval v;
+  to_itimerval(&v, &s);
+  return guest_copy_out(curr, &v, sizeof v);
+}
+
+int64_t vt_setitimer(Cpu *c, int which, uint64_t value, uint64_t old) {
+  if (which < 0 || which > 2) return -EINVAL;
+  struct itimerval v;
+  if (guest_copy_in(&v, value, sizeof v) < 0) return -EFAULT;
+  if (v.it_value.tv_sec < 0 || v.it_value.tv_usec < 0 || v.it_value.tv_usec >= 1000000 ||
+      v.it_interval.tv_sec < 0 || v.it_interval.tv_usec < 0 || v.it_interval.tv_usec >= 1000000)
+    return -EINVAL;
+  VirtualTimer *t = itimer(c, which);
+  struct itimerspec was = timer_left(c, t);
+  struct itimerval w;
+  to_itimerval(&w, &was);
+  if (old && guest_copy_out(old, &w, sizeof w) < 0) return -EFAULT;
+  struct timespec value_ts = {v.it_value.tv_sec, v.it_value.tv_usec * 1000L};
+  struct timespec interval_ts = {v.it_interval.tv_sec, v.it_interval.tv_usec * 1000L};
+  timer_arm(c, t, ns_of(&value_ts), ns_of(&interval_ts));
+  return 0;
+}
+
+/* struct sigevent as the x86-64 kernel reads it. */
+typedef struct X64Sigevent {
+  uint64_t value;
+  int32_t signo, notify;
+  int32_t tid;
+} X64Sigevent;
+enum { X64_SIGEV_SIGNAL = 0, X64_SIGEV_NONE = 1, X64_SIGEV_THREAD_ID = 4 };
+
+int64_t vt_timer_create(Cpu *c, clockid_t id, uint64_t sevp, uint64_t timerid) {
+  struct timespec probe;
+  if (clock_getres(id, &probe) < 0) return -EINVAL; /* an unknown clock */
+  VirtualTime *vt = vtime(c);
+  int n = 0;
+  while (n < VT_POSIX_TIMERS && vt->posix[n].used) n++;
+  if (n == VT_POSIX_TIMERS) return -EAGAIN;
+  X64Sigevent ev = {.value = (uint64_t)n, .signo = SIGALRM, .notify = X64_SIGEV_SIGNAL};
+  if (sevp && guest_copy_in(&ev, sevp, sizeof ev) < 0) return -EFAULT;
+  int how = ev.notify & ~X64_SIGEV_THREAD_ID;
+  if ((ev.notify & X64_SIGEV_THREAD_ID) && ev.tid != (int32_t)det_pid_out(c, gettid()))
+    return -EINVAL; /* the one thread there is */
+  if ((how != X64_SIGEV_SIGNAL && how != X64_SIGEV_NONE) || (how == X64_SIGEV_NONE && ev.notify != how))
+    return -EINVAL;
+  if (how == X64_SIGEV_SIGNAL && (ev.signo <= 0 || ev.signo > X64_NSIG)) return -EINVAL;
+  int32_t out = n;
+  if (guest_copy_out(timerid, &out, sizeof out) < 0) return -EFAULT;
+  vt->posix[n] = (VirtualTimer){.used = true, .clock = id,
+                                .signo = how == X64_SIGEV_NONE ? 0 : ev.signo, .code = SI_TIMER,
+                                .value = ev.value};
+  return 0;
+}
+
+static VirtualTimer *posix_timer(Cpu *c, int timer) {
+  if (timer < 0 || timer >= VT_POSIX_TIMERS || !vtime(c)->posix[timer].used) return NULL;
+  return &vtime(c)->posix[timer];
+}
+
+int64_t vt_timer_settime(Cpu *c, int timer, int flags, uint64_t value, uint64_t old) {
+  VirtualTimer *t = posix_timer(c, timer);
+  if (!t) return -EINVAL;
+  struct itimerspec s;
+  if (guest_copy_in(&s, value, sizeof s) < 0) return -EFAULT;
+  if (!valid_timespec(&s.it_value) || !valid_timespec(&s.it_interval)) return -EINVAL;
+  struct itimerspec was = timer_left(c, t);
+  if (old && guest_copy_out(old, &was, sizeof was) < 0) return -EFAULT;
+  uint64_t v = ns_of(&s.it_value);
+  if ((flags & TIMER_ABSTIME) && v) { /* a time already past is due at once */
+    uint64_t now = vt_now(c, t->clock);
+    v = v > now ? v - now : 0;
+    t->due = timer_now(c, t) + v;
+    t->interval = ns_of(&s.it_interval);
+    t->overrun = 0;
+    return 0;
+  }
+  timer_arm(c, t, v, ns_of(&s.it_interval));
+  return 0;
+}
+
+int64_t vt_timer_gettime(Cpu *c, int timer, uint64_t curr) {
+  VirtualTimer *t = posix_timer(c, timer);
+  if (!t) return -EINVAL;
+  struct itimerspec s = timer_left(c, t);
+  return guest_copy_out(curr, &s, sizeof s);
+}
+
+int64_t vt_timer_getoverrun(Cpu *c, int timer) {
+  VirtualTimer *t = posix_timer(c, timer);
+  return t ? t->overrun : -EINVAL;
+}
+
+int64_t vt_timer_delete(Cpu *c, int timer) {
+  VirtualTimer *t = posix_timer(c, timer);
+  if (!t) return -EINVAL;
+  *t = (VirtualTimer){0};
+  return 0;
+}
+
+void vt_forked_child(Cpu *c) { memset(vtime(c), 0, sizeof *vtime(c)); }

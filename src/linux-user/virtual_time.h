@@ -1,0 +1,68 @@
+/* virtual_time.h: --deterministic's time. The guest's CPU time is its instruction count,
+ * one instruction a nanosecond (a 1 GHz machine); its wall clocks are that plus the time
+ * it slept, which passes at once. Timers (alarm, setitimer, timer_*) fall due at exact
+ * instruction counts: the run loop stops there (an instruction budget) and raises their
+ * signals, so a program that a SIGALRM stops runs the same number of instructions every
+ * time. The timers' state is the process's; a forked child starts with none, as the
+ * kernel's does. */
+#ifndef X64EMU_VIRTUAL_TIME_H
+#define X64EMU_VIRTUAL_TIME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "../interp/cpu.h"
+
+enum { VT_POSIX_TIMERS = 32 }; /* timer_create's ids 0..31 */
+
+typedef struct VirtualTimer {
+  bool used;     /* POSIX timers: created and not deleted */
+  clockid_t clock; /* what it measures: a CPU-time clock counts instructions */
+  uint64_t due;  /* ns on its time line (instructions, or those and the time slept); 0: disarmed */
+  uint64_t interval;
+  int signo;     /* 0: no signal (SIGEV_NONE) */
+  int code;      /* the siginfo's si_code: SI_KERNEL for itimers, SI_TIMER */
+  uint64_t value; /* sigev_value */
+  int overrun;   /* expirations while its signal was still pending */
+} VirtualTimer;
+
+typedef struct VirtualTime {
+  VirtualTimer itimer[3]; /* ITIMER_REAL, ITIMER_VIRTUAL, ITIMER_PROF */
+  VirtualTimer posix[VT_POSIX_TIMERS];
+} VirtualTime;
+
+/* The time on clock id in ns: CPU-time clocks from the instruction count, the others
+ * from it and the time slept (CLOCK_REALTIME and its kin from 1,700,000,000 s,
+ * 2023-11-14 22:13:20 UTC). */
+uint64_t vt_now(const Cpu *c, clockid_t id);
+struct timespec vt_timespec(uint64_t ns);
+
+/* The instruction count at which the next timer falls due, UINT64_MAX if none is armed;
+ * and the signals of the timers due by now, raised (intervals re-armed). */
+uint64_t vt_next_due(const Cpu *c);
+void vt_expire(Cpu *c);
+
+/* Sleeps on clock id until its time `until` (ns): the wall clocks move on at once, and a
+ * timer due on the way fires then. 0 at the end, or -EINTR as soon as a signal handler
+ * is due, with *left the time that was still to sleep. */
+int64_t vt_sleep(Cpu *c, clockid_t id, uint64_t until, uint64_t *left);
+
+/* pause and sigsuspend with nothing deliverable: lets the wall clocks run to the next
+ * wall-clock timer and fires it; false if none is armed (the wait is then the host's). */
+bool vt_idle_to_next_timer(Cpu *c);
+
+/* The timer system calls' deterministic forms (sys_timer.c calls them). */
+int64_t vt_alarm(Cpu *c, unsigned seconds);
+int64_t vt_getitimer(Cpu *c, int which, uint64_t curr);
+int64_t vt_setitimer(Cpu *c, int which, uint64_t value, uint64_t old);
+int64_t vt_timer_create(Cpu *c, clockid_t id, uint64_t sevp, uint64_t timerid);
+int64_t vt_timer_settime(Cpu *c, int timer, int flags, uint64_t value, uint64_t old);
+int64_t vt_timer_gettime(Cpu *c, int timer, uint64_t curr);
+int64_t vt_timer_getoverrun(Cpu *c, int timer);
+int64_t vt_timer_delete(Cpu *c, int timer);
+
+/* fork: the child has no timers. */
+void vt_forked_child(Cpu *c);
+
+#endif
