@@ -23,14 +23,28 @@
 #include "interp/flags.h"
 #include "interp/machine.h"
 #include "interp/x87.h"
+#include "interp/run.h"
 #include "linux-user/linux_run.h"
+#include "linux-user/process.h"
 
 enum { PACKET_MAX = 4096 };
+
+typedef struct Watchpoint {
+  int type; /* WATCH_WRITE... */
+  uint64_t addr, len;
+} Watchpoint;
+
+enum { MAX_WATCH = 16 };
 
 typedef struct Gdb {
   int fd;
   Cpu *c;
   const char *exe_path;
+  Watchpoint watch[MAX_WATCH];
+  unsigned n_watch;
+  const Watchpoint *hit; /* the watchpoint that stopped the run */
+  uint8_t auxv[512];     /* the auxiliary vector the program started with */
+  size_t auxv_len;
   char in[PACKET_MAX + 1];
   char buf[PACKET_MAX]; /* what was read from gdb and not yet taken: buf[at, end) */
   size_t at, end;
@@ -62,8 +76,8 @@ static bool from_hex(uint8_t *b, const char *s, size_t n) {
   return true;
 }
 
-static void send_packet(Gdb *g, const char *data) {
-  size_t n = strlen(data);
+/* Sends n bytes of data as one packet. */
+static void send_bytes(Gdb *g, const char *data, size_t n) {
   char *p = malloc(n + 5);
   if (!p) return;
   unsigned sum = 0;
@@ -77,6 +91,27 @@ static void send_packet(Gdb *g, const char *data) {
     if (w > 0) done += (size_t)w;
   }
   free(p);
+}
+
+static void send_packet(Gdb *g, const char *data) { send_bytes(g, data, strlen(data)); }
+
+/* A qXfer read of [off, off + len) of an object of n bytes: 'm' and the bytes, 'l' and the
+ * last ones, in the protocol's binary form ('#', '$', '}' and '*' escaped with '}'). */
+static void send_xfer(Gdb *g, const uint8_t *object, size_t n, uint64_t off, uint64_t len) {
+  char out[PACKET_MAX];
+  size_t at = 0;
+  uint64_t i = off;
+  out[at++] = 'l';
+  for (; i < n && i - off < len && at + 2 < sizeof out; i++) {
+    uint8_t b = object[i];
+    if (b == '#' || b == '$' || b == '}' || b == '*') {
+      out[at++] = '}';
+      b ^= 0x20;
+    }
+    out[at++] = (char)b;
+  }
+  if (i < n) out[0] = 'm';
+  send_bytes(g, out, at);
 }
 
 /* The next byte from gdb, read a buffer at a time (a packet in one system call, not one
@@ -172,19 +207,102 @@ static void send_registers(Gdb *g) {
   send_packet(g, out);
 }
 
+/* ---- signals: gdb numbers them its own way (its signals.def) ---- */
+
+/* Linux's 1..31 as gdb's; SIGSTKFLT has none. */
+static const uint8_t gdb_signal_of[32] = {
+    0,  1,  2,  3,  4,  5,  6,  10, 8,  9,  30, 11, 31, 13, 14, 15,
+    143, 20, 19, 17, 18, 21, 22, 16, 24, 25, 26, 27, 28, 23, 32, 12,
+};
+enum { GDB_SIGNAL_UNKNOWN = 143 };
+
+static int to_gdb_signal(int sig) {
+  if (sig < 32) return gdb_signal_of[sig];
+  if (sig == 32) return 77;           /* GDB_SIGNAL_REALTIME_32 */
+  return sig <= 63 ? sig + 12 : 78;   /* REALTIME_33..63 from 45; 64 is REALTIME_64 */
+}
+
+/* 0 for a number gdb has that Linux does not. */
+static int from_gdb_signal(int gs) {
+  for (int sig = 1; sig <= 64; sig++)
+    if (to_gdb_signal(sig) == gs && gs != GDB_SIGNAL_UNKNOWN) return sig;
+  return 0;
+}
+
+/* QPassSignals:A;B;...: the signals gdb passes on without stopping (hex, its numbers). */
+static void pass_signals(Gdb *g, const char *list) {
+  uint64_t stop = ~0ull;
+  for (const char *p = list; *p;) {
+    char *end;
+    int sig = from_gdb_signal((int)strtol(p, &end, 16));
+    if (end == p) break;
+    if (sig) stop &= ~(1ull << (sig - 1));
+    p = *end == ';' ? end + 1 : end;
+  }
+  proc_of(g->c)->opt.stop_signals = stop;
+}
+
+/* ---- watchpoints: the memory hook on the stores and loads that gdb watches ---- */
+
+/* gdb's Z2, Z3, Z4: a write, read or access watchpoint, as its stop reply names it. */
+enum { WATCH_WRITE = 2, WATCH_READ = 3, WATCH_ACCESS = 4 };
+static const char *const watch_names[] = {[WATCH_WRITE] = "watch", [WATCH_READ] = "rwatch",
+                                          [WATCH_ACCESS] = "awatch"};
+
+static void on_access(void *embedder, bool write, uint64_t address, unsigned size,
+                      const void *data, void *user) {
+  Gdb *g = user;
+  for (unsigned i = 0; i < g->n_watch; i++) {
+    const Watchpoint *w = &g->watch[i];
+    bool kind = w->type == WATCH_ACCESS || (w->type == WATCH_WRITE) == write;
+    if (kind && address < w->addr + w->len && w->addr < address + size) {
+      if (!g->hit) g->hit = w; /* the first; the run stops after this instruction */
+      cpu_request_stop(g->c, STOP_REQUESTED);
+      return;
+    }
+  }
+}
+
+/* Z/z 2..4: adds or removes a watchpoint of `type` on [addr, addr + len). */
+static bool watch_set(Gdb *g, int type, uint64_t addr, uint64_t len, bool on) {
+  unsigned i = 0;
+  while (i < g->n_watch && !(g->watch[i].type == type && g->watch[i].addr == addr &&
+                             g->watch[i].len == len))
+    i++;
+  if (on) {
+    if (i == g->n_watch) {
+      if (g->n_watch == MAX_WATCH || len == 0) return false;
+      g->watch[g->n_watch++] = (Watchpoint){type, addr, len};
+    }
+  } else if (i < g->n_watch) {
+    g->watch[i] = g->watch[--g->n_watch];
+  }
+  Machine *m = g->c->m;
+  m->hooks.mem = g->n_watch ? on_access : NULL;
+  m->hooks.mem_user = g;
+  machine_watch(m, WATCH_HOOKS, g->n_watch != 0);
+  return true;
+}
+
 /* ---- running ---- */
 
-/* Runs until a breakpoint, the end, or (step) one instruction; the stop reply. */
+/* Runs until a breakpoint, a watchpoint, a signal, the end, or (step) one instruction;
+ * the stop reply. */
 static void run(Gdb *g, bool step, char *reply, size_t size) {
   Cpu *c = g->c;
   if (step) c->icount_limit = c->icount + 1;
+  g->hit = NULL;
   StopReason why = linux_run(c, 0);
   c->icount_limit = UINT64_MAX;
   if (why == STOP_EXIT) {
-    if (c->term_signal) snprintf(reply, size, "X%02x", c->term_signal);
+    if (c->term_signal) snprintf(reply, size, "X%02x", to_gdb_signal(c->term_signal));
     else snprintf(reply, size, "W%02x", c->exit_status & 0xff);
   } else { /* with RBP, RSP and RIP, so that gdb need not ask for every register */
-    int at = snprintf(reply, size, "T%02x", SIGTRAP);
+    int sig = why == STOP_SIGNAL ? proc_of(c)->stopped_signal : SIGTRAP;
+    int at = snprintf(reply, size, "T%02x", to_gdb_signal(sig));
+    if (why == STOP_REQUESTED && g->hit)
+      at += snprintf(reply + at, size - (size_t)at, "%s:%" PRIx64 ";", watch_names[g->hit->type],
+                     g->hit->addr);
     static const unsigned expedited[] = {6, 7, REG_RIP_N};
     for (unsigned i = 0; i < 3; i++) {
       uint8_t b[8];
@@ -202,7 +320,7 @@ static const struct {
   const char *query, *reply;
   bool prefix;
 } fixed_queries[] = {
-    {"qSupported", "PacketSize=1000;qXfer:exec-file:read+", true},
+    {"qSupported", "PacketSize=1000;qXfer:exec-file:read+;qXfer:auxv:read+;QPassSignals+", true},
     {"qAttached", "1", false},
     {"qC", "QC1", false},
     {"qfThreadInfo", "m1", false},
@@ -277,16 +395,28 @@ static bool serve_packet(Gdb *g, bool *running_on) {
     }
     break;
   }
-  case 'c': case 's':
-    if (in[1]) c->rip = strtoull(in + 1, NULL, 16);
-    run(g, in[0] == 's', reply, sizeof reply);
+  case 'c': case 's': case 'C': case 'S': { /* [sig][;addr] for C and S, [addr] for c and s */
+    char *at = in + 1;
+    int sig = 0;
+    if (in[0] == 'C' || in[0] == 'S') {
+      sig = from_gdb_signal((int)strtol(in + 1, &at, 16));
+      at = *at == ';' ? at + 1 : at;
+    }
+    if (*at) c->rip = strtoull(at, NULL, 16);
+    linux_signal_resume(c, sig);
+    run(g, in[0] == 's' || in[0] == 'S', reply, sizeof reply);
     send_packet(g, reply);
     *running_on = reply[0] == 'T';
     return *running_on;
-  case 'Z': case 'z':
+  }
+  case 'Z': case 'z': /* type,addr,kind: 0 a breakpoint, 2..4 watchpoints of kind bytes */
     if (in[1] == '0' && sscanf(in + 2, ",%" SCNx64, &addr) == 1) {
       bool ok = block_breakpoint_set(&c->m->code, addr, in[0] == 'Z');
       send_packet(g, ok ? "OK" : "E01");
+      return true;
+    }
+    if (in[1] >= '2' && in[1] <= '4' && sscanf(in + 2, ",%" SCNx64 ",%" SCNx64, &addr, &len) == 2) {
+      send_packet(g, watch_set(g, in[1] - '0', addr, len, in[0] == 'Z') ? "OK" : "E01");
       return true;
     }
     break;
@@ -304,23 +434,50 @@ static bool serve_packet(Gdb *g, bool *running_on) {
         return true;
       }
     }
-    if (strncmp(in, "qXfer:exec-file:read:", 21) == 0) {
+    if (strncmp(in, "qXfer:", 6) == 0) { /* qXfer:object:read:annex:offset,length */
       char *args = strrchr(in, ':');
       uint64_t off = 0;
       if (args && sscanf(args + 1, "%" SCNx64 ",%" SCNx64, &off, &len) == 2) {
-        size_t n = strlen(g->exe_path);
-        if (off >= n) snprintf(reply, sizeof reply, "l");
-        else snprintf(reply, sizeof reply, "%c%.*s", off + len >= n ? 'l' : 'm',
-                      (int)(len < n - off ? len : n - off), g->exe_path + off);
-        send_packet(g, reply);
-        return true;
+        if (strncmp(in, "qXfer:exec-file:read:", 21) == 0) {
+          send_xfer(g, (const uint8_t *)g->exe_path, strlen(g->exe_path), off, len);
+          return true;
+        }
+        if (strncmp(in, "qXfer:auxv:read:", 16) == 0) {
+          send_xfer(g, g->auxv, g->auxv_len, off, len);
+          return true;
+        }
       }
+    }
+    break;
+  case 'Q':
+    if (strncmp(in, "QPassSignals:", 13) == 0) {
+      pass_signals(g, in + 13);
+      send_packet(g, "OK");
+      return true;
     }
     break;
   default: break;
   }
   send_packet(g, ""); /* not supported */
   return true;
+}
+
+/* The auxiliary vector above the initial stack's argc, argv and envp, as the program
+ * starts with it (gdb finds the entry point there, and the vDSO if there were one). */
+static void read_auxv(Gdb *g) {
+  uint64_t at = g->c->r[RSP], word = 0;
+  if (fault_copy_in(&word, at, 8) != 8) return;
+  at += 8 * (word + 2); /* argc, argv, its NULL */
+  while (fault_copy_in(&word, at, 8) == 8 && word) at += 8; /* envp */
+  at += 8;
+  size_t n = 0;
+  uint64_t pair[2];
+  while (n + sizeof pair <= sizeof g->auxv && fault_copy_in(pair, at + n, sizeof pair) == sizeof pair) {
+    memcpy(g->auxv + n, pair, sizeof pair);
+    n += sizeof pair;
+    if (pair[0] == 0) break; /* AT_NULL */
+  }
+  g->auxv_len = n;
 }
 
 int gdb_serve(Cpu *c, int port, const char *exe_path) {
@@ -334,6 +491,8 @@ int gdb_serve(Cpu *c, int port, const char *exe_path) {
     return -1;
   }
   Gdb g = {.c = c, .exe_path = exe_path};
+  read_auxv(&g);
+  proc_of(c)->opt.stop_signals = ~0ull; /* until gdb says which it passes */
   g.fd = accept4(s, NULL, NULL, SOCK_CLOEXEC);
   close(s);
   /* Small packets each way, one after the other: no waiting to coalesce them. */
@@ -349,8 +508,12 @@ int gdb_serve(Cpu *c, int port, const char *exe_path) {
   if (g.in[0] == 'k') { /* killed: as by SIGKILL */
     c->exit_status = 0;
     c->term_signal = SIGKILL;
-  } else if (running_on) {
-    linux_run(c, 0); /* detached, or gdb went away: the program runs to its end */
+  } else if (running_on) { /* detached, or gdb went away: the program runs to its end */
+    for (unsigned i = g.n_watch; i-- > 0;) watch_set(&g, g.watch[i].type, g.watch[i].addr, g.watch[i].len, false);
+    Process *p = proc_of(c);
+    p->opt.stop_signals = 0;
+    linux_signal_resume(c, p->stopped_signal); /* as it would have been without gdb */
+    linux_run(c, 0);
   }
   return 0;
 }

@@ -87,6 +87,8 @@ typedef enum StopReason {
   STOP_REQUESTED,   /* cpu_request_stop(c, STOP_REQUESTED): a hook or another thread */
   STOP_EVENT,       /* a bit of c->events is set: whoever set it handles and clears it */
   STOP_EXIT,        /* never from the core: an OS layer's loop says the guest exited */
+  STOP_SIGNAL,      /* never from the core: an OS layer's loop stopped before it delivered
+                       a signal, as a debugger asked */
 } StopReason;
 
 /* A synchronous fault as the guest's kernel would report it. */

@@ -3,10 +3,13 @@
 
 #include <setjmp.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "../interp/fault.h"
 #include "../interp/insn.h"
 #include "../interp/run.h"
+#include "determinism.h"
 #include "process.h"
 #include "signals.h"
 #include "syscall.h"
@@ -36,6 +39,46 @@ static bool guest_handles(const Cpu *c, int sig) {
   return a->handler > 1 && !(thread_of((Cpu *)c)->sig.mask >> (sig - 1) & 1);
 }
 
+/* The fault the core stopped with, to the guest. The message is for a program that dies
+ * of it; one that handles SIGILL (to probe for instructions, say) sees what the kernel
+ * would give it, in silence. */
+static void deliver_fault(Cpu *c) {
+  if (c->fault.undefined && !guest_handles(c, c->fault.sig)) {
+    char what[256];
+    cpu_describe_insn(c, c->rip, what, sizeof what);
+    fprintf(stderr, "x64emu: unimplemented instruction at %s\n", what);
+  }
+  signals_deliver_fault(c, &c->fault);
+}
+
+/* Whether a debugger sees sig first: then the run stops (STOP_SIGNAL) with it noted. */
+static bool stop_for(Cpu *c, int sig, bool fault) {
+  Process *p = proc_of(c);
+  if (!sig || !(p->opt.stop_signals >> (sig - 1) & 1)) return false;
+  p->stopped_signal = sig;
+  p->stopped_fault = fault;
+  return true;
+}
+
+void linux_signal_resume(Cpu *c, int sig) {
+  Process *p = proc_of(c);
+  int stopped = p->stopped_signal;
+  p->stopped_signal = 0;
+  if (stopped && sig == stopped) {
+    if (p->stopped_fault) deliver_fault(c);
+    else signals_deliver_one(c, sig);
+    return;
+  }
+  /* Not passed on: a fault's instruction runs again (and faults again, as under ptrace). */
+  if (stopped && !p->stopped_fault) signals_discard(c, stopped);
+  if (sig) { /* another one, as if a process sent it: SI_USER, from this process */
+    X64Siginfo info = {.si_signo = sig, .si_code = SI_USER};
+    uint32_t ids[2] = {(uint32_t)det_pid_out(c, getpid()), (uint32_t)getuid()};
+    memcpy(info.u.bytes, ids, sizeof ids);
+    signals_raise(c, &info);
+  }
+}
+
 /* The caller's instruction budget, or sooner the next --deterministic timer's: the run
  * stops at the exact instruction where a timer falls due. */
 static uint64_t budget(const Cpu *c, uint64_t caller_limit) {
@@ -59,17 +102,13 @@ StopReason linux_run(Cpu *c, uint64_t until) {
     case STOP_SYSCALL: perform_syscall(c); break;
     case STOP_FAULT:
       if (vsyscall_emulate(c)) break;
-      /* The message is for a program that dies of it; one that handles SIGILL (to probe
-       * for instructions, say) sees what the kernel would give it, in silence. */
-      if (c->fault.undefined && !guest_handles(c, c->fault.sig)) {
-        char what[256];
-        cpu_describe_insn(c, c->rip, what, sizeof what);
-        fprintf(stderr, "x64emu: unimplemented instruction at %s\n", what);
-      }
-      signals_deliver_fault(c, &c->fault);
+      if (stop_for(c, c->fault.sig, true)) return STOP_SIGNAL;
+      deliver_fault(c);
       break;
     case STOP_EVENT:
-      if (c->events & EV_SIGNAL) signals_deliver_pending(c);
+      if (!(c->events & EV_SIGNAL)) break;
+      if (stop_for(c, signals_next_due(c), false)) return STOP_SIGNAL;
+      signals_deliver_pending(c);
       break;
     default: return why;
     }

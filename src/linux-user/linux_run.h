@@ -13,4 +13,10 @@
  * a breakpoint, the instruction budget, a stop request. */
 StopReason linux_run(Cpu *c, uint64_t until);
 
+/* After a STOP_SIGNAL (Options.stop_signals: a debugger's), what becomes of the signal
+ * it stopped for, before the next run: sig the same, delivered as it was; 0, dropped (a
+ * fault's instruction runs again); another, that one delivered instead, as sent by this
+ * process. */
+void linux_signal_resume(Cpu *c, int sig);
+
 #endif

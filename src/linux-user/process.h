@@ -24,6 +24,8 @@ typedef struct Options {
   uint64_t *syscall_counts; /* when set, the calls made by number, X64_NR_COUNT + 1 entries
                                (the last for numbers beyond): --stats=json */
   bool deterministic; /* randomness and clocks from the seed and the instruction count */
+  uint64_t stop_signals; /* a debugger's: linux_run stops before it delivers these (bit
+                            sig - 1), STOP_SIGNAL */
   int64_t deterministic_pid; /* the host's id of the process that reads as 1000 */
   char **reexec_argv; /* how to run x64emu again for execve: argv[0] + options, NULL-ended */
 } Options;
@@ -66,6 +68,10 @@ typedef struct Process {
   /* In a vfork child: its end of the socket pair with the waiting parent, else -1. */
   int vfork_fd;
   uint64_t random_state; /* --deterministic's generator (determinism.c) */
+  /* The signal linux_run stopped before (STOP_SIGNAL), and whether it is the fault of
+   * the instruction at rip (in cpu.fault); 0 when none waits. */
+  int stopped_signal;
+  bool stopped_fault;
   VirtualTime vtime;     /* --deterministic's timers (virtual_time.c) */
 } Process;
 

@@ -536,7 +536,8 @@ static void syscall_restart(Cpu *c, const X64Sigaction *act) {
   c->rip -= 2; /* back onto the SYSCALL instruction */
 }
 
-void signals_deliver_pending(Cpu *c) {
+/* Delivers the deliverable signals of the set `only`. */
+static void deliver_pending(Cpu *c, uint64_t only) {
   attach(c);
   Process *p = proc_of(c);
   ThreadSignals *t = &thread_of(c)->sig;
@@ -546,7 +547,7 @@ void signals_deliver_pending(Cpu *c) {
   t->interrupted = false;
   bool handled = false;
   uint64_t ready;
-  while (!(c->events & EV_EXIT) && (ready = deliverable(t))) {
+  while (!(c->events & EV_EXIT) && (ready = deliverable(t) & only)) {
     int sig = next_signal(ready);
     X64Siginfo info = taken_info[sig];
     untake(sig);
@@ -575,6 +576,21 @@ void signals_deliver_pending(Cpu *c) {
       mask_set(c, t->saved_mask);
     }
   }
+  if (deliverable(t)) raise_event(c, EV_SIGNAL); /* the ones left out */
+}
+
+void signals_deliver_pending(Cpu *c) { deliver_pending(c, ~0ull); }
+
+void signals_deliver_one(Cpu *c, int sig) { deliver_pending(c, BIT(sig)); }
+
+int signals_next_due(Cpu *c) {
+  uint64_t ready = deliverable(&thread_of(c)->sig);
+  return ready ? next_signal(ready) : 0;
+}
+
+void signals_discard(Cpu *c, int sig) {
+  untake(sig);
+  host_mask_sync(&thread_of(c)->sig);
 }
 
 /* rt_sigreturn found no readable frame, or a bad FPU state in it. */

@@ -33,6 +33,12 @@ void signals_deliver_pending(Cpu *c);
  * an instance was pending already (a standard signal does not queue). */
 bool signals_raise(Cpu *c, const X64Siginfo *info);
 
+/* For a debugger, which sees each signal before the guest does: the signal that
+ * delivery would take next (0 if none), its delivery alone, or its discarding. */
+int signals_next_due(Cpu *c);
+void signals_deliver_one(Cpu *c, int sig);
+void signals_discard(Cpu *c, int sig);
+
 /* A system call returned -EINTR: delivery decides whether it restarts (SA_RESTART). */
 void signals_syscall_interrupted(Cpu *c, uint64_t nr);
 
