@@ -188,15 +188,20 @@ static Profile *profiler;
 
 static void on_insn(void *embedder, uint64_t rip, unsigned len, void *user) {
   if (counter) stats_insn(counter, rip);
-  if (profiler) profile_insn(profiler, rip, len);
   if (tracer) trace_insn(tracer, rip);
 }
 
-/* Hook records where the tools look: everywhere but for the tracer alone. */
+static void on_block(void *embedder, uint64_t start, uint64_t len, void *user) {
+  profile_block(profiler, start, len);
+}
+
+/* Hook records where the tools look: everywhere but for the tracer alone. The profile
+ * counts blocks. */
 static void watch_instructions(Cpu *c) {
-  if (!tracer && !counter && !profiler) return;
+  if (profiler) c->m->hooks.block = on_block;
+  if (!tracer && !counter) return;
   uint64_t lo = 0, hi = UINT64_MAX;
-  if (!counter && !profiler) trace_span(tracer, &lo, &hi);
+  if (!counter) trace_span(tracer, &lo, &hi);
   c->m->hooks.insn = on_insn;
   block_hooks_set(&c->m->code, op_insn_hook, lo, hi, true);
 }

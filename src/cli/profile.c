@@ -1,10 +1,11 @@
 /* profile.c: --profile (profile.h). Every instruction adds one to its function's own
- * count; a CALL that went elsewhere than its next instruction opens a frame on a shadow
- * stack, and the RET to that frame's return address closes it, adding the instructions
- * run in between to the caller-to-callee edge (a return that skips frames, as longjmp
- * does, closes them all). A call into a function already running (recursion) counts as a
- * call but adds no cost: the outermost call has it all, so that inclusive counts, which
- * callgrind_annotate sums over the edges, do not count the recursion twice. */
+ * count, a block at a time; a block that ends in a CALL and is followed by another than
+ * its next instruction opens a frame on a shadow stack, and the RET to that frame's
+ * return address closes it, adding the instructions run in between to the
+ * caller-to-callee edge (a return that skips frames, as longjmp does, closes them all). A
+ * call into a function already running (recursion) counts as a call but adds no cost:
+ * the outermost call has it all, so that inclusive counts, which callgrind_annotate sums
+ * over the edges, do not count the recursion twice. */
 #include "profile.h"
 
 #include <inttypes.h>
@@ -40,16 +41,15 @@ struct Profile {
   Cpu *c;
   const char *path;
   Symbols syms;
-  Sites sites;
+  Sites sites; /* the blocks */
   Frame *stack;
   size_t depth, room;
   Edge *edges;
   size_t n_edges;
   Own *own; /* per function, indexed as syms.v; the last entry is "(no symbol)" */
   uint64_t total;
-  uint8_t prev_kind;     /* the previous instruction's: OTHER before the first */
-  const Symbol *prev_fn;
-  uint64_t prev_next;    /* the address after it */
+  Site running;      /* the block begun last (a copy: the table moves); rip 0 before */
+  uint64_t mark;     /* the instruction count when it began */
 };
 
 Profile *profile_start(Cpu *c, const char *path) {
@@ -57,6 +57,7 @@ Profile *profile_start(Cpu *c, const char *path) {
   if (!p) return NULL;
   p->c = c;
   p->path = path;
+  p->mark = c->icount;
   symbols_read(&p->syms, path, c->rip);
   p->own = calloc(p->syms.n + 1, sizeof *p->own);
   if (!p->own || !sites_init(&p->sites)) {
@@ -67,19 +68,54 @@ Profile *profile_start(Cpu *c, const char *path) {
   return p;
 }
 
-/* The site of rip, its function and kind found on its first run; NULL without memory. */
-static const Site *site(Profile *p, uint64_t rip) {
-  bool fresh;
-  Site *k = sites_get(&p->sites, rip, &fresh);
-  if (k && fresh) {
+/* Fills a block's site from its instructions, read once. */
+static void describe(Profile *p, Site *k, uint64_t start, uint64_t len) {
+  free(k->each);
+  k->each = NULL;
+  k->len = (uint32_t)len;
+  k->n = 0;
+  k->kind = OTHER;
+  k->fn = symbols_at(&p->syms, start);
+  const Symbol *fns[256];
+  bool mixed = false;
+  for (uint64_t at = start; at < start + len;) {
     uint8_t bytes[15];
     char text[160];
-    unsigned n = fault_copy_in(bytes, rip, sizeof bytes);
-    decode_text(&p->c->m->dec, rip, bytes, n, text, sizeof text);
-    k->fn = symbols_at(&p->syms, rip);
+    unsigned n = fault_copy_in(bytes, at, sizeof bytes);
+    unsigned size = decode_text(&p->c->m->dec, at, bytes, n, text, sizeof text);
+    if (!size) break;
+    const Symbol *fn = symbols_at(&p->syms, at);
+    mixed |= fn != k->fn;
+    if (k->n < sizeof fns / sizeof *fns) fns[k->n] = fn;
+    k->n++;
     k->kind = strncmp(text, "call", 4) == 0 ? CALL : strncmp(text, "ret", 3) == 0 ? RET : OTHER;
+    at += size;
   }
-  return k;
+  /* A block that runs from one function into the next (one without a return, say). */
+  size_t kept = k->n < sizeof fns / sizeof *fns ? k->n : sizeof fns / sizeof *fns;
+  if (mixed && (k->each = malloc(kept * sizeof *k->each))) memcpy(k->each, fns, kept * sizeof *fns);
+  if (k->each) k->n = (uint32_t)kept;
+}
+
+static size_t own_index(const Profile *p, const Symbol *fn) {
+  return fn ? (size_t)(fn - p->syms.v) : p->syms.n;
+}
+
+/* The running block's instructions, counted up to the instruction count `now`; whether
+ * it ran to its end. */
+static bool count_running(Profile *p, uint64_t now) {
+  const Site *b = &p->running;
+  uint64_t ran = now - p->mark;
+  p->mark = now;
+  p->total += ran;
+  if (!b->rip) return false;
+  if (!b->each) {
+    p->own[own_index(p, b->fn)].n += ran;
+  } else { /* a REP string instruction's iterations count each: the excess to the last */
+    for (uint32_t i = 0; i < b->n && i < ran; i++) p->own[own_index(p, b->each[i])].n++;
+    if (ran > b->n) p->own[own_index(p, b->each[b->n - 1])].n += ran - b->n;
+  }
+  return ran >= b->n;
 }
 
 static Edge *edge(Profile *p, const Symbol *caller, const Symbol *callee) {
@@ -101,30 +137,35 @@ static void close_frame(Profile *p) {
   }
 }
 
-void profile_insn(Profile *p, uint64_t rip, unsigned len) {
-  if (p->prev_kind == CALL && rip != p->prev_next) {
-    if (p->depth == p->room) {
-      size_t room = p->room ? 2 * p->room : 256;
-      Frame *more = realloc(p->stack, room * sizeof *more);
-      if (more) p->stack = more, p->room = room;
-    }
-    if (p->depth < p->room) {
-      const Symbol *callee = symbols_at(&p->syms, rip);
-      bool nested = false;
-      for (size_t d = 0; d < p->depth && !nested; d++) nested = p->stack[d].callee == callee;
-      p->stack[p->depth++] = (Frame){p->prev_next, p->total, p->prev_fn, callee, nested};
-    }
-  } else if (p->prev_kind == RET) {
-    size_t d = p->depth;
-    while (d > 0 && p->stack[d - 1].ret != rip) d--;
-    while (d > 0 && p->depth >= d) close_frame(p); /* this frame, and any it skipped */
+static void open_frame(Profile *p, uint64_t ret, const Symbol *caller, uint64_t rip) {
+  if (p->depth == p->room) {
+    size_t room = p->room ? 2 * p->room : 256;
+    Frame *more = realloc(p->stack, room * sizeof *more);
+    if (!more) return; /* out of memory: this call goes uncounted */
+    p->stack = more, p->room = room;
   }
-  const Site *s = site(p, rip);
-  p->total++;
-  p->own[s && s->fn ? (size_t)(s->fn - p->syms.v) : p->syms.n].n++;
-  p->prev_kind = s ? s->kind : OTHER;
-  p->prev_fn = s ? s->fn : NULL;
-  p->prev_next = rip + len;
+  const Symbol *callee = symbols_at(&p->syms, rip);
+  bool nested = false;
+  for (size_t d = 0; d < p->depth && !nested; d++) nested = p->stack[d].callee == callee;
+  p->stack[p->depth++] = (Frame){ret, p->total, caller, callee, nested};
+}
+
+void profile_block(Profile *p, uint64_t start, uint64_t len) {
+  const Site *b = &p->running;
+  if (count_running(p, p->c->icount)) {
+    uint64_t next = b->rip + b->len;
+    if (b->kind == CALL && start != next) {
+      open_frame(p, next, b->each ? b->each[b->n - 1] : b->fn, start);
+    } else if (b->kind == RET) {
+      size_t d = p->depth;
+      while (d > 0 && p->stack[d - 1].ret != start) d--;
+      while (d > 0 && p->depth >= d) close_frame(p); /* this frame, and any it skipped */
+    }
+  }
+  bool fresh;
+  Site *k = sites_get(&p->sites, start, &fresh);
+  if (k && (fresh || k->len != len)) describe(p, k, start, len); /* new, or code rewritten */
+  p->running = k ? *k : (Site){0};
 }
 
 /* A function's name in the file: "(id) name" the first time, "(id)" after. */
@@ -137,6 +178,7 @@ static void write_fn(FILE *f, const Profile *p, const Symbol *fn, bool *named) {
 
 bool profile_finish(Profile *p, const char *path) {
   bool ok = true;
+  count_running(p, p->c->icount);
   while (p->depth > 0) close_frame(p); /* what is still running counts to the end */
   bool *named = path ? calloc(p->syms.n + 1, sizeof *named) : NULL;
   FILE *f = named ? fopen(path, "w") : NULL;
@@ -167,6 +209,7 @@ bool profile_finish(Profile *p, const char *path) {
   }
   free(named);
   symbols_free(&p->syms);
+  for (size_t i = 0; i < p->sites.size; i++) free(p->sites.v[i].each);
   sites_free(&p->sites);
   free(p->stack);
   free(p->edges);

@@ -1,6 +1,8 @@
 /* profile.h: --profile=PATH, exact guest instruction counts per function and per call
  * edge, written in Valgrind's callgrind format (callgrind_annotate and KCachegrind read
- * it). The command calls it from the core's instruction hook. */
+ * it). The command calls it from the core's block hook: each block's instructions are
+ * counted when the next begins, from the instruction count, so that one cut short (by a
+ * fault) counts only what ran. */
 #ifndef X64EMU_PROFILE_H
 #define X64EMU_PROFILE_H
 
@@ -14,8 +16,8 @@ typedef struct Profile Profile;
 /* Profiles the program at path, loaded and about to run on c; NULL without memory. */
 Profile *profile_start(Cpu *c, const char *path);
 
-/* Before the instruction at rip, of len bytes. */
-void profile_insn(Profile *p, uint64_t rip, unsigned len);
+/* Before the block at start, of len bytes. */
+void profile_block(Profile *p, uint64_t start, uint64_t len);
 
 /* Writes the profile to path and ends it; false (errno set) if it cannot. */
 bool profile_finish(Profile *p, const char *path);

@@ -1,5 +1,6 @@
-/* sites.h: the instruction addresses a run reached, in a hash table (a program runs a
- * few distinct addresses many times), each with what the command's tools keep of it. */
+/* sites.h: the instruction or block addresses a run reached, in a hash table (a program
+ * runs a few distinct addresses many times), each with what the command's tools keep of
+ * it. */
 #ifndef X64EMU_SITES_H
 #define X64EMU_SITES_H
 
@@ -12,7 +13,12 @@
 typedef struct Site {
   uint64_t rip;     /* 0: an empty slot */
   uint64_t runs;    /* --stats: how often it ran */
-  const Symbol *fn; /* --profile: its function, and whether it calls or returns */
+  /* --profile, whose sites are blocks: the function of its first instruction, and of
+   * each when they differ (else NULL); its instructions and bytes; whether its last
+   * instruction calls or returns. */
+  const Symbol *fn;
+  const Symbol **each;
+  uint32_t n, len;
   uint8_t kind;
 } Site;
 
