@@ -2,7 +2,8 @@
 # gdb.sh: x64emu -g PORT under Debian's gdb, in batch mode. On aes_trace: a breakpoint on
 # aes128_rounds, stepi across the first AESENC, XMM0 then as FIPS-197 Appendix B has the
 # state after round 1, the first round key in memory at RDI, a register set, read back and
-# put back, the auxiliary vector read through the stub, a hardware watchpoint on main's
+# put back, the auxiliary vector read through the stub, FS's base (the target
+# description's) as the thread pointer, a hardware watchpoint on main's
 # output buffer that fires at the store of the ciphertext, and continue to the program's
 # normal exit, its output unchanged. On crash null-write: the SIGSEGV reported with its
 # name, not passed on (`signal 0`: the store runs again and faults again), then passed
@@ -37,13 +38,16 @@ debug() {
 }
 
 debug "$program" -- "break aes128_rounds" continue "stepi 5" 'p/x $xmm0.uint128' 'x/2gx $rdi' \
-  'set $was = $rax' 'set $rax = 0x1234' 'p/x $rax' 'set $rax = $was' 'info auxv' up \
+  'set $was = $rax' 'set $rax = 0x1234' 'p/x $rax' 'set $rax = $was' 'info auxv' \
+  'p *(long *)$fs_base == $fs_base && $fs_base != 0' up \
   'watch -l *(unsigned long long *)b' continue 'p $pc' 'delete 2' continue
 grep -q "Breakpoint 1, .*aes128_rounds" "$s/gdb" || fail "the breakpoint was not hit"
 grep -q '= 0x49506a0243ea5b6b2b359f68f27f9ca4$' "$s/gdb" || fail "XMM0 after the first round"
 grep -q '0xa6d2ae2816157e2b	0x3c4fcf098815f7ab' "$s/gdb" || fail "the round key at RDI"
 grep -q '= 0x1234$' "$s/gdb" || fail "RAX as set"
 grep -Eq '^9 +AT_ENTRY .* 0x[0-9a-f]+$' "$s/gdb" || fail "no AT_ENTRY in the auxiliary vector"
+# glibc's thread control block begins with a pointer to itself, at FS's base.
+grep -q '^\$3 = 1$' "$s/gdb" || fail "\$fs_base is not the thread pointer"
 grep -q '^Hardware watchpoint 2: -location' "$s/gdb" || fail "no hardware watchpoint"
 # The first 8 bytes of the ciphertext 39 25 84 1d 02 dc 09 fb, as a little-endian number.
 grep -q '^New value = 18089231279953552697$' "$s/gdb" || fail "the watchpoint did not stop at the ciphertext's store"
