@@ -48,8 +48,10 @@ struct Profile {
   size_t n_edges;
   Own *own; /* per function, indexed as syms.v; the last entry is "(no symbol)" */
   uint64_t total;
-  Site running;      /* the block begun last (a copy: the table moves); rip 0 before */
-  uint64_t mark;     /* the instruction count when it began */
+  Site *running;      /* the block begun last, NULL before */
+  uint64_t running_at; /* its address, and the table's size then: a larger table */
+  size_t running_size; /* has moved it */
+  uint64_t mark;      /* the instruction count when it began */
 };
 
 Profile *profile_start(Cpu *c, const char *path) {
@@ -68,6 +70,10 @@ Profile *profile_start(Cpu *c, const char *path) {
   return p;
 }
 
+static size_t own_index(const Profile *p, const Symbol *fn) {
+  return fn ? (size_t)(fn - p->syms.v) : p->syms.n;
+}
+
 /* Fills a block's site from its instructions, read once. */
 static void describe(Profile *p, Site *k, uint64_t start, uint64_t len) {
   free(k->each);
@@ -76,6 +82,7 @@ static void describe(Profile *p, Site *k, uint64_t start, uint64_t len) {
   k->n = 0;
   k->kind = OTHER;
   k->fn = symbols_at(&p->syms, start);
+  k->own = &p->own[own_index(p, k->fn)].n;
   const Symbol *fns[256];
   bool mixed = false;
   for (uint64_t at = start; at < start + len;) {
@@ -97,20 +104,16 @@ static void describe(Profile *p, Site *k, uint64_t start, uint64_t len) {
   if (k->each) k->n = (uint32_t)kept;
 }
 
-static size_t own_index(const Profile *p, const Symbol *fn) {
-  return fn ? (size_t)(fn - p->syms.v) : p->syms.n;
-}
-
 /* The running block's instructions, counted up to the instruction count `now`; whether
  * it ran to its end. */
 static bool count_running(Profile *p, uint64_t now) {
-  const Site *b = &p->running;
+  const Site *b = p->running;
   uint64_t ran = now - p->mark;
   p->mark = now;
   p->total += ran;
-  if (!b->rip) return false;
+  if (!b) return false;
   if (!b->each) {
-    p->own[own_index(p, b->fn)].n += ran;
+    *b->own += ran;
   } else { /* a REP string instruction's iterations count each: the excess to the last */
     for (uint32_t i = 0; i < b->n && i < ran; i++) p->own[own_index(p, b->each[i])].n++;
     if (ran > b->n) p->own[own_index(p, b->each[b->n - 1])].n += ran - b->n;
@@ -151,7 +154,11 @@ static void open_frame(Profile *p, uint64_t ret, const Symbol *caller, uint64_t 
 }
 
 void profile_block(Profile *p, uint64_t start, uint64_t len) {
-  const Site *b = &p->running;
+  if (p->running && p->sites.size != p->running_size) { /* the table grew: find it again */
+    bool fresh;
+    p->running = sites_get(&p->sites, p->running_at, &fresh);
+  }
+  const Site *b = p->running;
   if (count_running(p, p->c->icount)) {
     uint64_t next = b->rip + b->len;
     if (b->kind == CALL && start != next) {
@@ -165,7 +172,9 @@ void profile_block(Profile *p, uint64_t start, uint64_t len) {
   bool fresh;
   Site *k = sites_get(&p->sites, start, &fresh);
   if (k && (fresh || k->len != len)) describe(p, k, start, len); /* new, or code rewritten */
-  p->running = k ? *k : (Site){0};
+  p->running = k;
+  p->running_at = start;
+  p->running_size = p->sites.size;
 }
 
 /* A function's name in the file: "(id) name" the first time, "(id)" after. */

@@ -13,10 +13,11 @@
 typedef struct Site {
   uint64_t rip;     /* 0: an empty slot */
   uint64_t runs;    /* --stats: how often it ran */
-  /* --profile, whose sites are blocks: the function of its first instruction, and of
-   * each when they differ (else NULL); its instructions and bytes; whether its last
-   * instruction calls or returns. */
+  /* --profile, whose sites are blocks: the function of its first instruction and its
+   * count, and the function of each instruction when they differ (else NULL); its
+   * instructions and bytes; whether its last instruction calls or returns. */
   const Symbol *fn;
+  uint64_t *own;
   const Symbol **each;
   uint32_t n, len;
   uint8_t kind;
