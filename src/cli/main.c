@@ -185,6 +185,26 @@ static void print_version(enum FpTier fp_tier) {
 static Tracer *tracer;
 static Stats *counter;
 static Profile *profiler;
+static const char *profile_path, *stats_json;
+static bool report_stats; /* --stats */
+
+/* The end of the process, from whichever of its threads ends it (c): the tools' reports,
+ * then the guest's exit status or signal. */
+static _Noreturn void finish(Cpu *c) {
+  trace_finish(tracer);
+  if (profiler && !profile_finish(profiler, profile_path)) {
+    fprintf(stderr, "x64emu: --profile: cannot write %s: %s\n", profile_path, strerror(errno));
+    exit(1);
+  }
+  if (counter && !stats_finish(counter, stats_json)) {
+    fprintf(stderr, "x64emu: --stats: cannot write %s: %s\n", stats_json, strerror(errno));
+    exit(1);
+  }
+  if (report_stats)
+    fprintf(stderr, "x64emu: %llu guest instructions, %llu blocks decoded\n",
+            (unsigned long long)threads_instructions(c), (unsigned long long)proc.machine.code.decoded);
+  exit_like_guest(c);
+}
 
 static void on_insn(void *embedder, uint64_t rip, unsigned len, void *user) {
   if (counter) stats_insn(counter, rip);
@@ -221,7 +241,6 @@ int main(int argc, char **argv) {
   char *cpu_all = NULL; /* every --cpu list, joined by commas: carried over to execve */
   bool version = false;
   const char *trace = NULL, *trace_file = NULL; /* trace "" for everything */
-  const char *stats_json = NULL, *profile_path = NULL;
   bool deterministic = false;
   uint64_t seed = 0;
   const char *gdb_port = getenv("X64EMU_GDB");
@@ -389,6 +408,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   watch_instructions(c);
+  report_stats = stats;
+  proc.opt.finish = finish;
   if (gdb_port && *gdb_port) {
     char *end = NULL;
     long port = strtol(gdb_port, &end, 10);
@@ -397,17 +418,5 @@ int main(int argc, char **argv) {
   } else {
     linux_run(c, 0);
   }
-  trace_finish(tracer);
-  if (profiler && !profile_finish(profiler, profile_path)) {
-    fprintf(stderr, "x64emu: --profile: cannot write %s: %s\n", profile_path, strerror(errno));
-    return 1;
-  }
-  if (counter && !stats_finish(counter, stats_json)) {
-    fprintf(stderr, "x64emu: --stats: cannot write %s: %s\n", stats_json, strerror(errno));
-    return 1;
-  }
-  if (stats)
-    fprintf(stderr, "x64emu: %llu guest instructions, %llu blocks decoded\n",
-            (unsigned long long)c->icount, (unsigned long long)proc.machine.code.decoded);
-  exit_like_guest(c);
+  finish(c);
 }

@@ -20,10 +20,12 @@
  * the shim touches without a guarded copy is the guest's SIGSEGV at that instruction. */
 static void perform_syscall(Cpu *c) {
   sigjmp_buf here, *saved = fault_landing;
+  /* Read now: while the call waits, another thread may drop the decoded code. */
+  volatile uint64_t at = c->cur->rip;
   int sig = sigsetjmp(here, 0);
   if (sig != 0) {
     fault_landing = saved;
-    c->rip = c->cur->rip;
+    c->rip = at;
     signals_deliver_sync(c, sig, fault_code, fault_addr);
     return;
   }
@@ -106,6 +108,7 @@ StopReason linux_run(Cpu *c, uint64_t until) {
       deliver_fault(c);
       break;
     case STOP_EVENT:
+      if (c->events & EV_YIELD) threads_yield(c);
       if (!(c->events & EV_SIGNAL)) break;
       if (stop_for(c, signals_next_due(c), false)) return STOP_SIGNAL;
       signals_deliver_pending(c);

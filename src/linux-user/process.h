@@ -9,6 +9,7 @@
 #include "../interp/cpu.h"
 #include "../interp/machine.h"
 #include "sys_x64.h"
+#include "threads.h"
 #include "virtual_time.h"
 
 #define X64_NSIG 64
@@ -17,6 +18,7 @@
 enum {
   EV_EXIT = 1u << 0,   /* the guest called exit/exit_group or was killed */
   EV_SIGNAL = 1u << 2, /* a host signal is pending for the guest */
+  EV_YIELD = 1u << 3,  /* another thread waits for the run lock (threads.h) */
 };
 
 typedef struct Options {
@@ -28,6 +30,10 @@ typedef struct Options {
                             sig - 1), STOP_SIGNAL */
   int64_t deterministic_pid; /* the host's id of the process that reads as 1000 */
   char **reexec_argv; /* how to run x64emu again for execve: argv[0] + options, NULL-ended */
+  /* How the process ends when one of its threads ends it (exit_group, a signal): the
+   * command's reports, then the exit status; without it (an embedder's machine) the
+   * guest cannot make threads. */
+  void (*finish)(Cpu *c); /* does not return */
 } Options;
 
 /* A thread's signal state, as the kernel keeps it per task. */
@@ -55,7 +61,8 @@ typedef struct Thread {
 
 typedef struct Process {
   Machine machine;
-  Thread main; /* the one guest thread */
+  Thread main; /* the guest thread it starts with */
+  Threads threads; /* all of them, and the run lock (threads.c) */
   Options opt;
   char exe_path[4096]; /* absolute path of the guest program: /proc/self/exe */
   uint64_t brk_start, brk_cur, brk_end; /* the guest heap, in a reservation of its own */

@@ -45,16 +45,18 @@ enum { X64_SS_ONSTACK = 1, X64_SS_DISABLE = 2, X64_MINSIGSTKSZ = 2048 };
 /* The guest's signal state is its process's (dispositions, Process.sig_action) and its
  * thread's (mask, alternate stack...: Thread.sig).
  *
- * The host handler's side is the host process's, and so file-scope here: the host has
- * one set of dispositions and one pending set, which mirror the guest's, so one Linux
- * guest runs per host process. Signals taken from the host and not yet delivered, their
- * siginfo, and the CPU to tell. Each stays blocked on the host until delivered, so that
- * its siginfo is not overwritten and further instances (queued real-time signals) wait in
- * the host. */
+ * The host handler's side is the host's: the host process has one set of dispositions,
+ * which mirror the guest's, so one Linux guest runs per host process; each host thread
+ * (a guest thread's) has a mask, which mirrors its guest thread's, and so the host
+ * delivers a thread-directed signal to it and a process-directed one to a thread that
+ * does not block it, as the kernel would. Per host thread: the signals taken from the
+ * host and not yet delivered, their siginfo, and the CPU to tell. Each stays blocked on
+ * the host until delivered, so that its siginfo is not overwritten and further instances
+ * (queued real-time signals) wait in the host. */
 static bool host_claimed; /* atomic: a Linux guest owns the host's signal state */
-static uint64_t taken; /* atomic */
-static X64Siginfo taken_info[X64_NSIG + 1];
-static Cpu *volatile signal_cpu;
+static __thread uint64_t taken; /* atomic */
+static __thread X64Siginfo taken_info[X64_NSIG + 1];
+static __thread Cpu *volatile signal_cpu;
 
 static void raise_event(Cpu *c, uint32_t ev) {
   __atomic_fetch_or((uint32_t *)&c->events, ev, __ATOMIC_RELAXED);
@@ -608,6 +610,24 @@ int64_t signals_sigreturn(Cpu *c) {
   if (!sigcontext_restore(c, &uc.uc_mcontext)) return bad_frame(c);
   signals_altstack(c, c->r[RSP], &uc.uc_stack, NULL); /* refusals are ignored, as the kernel does */
   return (int64_t)c->r[RAX];
+}
+
+void signals_thread_init(Cpu *child, Cpu *parent) {
+  ThreadSignals *t = &thread_of(child)->sig;
+  memset(t, 0, sizeof *t);
+  t->mask = thread_of(parent)->sig.mask;
+  t->altstack.ss_flags = X64_SS_DISABLE; /* clone with CLONE_VM clears it */
+}
+
+void signals_thread_attach(Cpu *c) {
+  attach(c);
+  host_mask_sync(&thread_of(c)->sig); /* the creator's mask blocked what it had taken */
+}
+
+void signals_thread_detach(Cpu *c) {
+  host_block_all(); /* what this thread has taken is lost with it, as the kernel drops a
+                       dead thread's pending signals */
+  signal_cpu = NULL;
 }
 
 bool signals_host_claim(void) {

@@ -48,6 +48,12 @@ void signals_syscall_interrupted(Cpu *c, uint64_t nr);
 bool signals_host_claim(void);
 void signals_host_release(void);
 
+/* A new thread's signal state (the creator's mask, no alternate stack, nothing pending);
+ * its host thread's start (signals noted for it); its end. */
+void signals_thread_init(Cpu *child, Cpu *parent);
+void signals_thread_attach(Cpu *c);
+void signals_thread_detach(Cpu *c);
+
 /* fork: the child starts with no pending signals. */
 void signals_forked_child(Cpu *c);
 

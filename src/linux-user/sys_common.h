@@ -27,6 +27,10 @@ static inline int64_t host_result(long r) { return r < 0 ? -(int64_t)errno : (in
 #define X64_AT_SYMLINK_NOFOLLOW 0x100
 #define X64_AT_EMPTY_PATH 0x1000
 
+/* The kernel's sigset_t is 8 bytes on x86-64: every call that takes one checks the size
+ * it is told. */
+#define X64_SIGSET_SIZE 8
+
 /* The guest's file descriptor or dirfd argument (an int in the kernel ABI). */
 static inline int arg_fd(uint64_t v) { return (int)(int32_t)v; }
 
@@ -199,6 +203,15 @@ int64_t sys_waitid(Cpu *c, const uint64_t *a);
 int64_t sys_fork(Cpu *c, const uint64_t *a);
 int64_t sys_vfork(Cpu *c, const uint64_t *a);
 int64_t sys_clone(Cpu *c, const uint64_t *a);
+int64_t sys_clone3(Cpu *c, const uint64_t *a);
+
+/* sys_epoll.c */
+int64_t sys_epoll_create(Cpu *c, const uint64_t *a);
+int64_t sys_epoll_create1(Cpu *c, const uint64_t *a);
+int64_t sys_epoll_ctl(Cpu *c, const uint64_t *a);
+int64_t sys_epoll_wait(Cpu *c, const uint64_t *a);
+int64_t sys_epoll_pwait(Cpu *c, const uint64_t *a);
+int64_t sys_epoll_pwait2(Cpu *c, const uint64_t *a);
 int64_t sys_arch_prctl(Cpu *c, const uint64_t *a);
 int64_t sys_prctl(Cpu *c, const uint64_t *a);
 int64_t sys_set_tid_address(Cpu *c, const uint64_t *a);

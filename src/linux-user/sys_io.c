@@ -117,7 +117,6 @@ int64_t sys_poll(Cpu *c, const uint64_t *a) {
 /* ppoll's and pselect6's signal mask is the guest's for the wait (signals.c): a handler
  * it lets through runs with it, and the guest's mask comes back after. The raw host
  * calls take the kernel's 8-byte sigset. */
-#define X64_SIGSET_SIZE 8
 
 int64_t sys_ppoll(Cpu *c, const uint64_t *a) {
   if (!a[3])

@@ -18,7 +18,7 @@
 
 /* ---- exit ---- */
 
-/* One guest thread per process: exit and exit_group both end the process. */
+/* exit_group ends the process: the thread that calls it ends it (Options.finish). */
 int64_t sys_exit_group(Cpu *c, const uint64_t *a) {
   vfork_child_sync(c);
   c->exit_status = (int)(a[0] & 0xff);
@@ -26,7 +26,11 @@ int64_t sys_exit_group(Cpu *c, const uint64_t *a) {
   return 0;
 }
 
-int64_t sys_exit(Cpu *c, const uint64_t *a) { return sys_exit_group(c, a); }
+/* exit ends the thread; the last thread's ends the process with its status. */
+int64_t sys_exit(Cpu *c, const uint64_t *a) {
+  threads_exit(c); /* returns only for the last */
+  return sys_exit_group(c, a);
+}
 
 /* ---- identity ---- */
 
@@ -138,16 +142,6 @@ int64_t sys_waitid(Cpu *c, const uint64_t *a) {
 
 /* ---- fork, vfork, clone ---- */
 
-enum {
-  X64_CSIGNAL = 0xff,
-  X64_CLONE_VM = 0x100,
-  X64_CLONE_VFORK = 0x4000,
-  X64_CLONE_SETTLS = 0x80000,
-  X64_CLONE_PARENT_SETTID = 0x100000,
-  X64_CLONE_CHILD_CLEARTID = 0x200000,
-  X64_CLONE_DETACHED = 0x400000, /* ignored by the kernel */
-  X64_CLONE_CHILD_SETTID = 0x1000000,
-};
 #define CLONE_AS_FORK                                                                      \
   (X64_CSIGNAL | X64_CLONE_VM | X64_CLONE_VFORK | X64_CLONE_SETTLS | X64_CLONE_PARENT_SETTID | \
    X64_CLONE_CHILD_CLEARTID | X64_CLONE_DETACHED | X64_CLONE_CHILD_SETTID)
@@ -213,6 +207,7 @@ static int64_t fork_guest(Cpu *c, uint64_t flags, uint64_t child_sp, uint64_t pt
   }
   if (pid == 0) {
     Process *p = proc_of(c);
+    threads_forked_child(c);
     signals_forked_child(c);
     vt_forked_child(c);
     if (p->vfork_fd >= 0) close(p->vfork_fd); /* an outer vfork's, between our parent and its own */
@@ -248,13 +243,56 @@ int64_t sys_vfork(Cpu *c, const uint64_t *a) {
   return fork_guest(c, X64_CLONE_VFORK | SIGCHLD, 0, 0, 0, 0);
 }
 
-/* x86-64 clone(flags, stack, parent_tid, child_tid, tls). */
-int64_t sys_clone(Cpu *c, const uint64_t *a) {
-  uint64_t flags = a[0];
-  /* Shared memory without vfork's wait means threads, which the interpreter cannot run. */
+/* What a new thread may share: all of it (a host thread shares its process's files,
+ * working directory and System V undo list), and what the kernel ignores. */
+#define CLONE_AS_THREAD                                                                       \
+  (X64_CLONE_VM | X64_CLONE_FS | X64_CLONE_FILES | X64_CLONE_SIGHAND | X64_CLONE_THREAD |     \
+   X64_CLONE_SYSVSEM | X64_CLONE_SETTLS | X64_CLONE_PARENT_SETTID | X64_CLONE_CHILD_CLEARTID | \
+   X64_CLONE_DETACHED | X64_CLONE_CHILD_SETTID)
+
+static int64_t clone_guest(Cpu *c, uint64_t flags, uint64_t stack, uint64_t ptid, uint64_t ctid,
+                           uint64_t tls) {
+  /* copy_process()'s checks: a thread shares the handlers, which need the memory. */
+  if ((flags & X64_CLONE_THREAD) && !(flags & X64_CLONE_SIGHAND)) return -EINVAL;
+  if ((flags & X64_CLONE_SIGHAND) && !(flags & X64_CLONE_VM)) return -EINVAL;
+  if (flags & X64_CLONE_THREAD) {
+    uint64_t shared = X64_CLONE_VM | X64_CLONE_FS | X64_CLONE_FILES;
+    /* A thread with a file table or a directory of its own is not a host thread's. */
+    /* (The exit signal means nothing for a thread.) */
+    if ((flags & shared) != shared || (flags & ~(uint64_t)(CLONE_AS_THREAD | X64_CSIGNAL)))
+      return -ENOSYS;
+    return threads_clone(c, flags, stack, ptid, ctid, tls);
+  }
+  /* Shared memory without vfork's wait and without a thread: not offered. */
   if ((flags & X64_CLONE_VM) && !(flags & X64_CLONE_VFORK)) return -ENOSYS;
   if (flags & ~(uint64_t)CLONE_AS_FORK) return -ENOSYS;
-  return fork_guest(c, flags, a[1], a[2], a[3], a[4]);
+  return fork_guest(c, flags, stack, ptid, ctid, tls);
+}
+
+/* x86-64 clone(flags, stack, parent_tid, child_tid, tls). */
+int64_t sys_clone(Cpu *c, const uint64_t *a) { return clone_guest(c, a[0], a[1], a[2], a[3], a[4]); }
+
+/* clone3(args, size): struct clone_args, of which the first 64 bytes (up to tls) are
+ * taken; a larger one must have zeros beyond (set_tid, cgroup: not offered). */
+int64_t sys_clone3(Cpu *c, const uint64_t *a) {
+  uint64_t args[11] = {0}; /* flags, pidfd, child_tid, parent_tid, exit_signal, stack,
+                              stack_size, tls, set_tid, set_tid_size, cgroup */
+  if (a[1] < 64 || a[1] > 4096) return -EINVAL;
+  size_t n = a[1] < sizeof args ? (size_t)a[1] : sizeof args;
+  if (guest_copy_in(args, a[0], n) < 0) return -EFAULT;
+  for (uint64_t at = a[0] + sizeof args; at < a[0] + a[1]; at++) {
+    uint8_t b;
+    if (guest_copy_in(&b, at, 1) < 0) return -EFAULT;
+    if (b) return -E2BIG;
+  }
+  uint64_t flags = args[0], exit_signal = args[4];
+  if (args[8] || args[9] || args[10] || (flags & 0xffffffff00000000ull) ||
+      (flags & X64_CSIGNAL) || exit_signal > 64)
+    return -EINVAL;
+  if (flags & 0x1000) return -EINVAL; /* CLONE_PIDFD: not offered */
+  if (!!args[5] != !!args[6]) return -EINVAL; /* a stack and its size, or neither */
+  uint64_t stack = args[5] ? args[5] + args[6] : 0; /* the top: x86 stacks grow down */
+  return clone_guest(c, flags | exit_signal, stack, args[3], args[2], args[7]);
 }
 
 /* ---- per-task settings ---- */

@@ -8,8 +8,6 @@
 #include "signals.h"
 #include "sys_common.h"
 
-/* The kernel's sigset_t is 8 bytes on x86-64: every call checks the size it is told. */
-#define X64_SIGSET_SIZE 8
 #define NOT_BLOCKABLE (X64_SIGBIT(SIGKILL) | X64_SIGBIT(SIGSTOP))
 
 int64_t sys_rt_sigaction(Cpu *c, const uint64_t *a) {

@@ -65,4 +65,21 @@ typedef struct X64StackT {
   uint64_t ss_size;
 } X64StackT;
 
+/* clone's flags (the same numbers on every Linux, named here for the guest's ABI). */
+enum {
+  X64_CSIGNAL = 0xff,
+  X64_CLONE_VM = 0x100,
+  X64_CLONE_FS = 0x200,
+  X64_CLONE_FILES = 0x400,
+  X64_CLONE_SIGHAND = 0x800,
+  X64_CLONE_VFORK = 0x4000,
+  X64_CLONE_THREAD = 0x10000,
+  X64_CLONE_SYSVSEM = 0x40000,
+  X64_CLONE_SETTLS = 0x80000,
+  X64_CLONE_PARENT_SETTID = 0x100000,
+  X64_CLONE_CHILD_CLEARTID = 0x200000,
+  X64_CLONE_DETACHED = 0x400000, /* ignored by the kernel */
+  X64_CLONE_CHILD_SETTID = 0x1000000,
+};
+
 #endif

@@ -34,6 +34,12 @@ static const SysEntry table[X64_NR_COUNT] = {
     S(ppoll, R_DEC, A_PTR, A_ULONG, A_PTR, A_PTR, A_ULONG),
     S(select, R_DEC, A_INT, A_PTR, A_PTR, A_PTR, A_PTR),
     S(pselect6, R_DEC, A_INT, A_PTR, A_PTR, A_PTR, A_PTR, A_PTR),
+    S(epoll_create, R_DEC, A_INT),
+    S(epoll_create1, R_DEC, A_HEX),
+    S(epoll_ctl, R_DEC, A_FD, A_INT, A_FD, A_PTR),
+    S(epoll_wait, R_DEC, A_FD, A_PTR, A_INT, A_INT),
+    S(epoll_pwait, R_DEC, A_FD, A_PTR, A_INT, A_INT, A_PTR, A_ULONG),
+    S(epoll_pwait2, R_DEC, A_FD, A_PTR, A_INT, A_PTR, A_PTR, A_ULONG),
     S(fsync, R_DEC, A_FD),
     S(fdatasync, R_DEC, A_FD),
     S(ftruncate, R_DEC, A_FD, A_LONG),
@@ -153,6 +159,7 @@ static const SysEntry table[X64_NR_COUNT] = {
     S(fork, R_DEC),
     S(vfork, R_DEC),
     S(clone, R_DEC, A_CLONEF, A_PTR, A_PTR, A_PTR, A_PTR),
+    S(clone3, R_DEC, A_PTR, A_ULONG),
     S(execve, R_DEC, A_PATH, A_ARGV, A_ENVP),
     S(execveat, R_DEC, A_DIRFD, A_PATH, A_ARGV, A_ENVP, A_ATF),
     S(arch_prctl, R_DEC, A_ARCH, A_HEX),
@@ -226,6 +233,21 @@ static const SysEntry table[X64_NR_COUNT] = {
     S(getcpu, R_DEC, A_PTR, A_PTR, A_PTR),
 };
 
+/* The calls that may wait (for input or room, a futex, a child, a signal, time): a thread
+ * gives the run lock up while it makes one, so that the others run on (threads.h). What
+ * their handlers touch is the guest's memory and the thread's own state. */
+#define B(nr) [X64_NR_##nr] = true
+static const bool may_wait[X64_NR_COUNT] = {
+    B(read), B(readv), B(pread64), B(preadv), B(preadv2), B(write), B(writev), B(pwrite64),
+    B(pwritev), B(pwritev2), B(sendfile), B(splice), B(tee), B(poll), B(ppoll), B(select),
+    B(pselect6), B(epoll_wait), B(epoll_pwait), B(epoll_pwait2), B(futex), B(nanosleep),
+    B(clock_nanosleep), B(pause), B(rt_sigsuspend), B(rt_sigtimedwait), B(wait4), B(waitid),
+    B(accept), B(accept4), B(connect), B(recvfrom), B(recvmsg), B(recvmmsg), B(sendto),
+    B(sendmsg), B(sendmmsg), B(msgrcv), B(msgsnd), B(semop), B(semtimedop), B(flock),
+    B(sched_yield),
+};
+#undef B
+
 void syscall_dispatch(Cpu *c) {
   const uint64_t nr = c->r[RAX];
   const uint64_t args[6] = {c->r[RDI], c->r[RSI], c->r[RDX], c->r[R10], c->r[R8], c->r[R9]};
@@ -234,7 +256,11 @@ void syscall_dispatch(Cpu *c) {
   uint64_t *counts = proc_of(c)->opt.syscall_counts;
   if (counts) counts[nr < X64_NR_COUNT ? nr : X64_NR_COUNT]++;
   if (trace) strace_begin(nr, e ? &e->sig : NULL, args);
+  /* The thread count changes only under the run lock, which this thread holds. */
+  const bool release = nr < X64_NR_COUNT && may_wait[nr] && proc_of(c)->threads.n > 1;
+  if (release) threads_leave(c);
   int64_t ret = e ? e->fn(c, args) : -ENOSYS;
+  if (release) threads_enter(c);
   c->r[RAX] = (uint64_t)ret;
   if (ret == -EINTR) signals_syscall_interrupted(c, nr);
   if (trace) strace_end(ret);

@@ -1,0 +1,223 @@
+/* threads.c: guest threads and the run lock (threads.h). */
+#define _GNU_SOURCE
+#include "threads.h"
+
+#include <errno.h>
+#include <linux/futex.h>
+#include <semaphore.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../interp/run.h"
+#include "determinism.h"
+#include "linux_run.h"
+#include "process.h"
+#include "signals.h"
+#include "sys_common.h"
+
+/* How long a thread waits for the run lock before it asks the holder to give it up: a
+ * time slice, as a kernel's scheduler would give. */
+enum { SLICE_NS = 2000000 };
+
+static Threads *threads_of(const Cpu *c) { return &proc_of(c)->threads; }
+
+static void raise_event(Cpu *c, uint32_t ev) {
+  __atomic_fetch_or((uint32_t *)&c->events, ev, __ATOMIC_RELAXED);
+}
+
+static bool add(Threads *ts, Thread *t) {
+  if (ts->n == ts->room) {
+    unsigned room = ts->room ? 2 * ts->room : 8;
+    Thread **more = realloc(ts->all, room * sizeof *more);
+    if (!more) return false;
+    ts->all = more;
+    ts->room = room;
+  }
+  ts->all[ts->n++] = t;
+  return true;
+}
+
+static void forget(Threads *ts, Thread *t) {
+  for (unsigned i = 0; i < ts->n; i++)
+    if (ts->all[i] == t) {
+      ts->all[i] = ts->all[--ts->n];
+      return;
+    }
+}
+
+/* The lock's state as one thread holding it: at start-up, and in a forked child. */
+static void reset(Threads *ts, Cpu *holder) {
+  pthread_mutex_init(&ts->mutex, NULL);
+  pthread_condattr_t attr;
+  pthread_condattr_init(&attr);
+  pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+  pthread_cond_init(&ts->turn, &attr);
+  pthread_condattr_destroy(&attr);
+  ts->serving = 0;
+  ts->next = 1;
+  ts->holder = holder;
+  ts->n = 0;
+  ts->retired = 0;
+  add(ts, thread_of(holder)); /* the array has room: 8 at first, the old one after fork */
+}
+
+void threads_init(Cpu *main) { reset(threads_of(main), main); }
+
+void threads_forked_child(Cpu *c) { reset(threads_of(c), c); }
+
+unsigned threads_count(Cpu *c) {
+  Threads *ts = threads_of(c);
+  pthread_mutex_lock(&ts->mutex);
+  unsigned n = ts->n;
+  pthread_mutex_unlock(&ts->mutex);
+  return n;
+}
+
+uint64_t threads_instructions(Cpu *c) {
+  Threads *ts = threads_of(c);
+  pthread_mutex_lock(&ts->mutex);
+  uint64_t n = ts->retired;
+  for (unsigned i = 0; i < ts->n; i++) n += ts->all[i]->cpu.icount;
+  pthread_mutex_unlock(&ts->mutex);
+  return n;
+}
+
+void threads_enter(Cpu *c) {
+  Threads *ts = threads_of(c);
+  pthread_mutex_lock(&ts->mutex);
+  uint64_t ticket = ts->next++;
+  while (ts->serving != ticket) {
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_nsec += SLICE_NS;
+    if (until.tv_nsec >= 1000000000) until.tv_sec++, until.tv_nsec -= 1000000000;
+    if (pthread_cond_timedwait(&ts->turn, &ts->mutex, &until) == ETIMEDOUT && ts->holder)
+      raise_event(ts->holder, EV_YIELD); /* it gives the lock up at its next block */
+  }
+  ts->holder = c;
+  pthread_mutex_unlock(&ts->mutex);
+}
+
+void threads_leave(Cpu *c) {
+  Threads *ts = threads_of(c);
+  pthread_mutex_lock(&ts->mutex);
+  ts->holder = NULL;
+  ts->serving++;
+  pthread_cond_broadcast(&ts->turn);
+  pthread_mutex_unlock(&ts->mutex);
+}
+
+void threads_yield(Cpu *c) {
+  Threads *ts = threads_of(c);
+  __atomic_fetch_and((uint32_t *)&c->events, ~(uint32_t)EV_YIELD, __ATOMIC_RELAXED);
+  pthread_mutex_lock(&ts->mutex);
+  bool waiting = ts->next - ts->serving > 1;
+  pthread_mutex_unlock(&ts->mutex);
+  if (!waiting) return;
+  threads_leave(c);
+  threads_enter(c); /* behind the ones that waited */
+}
+
+/* ---- thread start and end ---- */
+
+typedef struct Start {
+  Thread *t;
+  sem_t started;
+  pid_t tid;
+} Start;
+
+/* A new thread's host thread: it runs its guest thread until that ends. */
+static void *thread_main(void *arg) {
+  Start *s = arg;
+  Thread *t = s->t;
+  Cpu *c = &t->cpu;
+  s->tid = gettid();
+  sem_post(&s->started); /* s is the creator's, and gone after this */
+  signals_thread_attach(c);
+  threads_enter(c);
+  linux_run(c, 0); /* returns when the thread ends the process (a thread's exit does not) */
+  t->proc->opt.finish(c);
+  return NULL;
+}
+
+int64_t threads_clone(Cpu *c, uint64_t flags, uint64_t stack, uint64_t parent_tid,
+                      uint64_t child_tid, uint64_t tls) {
+  Process *p = proc_of(c);
+  if (!p->opt.finish) return -ENOSYS; /* an embedder's machine: it runs one CPU */
+  Thread *t = calloc(1, sizeof *t);
+  if (!t) return -ENOMEM;
+  t->proc = p;
+  Cpu *n = &t->cpu;
+  cpu_init(n, c->m);
+  n->owner = t;
+  /* The architectural state, as the kernel copies it. */
+  memcpy(n->r, c->r, sizeof n->r);
+  n->rip = c->rip;
+  n->rflags = c->rflags;
+  n->lf = c->lf;
+  n->fs_base = (flags & X64_CLONE_SETTLS) ? tls : c->fs_base;
+  n->gs_base = c->gs_base;
+  memcpy(n->sreg, c->sreg, sizeof n->sreg);
+  memcpy(n->xmm, c->xmm, sizeof n->xmm);
+  n->mxcsr = c->mxcsr;
+  n->fpu = c->fpu;
+  n->r[RAX] = 0;
+  if (stack) n->r[RSP] = stack;
+  if (flags & X64_CLONE_CHILD_CLEARTID) t->clear_child_tid = child_tid;
+  signals_thread_init(n, c);
+
+  Threads *ts = threads_of(c);
+  pthread_mutex_lock(&ts->mutex);
+  bool added = add(ts, t);
+  pthread_mutex_unlock(&ts->mutex);
+  Start s = {.t = t};
+  sem_init(&s.started, 0, 0);
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  pthread_t host;
+  int e = added ? pthread_create(&host, &attr, thread_main, &s) : ENOMEM;
+  pthread_attr_destroy(&attr);
+  if (e) {
+    pthread_mutex_lock(&ts->mutex);
+    forget(ts, t);
+    pthread_mutex_unlock(&ts->mutex);
+    free(t);
+    sem_destroy(&s.started);
+    return -EAGAIN;
+  }
+  while (sem_wait(&s.started) != 0) {
+  }
+  sem_destroy(&s.started);
+  int32_t tid = (int32_t)det_pid_out(c, s.tid);
+  /* The kernel writes them before either thread runs on. */
+  if (flags & X64_CLONE_PARENT_SETTID) guest_copy_out(parent_tid, &tid, sizeof tid);
+  if (flags & X64_CLONE_CHILD_SETTID) guest_copy_out(child_tid, &tid, sizeof tid);
+  return tid;
+}
+
+bool threads_exit(Cpu *c) {
+  Thread *t = thread_of(c);
+  Threads *ts = threads_of(c);
+  pthread_mutex_lock(&ts->mutex);
+  bool last = ts->n == 1;
+  if (!last) {
+    forget(ts, t);
+    ts->retired += c->icount;
+  }
+  pthread_mutex_unlock(&ts->mutex);
+  if (last) return false;
+  /* The kernel's mm_release(): a joiner waits on this word (pthread_join). */
+  if (t->clear_child_tid) {
+    uint32_t zero = 0;
+    if (guest_copy_out(t->clear_child_tid, &zero, sizeof zero) == 0)
+      syscall(SYS_futex, GUEST_PTR(t->clear_child_tid), FUTEX_WAKE, 1, NULL, NULL, 0);
+  }
+  signals_thread_detach(c);
+  threads_leave(c);
+  if (t != &t->proc->main) free(t);
+  pthread_exit(NULL); /* the host's main thread too: the process lives on with the others */
+}

@@ -1,0 +1,62 @@
+/* threads.h: guest threads. Each guest thread is a Thread of its process with a host
+ * thread of its own, and one of them runs guest code at a time: the process's run lock,
+ * handed on in the order it was asked for, is held while a thread runs guest code or
+ * performs a system call, and given up while the call may block (a read, a futex wait,
+ * a sleep...) and every few milliseconds when another thread is waiting. So the guest's
+ * LOCK-prefixed instructions are atomic with respect to its other threads, x86's memory
+ * order holds on any host (a thread sees all that the last holder wrote: the lock's
+ * release and acquire order them), and the decoded-code cache, the memory map and the
+ * process's signal dispositions need no lock of their own. Threads run one after another,
+ * not in parallel. */
+#ifndef X64EMU_THREADS_H
+#define X64EMU_THREADS_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../interp/cpu.h"
+
+struct Thread;
+
+typedef struct Threads {
+  pthread_mutex_t mutex; /* guards what follows */
+  pthread_cond_t turn;
+  uint64_t next, serving; /* tickets: the run lock is the holder of `serving` */
+  Cpu *holder;
+  struct Thread **all; /* the live threads, the process's first among them */
+  unsigned n, room;
+  uint64_t retired;    /* the instructions of the threads that ended */
+} Threads;
+
+/* The process's threads: the one it starts with, holding the run lock. */
+void threads_init(Cpu *main);
+
+/* Takes the run lock for c, waiting for the threads that asked before; asks the holder to
+ * give it up when it keeps it long. */
+void threads_enter(Cpu *c);
+
+/* Gives the run lock up. */
+void threads_leave(Cpu *c);
+
+/* Gives the run lock to the threads waiting for it, and takes it again after them
+ * (another thread asked: EV_YIELD; sched_yield). */
+void threads_yield(Cpu *c);
+
+/* clone with CLONE_THREAD: a new thread of c's process starting as a copy of c with RAX
+ * 0, on stack (when not 0) and with FS base tls (CLONE_SETTLS); its id, or -errno. */
+int64_t threads_clone(Cpu *c, uint64_t flags, uint64_t stack, uint64_t parent_tid,
+                      uint64_t child_tid, uint64_t tls);
+
+/* exit: ends c's thread as the kernel does (CLONE_CHILD_CLEARTID's store and futex
+ * wake). False when it is the last one: the process then ends with its status. */
+bool threads_exit(Cpu *c);
+
+/* How many threads the process has, and the instructions all of them ran. */
+unsigned threads_count(Cpu *c);
+uint64_t threads_instructions(Cpu *c);
+
+/* fork: the child has one thread, the one that forked, holding the run lock. */
+void threads_forked_child(Cpu *c);
+
+#endif
