@@ -15,6 +15,7 @@ if [ "$purpose" = test ]; then
              python3-cryptography-vectors # NIST CAVP vectors for the crypto guests
              valgrind # callgrind, the oracle of --profile
              gdb # the client of the gdb stub
+             golang-go rustc # threaded programs in Go and Rust
              # the aarch64 host: the crypto tier and x64emu itself, cross-built and run
              # under user-mode QEMU
              gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user libcmocka-dev:arm64

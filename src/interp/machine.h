@@ -49,6 +49,9 @@ typedef struct Machine {
   uint64_t virtual_idle; /* and the ns the OS layer let pass with no instruction run (the
                             deterministic sleeps), which they count too */
   void *embedder;      /* the public API's handle of this machine, for its hooks */
+  /* Events PAUSE raises on its CPU: an OS layer's, while another of its threads waits
+   * to run guest code (threads.h). */
+  volatile uint32_t pause_events;
 } Machine;
 
 /* The whole CPU model, the best floating-point tier of this host, an empty cache.

@@ -98,6 +98,7 @@ void op_sgdt_sidt(Cpu *c, const Insn *in);
 
 /* System. */
 void op_nop(Cpu *c, const Insn *in);
+void op_pause(Cpu *c, const Insn *in);
 void op_syscall(Cpu *c, const Insn *in);
 void op_cpuid(Cpu *c, const Insn *in);
 void op_rdtsc(Cpu *c, const Insn *in);

@@ -17,6 +17,15 @@ void op_nop(Cpu *c, const Insn *in) {
   DISPATCH_NEXT(c, in);
 }
 
+/* F3 90: the spin-wait hint. A loop that spins waits for another CPU's store: when
+ * another thread waits to run, the events of Machine.pause_events tell this one to give
+ * way at the end of the block. */
+void op_pause(Cpu *c, const Insn *in) {
+  uint32_t ev = __atomic_load_n(&c->m->pause_events, __ATOMIC_RELAXED);
+  if (ev) __atomic_fetch_or((uint32_t *)&c->events, ev, __ATOMIC_RELAXED);
+  DISPATCH_NEXT(c, in);
+}
+
 /* 0F 05: RCX = return address, R11 = RFLAGS, then the kernel. */
 void op_syscall(Cpu *c, const Insn *in) {
   c->r[RCX] = insn_next(in);

@@ -57,6 +57,8 @@ typedef struct Thread {
   struct Process *proc;
   ThreadSignals sig;
   uint64_t clear_child_tid, robust_list_head; /* set_tid_address, set_robust_list */
+  sem_t turn;            /* posted when the run lock is handed to it (threads.c) */
+  struct Thread *queued; /* the next thread waiting for the run lock */
 } Thread;
 
 typedef struct Process {

@@ -12,6 +12,7 @@
 #define X64EMU_THREADS_H
 
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -21,9 +22,8 @@ struct Thread;
 
 typedef struct Threads {
   pthread_mutex_t mutex; /* guards what follows */
-  pthread_cond_t turn;
-  uint64_t next, serving; /* tickets: the run lock is the holder of `serving` */
-  Cpu *holder;
+  Cpu *holder;           /* the run lock's, or NULL */
+  struct Thread *first, *last; /* the threads waiting for it, in order (Thread.queued) */
   struct Thread **all; /* the live threads, the process's first among them */
   unsigned n, room;
   uint64_t retired;    /* the instructions of the threads that ended */
