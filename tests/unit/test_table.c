@@ -77,8 +77,8 @@ typedef struct Pick {
 
 /* Encodings (Intel SDM, vol. 2) where a special row precedes the general one. */
 static const Pick picks[] = {
-    {"pause (F3 90)", {0xf3, 0x90}, 2, op_nop, 0, 0, 0},
-    {"pause with REX.B (F3 41 90)", {0xf3, 0x41, 0x90}, 3, op_nop, 0, 0, 0},
+    {"pause (F3 90)", {0xf3, 0x90}, 2, op_pause, 0, 0, 0},
+    {"pause with REX.B (F3 41 90)", {0xf3, 0x41, 0x90}, 3, op_pause, 0, 0, 0},
     {"nop (90)", {0x90}, 1, op_nop, 0, 0, 0},
     {"xchg r8d, eax (41 90)", {0x41, 0x90}, 2, op_xchg, 0, 0, 4},
     {"adc eax, ecx (11 C8)", {0x11, 0xc8}, 2, op_alu_rm_r, ALU_ADC, 0, 4},
