@@ -16,6 +16,7 @@
 #include "decoder/decode.h"
 #include "interp/fault.h"
 #include "interp/machine.h"
+#include "interp/watch.h"
 #include "sites.h"
 #include "symbols.h"
 
@@ -52,6 +53,7 @@ struct Profile {
   uint64_t running_at; /* its address, and the table's size then: a larger table */
   size_t running_size; /* has moved it */
   uint64_t mark;      /* the instruction count when it began */
+  const Cpu *marked;  /* whose count: the CPU (the guest thread) it runs on */
 };
 
 Profile *profile_start(Cpu *c, const char *path) {
@@ -60,6 +62,7 @@ Profile *profile_start(Cpu *c, const char *path) {
   p->c = c;
   p->path = path;
   p->mark = c->icount;
+  p->marked = c;
   symbols_read(&p->syms, path, c->rip);
   p->own = calloc(p->syms.n + 1, sizeof *p->own);
   if (!p->own || !sites_init(&p->sites)) {
@@ -153,13 +156,29 @@ static void open_frame(Profile *p, uint64_t ret, const Symbol *caller, uint64_t 
   p->stack[p->depth++] = (Frame){ret, p->total, caller, callee, nested};
 }
 
+/* The CPU running now (this host thread's), and the instruction count to take the
+ * running block's from: when another thread's CPU runs now, the block begun last ran on
+ * a CPU that may be gone, and is taken as having run to its end. */
+static const Cpu *switch_to_current(Profile *p, uint64_t *now) {
+  const Cpu *c = watched_cpu ? watched_cpu : p->c;
+  *now = c == p->marked ? c->icount : p->mark + (p->running ? p->running->n : 0);
+  return c;
+}
+
 void profile_block(Profile *p, uint64_t start, uint64_t len) {
   if (p->running && p->sites.size != p->running_size) { /* the table grew: find it again */
     bool fresh;
     p->running = sites_get(&p->sites, p->running_at, &fresh);
   }
   const Site *b = p->running;
-  if (count_running(p, p->c->icount)) {
+  uint64_t now;
+  const Cpu *c = switch_to_current(p, &now);
+  bool same_thread = c == p->marked;
+  bool ran_to_end = count_running(p, now);
+  if (!same_thread) { /* calls and returns pair up within a thread */
+    p->marked = c;
+    p->mark = c->icount;
+  } else if (ran_to_end) {
     uint64_t next = b->rip + b->len;
     if (b->kind == CALL && start != next) {
       open_frame(p, next, b->each ? b->each[b->n - 1] : b->fn, start);
@@ -187,7 +206,9 @@ static void write_fn(FILE *f, const Profile *p, const Symbol *fn, bool *named) {
 
 bool profile_finish(Profile *p, const char *path) {
   bool ok = true;
-  count_running(p, p->c->icount);
+  uint64_t now;
+  switch_to_current(p, &now);
+  count_running(p, now);
   while (p->depth > 0) close_frame(p); /* what is still running counts to the end */
   bool *named = path ? calloc(p->syms.n + 1, sizeof *named) : NULL;
   FILE *f = named ? fopen(path, "w") : NULL;

@@ -100,7 +100,9 @@ void threads_enter(Cpu *c) {
   pthread_mutex_unlock(&ts->mutex);
   /* A spinning holder hands the lock on within microseconds; waking a thread that sleeps
    * on another CPU takes far longer (measured: 140 us a hand-over without this, on a 2-CPU
-   * virtual machine), so a waiter polls a while before it sleeps. */
+   * virtual machine), so a waiter polls a while before it sleeps. (Yielding the CPU at
+   * each look made it far slower on a busy machine: the yielder waits out the others'
+   * time slices.) */
   struct timespec t0, now;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   do {

@@ -168,7 +168,7 @@ int main(void) {
   printf("condition variable order %d, rwlock sum %d, all past the barrier %d\n", locked_sum,
          rw_value, after_barrier);
 
-  enum { ROUNDS = 20000 };
+  enum { ROUNDS = 5000 };
   pthread_create(&t[0], NULL, mp_writer, (void *)(intptr_t)ROUNDS);
   pthread_create(&t[1], NULL, mp_reader, (void *)(intptr_t)ROUNDS);
   pthread_join(t[0], NULL);
