@@ -625,8 +625,9 @@ void signals_thread_attach(Cpu *c) {
 }
 
 void signals_thread_detach(Cpu *c) {
-  host_block_all(); /* what this thread has taken is lost with it, as the kernel drops a
-                       dead thread's pending signals */
+  /* What this thread took and has not delivered is lost with it (the kernel would hand a
+   * process-directed one to another thread). */
+  host_block_all();
   signal_cpu = NULL;
 }
 
