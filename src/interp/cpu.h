@@ -142,4 +142,9 @@ typedef struct Cpu {
   void *owner;                  /* the OS layer's object for this CPU (its thread), or NULL */
 } Cpu;
 
+/* c->events as it is now: other threads and signal handlers set bits of it. */
+static inline uint32_t cpu_events(const Cpu *c) {
+  return __atomic_load_n((const uint32_t *)&c->events, __ATOMIC_RELAXED);
+}
+
 #endif

@@ -15,8 +15,9 @@ __thread uint64_t fault_err;
 void (*fault_user_signal)(int sig, siginfo_t *si, void *uc);
 
 static void on_fault(int sig, siginfo_t *si, void *uc) {
-  if (si->si_code <= 0 && fault_user_signal) { /* SI_USER, SI_TKILL, SI_QUEUE...: sent */
-    fault_user_signal(sig, si, uc);
+  void (*user)(int, siginfo_t *, void *) = __atomic_load_n(&fault_user_signal, __ATOMIC_RELAXED);
+  if (si->si_code <= 0 && user) { /* SI_USER, SI_TKILL, SI_QUEUE...: sent */
+    user(sig, si, uc);
     return;
   }
   if (fault_landing) {

@@ -73,7 +73,7 @@ _Noreturn void guest_gp(Cpu *c, uint64_t err) {
  * make this handler save and restore, and not in the record, which a change of code
  * may wipe; in->imm is the block's end. */
 static __attribute__((noinline, noreturn)) void insn_hook_leave(Cpu *c) {
-  bool stop = c->events & EV_STOP;
+  bool stop = cpu_events(c) & EV_STOP;
   c->icount += c->hooked.nth;
   siglongjmp(c->fault_jmp, stop ? JUMP_STOP : JUMP_MOVED);
 }
@@ -84,7 +84,7 @@ void op_insn_hook(Cpu *c, const Insn *in) {
   c->hooked.generation = m->code.generation;
   c->hooked.nth = in->nth;
   m->hooks.insn(m->embedder, in->rip, in[1].len, m->hooks.insn_user);
-  if (__builtin_expect((c->events & EV_STOP) || c->rip != c->hooked.rip ||
+  if (__builtin_expect((cpu_events(c) & EV_STOP) || c->rip != c->hooked.rip ||
                            c->m->code.generation != c->hooked.generation, 0))
     insn_hook_leave(c);
   c->rip = in->imm;
@@ -92,7 +92,7 @@ void op_insn_hook(Cpu *c, const Insn *in) {
 }
 
 void op_stop_check(Cpu *c, const Insn *in) {
-  if (__builtin_expect(c->events & EV_STOP, 0)) {
+  if (__builtin_expect(cpu_events(c) & EV_STOP, 0)) {
     c->rip = in->rip;
     c->icount += in->nth;
     siglongjmp(c->fault_jmp, JUMP_STOP);
@@ -148,7 +148,7 @@ static int precise_choice(Cpu *c, const Precise *p, const Block *b) {
     c->m->hooks.block(c->m->embedder, b->start, b->end - b->start, c->m->hooks.block_user);
     /* The hook may stop the run (the loop's event check takes it), move rip, or change
      * code (b is gone). */
-    if (c->events || c->rip != b->start || c->m->code.generation != gen) return LOOK_AGAIN;
+    if (cpu_events(c) || c->rip != b->start || c->m->code.generation != gen) return LOOK_AGAIN;
   }
   bool limited = c->icount_limit != UINT64_MAX;
   bool single = c->icount_limit - c->icount < b->ninsn || (limited && b->has_rep) ||
@@ -178,10 +178,10 @@ static void run_single(Cpu *c, Precise *p) {
 static StopReason trace_step(Cpu *c, Precise *p) {
   c->trap_deferred = false;
   run_single(c, p);
-  if (c->events) return c->events & EV_STOP ? take_stop(c) : STOP_EVENT;
+  if (cpu_events(c)) return cpu_events(c) & EV_STOP ? take_stop(c) : STOP_EVENT;
   if (c->trap_deferred) { /* the next instruction runs untrapped too */
     run_single(c, p);
-    if (c->events) return c->events & EV_STOP ? take_stop(c) : STOP_EVENT;
+    if (cpu_events(c)) return cpu_events(c) & EV_STOP ? take_stop(c) : STOP_EVENT;
   }
   c->fault = (Fault){SIGTRAP, TRAP_TRACE, c->rip, false, 1, 0};
   return STOP_FAULT;
@@ -208,8 +208,8 @@ static __attribute__((noinline)) StopReason run_blocks(Cpu *c, uint64_t until) {
   Block *b = NULL;
   uint64_t gen = code->generation;
   for (;;) {
-    if (c->events) {
-      return c->events & EV_STOP ? take_stop(c) : STOP_EVENT;
+    if (cpu_events(c)) {
+      return cpu_events(c) & EV_STOP ? take_stop(c) : STOP_EVENT;
     }
     /* TF set, or AC not as the decoded code checks it: one test for both. */
     if (__builtin_expect((c->rflags ^ c->ac_checked) & (F_TF | F_AC), 0)) {

@@ -92,7 +92,7 @@ static uint64_t budget(const Cpu *c, uint64_t caller_limit) {
 StopReason linux_run(Cpu *c, uint64_t until) {
   uint64_t caller_limit = c->icount_limit;
   for (;;) {
-    if (c->events & EV_EXIT) return STOP_EXIT;
+    if (cpu_events(c) & EV_EXIT) return STOP_EXIT;
     c->icount_limit = budget(c, caller_limit);
     StopReason why = cpu_run(c, until);
     c->icount_limit = caller_limit;
@@ -108,8 +108,8 @@ StopReason linux_run(Cpu *c, uint64_t until) {
       deliver_fault(c);
       break;
     case STOP_EVENT:
-      if (c->events & EV_YIELD) threads_yield(c);
-      if (!(c->events & EV_SIGNAL)) break;
+      if (cpu_events(c) & EV_YIELD) threads_yield(c);
+      if (!(cpu_events(c) & EV_SIGNAL)) break;
       if (stop_for(c, signals_next_due(c), false)) return STOP_SIGNAL;
       signals_deliver_pending(c);
       break;

@@ -144,7 +144,7 @@ static void init_once(Cpu *c) {
 static void attach(Cpu *c) {
   init_once(c);
   signal_cpu = c;
-  fault_user_signal = on_host_signal;
+  __atomic_store_n(&fault_user_signal, on_host_signal, __ATOMIC_RELAXED); /* every thread's */
 }
 
 /* ---- the guest's state ---- */
@@ -260,10 +260,10 @@ int64_t signals_suspend(Cpu *c, const uint64_t *mask) {
     t->mask = *mask & ~UNBLOCKABLE;
   }
   /* --deterministic: time passes at once to the next timer, until one's signal is due. */
-  while (!deliverable(t) && !(c->events & EV_EXIT) && proc_of(c)->opt.deterministic &&
+  while (!deliverable(t) && !(cpu_events(c) & EV_EXIT) && proc_of(c)->opt.deterministic &&
          vt_idle_to_next_timer(c))
     host_block_all(); /* raising synchronized the host's mask */
-  if (!deliverable(t) && !(c->events & EV_EXIT)) {
+  if (!deliverable(t) && !(cpu_events(c) & EV_EXIT)) {
     sigset_t wait;
     host_set_from(&wait, t->mask | taken_now());
     sigsuspend(&wait); /* returns once the host handler has run */
@@ -549,7 +549,7 @@ static void deliver_pending(Cpu *c, uint64_t only) {
   t->interrupted = false;
   bool handled = false;
   uint64_t ready;
-  while (!(c->events & EV_EXIT) && (ready = deliverable(t) & only)) {
+  while (!(cpu_events(c) & EV_EXIT) && (ready = deliverable(t) & only)) {
     int sig = next_signal(ready);
     X64Siginfo info = taken_info[sig];
     untake(sig);
@@ -637,7 +637,7 @@ bool signals_host_claim(void) {
 
 void signals_host_release(void) {
   signal_cpu = NULL;
-  fault_user_signal = NULL;
+  __atomic_store_n(&fault_user_signal, NULL, __ATOMIC_RELAXED);
   __atomic_store_n(&taken, 0, __ATOMIC_RELEASE);
   __atomic_store_n(&host_claimed, false, __ATOMIC_RELEASE);
 }

@@ -57,7 +57,7 @@ static void reset(Threads *ts, Cpu *holder) {
   ts->retired = 0;
   sem_init(&thread_of(holder)->turn, 0, 0);
   add(ts, thread_of(holder)); /* the array has room: 8 at first, the old one after fork */
-  holder->m->pause_events = 0;
+  __atomic_store_n(&holder->m->pause_events, 0, __ATOMIC_RELAXED);
 }
 
 void threads_init(Cpu *main) { reset(threads_of(main), main); }
@@ -96,7 +96,7 @@ void threads_enter(Cpu *c) {
   if (ts->last) ts->last->queued = t;
   else ts->first = t;
   ts->last = t;
-  c->m->pause_events = EV_YIELD; /* a spinning holder gives way */
+  __atomic_store_n(&c->m->pause_events, EV_YIELD, __ATOMIC_RELAXED); /* a spinning holder gives way */
   pthread_mutex_unlock(&ts->mutex);
   /* A spinning holder hands the lock on within microseconds; waking a thread that sleeps
    * on another CPU takes far longer (measured: 140 us a hand-over without this, on a 2-CPU
@@ -131,7 +131,7 @@ void threads_leave(Cpu *c) {
     ts->first = next->queued;
     if (!ts->first) {
       ts->last = NULL;
-      c->m->pause_events = 0; /* nobody else waits */
+      __atomic_store_n(&c->m->pause_events, 0, __ATOMIC_RELAXED); /* nobody else waits */
     }
     sem_post(&next->turn);
   }

@@ -104,7 +104,7 @@ int64_t vt_sleep(Cpu *c, clockid_t id, uint64_t until, uint64_t *left) {
     if (to > wall_now(c)) c->m->virtual_idle += to - wall_now(c);
     if (cpu_only) return 0;
     vt_expire(c);
-    if (c->events & EV_EXIT) return 0;
+    if (cpu_events(c) & EV_EXIT) return 0;
     if (signals_handler_due(c)) {
       *left = wake_wall - wall_now(c);
       return -EINTR;
