@@ -8,6 +8,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "determinism.h"
 #include "signals.h"
 #include "sys_common.h"
 
@@ -63,15 +64,33 @@ static int64_t wait_events(Cpu *c, int epfd, uint64_t events_at, int max, const 
       return -EFAULT;
     }
   }
+  /* With --deterministic a timeout passes on the virtual clock: a look without waiting,
+   * the time let pass, a second look. */
+  uint64_t virtual_ns = 0;
+  if (det_on(c) && timeout) {
+    if (as_timespec) {
+      const struct timespec *ts = timeout;
+      virtual_ns = (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec;
+    } else if (*(const int *)timeout > 0) {
+      virtual_ns = (uint64_t)*(const int *)timeout * 1000000u;
+    }
+  }
+  static const struct timespec no_wait = {0, 0};
   int64_t n = -EINTR;
   if (!masked || signals_wait_mask_begin(c, mask, &host_mask)) {
     const void *sigs = masked ? &host_mask : NULL;
     size_t sigs_size = masked ? sizeof host_mask : 0;
-    if (as_timespec)
-      n = host_result(syscall(SYS_epoll_pwait2, epfd, got, (int)room, timeout, sigs, sigs_size));
-    else
-      n = host_result(syscall(SYS_epoll_pwait, epfd, got, (int)room, *(const int *)timeout, sigs,
-                              sigs_size));
+    for (int look = 0; look < 2; look++) {
+      if (as_timespec)
+        n = host_result(syscall(SYS_epoll_pwait2, epfd, got, (int)room,
+                                virtual_ns ? &no_wait : timeout, sigs, sigs_size));
+      else
+        n = host_result(syscall(SYS_epoll_pwait, epfd, got, (int)room,
+                                virtual_ns ? 0 : *(const int *)timeout, sigs, sigs_size));
+      if (n != 0 || !virtual_ns || look) break;
+      n = vt_wait_out(c, virtual_ns);
+      if (n) break;
+    }
   }
   if (masked) signals_wait_mask_end(c, n == -EINTR);
   for (int64_t i = 0; i < n; i++) {

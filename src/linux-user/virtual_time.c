@@ -112,6 +112,11 @@ int64_t vt_sleep(Cpu *c, clockid_t id, uint64_t until, uint64_t *left) {
   }
 }
 
+int64_t vt_wait_out(Cpu *c, uint64_t ns) {
+  uint64_t left;
+  return vt_sleep(c, CLOCK_MONOTONIC, vt_now(c, CLOCK_MONOTONIC) + ns, &left);
+}
+
 bool vt_idle_to_next_timer(Cpu *c) {
   uint64_t at = UINT64_MAX;
   FOR_EACH_TIMER(vtime(c), t)

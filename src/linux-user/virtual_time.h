@@ -48,6 +48,11 @@ void vt_expire(Cpu *c);
  * is due, with *left the time that was still to sleep. */
 int64_t vt_sleep(Cpu *c, clockid_t id, uint64_t until, uint64_t *left);
 
+/* A wait of a poll or epoll_wait with a timeout of ns (> 0) in which nothing was ready:
+ * the time passes on the virtual clock as a sleep does; -EINTR if a timer's handler cut
+ * it short, else 0 (the caller looks once more, without waiting). */
+int64_t vt_wait_out(Cpu *c, uint64_t ns);
+
 /* pause and sigsuspend with nothing deliverable: lets the wall clocks run to the next
  * wall-clock timer and fires it; false if none is armed (the wait is then the host's). */
 bool vt_idle_to_next_timer(Cpu *c);
