@@ -93,16 +93,30 @@ void vt_expire(Cpu *c) {
   }
 }
 
+/* The wall time at which the next wall-clock timer falls due, UINT64_MAX if none: the
+ * only timers that time spent idle brings nearer (CPU-time ones wait for instructions). */
+static uint64_t next_wall_due(const Cpu *c) {
+  uint64_t at = UINT64_MAX;
+  FOR_EACH_TIMER(vtime(c), t)
+    if (t->due && !is_cpu_clock(t->clock) && t->due < at) at = t->due;
+  return at;
+}
+
+/* Lets the wall clocks run on to wall time `to`, if it is ahead. */
+static void idle_until(Cpu *c, uint64_t to) {
+  if (to > wall_now(c)) c->m->virtual_idle += to - wall_now(c);
+}
+
 int64_t vt_sleep(Cpu *c, clockid_t id, uint64_t until, uint64_t *left) {
   if (is_cpu_clock(id)) return -EINVAL; /* the sleeper's own CPU time would never advance */
   uint64_t now = vt_now(c, id), wake_wall = wall_now(c) + (until > now ? until - now : 0);
   for (;;) {
-    uint64_t next = vt_next_due(c); /* as an instruction count: the wall time is next + idle */
-    uint64_t next_wall = next == UINT64_MAX ? UINT64_MAX : next + c->m->virtual_idle;
-    bool cpu_only = next_wall == UINT64_MAX || next_wall > wake_wall;
-    uint64_t to = cpu_only ? wake_wall : next_wall;
-    if (to > wall_now(c)) c->m->virtual_idle += to - wall_now(c);
-    if (cpu_only) return 0;
+    uint64_t next = next_wall_due(c);
+    if (next > wake_wall) {
+      idle_until(c, wake_wall);
+      return 0;
+    }
+    idle_until(c, next);
     vt_expire(c);
     if (cpu_events(c) & EV_EXIT) return 0;
     if (signals_handler_due(c)) {
@@ -118,11 +132,9 @@ int64_t vt_wait_out(Cpu *c, uint64_t ns) {
 }
 
 bool vt_idle_to_next_timer(Cpu *c) {
-  uint64_t at = UINT64_MAX;
-  FOR_EACH_TIMER(vtime(c), t)
-    if (t->due && !is_cpu_clock(t->clock) && t->due < at) at = t->due;
+  uint64_t at = next_wall_due(c);
   if (at == UINT64_MAX) return false;
-  if (at > wall_now(c)) c->m->virtual_idle += at - wall_now(c);
+  idle_until(c, at);
   vt_expire(c);
   return true;
 }
