@@ -147,4 +147,9 @@ static inline uint32_t cpu_events(const Cpu *c) {
   return __atomic_load_n((const uint32_t *)&c->events, __ATOMIC_RELAXED);
 }
 
+/* Sets the bits ev of c->events, from any thread or signal handler. */
+static inline void cpu_raise_events(Cpu *c, uint32_t ev) {
+  __atomic_fetch_or((uint32_t *)&c->events, ev, __ATOMIC_RELAXED);
+}
+
 #endif

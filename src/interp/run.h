@@ -31,7 +31,7 @@ void op_stop_check(Cpu *c, const struct Insn *in);
  * from another thread. */
 static inline void cpu_request_stop(Cpu *c, StopReason why) {
   c->stop = why;
-  __atomic_fetch_or((uint32_t *)&c->events, EV_STOP, __ATOMIC_RELAXED);
+  cpu_raise_events(c, EV_STOP);
 }
 
 /* A CPU of machine m in its power-on user state. */

@@ -22,7 +22,7 @@ void op_nop(Cpu *c, const Insn *in) {
  * way at the end of the block. */
 void op_pause(Cpu *c, const Insn *in) {
   uint32_t ev = __atomic_load_n(&c->m->pause_events, __ATOMIC_RELAXED);
-  if (ev) __atomic_fetch_or((uint32_t *)&c->events, ev, __ATOMIC_RELAXED);
+  if (ev) cpu_raise_events(c, ev);
   DISPATCH_NEXT(c, in);
 }
 

@@ -58,10 +58,6 @@ static __thread uint64_t taken; /* atomic */
 static __thread X64Siginfo taken_info[X64_NSIG + 1];
 static __thread Cpu *volatile signal_cpu;
 
-static void raise_event(Cpu *c, uint32_t ev) {
-  __atomic_fetch_or((uint32_t *)&c->events, ev, __ATOMIC_RELAXED);
-}
-
 static uint64_t taken_now(void) { return __atomic_load_n(&taken, __ATOMIC_ACQUIRE); }
 
 static void untake(int sig) { __atomic_fetch_and(&taken, ~BIT(sig), __ATOMIC_ACQ_REL); }
@@ -71,7 +67,7 @@ static void on_host_signal(int sig, siginfo_t *si, void *ucv) {
   __atomic_fetch_or(&taken, BIT(sig), __ATOMIC_RELEASE);
   if (!(BIT(sig) & HOST_FAULTS)) sigaddset(&((ucontext_t *)ucv)->uc_sigmask, sig);
   Cpu *c = signal_cpu;
-  if (c) raise_event(c, EV_SIGNAL);
+  if (c) cpu_raise_events(c, EV_SIGNAL);
 }
 _Static_assert(sizeof(siginfo_t) == sizeof(X64Siginfo), "host siginfo_t is the x86-64 one");
 
@@ -155,7 +151,7 @@ static void mask_set(Cpu *c, uint64_t mask) {
   ThreadSignals *t = &thread_of(c)->sig;
   t->mask = mask & ~UNBLOCKABLE;
   host_mask_sync(t);
-  if (deliverable(t)) raise_event(c, EV_SIGNAL);
+  if (deliverable(t)) cpu_raise_events(c, EV_SIGNAL);
 }
 
 enum Default { DEFAULT_TERMINATE, DEFAULT_IGNORE, DEFAULT_STOP };
@@ -239,7 +235,7 @@ bool signals_raise(Cpu *c, const X64Siginfo *info) {
   __atomic_fetch_or(&taken, BIT(sig), __ATOMIC_RELEASE);
   ThreadSignals *t = &thread_of(c)->sig;
   host_mask_sync(t); /* a host instance waits behind this one */
-  if (deliverable(t)) raise_event(c, EV_SIGNAL);
+  if (deliverable(t)) cpu_raise_events(c, EV_SIGNAL);
   return true;
 }
 
@@ -269,7 +265,7 @@ int64_t signals_suspend(Cpu *c, const uint64_t *mask) {
     sigsuspend(&wait); /* returns once the host handler has run */
   }
   host_mask_sync(t);
-  raise_event(c, EV_SIGNAL); /* delivery runs the handler or restores the mask */
+  cpu_raise_events(c, EV_SIGNAL); /* delivery runs the handler or restores the mask */
   return -EINTR;
 }
 
@@ -288,7 +284,7 @@ void signals_wait_mask_end(Cpu *c, bool interrupted) {
   ThreadSignals *t = &thread_of(c)->sig;
   if (interrupted) { /* the handler runs with the wait's mask, then sigreturn restores */
     host_mask_sync(t);
-    raise_event(c, EV_SIGNAL);
+    cpu_raise_events(c, EV_SIGNAL);
     return;
   }
   t->restore_saved = false;
@@ -359,7 +355,7 @@ static void trace_signal(const Cpu *c, int sig, const X64Siginfo *info) {
 
 static void die(Cpu *c, int sig) {
   c->term_signal = sig;
-  raise_event(c, EV_EXIT);
+  cpu_raise_events(c, EV_EXIT);
 }
 
 /* Builds the frame and enters sig's handler; false if the stack cannot take the frame. */
@@ -578,7 +574,7 @@ static void deliver_pending(Cpu *c, uint64_t only) {
       mask_set(c, t->saved_mask);
     }
   }
-  if (deliverable(t)) raise_event(c, EV_SIGNAL); /* the ones left out */
+  if (deliverable(t)) cpu_raise_events(c, EV_SIGNAL); /* the ones left out */
 }
 
 void signals_deliver_pending(Cpu *c) { deliver_pending(c, ~0ull); }

@@ -22,7 +22,7 @@
 int64_t sys_exit_group(Cpu *c, const uint64_t *a) {
   vfork_child_sync(c);
   c->exit_status = (int)(a[0] & 0xff);
-  __atomic_fetch_or((uint32_t *)&c->events, EV_EXIT, __ATOMIC_RELAXED);
+  cpu_raise_events(c, EV_EXIT);
   return 0;
 }
 

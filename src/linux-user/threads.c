@@ -24,10 +24,6 @@ enum { SLICE_NS = 1000000, SPIN_NS = 100000 };
 
 static Threads *threads_of(const Cpu *c) { return &proc_of(c)->threads; }
 
-static void raise_event(Cpu *c, uint32_t ev) {
-  __atomic_fetch_or((uint32_t *)&c->events, ev, __ATOMIC_RELAXED);
-}
-
 static bool add(Threads *ts, Thread *t) {
   if (ts->n == ts->room) {
     unsigned room = ts->room ? 2 * ts->room : 8;
@@ -117,7 +113,7 @@ void threads_enter(Cpu *c) {
     if (sem_timedwait(&t->turn, &until) == 0) return; /* the holder made c the holder */
     if (errno != ETIMEDOUT) continue;
     pthread_mutex_lock(&ts->mutex);
-    if (ts->holder && ts->holder != c) raise_event(ts->holder, EV_YIELD); /* at its next block */
+    if (ts->holder && ts->holder != c) cpu_raise_events(ts->holder, EV_YIELD); /* at its next block */
     pthread_mutex_unlock(&ts->mutex);
   }
 }
