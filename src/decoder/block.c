@@ -180,6 +180,19 @@ static void decode_one(BlockCache *bc, uint64_t pc, Insn *in) {
   }
 }
 
+/* An atomic instruction, decoded at in: the op_atomic record that runs it goes first
+ * (atomic.c), at in, a copy of it (its address, length and operand, for faults) with its
+ * own handler and details; the instruction follows. Returns where it now is. */
+static Insn *atomic_record(const BlockCache *bc, Insn *in) {
+  Insn *op = in + 1;
+  *op = *in;
+  in->fn = bc->dec->watch_memory ? watched_op_atomic : op_atomic;
+  in->aux = (uint8_t)(op->fn == op_cmpxchg16b ? 2 * op->osz : op->osz);
+  in->op = op->fn == op_bt_rm_r ? ATOMIC_BIT_OFFSET : 0;
+  in->flags_use = in->flags_def = 0; /* the instruction's own are on its record */
+  return op;
+}
+
 /* Whether the bytes at a may change without a system call the cache sees: writable, or
  * shared with another mapping or process. */
 static bool may_change(const RangeSet *map, uint64_t a) {
@@ -189,7 +202,8 @@ static bool may_change(const RangeSet *map, uint64_t a) {
 
 /* The block at rip: up to MAX_BLOCK_INSNS instructions, or one when single. */
 static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
-  Insn buf[3 * MAX_BLOCK_INSNS]; /* with a stop check and a hook record per instruction */
+  Insn buf[4 * MAX_BLOCK_INSNS]; /* with a stop check, a hook record and an atomic record
+                                    per instruction */
   unsigned n = 0, ninsn = 0;
   bool has_rep = false, has_bp = false;
   bool watch_memory = bc->dec->watch_memory;
@@ -208,6 +222,10 @@ static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
     Insn *in = &buf[n++];
     decode_one(bc, pc, in);
     in->nth = (uint8_t)ninsn++;
+    if (in->lock) {
+      in = atomic_record(bc, in);
+      n++;
+    }
     if (in->rep != REP_NONE) { /* a REP string instruction */
       has_rep = true;
       if (single || bc->rep_once || watch_memory) in->rep_once = in->ends = 1;

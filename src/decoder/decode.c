@@ -210,11 +210,13 @@ static void apply_form(const Decoder *dec, DecodeCtx *d, Insn *in, const Form *f
   if (attrs & A_EXT) in->op = bit_field(d->bytes[d->modrm_at], f->op);
   in->aux = f->aux;
   decode_operands(d, in, f);
+  in->lock = d->lock || ((attrs & A_ATOMIC) && in->mem);
+  /* An atomic instruction's handler runs on a copy of its operand (atomic.c), whose
+   * accesses are no guest's: the record before it reports the real ones. */
   const FormMap *m = &dec->maps[d->map];
-  const Form *h = dec->watch_memory ? &m->watched[f - m->rows] : f;
+  const Form *h = dec->watch_memory && !in->lock ? &m->watched[f - m->rows] : f;
   in->fn = in->mem ? h->mem : h->reg;
   in->ends = (attrs & A_END) != 0;
-  in->lock = d->lock;
   in->stack = (attrs & A_STACK) != 0;
   if (attrs & A_ADDR) {
     in->seg = d->seg;

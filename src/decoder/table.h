@@ -104,6 +104,7 @@ enum {
   A_MMX = 1 << 14,    /* uses MMX registers: needs the MMX feature too (SSSE3's MMX forms) */
   A_NO_REXR = 1 << 15, /* only without REX.R */
   A_STACK = 1 << 16,  /* implicit accesses through the stack segment at RBP (ENTER, LEAVE) */
+  A_ATOMIC = 1 << 17, /* atomic with a memory operand even without LOCK (XCHG) */
 };
 
 /* A row needs no CPUID feature beyond the x86-64 baseline. */

@@ -25,6 +25,13 @@ elseif(X64EMU_HOST_ARCH STREQUAL "aarch64")
   set(X64EMU_HOST_CRYPTO_FLAGS -march=armv8-a+crypto)
 endif()
 
+# For atomic.c's 16-byte compare-and-swap (the guest's CMPXCHG16B): x86-64's own
+# instruction, which the baseline leaves out; aarch64's compiler calls libgcc's.
+set(X64EMU_HOST_ATOMIC_FLAGS "")
+if(X64EMU_HOST_ARCH STREQUAL "x86_64")
+  set(X64EMU_HOST_ATOMIC_FLAGS -mcx16)
+endif()
+
 set(X64EMU_HOST_INCLUDE_DIRS
     ${CMAKE_CURRENT_LIST_DIR}/${X64EMU_HOST_ARCH} ${CMAKE_CURRENT_LIST_DIR}/generic)
 list(REMOVE_DUPLICATES X64EMU_HOST_INCLUDE_DIRS)

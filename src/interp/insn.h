@@ -32,7 +32,8 @@ struct Insn {
   uint8_t rep_once : 1; /* a REP string instruction runs one iteration per execution and
                            ends its block, so that every iteration is a step and meets
                            its hook, as with the trap flag (block.c) */
-  uint8_t lock : 1;   /* a LOCK prefix (on a lockable memory form: the others are #UD) */
+  uint8_t lock : 1;   /* atomic: a LOCK prefix (on a lockable memory form: the others are
+                         #UD), or XCHG with memory; an op_atomic record runs it (atomic.c) */
   uint8_t stack : 1;  /* accesses memory at RBP through the stack segment (ENTER, LEAVE) */
   uint8_t rep;    /* REP_NONE, REP_E (F3), REP_NE (F2) for string instructions */
   uint8_t op;     /* sub-operation chosen by the decoder (ALU kind, condition code...) */

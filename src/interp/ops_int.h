@@ -116,4 +116,10 @@ void op_ud(Cpu *c, const Insn *in);          /* UD2, and encodings the CPU refus
 void op_undefined(Cpu *c, const Insn *in);   /* not implemented: SIGILL with a message */
 void op_fetch_fault(Cpu *c, const Insn *in); /* bytes unreadable: SIGSEGV at in->disp */
 
+/* The record before an instruction x86 makes atomic (atomic.c): aux is the size of its
+ * memory operand, op ATOMIC_BIT_OFFSET when a register's bit offset moves it (BTS...). */
+void op_atomic(Cpu *c, const Insn *in);
+void watched_op_atomic(Cpu *c, const Insn *in); /* the copy that reports accesses */
+enum { ATOMIC_BIT_OFFSET = 1 };
+
 #endif
