@@ -44,6 +44,9 @@ static void usage(FILE *to) {
           "                    instruction (target remote :PORT); also X64EMU_GDB=PORT\n"
           "  --deterministic[=SEED]  randomness (AT_RANDOM, getrandom, /dev/[u]random) from\n"
           "                    SEED (default 0), clocks and RDTSC from the instruction count\n"
+          "  --serial-threads  run the guest's threads one at a time, taking turns (as\n"
+          "                    --deterministic, --gdb, --trace, --profile and --stats=json\n"
+          "                    do), not in parallel\n"
           "  --trace[=FILTER]  print each instruction run (address, symbol+offset, bytes,\n"
           "                    disassembly) and the registers it changed; FILTER is a\n"
           "                    comma-separated list of functions and hex address ranges\n"
@@ -241,7 +244,7 @@ int main(int argc, char **argv) {
   char *cpu_all = NULL; /* every --cpu list, joined by commas: carried over to execve */
   bool version = false;
   const char *trace = NULL, *trace_file = NULL; /* trace "" for everything */
-  bool deterministic = false;
+  bool deterministic = false, serial_threads = false;
   uint64_t seed = 0;
   const char *gdb_port = getenv("X64EMU_GDB");
   int i = 1;
@@ -279,6 +282,8 @@ int main(int argc, char **argv) {
       seed = strtoull(opt + 15, &end, 0);
       if (!opt[15] || *end || errno) usage_error("--deterministic= takes a number, not '%s'", opt + 15);
       deterministic = true;
+    } else if (strcmp(opt, "-serial-threads") == 0) {
+      serial_threads = true;
     } else if (strcmp(opt, "-trace") == 0) {
       trace = "";
     } else if (strncmp(opt, "-trace=", 7) == 0) {
@@ -335,11 +340,12 @@ int main(int argc, char **argv) {
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
   if (n > 0) self[n] = 0;
   else if (!realpath(argv[0], self)) snprintf(self, sizeof self, "%s", argv[0]);
-  static char *reexec[8];
+  static char *reexec[10];
   static char crypto_opt[64], fp_opt[64], det_opt[48], *cpu_opt;
   int r = 0;
   reexec[r++] = self;
   if (strace) reexec[r++] = "--strace";
+  if (serial_threads) reexec[r++] = "--serial-threads";
   if (deterministic) { /* the program it runs starts the sequence again */
     snprintf(det_opt, sizeof det_opt, "--deterministic=%llu", (unsigned long long)seed);
     reexec[r++] = det_opt;
@@ -408,6 +414,9 @@ int main(int argc, char **argv) {
     return 1;
   }
   watch_instructions(c);
+  /* The tools see, stop and step one thread at a time. */
+  proc.opt.serial_threads = serial_threads || deterministic || tracer || counter || profiler ||
+                            (gdb_port && *gdb_port);
   report_stats = stats;
   proc.opt.finish = finish;
   if (gdb_port && *gdb_port) {

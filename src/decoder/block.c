@@ -48,8 +48,13 @@ void block_cache_destroy(BlockCache *bc) {
   bc->arena = bc->arena_top = NULL;
 }
 
+static void next_generation(BlockCache *bc) {
+  __atomic_store_n(&bc->generation, bc->generation + 1, __ATOMIC_RELEASE);
+}
+
 void block_flush_all(BlockCache *bc) {
-  bc->generation++;
+  if (bc->before_flush) bc->before_flush(bc->flush_arg);
+  next_generation(bc);
   bc->flushes++;
   memset(bc->table, 0, (sizeof *bc->table) << (HASH_BITS + 1));
   madvise(bc->arena, (size_t)(bc->arena_top - bc->arena), MADV_DONTNEED);
@@ -62,7 +67,7 @@ void block_flush_all(BlockCache *bc) {
 static void unlink_block(BlockCache *bc, Block *dead) {
   Block **p = &(dead->single ? bc->single : bc->table)[hash(dead->start)];
   while (*p != dead) p = &(*p)->hnext;
-  *p = dead->hnext;
+  block_link_set(p, dead->hnext); /* a reader there goes on through dead's own link */
 }
 
 /* Unlinks the blocks decoded from [lo, hi) (and those whose decoding stopped at a fault
@@ -89,10 +94,10 @@ static int drop_range(BlockCache *bc, uint64_t lo, uint64_t hi) {
   }
   for (uint8_t *at = bc->arena; at < bc->arena_top; at += ((Block *)at)->size) {
     Block *b = (Block *)at;
-    if (b->fall && b->fall->dead) b->fall = NULL;
-    if (b->taken && b->taken->dead) b->taken = NULL;
+    if (b->fall && b->fall->dead) block_link_set(&b->fall, NULL);
+    if (b->taken && b->taken->dead) block_link_set(&b->taken, NULL);
   }
-  bc->generation++; /* Block pointers held across the change are looked up again */
+  next_generation(bc); /* Block pointers held across the change are looked up again */
   return 1;
 }
 
@@ -188,8 +193,26 @@ static Insn *atomic_record(const BlockCache *bc, Insn *in) {
   *op = *in;
   in->fn = bc->dec->watch_memory ? watched_op_atomic : op_atomic;
   in->aux = (uint8_t)(op->fn == op_cmpxchg16b ? 2 * op->osz : op->osz);
-  in->op = op->fn == op_bt_rm_r ? ATOMIC_BIT_OFFSET : 0;
   in->flags_use = in->flags_def = 0; /* the instruction's own are on its record */
+  in->rm = 0;
+  in->op = ATOMIC_CAS;
+  /* The common ones on the host's atomic operation, which another thread cannot make
+   * fail and run again. */
+  static const uint8_t alu_kinds[8] = {
+      [ALU_ADD] = ATOMIC_FETCH_ADD, [ALU_OR] = ATOMIC_FETCH_OR, [ALU_AND] = ATOMIC_FETCH_AND,
+      [ALU_SUB] = ATOMIC_FETCH_SUB, [ALU_XOR] = ATOMIC_FETCH_XOR};
+  if (op->fn == op_alu_rm_r || op->fn == op_alu_rm_imm) {
+    in->op = alu_kinds[op->op & 7];
+    in->rm = op->fn == op_alu_rm_r;
+  } else if (op->fn == op_xadd || op->fn == op_xchg || op->fn == op_cmpxchg) {
+    in->op = op->fn == op_xadd ? ATOMIC_FETCH_ADD : op->fn == op_xchg ? ATOMIC_EXCHANGE : ATOMIC_COMPARE;
+    in->rm = 1;
+  } else if (op->fn == op_inc || op->fn == op_dec || op->fn == op_not) {
+    in->op = op->fn == op_inc ? ATOMIC_FETCH_ADD : op->fn == op_dec ? ATOMIC_FETCH_SUB : ATOMIC_FETCH_XOR;
+    in->imm = op->fn == op_not ? ~0ull : 1;
+  } else if (op->fn == op_bt_rm_r) {
+    in->op = ATOMIC_BIT_OFFSET;
+  }
   return op;
 }
 
@@ -283,17 +306,27 @@ static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
   return b;
 }
 
-static Block *lookup(BlockCache *bc, Block **table, uint64_t rip, bool single) {
-  unsigned h = hash(rip);
-  bc->lookups++;
-  for (Block *b = table[h]; b; b = b->hnext)
+static Block *search(const BlockCache *bc, uint64_t rip, bool single) {
+  for (Block *b = block_link(&(single ? bc->single : bc->table)[hash(rip)]); b; b = block_link(&b->hnext))
     if (b->start == rip) return b;
-  Block *b = decode_block(bc, rip, single);
-  b->hnext = table[h];
-  table[h] = b;
+  return NULL;
+}
+
+Block *block_find(BlockCache *bc, uint64_t rip, bool single) {
+  __atomic_fetch_add(&bc->lookups, 1, __ATOMIC_RELAXED);
+  return search(bc, rip, single);
+}
+
+static Block *lookup(BlockCache *bc, uint64_t rip, bool single) {
+  Block *b = search(bc, rip, single);
+  if (b) return b;
+  Block **head = &(single ? bc->single : bc->table)[hash(rip)];
+  b = decode_block(bc, rip, single);
+  b->hnext = *head;
+  block_link_set(head, b); /* published whole */
   return b;
 }
 
-Block *block_get(BlockCache *bc, uint64_t rip) { return lookup(bc, bc->table, rip, false); }
+Block *block_get(BlockCache *bc, uint64_t rip) { return lookup(bc, rip, false); }
 
-Block *block_get_single(BlockCache *bc, uint64_t rip) { return lookup(bc, bc->single, rip, true); }
+Block *block_get_single(BlockCache *bc, uint64_t rip) { return lookup(bc, rip, true); }

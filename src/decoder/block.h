@@ -65,18 +65,40 @@ typedef struct BlockCache {
    * executable pages (an instruction elsewhere is the kernel's SIGSEGV: SEGV_ACCERR on a
    * mapping without PROT_EXEC, SEGV_MAPERR outside every mapping). */
   const struct RangeSet *exec_map;
+  /* Called before the arena is emptied (a flush), when set: the OS layer of a machine
+   * whose CPUs run in parallel brings them out of the blocks about to go (machine.h). */
+  void (*before_flush)(void *arg);
+  void *flush_arg;
 } BlockCache;
+
+/* Readers that run beside the thread decoding and dropping blocks (Machine.parallel):
+ * links between blocks, hash chains and the generation are read and written as atomics,
+ * and a block is complete before any of them points to it. */
+static inline Block *block_link(Block *const *link) {
+  return __atomic_load_n(link, __ATOMIC_ACQUIRE);
+}
+static inline void block_link_set(Block **link, Block *to) {
+  __atomic_store_n(link, to, __ATOMIC_RELEASE);
+}
+static inline uint64_t block_generation(const BlockCache *bc) {
+  return __atomic_load_n(&bc->generation, __ATOMIC_ACQUIRE);
+}
 
 /* Reserves the cache's memory; false if the host refuses. */
 bool block_cache_init(BlockCache *bc, const Decoder *dec);
 void block_cache_destroy(BlockCache *bc);
 
 /* The block starting at rip, decoded on first use. Never NULL: a block that starts at
- * an unreadable address holds one instruction that raises the guest's SIGSEGV. */
+ * an unreadable address holds one instruction that raises the guest's SIGSEGV. With
+ * CPUs in parallel, called under the machine's lock. */
 Block *block_get(BlockCache *bc, uint64_t rip);
 
 /* The one-instruction block at rip (a REP string instruction runs one iteration). */
 Block *block_get_single(BlockCache *bc, uint64_t rip);
+
+/* The block at rip (one-instruction when single) if it is decoded, else NULL: needs no
+ * lock. Counted as a lookup (statistics); block_get and block_get_single are not. */
+Block *block_find(BlockCache *bc, uint64_t rip, bool single);
 
 /* Whether a breakpoint is set at rip. */
 bool block_breakpoint_at(const BlockCache *bc, uint64_t rip);

@@ -1,19 +1,21 @@
 /* atomic.c: the instructions x86 makes atomic (LOCK-prefixed read-modify-writes, and
  * XCHG with memory), atomic with respect to the guest's other threads on host threads.
  *
- * The decoder puts an op_atomic record before such an instruction (block.c), with the
- * operand's size in aux (CMPXCHG8B/16B: twice osz). It reads the
- * memory operand once, runs the instruction's own handler on a private copy of it, and
- * stores the result with a host compare-and-swap against the value it read. If another
- * thread changed the memory in between, the registers and flags go back to what they
- * were and the instruction runs again on the new value: every lockable form (ALU ops,
- * INC/DEC/NOT/NEG, BTS/BTR/BTC, XADD, XCHG, CMPXCHG, CMPXCHG8B/16B) is atomic with one
- * mechanism, and its handler stays the one the single-threaded run uses. A failed
- * CMPXCHG writes the value it read back, as the locked CPU does.
+ * The decoder puts an op_atomic record before such an instruction (block.c), which says
+ * how (ops_int.h). Either way the instruction's own handler, the one single-threaded runs
+ * use, computes its result, flags and registers, on a private copy of its memory operand:
+ * - ADD, SUB, AND, OR, XOR, INC, DEC, NOT, XADD, XCHG and CMPXCHG are the host's atomic
+ *   operation on the guest's memory (fetch-and-add, exchange, compare-and-swap...); the
+ *   handler then runs on the value it found, which gives the same result;
+ * - the others (ADC, SBB, NEG, BTS/BTR/BTC, CMPXCHG8B/16B) read the operand, run the
+ *   handler on the copy, and store the result with a host compare-and-swap against the
+ *   value read; if another thread changed the memory in between, the registers and flags
+ *   go back to what they were and the instruction runs again on the new value.
+ * A failed CMPXCHG writes the value it read back, as the locked CPU does.
  *
  * A misaligned operand (which x86 still locks, as a "split lock") takes one process-wide
  * mutex instead: atomic with respect to the other misaligned atomics, as a host without
- * misaligned compare-and-swap (aarch64) allows. */
+ * misaligned atomics (aarch64) allows. */
 #include <pthread.h>
 #include <string.h>
 
@@ -67,6 +69,45 @@ static bool swap_in(uint64_t a, const void *expected, const void *desired, unsig
   }
 }
 
+#ifndef X64EMU_WATCH_MEMORY
+/* The host's atomic operation `kind` of the operand at a with v: the value it held. */
+#define FETCH_OP(type)                                                                   \
+  static uint64_t fetch_op_##type(type *p, int kind, type v) {                           \
+    switch (kind) {                                                                      \
+    case ATOMIC_FETCH_ADD: return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);            \
+    case ATOMIC_FETCH_SUB: return __atomic_fetch_sub(p, v, __ATOMIC_SEQ_CST);            \
+    case ATOMIC_FETCH_AND: return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST);            \
+    case ATOMIC_FETCH_OR: return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST);              \
+    case ATOMIC_FETCH_XOR: return __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST);            \
+    default: return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);                         \
+    }                                                                                    \
+  }                                                                                      \
+  static uint64_t compare_##type(type *p, type expected, type desired) {                 \
+    __atomic_compare_exchange_n(p, &expected, desired, false, __ATOMIC_SEQ_CST,          \
+                                __ATOMIC_SEQ_CST);                                       \
+    return expected; /* what it held: desired is there now if it was expected */         \
+  }
+FETCH_OP(uint8_t)
+FETCH_OP(uint16_t)
+FETCH_OP(uint32_t)
+FETCH_OP(uint64_t)
+#undef FETCH_OP
+
+static uint64_t host_atomic(const Cpu *c, const Insn *in, const Insn *op, uint64_t a) {
+  unsigned size = in->aux;
+  uint64_t v = in->rm ? reg_get(c, op->reg, size) : in->imm;
+  uint64_t acc = reg_get(c, RAX, size);
+  void *p = (void *)(uintptr_t)a;
+  bool compare = in->op == ATOMIC_COMPARE;
+  switch (size) {
+  case 1: return compare ? compare_uint8_t(p, (uint8_t)acc, (uint8_t)v) : fetch_op_uint8_t(p, in->op, (uint8_t)v);
+  case 2: return compare ? compare_uint16_t(p, (uint16_t)acc, (uint16_t)v) : fetch_op_uint16_t(p, in->op, (uint16_t)v);
+  case 4: return compare ? compare_uint32_t(p, (uint32_t)acc, (uint32_t)v) : fetch_op_uint32_t(p, in->op, (uint32_t)v);
+  default: return compare ? compare_uint64_t(p, acc, v) : fetch_op_uint64_t(p, in->op, v);
+  }
+}
+#endif
+
 /* What the instruction may change besides memory, kept to run it again. */
 typedef struct Undo {
   uint64_t r[16], rflags;
@@ -91,6 +132,16 @@ void op_atomic(Cpu *c, const Insn *in) {
   run.seg = SEG_NONE;
   run.addr32 = 0;
   bool misaligned = (a & (size - 1)) != 0;
+#ifndef X64EMU_WATCH_MEMORY /* a memory hook sees the read before the write: the CAS way */
+  if (in->op >= ATOMIC_FETCH_ADD && !misaligned) {
+    uint64_t old = host_atomic(c, in, op, a);
+    memcpy(copy, &old, size); /* the host is little-endian too */
+    run.fn(c, &run); /* what the operation stored, and the flags and registers from it */
+    c->cur = op;
+    DISPATCH_NEXT(c, op);
+    return;
+  }
+#endif
   if (misaligned) { /* fault, if it must, before the mutex is taken */
     probe_write8(a);
     probe_write8(a + size - 1);

@@ -129,6 +129,8 @@ typedef struct Cpu {
   int exit_status;              /* the OS layer's: valid once the guest exited */
   int term_signal;              /* the OS layer's: non-zero when the guest dies of it */
   const struct Insn *cur;       /* the instruction being executed, for faults */
+  volatile uint32_t running;    /* atomic: runs guest code without the machine's lock
+                                   (Machine.parallel), so blocks may not be freed */
   uint64_t ac_checked;          /* F_AC when this CPU's AC made the machine check alignment */
   struct {                      /* what an instruction hook's record keeps across the hook */
     uint64_t rip, generation;

@@ -9,6 +9,7 @@ bool machine_init(Machine *m) {
   memset(m, 0, sizeof *m);
   m->fp_tier = fp_tier_best();
   m->code_crypto = host_crypto_accel;
+  pthread_mutex_init(&m->lock, NULL);
   if (!decoder_open(&m->dec, &m->model)) return false;
   if (!block_cache_init(&m->code, &m->dec)) {
     decoder_close(&m->dec);

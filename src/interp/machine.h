@@ -8,6 +8,7 @@
 #ifndef X64EMU_MACHINE_H
 #define X64EMU_MACHINE_H
 
+#include <pthread.h>
 #include <stdbool.h>
 
 #include "../decoder/block.h"
@@ -52,6 +53,13 @@ typedef struct Machine {
   /* Events PAUSE raises on its CPU: an OS layer's, while another of its threads waits
    * to run guest code (threads.h). */
   volatile uint32_t pause_events;
+  /* Set (by an OS layer, once) when its CPUs run guest code on several host threads at
+   * once. Then `lock` is held by whoever decodes code, changes the code or the memory
+   * map, or runs the OS layer's side of a CPU (its system calls); cpu_run is entered
+   * with it held and gives it up while guest code runs (Cpu.running). Before the code
+   * cache is flushed, code.before_flush brings every CPU out of guest code. */
+  bool parallel;
+  pthread_mutex_t lock;
 } Machine;
 
 /* The whole CPU model, the best floating-point tier of this host, an empty cache.

@@ -117,9 +117,16 @@ void op_undefined(Cpu *c, const Insn *in);   /* not implemented: SIGILL with a m
 void op_fetch_fault(Cpu *c, const Insn *in); /* bytes unreadable: SIGSEGV at in->disp */
 
 /* The record before an instruction x86 makes atomic (atomic.c): aux is the size of its
- * memory operand, op ATOMIC_BIT_OFFSET when a register's bit offset moves it (BTS...). */
+ * memory operand, op how the host makes it atomic: a compare-and-swap of the result
+ * (ATOMIC_CAS; ATOMIC_BIT_OFFSET when a register's bit offset moves the operand, BTS...),
+ * or the host's own atomic operation with the instruction's source, the register `reg`
+ * when rm is 1, else imm. */
 void op_atomic(Cpu *c, const Insn *in);
 void watched_op_atomic(Cpu *c, const Insn *in); /* the copy that reports accesses */
-enum { ATOMIC_BIT_OFFSET = 1 };
+enum {
+  ATOMIC_CAS, ATOMIC_BIT_OFFSET,
+  ATOMIC_FETCH_ADD, ATOMIC_FETCH_SUB, ATOMIC_FETCH_AND, ATOMIC_FETCH_OR, ATOMIC_FETCH_XOR,
+  ATOMIC_EXCHANGE, ATOMIC_COMPARE, /* CMPXCHG: source reg, compared with the accumulator */
+};
 
 #endif

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE /* TRAP_TRACE */
 #include "run.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -106,6 +107,44 @@ static StopReason take_stop(Cpu *c) {
   return c->stop;
 }
 
+/* ---- the machine's lock, while CPUs run in parallel (machine.h) ---- */
+
+/* From guest code to the lock: c no longer runs blocks, so a flush may free them. A no-op
+ * for a CPU that is out of guest code already (a fault while it held the lock). */
+static void code_lock(Cpu *c) {
+  if (!c->m->parallel || !__atomic_load_n(&c->running, __ATOMIC_RELAXED)) return;
+  __atomic_store_n(&c->running, 0, __ATOMIC_RELEASE);
+  pthread_mutex_lock(&c->m->lock);
+}
+
+/* Back to guest code. The flag is up before the lock goes, and before c next looks at its
+ * events: a flush raises an event on every CPU, then waits for their flags to fall. */
+static void code_unlock(Cpu *c) {
+  if (!c->m->parallel) return;
+  __atomic_store_n(&c->running, 1, __ATOMIC_SEQ_CST);
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  pthread_mutex_unlock(&c->m->lock);
+}
+
+/* The block at rip (one-instruction when single): looked up without the lock, decoded
+ * under it. */
+static Block *code_at(Cpu *c, uint64_t rip, bool single) {
+  BlockCache *code = &c->m->code;
+  Block *b = block_find(code, rip, single);
+  if (b) return b;
+  code_lock(c);
+  b = single ? block_get_single(code, rip) : block_get(code, rip);
+  code_unlock(c);
+  return b;
+}
+
+/* Drops a block whose code was written over, to decode it again. */
+static void drop_stale(Cpu *c, const Block *b) {
+  code_lock(c);
+  block_invalidate_range(&c->m->code, b->start, b->end - b->start);
+  code_unlock(c);
+}
+
 /* Runs one block's instructions; the last one may redirect c->rip. Handlers that end in
  * DISPATCH_NEXT run several instructions before returning; c->cur says how far. */
 static inline void run_block(Cpu *c, const Block *b) {
@@ -158,10 +197,10 @@ static int precise_choice(Cpu *c, const Precise *p, const Block *b) {
 
 /* Runs the one instruction at c->rip. */
 static void run_single(Cpu *c, Precise *p) {
-  const Block *one = block_get_single(&c->m->code, c->rip);
+  const Block *one = code_at(c, c->rip, true);
   if (__builtin_expect(block_stale(one), 0)) {
-    block_invalidate_range(&c->m->code, one->start, one->end - one->start);
-    one = block_get_single(&c->m->code, c->rip);
+    drop_stale(c, one);
+    one = code_at(c, c->rip, true);
   }
   p->first = false;
   run_block(c, one);
@@ -193,8 +232,10 @@ static StopReason trace_step(Cpu *c, Precise *p) {
 static void check_alignment(Cpu *c) {
   bool on = (c->rflags & F_AC) != 0;
   c->ac_checked = on ? F_AC : 0;
+  code_lock(c);
   c->m->aligning += on ? 1 : -1u;
   machine_watch(c->m, WATCH_ALIGNMENT, c->m->aligning != 0);
+  code_unlock(c);
 }
 
 /* Runs chained blocks until an event or a stop. Kept out of cpu_run so that the compiler
@@ -206,7 +247,7 @@ static __attribute__((noinline)) StopReason run_blocks(Cpu *c, uint64_t until) {
   Precise p = {.until = until, .first = true};
   bool precise = until || c->icount_limit != UINT64_MAX || code->n_breakpoints || m->hooks.block;
   Block *b = NULL;
-  uint64_t gen = code->generation;
+  uint64_t gen = block_generation(code);
   for (;;) {
     if (cpu_events(c)) {
       return cpu_events(c) & EV_STOP ? take_stop(c) : STOP_EVENT;
@@ -228,23 +269,21 @@ static __attribute__((noinline)) StopReason run_blocks(Cpu *c, uint64_t until) {
       }
     }
     Block *next;
-    if (b && gen == code->generation) {
-      if (c->rip == b->end && b->fall) next = b->fall;
-      else if (b->taken && b->taken->start == c->rip) next = b->taken;
+    if (b && gen == block_generation(code)) {
+      Block *fall = block_link(&b->fall), *taken = block_link(&b->taken);
+      if (c->rip == b->end && fall) next = fall;
+      else if (taken && taken->start == c->rip) next = taken;
       else {
-        next = block_get(code, c->rip);
-        if (gen == code->generation) {
-          if (c->rip == b->end) b->fall = next;
-          else b->taken = next;
-        }
+        next = code_at(c, c->rip, false);
+        if (gen == block_generation(code)) block_link_set(c->rip == b->end ? &b->fall : &b->taken, next);
       }
     } else {
-      next = block_get(code, c->rip);
+      next = code_at(c, c->rip, false);
     }
-    gen = code->generation;
+    gen = block_generation(code);
     b = next;
     if (__builtin_expect(block_stale(b), 0)) { /* its code was written over: decode again */
-      block_invalidate_range(code, b->start, b->end - b->start);
+      drop_stale(c, b);
       b = NULL;
       continue;
     }
@@ -301,8 +340,12 @@ StopReason cpu_run(Cpu *c, uint64_t until) {
   memory_watch_cpu(c);
   sigjmp_buf *saved = fault_landing;
   int sig = sigsetjmp(c->fault_jmp, 0);
-  if (sig == JUMP_MOVED) sig = 0; /* runs on from the new rip, landing here again */
+  if (sig == JUMP_MOVED) { /* runs on from the new rip, landing here again */
+    code_lock(c);
+    sig = 0;
+  }
   if (sig != 0) {
+    code_lock(c);
     fault_landing = saved;
     if (sig == JUMP_STOP) return take_stop(c); /* a hook stopped it before c->cur's instruction */
     /* A host fault (sig > 0: SIGSEGV/SIGBUS on guest memory) or a guest trap (sig < 0)
@@ -325,7 +368,9 @@ StopReason cpu_run(Cpu *c, uint64_t until) {
     return STOP_FAULT;
   }
   fault_landing = &c->fault_jmp;
+  code_unlock(c);
   StopReason why = run_blocks(c, until);
+  code_lock(c);
   fault_landing = saved;
   return why;
 }

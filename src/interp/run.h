@@ -12,7 +12,9 @@
  * c->icount_limit, a stop request, or, when until is not zero, rip reaching until.
  * Every stop is at an exact instruction boundary (a REP string instruction's iterations
  * are instructions). The OS layer (the Linux personality, or the embedder) handles the
- * reason and runs again; the core itself never calls it. */
+ * reason and runs again; the core itself never calls it. When the machine's CPUs run
+ * in parallel (Machine.parallel), the caller holds the machine's lock: cpu_run gives it
+ * up while guest code runs and holds it again when it returns. */
 StopReason cpu_run(Cpu *c, uint64_t until);
 
 /* "0x401000: 0f 0b (ud2)": the instruction at rip, its bytes and Capstone's text, as

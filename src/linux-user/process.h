@@ -19,6 +19,7 @@ enum {
   EV_EXIT = 1u << 0,   /* the guest called exit/exit_group or was killed */
   EV_SIGNAL = 1u << 2, /* a host signal is pending for the guest */
   EV_YIELD = 1u << 3,  /* another thread waits for the run lock (threads.h) */
+  EV_SYNC = 1u << 4,   /* the decoded code is about to be flushed: leave it (threads.c) */
 };
 
 typedef struct Options {
@@ -26,6 +27,8 @@ typedef struct Options {
   uint64_t *syscall_counts; /* when set, the calls made by number, X64_NR_COUNT + 1 entries
                                (the last for numbers beyond): --stats=json */
   bool deterministic; /* randomness and clocks from the seed and the instruction count */
+  bool serial_threads; /* the guest's threads take turns (threads.h): for --deterministic,
+                          the tools, --serial-threads */
   uint64_t stop_signals; /* a debugger's: linux_run stops before it delivers these (bit
                             sig - 1), STOP_SIGNAL */
   int64_t deterministic_pid; /* the host's id of the process that reads as 1000 */

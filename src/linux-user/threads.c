@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <linux/futex.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../interp/machine.h"
 #include "../interp/run.h"
 #include "determinism.h"
 #include "linux_run.h"
@@ -44,9 +46,14 @@ static void forget(Threads *ts, Thread *t) {
     }
 }
 
-/* The lock's state as one thread holding it: at start-up, and in a forked child. */
+/* The lock's state as one thread holding it: at start-up, and in a forked child (whose
+ * threads, if they ran in parallel, go on so). */
 static void reset(Threads *ts, Cpu *holder) {
   pthread_mutex_init(&ts->mutex, NULL);
+  if (ts->parallel) {
+    pthread_mutex_init(&holder->m->lock, NULL);
+    pthread_mutex_lock(&holder->m->lock);
+  }
   ts->holder = holder;
   ts->first = ts->last = NULL;
   ts->n = 0;
@@ -77,11 +84,15 @@ uint64_t threads_instructions(Cpu *c) {
   return n;
 }
 
-/* The lock goes from holder to holder directly: the one that gives it up names the next
- * and wakes that one alone. */
+/* Taking turns, the lock goes from holder to holder directly: the one that gives it up
+ * names the next and wakes that one alone. In parallel, it is the machine's lock. */
 void threads_enter(Cpu *c) {
   Threads *ts = threads_of(c);
   Thread *t = thread_of(c);
+  if (ts->parallel) {
+    pthread_mutex_lock(&c->m->lock);
+    return;
+  }
   pthread_mutex_lock(&ts->mutex);
   if (!ts->holder) {
     ts->holder = c;
@@ -120,6 +131,10 @@ void threads_enter(Cpu *c) {
 
 void threads_leave(Cpu *c) {
   Threads *ts = threads_of(c);
+  if (ts->parallel) {
+    pthread_mutex_unlock(&c->m->lock);
+    return;
+  }
   pthread_mutex_lock(&ts->mutex);
   Thread *next = ts->first;
   ts->holder = next ? &next->cpu : NULL;
@@ -137,12 +152,48 @@ void threads_leave(Cpu *c) {
 void threads_yield(Cpu *c) {
   Threads *ts = threads_of(c);
   __atomic_fetch_and((uint32_t *)&c->events, ~(uint32_t)EV_YIELD, __ATOMIC_RELAXED);
+  if (ts->parallel) return;
   pthread_mutex_lock(&ts->mutex);
   bool waiting = ts->first != NULL;
   pthread_mutex_unlock(&ts->mutex);
   if (!waiting) return;
   threads_leave(c);
   threads_enter(c); /* behind the ones that waited */
+}
+
+/* ---- running in parallel ---- */
+
+/* Before the code cache is flushed (block.h's before_flush), by the thread that flushes
+ * it, holding the machine's lock: every other thread leaves the blocks it runs (EV_SYNC
+ * makes cpu_run return at the next block) and waits for the lock; those in a system call
+ * or waiting for the lock already run none. The threads do not change meanwhile: clone
+ * and exit take the lock. */
+static void quiesce(void *arg) {
+  Threads *ts = arg;
+  pthread_mutex_lock(&ts->mutex);
+  for (unsigned i = 0; i < ts->n; i++) cpu_raise_events(&ts->all[i]->cpu, EV_SYNC);
+  pthread_mutex_unlock(&ts->mutex);
+  for (unsigned i = 0; i < ts->n; i++) {
+    const Cpu *other = &ts->all[i]->cpu;
+    while (__atomic_load_n(&other->running, __ATOMIC_SEQ_CST)) sched_yield();
+  }
+}
+
+/* At the first clone, unless the tools or --deterministic need one thread at a time:
+ * from now on the threads run guest code in parallel, and the run lock is the machine's
+ * (machine.h), which c takes, being in a system call. */
+static void go_parallel(Cpu *c) {
+  Threads *ts = threads_of(c);
+  if (ts->parallel || proc_of(c)->opt.serial_threads) return;
+  pthread_mutex_lock(&ts->mutex);
+  ts->parallel = true;
+  ts->holder = NULL;
+  pthread_mutex_unlock(&ts->mutex);
+  Machine *m = c->m;
+  pthread_mutex_lock(&m->lock);
+  m->parallel = true;
+  m->code.before_flush = quiesce;
+  m->code.flush_arg = ts;
 }
 
 /* ---- thread start and end ---- */
@@ -173,6 +224,7 @@ int64_t threads_clone(Cpu *c, uint64_t flags, uint64_t stack, uint64_t parent_ti
   if (!p->opt.finish) return -ENOSYS; /* an embedder's machine: it runs one CPU */
   Thread *t = calloc(1, sizeof *t);
   if (!t) return -ENOMEM;
+  go_parallel(c);
   t->proc = p;
   Cpu *n = &t->cpu;
   cpu_init(n, c->m);

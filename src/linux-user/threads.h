@@ -1,13 +1,17 @@
 /* threads.h: guest threads. Each guest thread is a Thread of its process with a host
- * thread of its own, and one of them runs guest code at a time: the process's run lock,
- * handed on in the order it was asked for, is held while a thread runs guest code or
- * performs a system call, and given up while the call may block (a read, a futex wait,
- * a sleep...) and every few milliseconds when another thread is waiting. So the guest's
- * LOCK-prefixed instructions are atomic with respect to its other threads, x86's memory
- * order holds on any host (a thread sees all that the last holder wrote: the lock's
- * release and acquire order them), and the decoded-code cache, the memory map and the
- * process's signal dispositions need no lock of their own. Threads run one after another,
- * not in parallel. */
+ * thread of its own. A thread holds the process's run lock while it performs a system call
+ * or handles a signal, and gives it up while the call may block (a read, a futex wait, a
+ * sleep...). Guest code runs one of two ways:
+ *
+ * - In parallel (the default, from the first clone): the run lock is the machine's lock
+ *   (machine.h), which cpu_run gives up while guest code runs, so the threads run guest
+ *   code at once, as on the CPU. The guest's atomic instructions are host atomics
+ *   (atomic.c); the decoded-code cache is read without the lock and changed under it,
+ *   and a thread that flushes it first brings the others out of it (EV_SYNC).
+ * - Taking turns (Options.serial_threads: --serial-threads, --deterministic and the tools
+ *   that see or stop one thread at a time): the run lock, handed on in the order it was
+ *   asked for, is also held while a thread runs guest code, and given up every few
+ *   milliseconds when another thread is waiting (EV_YIELD) or at a PAUSE. */
 #ifndef X64EMU_THREADS_H
 #define X64EMU_THREADS_H
 
@@ -27,6 +31,7 @@ typedef struct Threads {
   struct Thread **all; /* the live threads, the process's first among them */
   unsigned n, room;
   uint64_t retired;    /* the instructions of the threads that ended */
+  bool parallel;       /* the threads run guest code in parallel (threads.c) */
 } Threads;
 
 /* The process's threads: the one it starts with, holding the run lock. */
