@@ -51,6 +51,57 @@ static void *add_many(void *arg) {
   return NULL;
 }
 
+/* ---- every other atomic form, each on its own word: a lost update shows in the total ---- */
+
+enum { FORM_ROUNDS = 25000 };
+static struct {
+  long inc_dec, sub, adc;
+  unsigned long xor_bits, not_word;
+  uint32_t wide8[2] __attribute__((aligned(8))); /* CMPXCHG8B */
+  long xchg_guarded, bts_guarded;
+  int xchg_lock;
+  unsigned long bts_bitmap[2]; /* the lock is bit 64 + 5: in the second word */
+  /* Misaligned (within a cache line): x86 locks it all the same. */
+  char pad[3];
+  long misaligned __attribute__((packed));
+} forms __attribute__((aligned(64)));
+
+static void *every_form(void *arg) {
+  unsigned long bit = 1ul << (intptr_t)arg;
+  long lock_bit = 64 + 5;
+  for (int i = 0; i < FORM_ROUNDS; i++) {
+    __asm__ volatile("lock incq %0; lock incq %0; lock decq %0" : "+m"(forms.inc_dec)::"memory");
+    __asm__ volatile("lock subq $3, %0" : "+m"(forms.sub)::"memory");
+    __asm__ volatile("stc; lock adcq $0, %0" : "+m"(forms.adc)::"memory", "cc");
+    __asm__ volatile("lock xorq %1, %0" : "+m"(forms.xor_bits) : "r"(bit) : "memory");
+    __asm__ volatile("lock notq %0" : "+m"(forms.not_word)::"memory");
+    __asm__ volatile("lock addq $1, %0" : "+m"(forms.misaligned)::"memory");
+    uint32_t lo = forms.wide8[0], hi = forms.wide8[1];
+    for (;;) { /* a 64-bit counter in two halves, by CMPXCHG8B */
+      uint64_t want = ((uint64_t)hi << 32 | lo) + 1;
+      unsigned char ok;
+      __asm__ volatile("lock cmpxchg8b %1; sete %0"
+                       : "=q"(ok), "+m"(forms.wide8), "+a"(lo), "+d"(hi)
+                       : "b"((uint32_t)want), "c"((uint32_t)(want >> 32))
+                       : "memory", "cc");
+      if (ok) break;
+    }
+    int one = 1; /* a spinlock by XCHG (no LOCK prefix: it locks itself) */
+    do __asm__ volatile("xchgl %0, %1" : "+r"(one), "+m"(forms.xchg_lock)::"memory");
+    while (one);
+    forms.xchg_guarded++;
+    __atomic_store_n(&forms.xchg_lock, 0, __ATOMIC_RELEASE);
+    unsigned char was; /* a spinlock by LOCK BTS and BTR with a bit offset past the word */
+    do __asm__ volatile("lock btsq %2, %1; setc %0" : "=q"(was), "+m"(forms.bts_bitmap[0]) : "r"(lock_bit)
+                        : "memory", "cc");
+    while (was);
+    forms.bts_guarded++;
+    __asm__ volatile("lock btrq %1, %0" : "+m"(forms.bts_bitmap[0]) : "r"(lock_bit) : "memory", "cc");
+  }
+  if (FORM_ROUNDS % 2 == 0) __asm__ volatile("lock xorq %1, %0" : "+m"(forms.xor_bits) : "r"(bit) : "memory");
+  return NULL;
+}
+
 /* ---- locks ---- */
 
 static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -161,6 +212,14 @@ int main(void) {
   for (int i = 0; i < THREADS; i++) pthread_join(t[i], NULL);
   printf("lock xadd %ld, lock cmpxchg %ld, C11 atomic %ld (of %d each), cmpxchg16b %lld\n",
          xadd_total, cmpxchg_total, (long)c11_total, THREADS * ADDS, (long long)wide_total);
+
+  for (int i = 0; i < THREADS; i++) pthread_create(&t[i], NULL, every_form, (void *)(intptr_t)i);
+  for (int i = 0; i < THREADS; i++) pthread_join(t[i], NULL);
+  printf("lock inc/dec %ld, sub %ld, adc %ld, xor %#lx, not %#lx, misaligned add %ld, cmpxchg8b %llu\n",
+         forms.inc_dec, forms.sub, forms.adc, forms.xor_bits, forms.not_word, forms.misaligned,
+         (unsigned long long)((uint64_t)forms.wide8[1] << 32 | forms.wide8[0]));
+  printf("counted under an xchg spinlock %ld, under a lock bts spinlock %ld (of %d)\n",
+         forms.xchg_guarded, forms.bts_guarded, THREADS * FORM_ROUNDS);
 
   pthread_barrier_init(&barrier, NULL, 4);
   for (int i = 3; i >= 0; i--) pthread_create(&t[i], NULL, take_turns, (void *)(intptr_t)i);
