@@ -49,7 +49,7 @@ void block_cache_destroy(BlockCache *bc) {
 }
 
 static void next_generation(BlockCache *bc) {
-  __atomic_store_n(&bc->generation, bc->generation + 1, __ATOMIC_RELEASE);
+  __atomic_store_n(&bc->generation, bc->generation + 1, __ATOMIC_SEQ_CST);
 }
 
 void block_flush_all(BlockCache *bc) {
@@ -92,12 +92,15 @@ static int drop_range(BlockCache *bc, uint64_t lo, uint64_t hi) {
     block_flush_all(bc);
     return 1;
   }
+  /* Block pointers held across the change are looked up again. The generation changes
+   * before the links go, so that a CPU linking to a dead block meanwhile sees it has and
+   * takes its link back (run.c). */
+  next_generation(bc);
   for (uint8_t *at = bc->arena; at < bc->arena_top; at += ((Block *)at)->size) {
-    Block *b = (Block *)at;
-    if (b->fall && b->fall->dead) block_link_set(&b->fall, NULL);
-    if (b->taken && b->taken->dead) block_link_set(&b->taken, NULL);
+    Block *b = (Block *)at, *fall = block_link(&b->fall), *taken = block_link(&b->taken);
+    if (fall && fall->dead) block_link_set(&b->fall, NULL);
+    if (taken && taken->dead) block_link_set(&b->taken, NULL);
   }
-  next_generation(bc); /* Block pointers held across the change are looked up again */
   return 1;
 }
 

@@ -78,10 +78,10 @@ static inline Block *block_link(Block *const *link) {
   return __atomic_load_n(link, __ATOMIC_ACQUIRE);
 }
 static inline void block_link_set(Block **link, Block *to) {
-  __atomic_store_n(link, to, __ATOMIC_RELEASE);
+  __atomic_store_n(link, to, __ATOMIC_SEQ_CST);
 }
 static inline uint64_t block_generation(const BlockCache *bc) {
-  return __atomic_load_n(&bc->generation, __ATOMIC_ACQUIRE);
+  return __atomic_load_n(&bc->generation, __ATOMIC_SEQ_CST);
 }
 
 /* Reserves the cache's memory; false if the host refuses. */

@@ -275,7 +275,13 @@ static __attribute__((noinline)) StopReason run_blocks(Cpu *c, uint64_t until) {
       else if (taken && taken->start == c->rip) next = taken;
       else {
         next = code_at(c, c->rip, false);
-        if (gen == block_generation(code)) block_link_set(c->rip == b->end ? &b->fall : &b->taken, next);
+        if (gen == block_generation(code)) { /* b and next are both live: link them */
+          Block **link = c->rip == b->end ? &b->fall : &b->taken;
+          block_link_set(link, next);
+          /* Unless another CPU dropped blocks meanwhile, which changes the generation
+           * before it clears links into them (block.c). */
+          if (gen != block_generation(code)) block_link_set(link, NULL);
+        }
       }
     } else {
       next = code_at(c, c->rip, false);
