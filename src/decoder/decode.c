@@ -19,6 +19,11 @@ bool decoder_open(Decoder *dec, const CpuModel *model) {
   for (unsigned t = 0; t < TABLES; t++) {
     unsigned n;
     dec->maps[t].watched = watched_form_rows(t, &n);
+#ifdef X64EMU_HAS_ORDERED_COPY
+    dec->maps[t].ordered = ordered_form_rows(t, &n);
+#else
+    dec->maps[t].ordered = dec->maps[t].rows; /* the host keeps x86's order itself */
+#endif
   }
   if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) {
     form_maps_free(dec->maps);
@@ -202,7 +207,8 @@ static const uint8_t cond_use[8] = {
 };
 
 /* Fills in from row f: handler, sub-operation, operands, flags, specialisation; the
- * handlers from its twin in the table's watched copy when the decoder watches memory. */
+ * handlers from its twin in the table's watched copy when the decoder watches memory,
+ * or in its ordered copy when it orders memory. */
 static void apply_form(const Decoder *dec, DecodeCtx *d, Insn *in, const Form *f) {
   unsigned attrs = f->attrs;
   in->op = f->op;
@@ -214,7 +220,10 @@ static void apply_form(const Decoder *dec, DecodeCtx *d, Insn *in, const Form *f
   /* An atomic instruction's handler runs on a copy of its operand (atomic.c), whose
    * accesses are no guest's: the record before it reports the real ones. */
   const FormMap *m = &dec->maps[d->map];
-  const Form *h = dec->watch_memory && !in->lock ? &m->watched[f - m->rows] : f;
+  const Form *h = in->lock             ? f
+                  : dec->watch_memory  ? &m->watched[f - m->rows]
+                  : dec->ordered_memory ? &m->ordered[f - m->rows]
+                                       : f;
   in->fn = in->mem ? h->mem : h->reg;
   in->ends = (attrs & A_END) != 0;
   in->stack = (attrs & A_STACK) != 0;

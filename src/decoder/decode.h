@@ -21,6 +21,7 @@ typedef struct Decoder {
   const CpuModel *model;
   FormMap maps[TABLES];
   bool watch_memory; /* handlers from the table's watched copy (access.h) */
+  bool ordered_memory; /* else from its ordered copy: threads run in parallel */
 } Decoder;
 
 /* Opens Capstone for x86-64 and indexes the table; false if it cannot. */

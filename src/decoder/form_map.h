@@ -15,6 +15,8 @@ enum { TABLE_ONEBYTE, TABLE_0F, TABLE_0F38, TABLE_0F3A, TABLES };
 typedef struct FormMap {
   const Form *rows;
   const Form *watched; /* the same rows, with the handlers that report memory accesses */
+  const Form *ordered; /* and with those that keep x86's memory order on a weaker host
+                          (the plain rows where the host's own order is x86's) */
   uint16_t first[257]; /* rows fitting opcode o: order[first[o] .. first[o + 1]) */
   uint16_t *order;
 } FormMap;

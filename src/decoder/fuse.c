@@ -13,10 +13,20 @@
 static const Handler host_runs[] = {NULL, NULL, AESENC_RUNS(HOST_RUN)};
 static const Handler portable_runs[] = {NULL, NULL, AESENC_RUNS(PORTABLE_RUN)};
 
+#ifdef X64EMU_HAS_ORDERED_COPY
+/* The ordered copy's (access.h): register forms touch no memory, so the plain runs do. */
+void ordered_op_aesenc(Cpu *c, const Insn *in);
+void ordered_op_aesenc_portable(Cpu *c, const Insn *in);
+#endif
+
 /* The fused handlers for runs of this tier's register-form AESENC (by length), or NULL. */
 static const Handler *run_handlers(Handler fn) {
   if (fn == op_aesenc) return host_runs;
   if (fn == op_aesenc_portable) return portable_runs;
+#ifdef X64EMU_HAS_ORDERED_COPY
+  if (fn == ordered_op_aesenc) return host_runs;
+  if (fn == ordered_op_aesenc_portable) return portable_runs;
+#endif
   return NULL;
 }
 

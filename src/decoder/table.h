@@ -165,4 +165,8 @@ const Form *form_rows(unsigned t, unsigned *n);
  * CMakeLists.txt renames every global of that copy watched_*, form_rows included. */
 const Form *watched_form_rows(unsigned t, unsigned *n);
 
+/* The same for the copy compiled with X64EMU_ORDERED (ordered_*), on hosts whose memory
+ * order is weaker than x86's (X64EMU_HAS_ORDERED_COPY). */
+const Form *ordered_form_rows(unsigned t, unsigned *n);
+
 #endif

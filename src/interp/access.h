@@ -7,7 +7,15 @@
  * X64EMU_WATCH_MEMORY, where every load and store below is first checked for the
  * alignment EFLAGS.AC asks for, and then reported to the machine's memory hook (watch.h).
  * The decoder picks the second copy only while a memory hook exists or EFLAGS.AC is set,
- * so that other runs pay nothing for either. */
+ * so that other runs pay nothing for either.
+ *
+ * x86 keeps loads in order with loads and stores, and stores with stores (TSO); a host
+ * whose own order is weaker (aarch64) does not, which threads running in parallel would
+ * see. There, a third copy compiled with X64EMU_ORDERED (and the watched one) makes every
+ * guest load an acquire and every store a release: one LDAR or STLR for an aligned
+ * access of up to 8 bytes, a barrier after the load or before the store of any other.
+ * The decoder takes that copy once a process runs threads in parallel, so that a
+ * single-threaded program pays nothing for it (machine_order_memory). */
 #ifndef X64EMU_ACCESS_H
 #define X64EMU_ACCESS_H
 
@@ -30,6 +38,23 @@
 #define WATCHED(a, size, data, write) ((void)0)
 #endif
 
+#if defined(X64EMU_ORDERED) || (defined(X64EMU_WATCH_MEMORY) && defined(__aarch64__))
+#define ORDERED_ACCESS 1
+#endif
+
+/* Where an access with no acquire or release of its own is kept in order (no-ops where
+ * the host's order is x86's): after a load, before a store. */
+static inline void after_load(void) {
+#ifdef ORDERED_ACCESS
+  __atomic_thread_fence(__ATOMIC_ACQUIRE);
+#endif
+}
+static inline void before_store(void) {
+#ifdef ORDERED_ACCESS
+  __atomic_thread_fence(__ATOMIC_RELEASE);
+#endif
+}
+
 /* ---- guest memory ---- */
 
 /* Between two guest accesses of one instruction that may fault: the compiler keeps them in
@@ -38,8 +63,13 @@ static inline void access_in_order(void) { __asm__ volatile("" ::: "memory"); }
 
 /* The bare accesses, reported to no hook: for the typed ones below, and for a probe that
  * makes a fault come where the CPU's does, before the instruction's real accesses. */
+#ifdef ORDERED_ACCESS
+static inline uint8_t probe8(uint64_t a) { return __atomic_load_n((uint8_t *)(uintptr_t)a, __ATOMIC_ACQUIRE); }
+static inline void put8(uint64_t a, uint8_t v) { __atomic_store_n((uint8_t *)(uintptr_t)a, v, __ATOMIC_RELEASE); }
+#else
 static inline uint8_t probe8(uint64_t a) { return *(const volatile uint8_t *)(uintptr_t)a; }
 static inline void put8(uint64_t a, uint8_t v) { *(volatile uint8_t *)(uintptr_t)a = v; }
+#endif
 /* A write that changes nothing (an atomic OR of 0): where the CPU checks that it may
  * store, as ENTER does at its new stack pointer. */
 static inline void probe_write8(uint64_t a) {
@@ -50,23 +80,48 @@ static inline void probe_masked(uint64_t a) { ALIGNED(a, 8); (void)probe8(a); }
 
 static inline uint8_t ld8(uint64_t a) { uint8_t v = probe8(a); WATCHED(a, 1, &v, false); return v; }
 /* ld16/st16, ld32/st32, ld64/st64: an access of bits / 8 bytes. */
+#ifdef ORDERED_ACCESS
+#define TYPED_LOAD(bits, v, a)                                                      \
+  do {                                                                              \
+    if (((a) & (bits / 8 - 1)) == 0) {                                              \
+      v = __atomic_load_n((uint##bits##_t *)(uintptr_t)(a), __ATOMIC_ACQUIRE);       \
+    } else {                                                                        \
+      memcpy(&v, (const void *)(uintptr_t)(a), bits / 8);                           \
+      after_load();                                                                 \
+    }                                                                               \
+  } while (0)
+#define TYPED_STORE(bits, a, v)                                                     \
+  do {                                                                              \
+    if (((a) & (bits / 8 - 1)) == 0) {                                              \
+      __atomic_store_n((uint##bits##_t *)(uintptr_t)(a), v, __ATOMIC_RELEASE);       \
+    } else {                                                                        \
+      before_store();                                                               \
+      memcpy((void *)(uintptr_t)(a), &v, bits / 8);                                 \
+    }                                                                               \
+  } while (0)
+#else
+#define TYPED_LOAD(bits, v, a) memcpy(&v, (const void *)(uintptr_t)(a), bits / 8)
+#define TYPED_STORE(bits, a, v) memcpy((void *)(uintptr_t)(a), &v, bits / 8)
+#endif
 #define TYPED_ACCESS(bits)                                               \
   static inline uint##bits##_t ld##bits(uint64_t a) {                   \
     uint##bits##_t v;                                                    \
     ALIGNED(a, bits / 8);                                                \
-    memcpy(&v, (const void *)(uintptr_t)a, bits / 8);                   \
+    TYPED_LOAD(bits, v, a);                                              \
     WATCHED(a, bits / 8, &v, false);                                     \
     return v;                                                            \
   }                                                                      \
   static inline void st##bits(uint64_t a, uint##bits##_t v) {           \
     ALIGNED(a, bits / 8);                                                \
-    memcpy((void *)(uintptr_t)a, &v, bits / 8);                         \
+    TYPED_STORE(bits, a, v);                                             \
     WATCHED(a, bits / 8, &v, true);                                      \
   }
 TYPED_ACCESS(16)
 TYPED_ACCESS(32)
 TYPED_ACCESS(64)
 #undef TYPED_ACCESS
+#undef TYPED_LOAD
+#undef TYPED_STORE
 static inline void st8(uint64_t a, uint8_t v) { put8(a, v); WATCHED(a, 1, &v, true); }
 
 /* A 10-byte x87 operand, its low 8 bytes read first, as the CPU reads them (so that a
@@ -78,6 +133,7 @@ static inline void ld80(uint64_t a, uint8_t b[10]) {
   memcpy(&low, (const void *)(uintptr_t)a, 8);
   access_in_order();
   memcpy(&high, (const void *)(uintptr_t)(a + 8), 2);
+  after_load();
   memcpy(b, &low, 8);
   memcpy(b + 8, &high, 2);
   WATCHED(a, 10, b, false);
@@ -88,10 +144,12 @@ static inline void ld80(uint64_t a, uint8_t b[10]) {
 static inline void ld_bytes(uint64_t a, void *to, size_t n) {
   ALIGNED(a, (unsigned)n);
   memcpy(to, (const void *)(uintptr_t)a, n);
+  after_load();
   WATCHED(a, (unsigned)n, to, false);
 }
 static inline void st_bytes(uint64_t a, const void *from, size_t n) {
   ALIGNED(a, (unsigned)n);
+  before_store();
   memcpy((void *)(uintptr_t)a, from, n);
   WATCHED(a, (unsigned)n, from, true);
 }
@@ -122,6 +180,7 @@ static inline void ld128(uint64_t a, Xmm *x) {
   _mm_store_si128((__m128i *)x, *(const volatile __m128i_u *)(uintptr_t)a);
 #else
   memcpy(x, (const void *)(uintptr_t)a, 16);
+  after_load();
 #endif
   WATCHED(a, 16, x, false);
 }

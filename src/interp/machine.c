@@ -25,6 +25,16 @@ void machine_watch(Machine *m, unsigned reason, bool on) {
   block_flush_all(&m->code);
 }
 
+void machine_order_memory(Machine *m) {
+#ifdef X64EMU_HAS_ORDERED_COPY
+  if (m->dec.ordered_memory) return;
+  m->dec.ordered_memory = true;
+  block_flush_all(&m->code);
+#else
+  (void)m; /* x86-64: the host's order is x86's */
+#endif
+}
+
 void machine_destroy(Machine *m) {
   block_cache_destroy(&m->code);
   ranges_free(&m->mem);

@@ -73,4 +73,9 @@ void machine_destroy(Machine *m);
 enum { WATCH_HOOKS = 1, WATCH_ALIGNMENT = 2 };
 void machine_watch(Machine *m, unsigned reason, bool on);
 
+/* From now on guest loads and stores keep x86's order between host threads: on a host
+ * whose own order is weaker, the decoder takes the ordered copy of the handlers
+ * (access.h), and the code is flushed. For an OS layer about to run CPUs in parallel. */
+void machine_order_memory(Machine *m);
+
 #endif

@@ -53,6 +53,7 @@ static bool string_bulk(Cpu *c, const Insn *in, uint64_t n) {
 #endif
   if (in->osz != 1 || in->seg != SEG_NONE || (c->rflags & F_DF)) return false;
   uint64_t d = c->r[RDI];
+  before_store(); /* the string in order with what comes before and after it */
   if (in->op == STOS) {
     memset((void *)(uintptr_t)d, (int)(uint8_t)c->r[RAX], n);
   } else if (in->op == MOVS) {
@@ -63,6 +64,7 @@ static bool string_bulk(Cpu *c, const Insn *in, uint64_t n) {
   } else {
     return false;
   }
+  after_load();
   c->r[RDI] += n;
   c->r[RCX] = 0;
   return true;

@@ -1,11 +1,11 @@
 # Run with cmake -P by CMakeLists.txt: links OBJECTS into one relocatable object OUT in
-# which every global the objects define is renamed watched_<name>. They are the copy of
-# the handlers and the instruction table compiled with X64EMU_WATCH_MEMORY (access.h);
-# renamed, they link beside the plain copy, and the decoder reaches them through
-# watched_form_rows (table.h).
-foreach(var CC NM OBJCOPY OBJECTS OUT)
+# which every global the objects define is renamed PREFIX<name>. They are a copy of the
+# handlers and the instruction table compiled another way (access.h: X64EMU_WATCH_MEMORY
+# for watched_, X64EMU_ORDERED for ordered_); renamed, they link beside the plain copy,
+# and the decoder reaches them through watched_form_rows and ordered_form_rows (table.h).
+foreach(var CC NM OBJCOPY OBJECTS OUT PREFIX)
   if(NOT DEFINED ${var})
-    message(FATAL_ERROR "rename_watched.cmake needs -D${var}=")
+    message(FATAL_ERROR "rename_copy.cmake needs -D${var}=")
   endif()
 endforeach()
 
@@ -23,7 +23,7 @@ string(REGEX MATCHALL "[^\n]+" lines "${output}")
 set(renames "")
 foreach(line IN LISTS lines)
   string(REGEX REPLACE "^.* " "" name "${line}")
-  string(APPEND renames "${name} watched_${name}\n")
+  string(APPEND renames "${name} ${PREFIX}${name}\n")
 endforeach()
 file(WRITE ${OUT}.renames "${renames}")
 run(${OBJCOPY} --redefine-syms=${OUT}.renames ${OUT}.linked.o ${OUT})
