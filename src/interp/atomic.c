@@ -32,40 +32,37 @@ static int64_t bit_offset_bytes(const Cpu *c, const Insn *in, const Insn *op) {
   return (soff >> (s == 8 ? 6 : s == 4 ? 5 : 4)) * (int64_t)s;
 }
 
+/* The host's compare-and-swap of the operand at p: the value it held (desired is there
+ * now if that was expected). */
+#define COMPARE(type)                                                                    \
+  static type compare_##type(type *p, type expected, type desired) {                     \
+    __atomic_compare_exchange_n(p, &expected, desired, false, __ATOMIC_SEQ_CST,          \
+                                __ATOMIC_SEQ_CST);                                       \
+    return expected;                                                                     \
+  }
+COMPARE(uint8_t)
+COMPARE(uint16_t)
+COMPARE(uint32_t)
+COMPARE(uint64_t)
+#undef COMPARE
+
+/* Whether the operand at a held `expected` (size bytes), now replaced by `desired`. */
 static bool swap_in(uint64_t a, const void *expected, const void *desired, unsigned size) {
+  void *p = (void *)(uintptr_t)a;
+  uint64_t e = 0, d = 0;
+  if (size == 16) {
+    unsigned __int128 e16, d16;
+    memcpy(&e16, expected, 16);
+    memcpy(&d16, desired, 16);
+    return __sync_bool_compare_and_swap((unsigned __int128 *)p, e16, d16);
+  }
+  memcpy(&e, expected, size); /* little-endian, as the guest */
+  memcpy(&d, desired, size);
   switch (size) {
-  case 1: {
-    uint8_t e = *(const uint8_t *)expected;
-    return __atomic_compare_exchange_n((uint8_t *)(uintptr_t)a, &e, *(const uint8_t *)desired,
-                                       false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-  }
-  case 2: {
-    uint16_t e, d;
-    memcpy(&e, expected, 2);
-    memcpy(&d, desired, 2);
-    return __atomic_compare_exchange_n((uint16_t *)(uintptr_t)a, &e, d, false, __ATOMIC_SEQ_CST,
-                                       __ATOMIC_SEQ_CST);
-  }
-  case 4: {
-    uint32_t e, d;
-    memcpy(&e, expected, 4);
-    memcpy(&d, desired, 4);
-    return __atomic_compare_exchange_n((uint32_t *)(uintptr_t)a, &e, d, false, __ATOMIC_SEQ_CST,
-                                       __ATOMIC_SEQ_CST);
-  }
-  case 8: {
-    uint64_t e, d;
-    memcpy(&e, expected, 8);
-    memcpy(&d, desired, 8);
-    return __atomic_compare_exchange_n((uint64_t *)(uintptr_t)a, &e, d, false, __ATOMIC_SEQ_CST,
-                                       __ATOMIC_SEQ_CST);
-  }
-  default: {
-    unsigned __int128 e, d;
-    memcpy(&e, expected, 16);
-    memcpy(&d, desired, 16);
-    return __sync_bool_compare_and_swap((unsigned __int128 *)(uintptr_t)a, e, d);
-  }
+  case 1: return compare_uint8_t(p, (uint8_t)e, (uint8_t)d) == (uint8_t)e;
+  case 2: return compare_uint16_t(p, (uint16_t)e, (uint16_t)d) == (uint16_t)e;
+  case 4: return compare_uint32_t(p, (uint32_t)e, (uint32_t)d) == (uint32_t)e;
+  default: return compare_uint64_t(p, e, d) == e;
   }
 }
 
@@ -81,11 +78,6 @@ static bool swap_in(uint64_t a, const void *expected, const void *desired, unsig
     case ATOMIC_FETCH_XOR: return __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST);            \
     default: return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);                         \
     }                                                                                    \
-  }                                                                                      \
-  static uint64_t compare_##type(type *p, type expected, type desired) {                 \
-    __atomic_compare_exchange_n(p, &expected, desired, false, __ATOMIC_SEQ_CST,          \
-                                __ATOMIC_SEQ_CST);                                       \
-    return expected; /* what it held: desired is there now if it was expected */         \
   }
 FETCH_OP(uint8_t)
 FETCH_OP(uint16_t)
