@@ -339,7 +339,8 @@ int64_t sys_set_tid_address(Cpu *c, const uint64_t *a) {
   return det_pid_out(c, gettid());
 }
 
-/* Recorded for get_robust_list; with one thread per process nothing else reads it. */
+/* Recorded for get_robust_list and for the thread's exit, which releases the robust
+ * mutexes it holds (threads.c). */
 int64_t sys_set_robust_list(Cpu *c, const uint64_t *a) {
   if (a[1] != 24) return -EINVAL; /* sizeof(struct robust_list_head) */
   thread_of(c)->robust_list_head = a[0];

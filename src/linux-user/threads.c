@@ -278,6 +278,40 @@ int64_t threads_clone(Cpu *c, uint64_t flags, uint64_t stack, uint64_t parent_ti
   return tid;
 }
 
+/* The kernel's handle_futex_death(): a robust mutex's futex word still naming tid gets
+ * FUTEX_OWNER_DIED, and one waiter is woken to take it (EOWNERDEAD). */
+static void owner_died(uint64_t word_at, uint32_t tid) {
+  uint32_t word;
+  if (word_at & 3 || guest_copy_in(&word, word_at, sizeof word) != 0) return;
+  while ((word & FUTEX_TID_MASK) == tid) {
+    uint32_t dead = (word & FUTEX_WAITERS) | FUTEX_OWNER_DIED;
+    if (__atomic_compare_exchange_n((uint32_t *)GUEST_PTR(word_at), &word, dead, false,
+                                    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+      if (word & FUTEX_WAITERS) syscall(SYS_futex, GUEST_PTR(word_at), FUTEX_WAKE, 1, NULL, NULL, 0);
+      return;
+    }
+  }
+}
+
+/* The kernel's exit_robust_list(): the list set_robust_list registered (struct
+ * robust_list_head: the first entry, the futex word's offset from an entry, the entry
+ * being locked or unlocked), entries' low bit marking PI mutexes, at most ROBUST_LIST_LIMIT
+ * of them, as the kernel walks it. */
+static void release_robust_mutexes(Cpu *c) {
+  uint64_t head = thread_of(c)->robust_list_head, h[3];
+  if (!head || guest_copy_in(h, head, sizeof h) != 0) return;
+  uint32_t tid = (uint32_t)det_pid_out(c, gettid());
+  uint64_t entry = h[0], pending = h[2] & ~1ull;
+  int64_t offset = (int64_t)h[1];
+  for (unsigned n = 0; (entry & ~1ull) != head && n < 2048; n++) {
+    uint64_t at = entry & ~1ull, next;
+    if (guest_copy_in(&next, at, sizeof next) != 0) break;
+    if (at != pending) owner_died(at + (uint64_t)offset, tid);
+    entry = next;
+  }
+  if (pending) owner_died(pending + (uint64_t)offset, tid);
+}
+
 bool threads_exit(Cpu *c) {
   Thread *t = thread_of(c);
   Threads *ts = threads_of(c);
@@ -289,6 +323,7 @@ bool threads_exit(Cpu *c) {
   }
   pthread_mutex_unlock(&ts->mutex);
   if (last) return false;
+  release_robust_mutexes(c);
   /* The kernel's mm_release(): a joiner waits on this word (pthread_join). */
   if (t->clear_child_tid) {
     uint32_t zero = 0;

@@ -7,6 +7,7 @@
  * handled on it; detached threads whose exit wakes a joiner (CHILD_CLEARTID), and the
  * thread ids as the kernel gives them. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -154,6 +155,16 @@ static void *mp_reader(void *arg) {
   return NULL;
 }
 
+/* ---- a robust mutex whose owner ends without unlocking it ---- */
+
+static pthread_mutex_t robust;
+
+static void *locks_and_ends(void *arg) {
+  (void)arg;
+  pthread_mutex_lock(&robust);
+  return NULL; /* still holding it: the kernel marks it FUTEX_OWNER_DIED */
+}
+
 /* ---- signals to a thread, and a fault in one ---- */
 
 static volatile pid_t usr1_on, segv_on, target_tid;
@@ -233,6 +244,19 @@ int main(void) {
   pthread_join(t[0], NULL);
   pthread_join(t[1], NULL);
   printf("message passing: %d rounds, %d seen out of order\n", ROUNDS, mp_bad);
+
+  pthread_mutexattr_t robust_attr;
+  pthread_mutexattr_init(&robust_attr);
+  pthread_mutexattr_setrobust(&robust_attr, PTHREAD_MUTEX_ROBUST);
+  pthread_mutex_init(&robust, &robust_attr);
+  pthread_create(&t[0], NULL, locks_and_ends, NULL);
+  pthread_join(t[0], NULL);
+  int owner_dead = pthread_mutex_lock(&robust) == EOWNERDEAD;
+  int consistent = pthread_mutex_consistent(&robust) == 0;
+  pthread_mutex_unlock(&robust);
+  printf("robust mutex of a thread that ended: EOWNERDEAD %d, made consistent %d, locks again %d\n",
+         owner_dead, consistent, pthread_mutex_trylock(&robust) == 0);
+  pthread_mutex_unlock(&robust);
 
   signal(SIGUSR1, on_usr1);
   pthread_create(&t[0], NULL, signal_target, NULL);
