@@ -16,6 +16,7 @@ if [ "$purpose" = test ]; then
              valgrind # callgrind, the oracle of --profile
              gdb # the client of the gdb stub
              golang-go rustc # threaded programs in Go and Rust
+             openssl perl gzip coreutils # Debian's own dynamically linked programs
              # the aarch64 host: the crypto tier and x64emu itself, cross-built and run
              # under user-mode QEMU
              gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user libcmocka-dev:arm64

@@ -118,6 +118,18 @@ int64_t sys_lstat(Cpu *c, const uint64_t *a);
 int64_t sys_newfstatat(Cpu *c, const uint64_t *a);
 int64_t sys_statx(Cpu *c, const uint64_t *a);
 int64_t sys_statfs(Cpu *c, const uint64_t *a);
+int64_t sys_getxattr(Cpu *c, const uint64_t *a);
+int64_t sys_lgetxattr(Cpu *c, const uint64_t *a);
+int64_t sys_fgetxattr(Cpu *c, const uint64_t *a);
+int64_t sys_listxattr(Cpu *c, const uint64_t *a);
+int64_t sys_llistxattr(Cpu *c, const uint64_t *a);
+int64_t sys_flistxattr(Cpu *c, const uint64_t *a);
+int64_t sys_setxattr(Cpu *c, const uint64_t *a);
+int64_t sys_lsetxattr(Cpu *c, const uint64_t *a);
+int64_t sys_fsetxattr(Cpu *c, const uint64_t *a);
+int64_t sys_removexattr(Cpu *c, const uint64_t *a);
+int64_t sys_lremovexattr(Cpu *c, const uint64_t *a);
+int64_t sys_fremovexattr(Cpu *c, const uint64_t *a);
 int64_t sys_fstatfs(Cpu *c, const uint64_t *a);
 
 /* sys_path.c: calls that name files by path */

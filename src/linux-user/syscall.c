@@ -73,6 +73,18 @@ static const SysEntry table[X64_NR_COUNT] = {
     S(statx, R_DEC, A_DIRFD, A_PATH, A_ATF, A_HEX, A_PTR),
     S(statfs, R_DEC, A_PATH, A_PTR),
     S(fstatfs, R_DEC, A_FD, A_PTR),
+    S(getxattr, R_DEC, A_PATH, A_PATH, A_PTR, A_ULONG),
+    S(lgetxattr, R_DEC, A_PATH, A_PATH, A_PTR, A_ULONG),
+    S(fgetxattr, R_DEC, A_FD, A_PATH, A_PTR, A_ULONG),
+    S(listxattr, R_DEC, A_PATH, A_PTR, A_ULONG),
+    S(llistxattr, R_DEC, A_PATH, A_PTR, A_ULONG),
+    S(flistxattr, R_DEC, A_FD, A_PTR, A_ULONG),
+    S(setxattr, R_DEC, A_PATH, A_PATH, A_PTR, A_ULONG, A_HEX),
+    S(lsetxattr, R_DEC, A_PATH, A_PATH, A_PTR, A_ULONG, A_HEX),
+    S(fsetxattr, R_DEC, A_FD, A_PATH, A_PTR, A_ULONG, A_HEX),
+    S(removexattr, R_DEC, A_PATH, A_PATH),
+    S(lremovexattr, R_DEC, A_PATH, A_PATH),
+    S(fremovexattr, R_DEC, A_FD, A_PATH),
 
     /* paths */
     S(access, R_DEC, A_PATH, A_ACCESS),

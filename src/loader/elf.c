@@ -1,4 +1,5 @@
-/* elf.c: checking a static x86-64 ELF executable and mapping it into the guest. */
+/* elf.c: checking an x86-64 ELF executable and mapping it, and its dynamic loader, into
+ * the guest. */
 #define _GNU_SOURCE
 #include "elf.h"
 
@@ -40,6 +41,7 @@ typedef struct Loader {
   GElf_Phdr *ph; /* all e_phnum program headers */
   unsigned phnum;
   RangeSet *mapped; /* gets each segment's pages */
+  char *interp;     /* PT_INTERP's path (ElfImage.interp) */
   char *err;
   size_t errlen;
 } Loader;
@@ -161,13 +163,11 @@ static int check_segments(Loader *l) {
   for (unsigned i = 0; i < l->phnum; i++) {
     const GElf_Phdr *ph = &l->ph[i];
     if (ph->p_type != PT_INTERP) continue;
-    char interp[256] = "";
-    if (ph->p_filesz > 1 && ph->p_filesz < sizeof interp && in_file(l, ph->p_offset, ph->p_filesz) &&
-        pread(l->fd, interp, ph->p_filesz, (off_t)ph->p_offset) == (ssize_t)ph->p_filesz) {
-      interp[ph->p_filesz - 1] = 0;
-      return fail(l, "dynamically linked programs are not supported yet (interpreter %s)", interp);
-    }
-    return fail(l, "dynamically linked programs are not supported yet (PT_INTERP)");
+    const size_t room = sizeof ((ElfImage *)0)->interp;
+    if (ph->p_filesz < 2 || ph->p_filesz > room || !in_file(l, ph->p_offset, ph->p_filesz) ||
+        pread(l->fd, l->interp, ph->p_filesz, (off_t)ph->p_offset) != (ssize_t)ph->p_filesz ||
+        l->interp[ph->p_filesz - 1] != 0 || strlen(l->interp) != ph->p_filesz - 1)
+      return fail(l, "inconsistent ELF: PT_INTERP is not a path of fewer than %zu bytes", room);
   }
 
   const GElf_Phdr *prev = NULL;
@@ -368,8 +368,9 @@ static uint64_t phdr_address(const Loader *l, uint64_t bias) {
 
 int elf_map(const char *path, ElfImage *img, uint64_t brk_room, RangeSet *mapped, char *err,
             size_t errlen) {
-  Loader l = {.path = path, .fd = -1, .mapped = mapped, .err = err, .errlen = errlen};
   memset(img, 0, sizeof *img);
+  Loader l = {.path = path, .fd = -1, .mapped = mapped, .interp = img->interp, .err = err,
+              .errlen = errlen};
   int rc = open_file(&l);
   if (rc == 0) rc = check_header(&l);
   if (rc == 0) rc = check_segments(&l);
@@ -414,6 +415,20 @@ int elf_load(Process *p, const char *path, char *const argv[], char *const envp[
   if (img.room_end > img.hi) brk_adopt(p, img.hi, img.room_end);
   else brk_init(p, img.hi);
 
+  /* The dynamic loader runs first and loads the rest (the program's libraries) itself. */
+  ElfImage loader = {.entry = img.entry};
+  if (img.interp[0]) {
+    char why[PATH_MAX + 256];
+    if (elf_map(img.interp, &loader, 0, &p->machine.mem, why, sizeof why) != 0) {
+      snprintf(err, errlen, "%s: its dynamic loader: %s", path, why);
+      return -1;
+    }
+    if (loader.interp[0]) {
+      snprintf(err, errlen, "%s: its dynamic loader %s names a loader of its own", path, img.interp);
+      return -1;
+    }
+  }
+
   StackArgs sa = {
       .argv = argv,
       .envp = envp,
@@ -421,7 +436,7 @@ int elf_load(Process *p, const char *path, char *const argv[], char *const envp[
       .phdr = img.phdr,
       .phnum = img.phnum,
       .entry = img.entry,
-      .base = 0,
+      .base = img.interp[0] ? loader.bias : 0, /* AT_BASE */
   };
   stack_args_from_host(&sa, &p->machine.model);
   if (p->opt.deterministic) det_random(p, sa.random, sizeof sa.random); /* AT_RANDOM */
@@ -435,7 +450,7 @@ int elf_load(Process *p, const char *path, char *const argv[], char *const envp[
   Cpu *c = &p->main.cpu;
   cpu_reset(c);
   memset(c->xmm, 0, sizeof c->xmm); /* the kernel starts a process with clean SSE state */
-  c->rip = img.entry;
+  c->rip = loader.entry;
   c->r[RSP] = rsp;
   c->r[RDX] = 0; /* no function for atexit from a dynamic loader */
   c->fs_base = c->gs_base = 0;

@@ -1,4 +1,5 @@
-/* elf.h: loading a static x86-64 ELF executable (ET_EXEC or static PIE) for the guest. */
+/* elf.h: loading an x86-64 ELF executable (ET_EXEC or PIE) for the guest, with the
+ * dynamic loader it names (PT_INTERP). */
 #ifndef X64EMU_ELF_H
 #define X64EMU_ELF_H
 
@@ -17,6 +18,7 @@ typedef struct ElfImage {
   uint64_t lo, hi;   /* the loaded segments span [lo, hi), host-page aligned */
   uint64_t room_end; /* end of an extra reservation after hi for the heap (static PIE), else hi */
   bool exec_stack;   /* PT_GNU_STACK asks for (or, missing, implies) an executable stack */
+  char interp[256];  /* PT_INTERP: the dynamic loader it names, or "" */
 } ElfImage;
 
 /* Checks the file at path and maps its PT_LOAD segments. For a static PIE, brk_room more
@@ -26,8 +28,10 @@ typedef struct ElfImage {
 int elf_map(const char *path, ElfImage *img, uint64_t brk_room, RangeSet *mapped, char *err,
             size_t errlen);
 
-/* Loads the program at path into p (made by process_init): segments, heap (brk), initial stack with argv, envp
- * and the auxiliary vector, and the CPU ready to run at the entry point. argv is what the
+/* Loads the program at path into p (made by process_init): segments, heap (brk), its
+ * dynamic loader if it names one (mapped as the kernel maps it, where it finds room, and
+ * started first: AT_BASE says where), initial stack with argv, envp and the auxiliary
+ * vector, and the CPU ready to run at the entry point. argv is what the
  * guest sees (argv[0] included); path is also AT_EXECFN. p->opt is kept; the rest of p is
  * set here. Returns 0, or -1 with a one-line message in err. */
 int elf_load(Process *p, const char *path, char *const argv[], char *const envp[], char *err,

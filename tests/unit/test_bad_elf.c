@@ -215,18 +215,23 @@ static void not_an_executable_type(void **state) {
   expect_error(write_tiny(&t), "core", NULL);
 }
 
-static void dynamically_linked(void **state) {
+/* A program whose dynamic loader cannot be loaded, or whose PT_INTERP is no path. */
+static void dynamic_loader_missing(void **state) {
   (void)state;
   Tiny t = tiny();
+  strcpy(t.interp, "/nonexistent/ld-x64.so");
   t.ph[2] = (Elf64_Phdr){.p_type = PT_INTERP, .p_flags = PF_R, .p_offset = offsetof(Tiny, interp),
                          .p_vaddr = TINY_BASE + offsetof(Tiny, interp),
                          .p_filesz = strlen(t.interp) + 1, .p_memsz = strlen(t.interp) + 1,
                          .p_align = 1};
-  expect_error(write_tiny(&t), "dynamically linked", "not supported yet",
-               "/lib64/ld-linux-x86-64.so.2", NULL);
-  /* An interpreter name outside the file still gives the same answer. */
+  expect_error(write_tiny(&t), "its dynamic loader", "/nonexistent/ld-x64.so",
+               "No such file", NULL);
+  /* The name outside the file, or not ended by its NUL. */
   t.ph[2].p_offset = 1u << 30;
-  expect_error(write_tiny(&t), "dynamically linked", "not supported yet", NULL);
+  expect_error(write_tiny(&t), "PT_INTERP is not a path", NULL);
+  t.ph[2].p_offset = offsetof(Tiny, interp);
+  t.ph[2].p_filesz = 4;
+  expect_error(write_tiny(&t), "PT_INTERP is not a path", NULL);
 }
 
 /* ---- inconsistent or truncated ELF ---- */
@@ -391,7 +396,7 @@ int main(void) {
       cmocka_unit_test(bad_class_and_data),
       cmocka_unit_test(aarch64_machine),
       cmocka_unit_test(not_an_executable_type),
-      cmocka_unit_test(dynamically_linked),
+      cmocka_unit_test(dynamic_loader_missing),
       cmocka_unit_test(phdrs_past_eof),
       cmocka_unit_test(bad_phdr_table_shape),
       cmocka_unit_test(filesz_above_memsz),
