@@ -23,6 +23,7 @@
 #include "linux-user/linux_run.h"
 #include "linux-user/process.h"
 #include "linux-user/sys_nr.h"
+#include "linux-user/sysroot.h"
 #include "gdbstub.h"
 #include "profile.h"
 #include "stats.h"
@@ -44,6 +45,9 @@ static void usage(FILE *to) {
           "                    instruction (target remote :PORT); also X64EMU_GDB=PORT\n"
           "  --deterministic[=SEED]  randomness (AT_RANDOM, getrandom, /dev/[u]random) from\n"
           "                    SEED (default 0), clocks and RDTSC from the instruction count\n"
+          "  -L DIR            look absolute paths up under DIR first: an x86-64 sysroot\n"
+          "                    for dynamically linked programs (or X64EMU_LD_PREFIX=DIR,\n"
+          "                    QEMU_LD_PREFIX=DIR)\n"
           "  --serial-threads  run the guest's threads one at a time, taking turns (as\n"
           "                    --deterministic, --gdb, --trace, --profile and --stats=json\n"
           "                    do), not in parallel\n"
@@ -247,6 +251,9 @@ int main(int argc, char **argv) {
   bool deterministic = false, serial_threads = false;
   uint64_t seed = 0;
   const char *gdb_port = getenv("X64EMU_GDB");
+  const char *sysroot = getenv("X64EMU_LD_PREFIX");
+  if (!sysroot) sysroot = getenv("QEMU_LD_PREFIX");
+  if (!sysroot) sysroot = sysroot_default();
   int i = 1;
   for (; i < argc && argv[i][0] == '-'; i++) {
     const char *opt = argv[i];
@@ -282,6 +289,9 @@ int main(int argc, char **argv) {
       seed = strtoull(opt + 15, &end, 0);
       if (!opt[15] || *end || errno) usage_error("--deterministic= takes a number, not '%s'", opt + 15);
       deterministic = true;
+    } else if (strcmp(opt, "-L") == 0) {
+      if (!value) usage_error("%s needs a directory", "-L");
+      sysroot = argv[++i];
     } else if (strcmp(opt, "-serial-threads") == 0) {
       serial_threads = true;
     } else if (strcmp(opt, "-trace") == 0) {
@@ -340,12 +350,16 @@ int main(int argc, char **argv) {
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
   if (n > 0) self[n] = 0;
   else if (!realpath(argv[0], self)) snprintf(self, sizeof self, "%s", argv[0]);
-  static char *reexec[10];
+  static char *reexec[12];
   static char crypto_opt[64], fp_opt[64], det_opt[48], *cpu_opt;
   int r = 0;
   reexec[r++] = self;
   if (strace) reexec[r++] = "--strace";
   if (serial_threads) reexec[r++] = "--serial-threads";
+  if (sysroot && *sysroot) { /* the program it runs finds its libraries there too */
+    reexec[r++] = "-L";
+    reexec[r++] = (char *)sysroot;
+  }
   if (deterministic) { /* the program it runs starts the sequence again */
     snprintf(det_opt, sizeof det_opt, "--deterministic=%llu", (unsigned long long)seed);
     reexec[r++] = det_opt;
@@ -374,6 +388,7 @@ int main(int argc, char **argv) {
   proc.machine.fp_tier = fp_tier;
   proc.opt.strace = strace;
   proc.opt.deterministic = deterministic;
+  proc.opt.sysroot = sysroot && *sysroot ? sysroot : NULL;
   proc.opt.deterministic_pid = getpid();
   proc.random_state = seed;
   proc.machine.virtual_tsc = deterministic;

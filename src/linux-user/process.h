@@ -27,6 +27,7 @@ typedef struct Options {
   uint64_t *syscall_counts; /* when set, the calls made by number, X64_NR_COUNT + 1 entries
                                (the last for numbers beyond): --stats=json */
   bool deterministic; /* randomness and clocks from the seed and the instruction count */
+  const char *sysroot; /* -L: absolute paths looked up under it first (sysroot.h), or NULL */
   bool serial_threads; /* the guest's threads take turns (threads.h): for --deterministic,
                           the tools, --serial-threads */
   uint64_t stop_signals; /* a debugger's: linux_run stops before it delivers these (bit

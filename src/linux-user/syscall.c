@@ -3,6 +3,7 @@
 
 #include "signals.h"
 #include "strace.h"
+#include "sysroot.h"
 #include "sys_common.h"
 
 typedef struct SysEntry {
@@ -260,14 +261,26 @@ static const bool may_wait[X64_NR_COUNT] = {
 };
 #undef B
 
+/* With a sysroot, the call's path arguments (A_PATH in its signature) that name something
+ * under it name that instead: into buffers of this thread, one per argument. */
+static void paths_in_sysroot(const char *sysroot, const SysEntry *e, uint64_t args[6]) {
+  static __thread char given[PATH_MAX], found[2][PATH_MAX];
+  unsigned n = 0;
+  for (unsigned i = 0; i < 6 && e->sig.arg[i] != A_END && n < 2; i++) {
+    if (e->sig.arg[i] != A_PATH || guest_read_str(given, sizeof given, args[i]) < 0) continue;
+    if (sysroot_lookup(sysroot, given, found[n])) args[i] = (uint64_t)(uintptr_t)found[n++];
+  }
+}
+
 void syscall_dispatch(Cpu *c) {
   const uint64_t nr = c->r[RAX];
-  const uint64_t args[6] = {c->r[RDI], c->r[RSI], c->r[RDX], c->r[R10], c->r[R8], c->r[R9]};
+  uint64_t args[6] = {c->r[RDI], c->r[RSI], c->r[RDX], c->r[R10], c->r[R8], c->r[R9]};
   const SysEntry *e = nr < X64_NR_COUNT && table[nr].fn ? &table[nr] : NULL;
   const bool trace = proc_of(c)->opt.strace;
   uint64_t *counts = proc_of(c)->opt.syscall_counts;
   if (counts) counts[nr < X64_NR_COUNT ? nr : X64_NR_COUNT]++;
   if (trace) strace_begin(nr, e ? &e->sig : NULL, args);
+  if (e && proc_of(c)->opt.sysroot) paths_in_sysroot(proc_of(c)->opt.sysroot, e, args);
   /* The thread count changes only under the run lock, which this thread holds. */
   const bool release = nr < X64_NR_COUNT && may_wait[nr] && proc_of(c)->threads.n > 1;
   if (release) threads_leave(c);

@@ -19,6 +19,7 @@
 
 #include "../interp/run.h"
 #include "../linux-user/determinism.h"
+#include "../linux-user/sysroot.h"
 #include "brk.h"
 #include "stack.h"
 
@@ -418,9 +419,12 @@ int elf_load(Process *p, const char *path, char *const argv[], char *const envp[
   /* The dynamic loader runs first and loads the rest (the program's libraries) itself. */
   ElfImage loader = {.entry = img.entry};
   if (img.interp[0]) {
-    char why[PATH_MAX + 256];
-    if (elf_map(img.interp, &loader, 0, &p->machine.mem, why, sizeof why) != 0) {
-      snprintf(err, errlen, "%s: its dynamic loader: %s", path, why);
+    char why[PATH_MAX + 256], in_sysroot[PATH_MAX];
+    const char *interp = sysroot_lookup(p->opt.sysroot, img.interp, in_sysroot) ? in_sysroot : img.interp;
+    if (elf_map(interp, &loader, 0, &p->machine.mem, why, sizeof why) != 0) {
+      bool missing = access(interp, F_OK) != 0;
+      snprintf(err, errlen, "%s: its dynamic loader: %s%s", path, why,
+               missing ? " (x86-64 libraries elsewhere: -L DIR or X64EMU_LD_PREFIX=DIR)" : "");
       return -1;
     }
     if (loader.interp[0]) {

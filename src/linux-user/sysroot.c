@@ -1,0 +1,22 @@
+/* sysroot.c: looking paths up under the sysroot (sysroot.h). */
+#define _GNU_SOURCE
+#include "sysroot.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+bool sysroot_lookup(const char *prefix, const char *path, char out[PATH_MAX]) {
+  if (!prefix || !*prefix || path[0] != '/') return false;
+  if (snprintf(out, PATH_MAX, "%s%s", prefix, path) >= PATH_MAX) return false;
+  return faccessat(AT_FDCWD, out, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+const char *sysroot_default(void) {
+#ifdef __x86_64__
+  return NULL;
+#else
+  static const char cross[] = "/usr/x86_64-linux-gnu";
+  return access(cross, F_OK) == 0 ? cross : NULL;
+#endif
+}
