@@ -4,12 +4,18 @@
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
+
+/* The dynamic loader's cache of where libraries are: the host's lists the host's own,
+ * which must not leak into a sysroot's programs (on an x86-64 host they would load its
+ * libc beside the sysroot's loader), so it is only ever the sysroot's. */
+static const char loader_cache[] = "/etc/ld.so.cache";
 
 bool sysroot_lookup(const char *prefix, const char *path, char out[PATH_MAX]) {
   if (!prefix || !*prefix || path[0] != '/') return false;
   if (snprintf(out, PATH_MAX, "%s%s", prefix, path) >= PATH_MAX) return false;
-  return faccessat(AT_FDCWD, out, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+  return faccessat(AT_FDCWD, out, F_OK, AT_SYMLINK_NOFOLLOW) == 0 || strcmp(path, loader_cache) == 0;
 }
 
 const char *sysroot_default(void) {
