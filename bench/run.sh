@@ -123,6 +123,28 @@ for a in "${algorithms[@]}"; do
   done
 done
 
+# ---- Debian's own openssl speed: dynamically linked, its libraries from the host ----
+debian_openssl=$(command -v openssl || true)
+debian_algorithms=(aes-128-gcm sha256)
+debian_size=16384
+declare -A debian_rate # [runner/algorithm] = MB/s
+if [ -n "$debian_openssl" ]; then
+  for a in "${debian_algorithms[@]}"; do
+    line=""
+    for r in "${runners[@]}"; do
+      runner_prefix "$r" || continue
+      if out=$("${prefix[@]}" "$debian_openssl" speed -mr -seconds "$seconds" -evp "$a" -bytes "$debian_size" 2>/dev/null); then
+        bytes_per_s=$(sed -n 's/^+F:[0-9]*:[^:]*:\([0-9.]*\)$/\1/p' <<<"$out" | head -n 1)
+        [ -n "$bytes_per_s" ] && debian_rate[$r/$a]=$(awk -v b="$bytes_per_s" 'BEGIN { printf "%.6g", b / 1e6 }')
+      fi
+      line+=" ${title[$r]} ${debian_rate[$r/$a]:-failed},"
+    done
+    say "Debian's $debian_openssl speed $a at $debian_size bytes, MB/s:${line%,}"
+  done
+else
+  say "no openssl on PATH: no rows for Debian's openssl speed"
+fi
+
 # ---- start-up: median wall time of hello world ----
 declare -A start_ms
 for r in "${runners[@]}"; do
@@ -173,6 +195,12 @@ for a in "${algorithms[@]}"; do
     for r in "${runners[@]}"; do row+="|${rate[$r/$a/$s]:-}"; done
     rows+=("$row")
   done
+done
+for a in "${debian_algorithms[@]}"; do
+  [ -n "$debian_openssl" ] || break
+  row="Debian's openssl speed ${label[$a]:-$a}|$debian_size|MB/s"
+  for r in "${runners[@]}"; do row+="|${debian_rate[$r/$a]:-}"; done
+  rows+=("$row")
 done
 row="start-up (static hello world)||ms"
 for r in "${runners[@]}"; do row+="|${start_ms[$r]:-}"; done
