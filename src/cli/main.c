@@ -35,7 +35,7 @@ extern char **environ;
 static void usage(FILE *to) {
   fprintf(to,
           "Usage: x64emu [options] program [arguments...]\n"
-          "Runs a static x86-64 Linux program.\n"
+          "Runs an x86-64 Linux program (static or dynamically linked).\n"
           "\n"
           "Options:\n"
           "  -h, --help        show this help and exit\n"
