@@ -290,6 +290,16 @@ int main(int argc, char **argv) {
       seed = strtoull(opt + 15, &end, 0);
       if (!opt[15] || *end || errno) usage_error("--deterministic= takes a number, not '%s'", opt + 15);
       deterministic = true;
+    } else if (strcmp(opt, "-guest-env") == 0) {
+      /* From a guest's execve (sys_exec.c): N strings, the whole environment of the guest. */
+      char *end = NULL;
+      long n = value ? strtol(value, &end, 10) : -1;
+      if (!value || *end || n < 0 || n > argc - i - 2) usage_error("%s needs a count of strings", "--guest-env");
+      env.n = (size_t)n;
+      env.v = xrealloc(NULL, (env.n + 1) * sizeof *env.v);
+      memcpy(env.v, argv + i + 2, env.n * sizeof *env.v);
+      env.v[env.n] = NULL;
+      i += 1 + (int)n;
     } else if (strcmp(opt, "-L") == 0) {
       if (!value) usage_error("%s needs a directory", "-L");
       sysroot = argv[++i];

@@ -152,18 +152,37 @@ static int64_t exec_guest(Cpu *c, int dirfd, uint64_t guest_path, uint64_t guest
     file = interp;
   }
 
+  uint64_t *genv = NULL;
+  int64_t envc = kind == EXEC_ELF ? read_guest_vector(guest_envp, &genv) : 0;
+  if (envc < 0) kind = (int)envc;
   if (kind == EXEC_ELF) {
-    /* x64emu [options] -0 argv[0] -- file argv[1..] */
+    /* x64emu [options] --guest-env N VAR=VALUE... -0 argv[0] -- file argv[1..]: the
+     * guest's environment goes to the new guest whole, in its order, as arguments; x64emu
+     * itself gets only the part meant for it (X64EMU_*, QEMU_LD_PREFIX), so that the
+     * guest's LD_PRELOAD, LD_LIBRARY_PATH, GLIBC_TUNABLES... reach the guest's loader and
+     * libc, never the host's loading x64emu (which would put guest code in it). */
     char **reexec = proc_of(c)->opt.reexec_argv;
-    if (!reexec) return -ENOSYS; /* an embedded machine (the library) has no x64emu to run */
     size_t n_re = 0;
-    while (reexec[n_re]) n_re++;
-    char **host_argv = calloc(n_re + 4 + nargs + 1, sizeof *host_argv);
-    if (!host_argv) {
+    while (reexec && reexec[n_re]) n_re++;
+    char count[24];
+    snprintf(count, sizeof count, "%lld", (long long)envc);
+    char **host_argv = calloc(n_re + 6 + (size_t)envc + nargs + 1, sizeof *host_argv);
+    char **host_env = calloc((size_t)envc + 1, sizeof *host_env);
+    if (!reexec) {
+      kind = -ENOSYS; /* an embedded machine (the library) has no x64emu to run */
+    } else if (!host_argv || !host_env) {
       kind = -ENOMEM;
     } else {
-      size_t k = 0;
+      size_t k = 0, e = 0;
       for (size_t i = 0; i < n_re; i++) host_argv[k++] = reexec[i];
+      host_argv[k++] = "--guest-env";
+      host_argv[k++] = count;
+      for (int64_t i = 0; i < envc; i++) {
+        char *var = GUEST_PTR(genv[i]);
+        host_argv[k++] = var;
+        if (strncmp(var, "X64EMU_", 7) == 0 || strncmp(var, "QEMU_LD_PREFIX=", 15) == 0)
+          host_env[e++] = var;
+      }
       host_argv[k++] = "-0";
       host_argv[k++] = nargs ? args[0] : "";
       host_argv[k++] = "--";
@@ -174,11 +193,13 @@ static int64_t exec_guest(Cpu *c, int dirfd, uint64_t guest_path, uint64_t guest
       fflush(NULL); /* what the command buffered (a trace) is not lost with this image */
       vfork_child_sync(c);
       signals_before_exec();
-      execve(reexec[0], host_argv, GUEST_PTR(guest_envp));
+      execve(reexec[0], host_argv, host_env);
       kind = -errno;
-      free(host_argv);
     }
+    free(host_argv);
+    free(host_env);
   }
+  free(genv);
   free(args);
   free(lines);
   return kind;

@@ -197,7 +197,7 @@ static void write_file(const char *path, const char *text, mode_t mode) {
 static int64_t exec_recorded(const char *path, char *const argv[], char *const envp[],
                              const char *out, char *record, size_t cap) {
   char script[256];
-  snprintf(script, sizeof script, "printf '%%s\\n' \"$@\" \"ENV=$ENVVAR\" > %s", out);
+  snprintf(script, sizeof script, "printf '%%s\\n' \"$@\" \"ENV=$ENVVAR\" \"X64=$X64EMU_MARK\" > %s", out);
   char *reexec[] = {"/bin/sh", "-c", script, "x64emu", "--strace", NULL};
   int p[2];
   assert_int_equal(pipe2(p, O_CLOEXEC), 0);
@@ -229,21 +229,27 @@ static void test_execve_of_elf_reruns_the_emulator(void **state) {
   catch_guest_faults();
   char rec[1024];
   char *argv[] = {"echo-applet", "hello world", "", NULL};
-  char *envp[] = {"ENVVAR=from-guest", NULL};
+  /* The guest's environment goes whole to the new guest as arguments; x64emu's own
+   * environment keeps only what is meant for it (X64EMU_*), so that a guest's LD_PRELOAD
+   * never reaches the host's loader. */
+  char *envp[] = {"ENVVAR=from-guest", "X64EMU_MARK=for-x64emu", NULL};
+#define GUEST_ENV "--guest-env\n2\nENVVAR=from-guest\nX64EMU_MARK=for-x64emu\n"
+#define HOST_ENV "ENV=\nX64=for-x64emu\n"
   assert_int_equal(exec_recorded("/bin/busybox", argv, envp, in_dir("out"), rec, sizeof rec), 0);
-  assert_string_equal(rec, "--strace\n-0\necho-applet\n--\n/bin/busybox\nhello world\n\n"
-                           "ENV=from-guest\n");
+  assert_string_equal(rec, "--strace\n" GUEST_ENV "-0\necho-applet\n--\n/bin/busybox\nhello world\n\n" HOST_ENV);
 
   /* /proc/self/exe is the guest program */
   strcpy(test_proc.exe_path, "/bin/busybox");
   char *argv2[] = {"cat", NULL};
   assert_int_equal(exec_recorded("/proc/self/exe", argv2, envp, in_dir("out"), rec, sizeof rec), 0);
-  assert_string_equal(rec, "--strace\n-0\ncat\n--\n/bin/busybox\nENV=from-guest\n");
+  assert_string_equal(rec, "--strace\n" GUEST_ENV "-0\ncat\n--\n/bin/busybox\n" HOST_ENV);
 
   /* an empty argv gives an empty argv[0] */
   char *none[] = {NULL};
   assert_int_equal(exec_recorded("/bin/busybox", none, envp, in_dir("out"), rec, sizeof rec), 0);
-  assert_string_equal(rec, "--strace\n-0\n\n--\n/bin/busybox\nENV=from-guest\n");
+  assert_string_equal(rec, "--strace\n" GUEST_ENV "-0\n\n--\n/bin/busybox\n" HOST_ENV);
+#undef GUEST_ENV
+#undef HOST_ENV
 }
 
 static void test_execve_of_scripts(void **state) {
@@ -257,7 +263,8 @@ static void test_execve_of_scripts(void **state) {
   char *argv[] = {"ignored-argv0", "arg1", NULL};
   assert_int_equal(exec_recorded(script, argv, envp, in_dir("out"), rec, sizeof rec), 0);
   char want[512];
-  snprintf(want, sizeof want, "--strace\n-0\n/bin/busybox\n--\n/bin/busybox\nsh -x\n%s\narg1\nENV=x\n",
+  snprintf(want, sizeof want,
+           "--strace\n--guest-env\n1\nENVVAR=x\n-0\n/bin/busybox\n--\n/bin/busybox\nsh -x\n%s\narg1\nENV=\nX64=\n",
            script);
   assert_string_equal(rec, want);
 
@@ -268,7 +275,8 @@ static void test_execve_of_scripts(void **state) {
   write_file(outer, want, 0755);
   char *argv2[] = {"outer", NULL};
   assert_int_equal(exec_recorded(outer, argv2, envp, in_dir("out"), rec, sizeof rec), 0);
-  snprintf(want, sizeof want, "--strace\n-0\n/bin/busybox\n--\n/bin/busybox\nsh -x\n%s\n%s\nENV=x\n",
+  snprintf(want, sizeof want,
+           "--strace\n--guest-env\n1\nENVVAR=x\n-0\n/bin/busybox\n--\n/bin/busybox\nsh -x\n%s\n%s\nENV=\nX64=\n",
            script, outer);
   assert_string_equal(rec, want);
 
