@@ -20,6 +20,10 @@ uint64_t sigframe_place(uint64_t sp, uint64_t *fpstate) {
   return ((fp - sizeof(X64RtSigframe)) & ~15ull) - 8;
 }
 
+uint64_t sigframe_max_size(void) {
+  return (X64_FPSTATE_SIZE + 63 + sizeof(X64RtSigframe) + 15 + 8 + 15) & ~15ull;
+}
+
 void sigframe_fill(const Cpu *c, const SigframeArgs *a, uint64_t fpstate, X64RtSigframe *f) {
   memset(f, 0, sizeof *f);
   f->pretcode = a->restorer;

@@ -64,6 +64,10 @@ enum {
  * called (rsp + 8 16-byte aligned). Returns the frame's address. */
 uint64_t sigframe_place(uint64_t sp, uint64_t *fpstate);
 
+/* The most stack a signal frame takes below the stack pointer (sigframe_place's, with its
+ * alignments at their worst): AT_MINSIGSTKSZ, as the kernel computes it for its frame. */
+uint64_t sigframe_max_size(void);
+
 /* The frame's contents besides the registers. */
 typedef struct SigframeArgs {
   int sig;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../interp/cpuid.h"
+#include "../linux-user/sigframe.h"
 
 #define ABI_PAGE 4096    /* AT_PAGESZ: x86-64's page size */
 #define CLOCK_TICKS 100  /* AT_CLKTCK: USER_HZ */
@@ -25,6 +26,7 @@ void stack_args_from_host(StackArgs *a, const CpuModel *model) {
   /* The guest is as "secure" as the exec of x64emu itself was (setuid and the like). */
   a->secure = getauxval(AT_SECURE);
   a->hwcap = cpuid_hwcap(model);
+  a->minsigstksz = sigframe_max_size();
   size_t got = 0;
   while (got < sizeof a->random) {
     ssize_t n = getrandom(a->random + got, sizeof a->random - got, 0);
@@ -61,7 +63,7 @@ static void put_vector(char *const *v, uint64_t *at, uint64_t *slot) {
   *slot += 8;
 }
 
-#define AUX_WORDS (2 * 19) /* the entries stack_build writes, AT_NULL included */
+#define AUX_WORDS (2 * 20) /* the entries stack_build writes, AT_NULL included */
 
 uint64_t stack_build(void *mem, size_t size, const StackArgs *a) {
   const uint64_t bottom = (uint64_t)(uintptr_t)mem, top = bottom + size;
@@ -90,8 +92,9 @@ uint64_t stack_build(void *mem, size_t size, const StackArgs *a) {
   memcpy((void *)(uintptr_t)random_at, a->random, 16);
 
   /* In the order of create_elf_tables(). Not given: AT_SYSINFO_EHDR (the guest has no
-   * vDSO), AT_MINSIGSTKSZ (optional), AT_RSEQ_* (rseq is ENOSYS). */
+   * vDSO), AT_RSEQ_* (rseq is ENOSYS). */
   const uint64_t aux[AUX_WORDS] = {
+      AT_MINSIGSTKSZ, a->minsigstksz, /* x86's ARCH_DLINFO, first */
       AT_HWCAP,  a->hwcap,     AT_PAGESZ,  ABI_PAGE,    AT_CLKTCK, CLOCK_TICKS,
       AT_PHDR,   a->phdr,      AT_PHENT,   sizeof(Elf64_Phdr),     AT_PHNUM,  a->phnum,
       AT_BASE,   a->base,      AT_FLAGS,   0,           AT_ENTRY,  a->entry,

@@ -22,6 +22,7 @@ typedef struct StackArgs {
   uint64_t entry;     /* AT_ENTRY */
   uint64_t base;      /* AT_BASE: the interpreter's base, 0 for static programs */
   uint64_t hwcap;     /* AT_HWCAP: CPUID.1:EDX of the modelled CPU */
+  uint64_t minsigstksz; /* AT_MINSIGSTKSZ: the most a signal frame takes */
   uint64_t uid, euid, gid, egid;
   uint64_t secure;    /* AT_SECURE */
   uint8_t random[16]; /* the bytes AT_RANDOM points to */
