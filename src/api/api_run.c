@@ -31,7 +31,7 @@ static bool stop_of(x64emu *x, StopReason why, x64emu_stop *s) {
     return true;
   case STOP_EVENT: /* nothing of a bare machine's: a stop request beat it */
   default:
-    __atomic_fetch_and((uint32_t *)&c->events, EV_STOP, __ATOMIC_RELAXED);
+    cpu_clear_events(c, ~(uint32_t)EV_STOP);
     return false;
   }
 }

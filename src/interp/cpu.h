@@ -154,4 +154,9 @@ static inline void cpu_raise_events(Cpu *c, uint32_t ev) {
   __atomic_fetch_or((uint32_t *)&c->events, ev, __ATOMIC_RELAXED);
 }
 
+/* Clears the bits ev of c->events (those taken), leaving the others as raised. */
+static inline void cpu_clear_events(Cpu *c, uint32_t ev) {
+  __atomic_fetch_and((uint32_t *)&c->events, ~ev, __ATOMIC_RELAXED);
+}
+
 #endif

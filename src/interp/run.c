@@ -103,7 +103,7 @@ void op_stop_check(Cpu *c, const Insn *in) {
 
 /* The stop that cpu_request_stop asked for, taken (EV_STOP cleared). */
 static StopReason take_stop(Cpu *c) {
-  __atomic_fetch_and((uint32_t *)&c->events, ~(uint32_t)EV_STOP, __ATOMIC_RELAXED);
+  cpu_clear_events(c, EV_STOP);
   return c->stop;
 }
 

@@ -108,7 +108,7 @@ StopReason linux_run(Cpu *c, uint64_t until) {
       deliver_fault(c);
       break;
     case STOP_EVENT:
-      __atomic_fetch_and((uint32_t *)&c->events, ~(uint32_t)EV_SYNC, __ATOMIC_RELAXED); /* out */
+      cpu_clear_events(c, EV_SYNC); /* out of the code, as a flush asked */
       if (cpu_events(c) & EV_YIELD) threads_yield(c);
       if (!(cpu_events(c) & EV_SIGNAL)) break;
       if (stop_for(c, signals_next_due(c), false)) return STOP_SIGNAL;

@@ -539,7 +539,7 @@ static void deliver_pending(Cpu *c, uint64_t only) {
   attach(c);
   Process *p = proc_of(c);
   ThreadSignals *t = &thread_of(c)->sig;
-  __atomic_fetch_and((uint32_t *)&c->events, ~(uint32_t)EV_SIGNAL, __ATOMIC_RELAXED);
+  cpu_clear_events(c, EV_SIGNAL);
   bool after_eintr =
       t->interrupted && c->rip == t->interrupted_rip && c->r[RAX] == (uint64_t)-EINTR;
   t->interrupted = false;

@@ -151,7 +151,7 @@ void threads_leave(Cpu *c) {
 
 void threads_yield(Cpu *c) {
   Threads *ts = threads_of(c);
-  __atomic_fetch_and((uint32_t *)&c->events, ~(uint32_t)EV_YIELD, __ATOMIC_RELAXED);
+  cpu_clear_events(c, EV_YIELD);
   if (ts->parallel) return;
   pthread_mutex_lock(&ts->mutex);
   bool waiting = ts->first != NULL;
