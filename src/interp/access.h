@@ -253,6 +253,16 @@ static inline void rm_set(Cpu *c, const Insn *in, uint64_t v, unsigned size) {
   else reg_set(c, in->rm, v, size);
 }
 
+/* The signed bit offset in the register of BT/BTS/BTR/BTC with a memory operand, and the
+ * byte offset, from the addressed operand, of the osz-sized word holding that bit: it may
+ * lie outside the operand. */
+static inline int64_t bit_string_offset(const Cpu *c, const Insn *in) {
+  return (int64_t)sign_extend(reg_get(c, in->reg, in->osz), in->osz);
+}
+static inline int64_t bit_string_word(int64_t bit_offset, unsigned osz) {
+  return (bit_offset >> (osz == 8 ? 6 : osz == 4 ? 5 : 4)) * (int64_t)osz;
+}
+
 /* ---- stack ---- */
 
 static inline void push64(Cpu *c, uint64_t v) {

@@ -26,10 +26,7 @@
 /* Where the operand is: BTS/BTR/BTC with a register bit offset (in->op, ATOMIC_BIT_OFFSET)
  * address the word the offset falls in (bits.c), which may lie outside the addressed one. */
 static int64_t bit_offset_bytes(const Cpu *c, const Insn *in, const Insn *op) {
-  if (in->op != ATOMIC_BIT_OFFSET) return 0;
-  unsigned s = op->osz;
-  int64_t soff = (int64_t)sign_extend(reg_get(c, op->reg, s), s);
-  return (soff >> (s == 8 ? 6 : s == 4 ? 5 : 4)) * (int64_t)s;
+  return in->op == ATOMIC_BIT_OFFSET ? bit_string_word(bit_string_offset(c, op), op->osz) : 0;
 }
 
 /* The host's compare-and-swap of the operand at p: the value it held (desired is there

@@ -28,8 +28,8 @@ void op_bt_rm_r(Cpu *c, const Insn *in) {
     if (in->op != BT) reg_set(c, in->rm, r, s);
     return;
   }
-  int64_t soff = (int64_t)sign_extend(off, s);
-  uint64_t a = ea(c, in) + (uint64_t)((soff >> (s == 8 ? 6 : s == 4 ? 5 : 4)) * (int64_t)s);
+  int64_t soff = bit_string_offset(c, in);
+  uint64_t a = ea(c, in) + (uint64_t)bit_string_word(soff, s);
   uint64_t v = ld(a, s);
   uint64_t r = bit_op(c, in, v, (unsigned)(soff & (bits - 1)));
   if (in->op != BT) st(a, r, s);
