@@ -18,18 +18,27 @@ typedef struct Parsed {
   uint8_t opcode;
 } Parsed;
 
+static bool is_legacy_prefix(uint8_t x) {
+  return x == 0x66 || x == 0x67 || x == 0xF0 || x == 0xF2 || x == 0xF3 || x == 0x2E || x == 0x36 ||
+         x == 0x3E || x == 0x26 || x == 0x64 || x == 0x65;
+}
+
+/* Only a REX right before the opcode counts: a later REX replaces an earlier one, and a
+ * legacy prefix after a REX cancels it. */
 static Parsed parse(const uint8_t *b, unsigned len) {
   Parsed p = {0};
   unsigned i = 0;
   for (; i < len; i++) {
     uint8_t x = b[i];
+    if ((x & 0xF0) == 0x40) {
+      p.rex_b = x & 1;
+      continue;
+    }
+    if (!is_legacy_prefix(x)) break;
+    p.rex_b = false;
     if (x == 0x67) p.a32 = true;
     else if (x == 0xF2 || x == 0xF3) p.rep_any = true, p.rep_f3 = x == 0xF3;
-    else if (x != 0x66 && x != 0xF0 && x != 0x2E && x != 0x36 && x != 0x3E && x != 0x26 && x != 0x64 &&
-             x != 0x65)
-      break;
   }
-  if (i < len && (b[i] & 0xF0) == 0x40) p.rex_b = b[i++] & 1;
   p.opcode = i < len ? b[i] : 0;
   return p;
 }

@@ -16,7 +16,8 @@
 #   COMPARE_TIMEOUT seconds allowed for each run (default 20)
 #   COMPARE_KEEP    if set, the scratch directory is kept and named
 #   COMPARE_SHOW    if set, the native run's stdout and stderr are printed too
-#   X64EMU_TEST_HOST_VENDOR  the host's vendor as --model takes it (default: the CPU's)
+#   X64EMU_TEST_HOST_VENDOR  the vendor the host is taken for by --model, and by the programs,
+#                 which get it in their environment (default: the CPU's)
 # Exit status: 0 when both runs agree, 1 when they differ, 2 on a usage or set-up error.
 set -u
 
@@ -60,9 +61,13 @@ else
 fi
 timeout_s=${COMPARE_TIMEOUT:-20}
 
+# The vendor the host is taken for: a program whose output depends on it (random_insns)
+# reads it, since under x64emu it sees the model's.
+vendor=${X64EMU_TEST_HOST_VENDOR:-$(grep -m1 '^vendor_id' /proc/cpuinfo | sed 's/.*: //')}
+
 # Both runs see the same small environment, so that what a program prints of it agrees.
 guest_env=(PATH=/usr/bin:/bin HOME=/nonexistent LC_ALL=C TZ=UTC
-           GUEST_TEST_VAR="a value with spaces" EMPTY_VAR=)
+           GUEST_TEST_VAR="a value with spaces" EMPTY_VAR= X64EMU_TEST_HOST_VENDOR="$vendor")
 
 # No core files: they are slow to write and would only litter the build tree.
 ulimit -c 0
@@ -136,7 +141,6 @@ emu_status=$(cat "$scratch/emu.status")
 failed=0
 if [ -n "$model" ]; then
   model_vendor=GenuineIntel # tests/common/cpu_model.h
-  vendor=${X64EMU_TEST_HOST_VENDOR:-$(grep -m1 '^vendor_id' /proc/cpuinfo | sed 's/.*: //')}
   if [ "$vendor" = "$model_vendor" ]; then
     if ! cmp -s "$scratch/native.out" "$model"; then
       echo "--- the native run does not print the model's output ($model): the host disagrees with docs/cpu-model.md"

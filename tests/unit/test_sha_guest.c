@@ -160,13 +160,29 @@ static void test_every_form_matches_host_through_each_tier(void **state) {
   }
 }
 
-/* Legacy SSE encodings: a misaligned m128 is #GP (SIGSEGV), as on the host. */
+/* The model's rule for a misaligned m128 (docs/cpu-model.md): #GP, nothing written, as
+ * for every legacy SSE encoding; AMD's CPUs run the SHA instructions on it instead. */
+static bool sha_misaligned_rule(const Form *f, const uint8_t *insn, unsigned len,
+                                const MachineState *before, MachineState *expect, Outcome *o) {
+  (void)f, (void)insn, (void)len;
+  if (!case_mem || (uintptr_t)case_mem % 16 == 0) return false;
+  *expect = *before;
+  *o = (Outcome){SIGSEGV, SI_KERNEL, 0};
+  return true;
+}
+
+/* Legacy SSE encodings: a misaligned m128 is #GP (SIGSEGV), as on the host of the model's
+ * vendor. */
 static void test_misaligned_memory_faults_like_host(void **state) {
   if (!fips180_host_has_sha()) skip();
+  model_rule = sha_misaligned_rule;
+  unsigned bad = 0;
   for (unsigned t = 0; t < n_tiers; t++) {
     use_tier(t);
-    assert_int_equal(run_forms_misaligned(sha_forms, N_SHA_FORMS, NULL), 0);
+    bad += run_forms_misaligned(sha_forms, N_SHA_FORMS, NULL);
   }
+  model_rule = NULL;
+  assert_int_equal(bad, 0);
 }
 
 /* ---- --cpu ---- */
