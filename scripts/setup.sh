@@ -16,7 +16,8 @@ if [ "$purpose" = test ]; then
              valgrind # callgrind, the oracle of --profile
              gdb # the client of the gdb stub
              golang-go rustc # threaded programs in Go and Rust
-             openssl perl gzip coreutils # Debian's own dynamically linked programs
+             openssl perl gzip coreutils xz-utils sqlite3 # Debian's own dynamic programs
+             musl-tools # musl's dynamic loader
              # the aarch64 host: the crypto tier and x64emu itself, cross-built and run
              # under user-mode QEMU
              gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user libcmocka-dev:arm64

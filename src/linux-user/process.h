@@ -72,6 +72,7 @@ typedef struct Process {
   Options opt;
   char exe_path[4096]; /* absolute path of the guest program: /proc/self/exe */
   uint64_t brk_start, brk_cur, brk_end; /* the guest heap, in a reservation of its own */
+  uint64_t vdso;                        /* where the vDSO was mapped (AT_SYSINFO_EHDR) */
   /* Which mappings are the guest's (machine.mem): noted by the loader (and the break),
    * else guessed from the stack and heap once (tests that make a bare process). */
   bool mem_noted, mem_guessed;

@@ -20,6 +20,7 @@
 #include "../interp/run.h"
 #include "../linux-user/determinism.h"
 #include "../linux-user/sysroot.h"
+#include "../linux-user/vdso.h"
 #include "brk.h"
 #include "stack.h"
 
@@ -433,7 +434,12 @@ int elf_load(Process *p, const char *path, char *const argv[], char *const envp[
     }
   }
 
+  /* As the kernel's exec maps it (arch_setup_additional_pages), before the stack's tables. */
+  p->vdso = vdso_map(&p->machine.mem, err, errlen);
+  if (!p->vdso) return -1;
+
   StackArgs sa = {
+      .vdso = p->vdso,
       .argv = argv,
       .envp = envp,
       .execfn = path,

@@ -63,7 +63,7 @@ static void put_vector(char *const *v, uint64_t *at, uint64_t *slot) {
   *slot += 8;
 }
 
-#define AUX_WORDS (2 * 20) /* the entries stack_build writes, AT_NULL included */
+#define AUX_WORDS (2 * 21) /* the entries stack_build writes, AT_NULL included */
 
 uint64_t stack_build(void *mem, size_t size, const StackArgs *a) {
   const uint64_t bottom = (uint64_t)(uintptr_t)mem, top = bottom + size;
@@ -91,10 +91,9 @@ uint64_t stack_build(void *mem, size_t size, const StackArgs *a) {
   const uint64_t random_at = platform_at - 16;
   memcpy((void *)(uintptr_t)random_at, a->random, 16);
 
-  /* In the order of create_elf_tables(). Not given: AT_SYSINFO_EHDR (the guest has no
-   * vDSO), AT_RSEQ_* (rseq is ENOSYS). */
+  /* In the order of create_elf_tables(). Not given: AT_RSEQ_* (rseq is ENOSYS). */
   const uint64_t aux[AUX_WORDS] = {
-      AT_MINSIGSTKSZ, a->minsigstksz, /* x86's ARCH_DLINFO, first */
+      AT_SYSINFO_EHDR, a->vdso, AT_MINSIGSTKSZ, a->minsigstksz, /* x86's ARCH_DLINFO, first */
       AT_HWCAP,  a->hwcap,     AT_PAGESZ,  ABI_PAGE,    AT_CLKTCK, CLOCK_TICKS,
       AT_PHDR,   a->phdr,      AT_PHENT,   sizeof(Elf64_Phdr),     AT_PHNUM,  a->phnum,
       AT_BASE,   a->base,      AT_FLAGS,   0,           AT_ENTRY,  a->entry,

@@ -21,6 +21,7 @@ typedef struct StackArgs {
   uint64_t phnum;     /* AT_PHNUM */
   uint64_t entry;     /* AT_ENTRY */
   uint64_t base;      /* AT_BASE: the interpreter's base, 0 for static programs */
+  uint64_t vdso;      /* AT_SYSINFO_EHDR: the vDSO's address */
   uint64_t hwcap;     /* AT_HWCAP: CPUID.1:EDX of the modelled CPU */
   uint64_t minsigstksz; /* AT_MINSIGSTKSZ: the most a signal frame takes */
   uint64_t uid, euid, gid, egid;
