@@ -1,8 +1,41 @@
 /* ranges.c: sorted, disjoint address ranges with their protection. */
 #include "ranges.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* ---- the lock: readers share it, a writer has it alone; held for a few hundred
+ * instructions at most, so a waiter spins ---- */
+
+enum { WRITER = 1, READER = 2 };
+
+static void read_lock(const RangeSet *cs) {
+  uint32_t *l = (uint32_t *)&cs->lock; /* the lock is the one part a reader changes */
+  for (;;) {
+    uint32_t v = __atomic_load_n(l, __ATOMIC_RELAXED);
+    if (!(v & WRITER) &&
+        __atomic_compare_exchange_n(l, &v, v + READER, true, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+      return;
+    sched_yield();
+  }
+}
+static void read_unlock(const RangeSet *cs) {
+  __atomic_fetch_sub((uint32_t *)&cs->lock, READER, __ATOMIC_RELEASE);
+}
+static void write_lock(RangeSet *s) {
+  for (;;) {
+    uint32_t v = 0;
+    if (__atomic_compare_exchange_n(&s->lock, &v, WRITER, true, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+      return;
+    sched_yield();
+  }
+}
+static void write_unlock(RangeSet *s) { __atomic_store_n(&s->lock, 0, __ATOMIC_RELEASE); }
+
+void ranges_forked(RangeSet *s) { __atomic_store_n(&s->lock, 0, __ATOMIC_RELAXED); }
+
+/* ---- the set, its lock held ---- */
 
 static bool reserve(RangeSet *s, size_t n) {
   if (n <= s->cap) return true;
@@ -25,7 +58,7 @@ static void insert(RangeSet *s, size_t i, Range r) {
   s->n++;
 }
 
-bool ranges_remove(RangeSet *s, uint64_t lo, uint64_t hi) {
+static bool remove_locked(RangeSet *s, uint64_t lo, uint64_t hi) {
   for (size_t i = 0; i < s->n; i++) {
     Range r = s->r[i];
     if (r.hi <= lo || r.lo >= hi) continue;
@@ -47,11 +80,11 @@ bool ranges_remove(RangeSet *s, uint64_t lo, uint64_t hi) {
   return true;
 }
 
-bool ranges_add(RangeSet *s, uint64_t lo, uint64_t hi, int prot) {
+static bool add_locked(RangeSet *s, uint64_t lo, uint64_t hi, int prot) {
   if (lo >= hi) return true;
   /* Room first, so that failing changes nothing: a split and the new range. */
   if (!reserve(s, s->n + 2)) return false;
-  ranges_remove(s, lo, hi);
+  remove_locked(s, lo, hi);
   size_t i = 0;
   while (i < s->n && s->r[i].hi < lo) i++;
   /* Merge with touching neighbours of the same protection. */
@@ -69,19 +102,19 @@ bool ranges_add(RangeSet *s, uint64_t lo, uint64_t hi, int prot) {
   return true;
 }
 
-bool ranges_protect(RangeSet *s, uint64_t lo, uint64_t hi, int prot) {
+static bool protect_locked(RangeSet *s, uint64_t lo, uint64_t hi, int prot) {
   for (size_t i = 0; i < s->n; i++) {
     Range r = s->r[i];
     int want = prot | (r.prot & GUEST_MAP_SHARED);
     if (r.hi <= lo || r.lo >= hi || r.prot == want) continue;
     uint64_t a = r.lo > lo ? r.lo : lo, b = r.hi < hi ? r.hi : hi;
-    if (!ranges_add(s, a, b, want)) return false;
+    if (!add_locked(s, a, b, want)) return false;
     i = (size_t)-1; /* the array changed: look again from the start */
   }
   return true;
 }
 
-bool ranges_cover(const RangeSet *s, uint64_t lo, uint64_t hi) {
+static bool cover_locked(const RangeSet *s, uint64_t lo, uint64_t hi) {
   for (size_t i = 0; i < s->n && lo < hi; i++) {
     if (s->r[i].hi <= lo) continue;
     if (s->r[i].lo > lo) return false;
@@ -90,22 +123,83 @@ bool ranges_cover(const RangeSet *s, uint64_t lo, uint64_t hi) {
   return lo >= hi;
 }
 
-bool ranges_mapped(const RangeSet *s, uint64_t lo, uint64_t hi) {
-  if (!ranges_cover(s, lo, hi)) return false;
+static bool mapped_locked(const RangeSet *s, uint64_t lo, uint64_t hi) {
+  if (!cover_locked(s, lo, hi)) return false;
   for (size_t i = 0; i < s->n; i++)
     if (s->r[i].lo < hi && s->r[i].hi > lo && (s->r[i].prot & GUEST_PROT_RESERVED)) return false;
   return true;
 }
 
-int ranges_prot(const RangeSet *s, uint64_t a) {
+/* The index of the range holding a, or of the first above it. */
+static size_t find(const RangeSet *s, uint64_t a) {
   size_t lo = 0, hi = s->n; /* binary search: the decoder asks at every page it reads */
   while (lo < hi) {
     size_t mid = (lo + hi) / 2;
     if (s->r[mid].hi <= a) lo = mid + 1;
-    else if (s->r[mid].lo > a) hi = mid;
-    else return s->r[mid].prot;
+    else hi = mid;
   }
-  return -1;
+  return lo;
+}
+
+static int prot_locked(const RangeSet *s, uint64_t a) {
+  size_t i = find(s, a);
+  return i < s->n && s->r[i].lo <= a ? s->r[i].prot : -1;
+}
+
+static uint64_t span_locked(const RangeSet *s, uint64_t lo, uint64_t len, int need) {
+  uint64_t at = lo, end = lo + len < lo ? UINT64_MAX : lo + len;
+  for (size_t i = find(s, lo); i < s->n && at < end; i++) {
+    const Range *r = &s->r[i];
+    int prot = r->prot | (r->prot & GUEST_PROT_EXEC ? GUEST_PROT_READ : 0); /* as on x86-64 */
+    if (r->lo > at || (prot & GUEST_PROT_RESERVED) || (prot & need) != need) break;
+    at = r->hi;
+  }
+  return (at < end ? at : end) - lo;
+}
+
+/* ---- each call under the lock ---- */
+
+bool ranges_add(RangeSet *s, uint64_t lo, uint64_t hi, int prot) {
+  write_lock(s);
+  bool ok = add_locked(s, lo, hi, prot);
+  write_unlock(s);
+  return ok;
+}
+bool ranges_remove(RangeSet *s, uint64_t lo, uint64_t hi) {
+  write_lock(s);
+  bool ok = remove_locked(s, lo, hi);
+  write_unlock(s);
+  return ok;
+}
+bool ranges_protect(RangeSet *s, uint64_t lo, uint64_t hi, int prot) {
+  write_lock(s);
+  bool ok = protect_locked(s, lo, hi, prot);
+  write_unlock(s);
+  return ok;
+}
+bool ranges_cover(const RangeSet *s, uint64_t lo, uint64_t hi) {
+  read_lock(s);
+  bool ok = cover_locked(s, lo, hi);
+  read_unlock(s);
+  return ok;
+}
+bool ranges_mapped(const RangeSet *s, uint64_t lo, uint64_t hi) {
+  read_lock(s);
+  bool ok = mapped_locked(s, lo, hi);
+  read_unlock(s);
+  return ok;
+}
+int ranges_prot(const RangeSet *s, uint64_t a) {
+  read_lock(s);
+  int prot = prot_locked(s, a);
+  read_unlock(s);
+  return prot;
+}
+uint64_t ranges_span(const RangeSet *s, uint64_t lo, uint64_t len, int need) {
+  read_lock(s);
+  uint64_t n = span_locked(s, lo, len, need);
+  read_unlock(s);
+  return n;
 }
 
 void ranges_free(RangeSet *s) {

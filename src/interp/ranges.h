@@ -1,5 +1,6 @@
 /* ranges.h: the guest's memory of a machine: address ranges with their protection, kept
- * sorted and disjoint, neighbours of equal protection merged. */
+ * sorted and disjoint, neighbours of equal protection merged. Any thread may read a set
+ * while another changes it: each function takes the set's lock (a zeroed set is ready). */
 #ifndef X64EMU_RANGES_H
 #define X64EMU_RANGES_H
 
@@ -32,6 +33,7 @@ typedef struct Range {
 typedef struct RangeSet {
   Range *r;
   size_t n, cap;
+  uint32_t lock; /* 2 per reader, plus 1 while a thread changes the set */
 } RangeSet;
 
 /* Makes [lo, hi) guest memory with prot, whatever was there; false (the set unchanged)
@@ -48,6 +50,11 @@ bool ranges_cover(const RangeSet *s, uint64_t lo, uint64_t hi);
 bool ranges_mapped(const RangeSet *s, uint64_t lo, uint64_t hi);
 /* The protection at address a, or -1 where the set has nothing. */
 int ranges_prot(const RangeSet *s, uint64_t a);
+/* How much of [lo, lo + len), from lo on without a gap, lies in ranges that have every
+ * protection bit of need and are not only RESERVED: the length of that prefix. */
+uint64_t ranges_span(const RangeSet *s, uint64_t lo, uint64_t len, int need);
+/* In the child of a fork: no other thread holds the set's lock any more. */
+void ranges_forked(RangeSet *s);
 void ranges_free(RangeSet *s);
 
 #endif

@@ -43,7 +43,7 @@ int64_t det_read(Cpu *c, uint64_t dst, uint64_t n) {
   for (uint64_t done = 0; done < n;) {
     size_t k = n - done < sizeof chunk ? (size_t)(n - done) : sizeof chunk;
     det_random(p, chunk, k);
-    if (guest_copy_out(dst + done, chunk, k) < 0) return done ? (int64_t)done : -EFAULT;
+    if (guest_copy_out(c, dst + done, chunk, k) < 0) return done ? (int64_t)done : -EFAULT;
     done += k;
   }
   return (int64_t)n;

@@ -64,7 +64,7 @@ bool sigframe_push(Cpu *c, uint64_t frame, uint64_t fpstate, const SigframeArgs 
   sigframe_fill(c, a, fpstate, &f);
   /* Without SA_SIGINFO the kernel leaves the info area as the stack had it. */
   size_t len = a->info ? sizeof f : offsetof(X64RtSigframe, info);
-  if (guest_copy_out(fpstate, fx, sizeof fx) < 0 || guest_copy_out(frame, &f, len) < 0)
+  if (guest_copy_out(c, fpstate, fx, sizeof fx) < 0 || guest_copy_out(c, frame, &f, len) < 0)
     return false;
   c->r[RDI] = (uint64_t)a->sig;
   c->r[RSI] = frame + offsetof(X64RtSigframe, info);
@@ -77,8 +77,8 @@ bool sigframe_push(Cpu *c, uint64_t frame, uint64_t fpstate, const SigframeArgs 
   return true;
 }
 
-bool sigframe_read(const Cpu *c, X64Ucontext *uc) {
-  return guest_copy_in(uc, c->r[RSP] - 8 + offsetof(X64RtSigframe, uc), sizeof *uc) == 0;
+bool sigframe_read(Cpu *c, X64Ucontext *uc) {
+  return guest_copy_in(c, uc, c->r[RSP] - 8 + offsetof(X64RtSigframe, uc), sizeof *uc) == 0;
 }
 
 bool sigcontext_restore(Cpu *c, const X64Sigcontext *sc) {
@@ -94,6 +94,6 @@ bool sigcontext_restore(Cpu *c, const X64Sigcontext *sc) {
     return true;
   }
   uint8_t fx[FX_IMAGE_WRITTEN];
-  if (guest_copy_in(fx, sc->fpstate, sizeof fx) < 0) return false;
+  if (guest_copy_in(c, fx, sc->fpstate, sizeof fx) < 0) return false;
   return fx_image_load(c, fx, true);
 }

@@ -88,7 +88,7 @@ void sigframe_fill(const Cpu *c, const SigframeArgs *a, uint64_t fpstate, X64RtS
 bool sigframe_push(Cpu *c, uint64_t frame, uint64_t fpstate, const SigframeArgs *a);
 
 /* rt_sigreturn: reads the ucontext of the frame the handler returned from (rsp - 8). */
-bool sigframe_read(const Cpu *c, X64Ucontext *uc);
+bool sigframe_read(Cpu *c, X64Ucontext *uc);
 
 /* Restores registers, flags and the FPU state from a sigcontext. False on a bad FXSAVE
  * image (unreadable, or reserved MXCSR bits), with the general registers restored. */

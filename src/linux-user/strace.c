@@ -16,6 +16,7 @@
 typedef struct Out {
   char *buf;
   size_t cap, len;
+  Cpu *c; /* whose memory the arguments point into */
 } Out;
 
 static void put(Out *o, const char *fmt, ...) {
@@ -181,7 +182,7 @@ static void put_quoted(Out *o, const unsigned char *s, size_t n, bool more) {
 static void put_data(Out *o, uint64_t p, uint64_t len) {
   unsigned char buf[STR_MAX];
   size_t n = len < STR_MAX ? (size_t)len : STR_MAX;
-  if (!p || guest_copy_in(buf, p, n) < 0) {
+  if (!p || guest_copy_in(o->c, buf, p, n) < 0) {
     put_ptr(o, p);
     return;
   }
@@ -190,7 +191,7 @@ static void put_data(Out *o, uint64_t p, uint64_t len) {
 
 static void put_string(Out *o, uint64_t p, size_t max) {
   char buf[4096];
-  int64_t n = guest_read_str(buf, sizeof buf, p);
+  int64_t n = guest_read_str(o->c, buf, sizeof buf, p);
   if (n < 0) {
     put_ptr(o, p);
     return;
@@ -206,7 +207,7 @@ static void put_argv(Out *o, uint64_t v, bool summary) {
   size_t n = 0;
   uint64_t s;
   if (!summary) put(o, "[");
-  for (; n < 100000 && guest_copy_in(&s, v + 8 * n, 8) == 0 && s; n++) {
+  for (; n < 100000 && guest_copy_in(o->c, &s, v + 8 * n, 8) == 0 && s; n++) {
     if (summary || n > ARGV_MAX) continue;
     if (n == ARGV_MAX) {
       put(o, ", ...");
@@ -311,9 +312,9 @@ static void put_result(Out *o, const StraceSig *sig, int64_t ret) {
   }
 }
 
-int strace_format(char *buf, size_t cap, uint64_t nr, const StraceSig *sig, const uint64_t *a,
-                  int64_t ret) {
-  Out o = {buf, cap, 0};
+int strace_format(Cpu *c, char *buf, size_t cap, uint64_t nr, const StraceSig *sig,
+                  const uint64_t *a, int64_t ret) {
+  Out o = {buf, cap, 0, c};
   if (cap) buf[0] = 0;
   const char *name = x64_syscall_name(nr);
   if (name) put(&o, "%s(", name);
@@ -341,6 +342,7 @@ int strace_format(char *buf, size_t cap, uint64_t nr, const StraceSig *sig, cons
 /* ---- the call in flight ---- */
 
 static struct {
+  Cpu *c;
   uint64_t nr;
   const StraceSig *sig;
   uint64_t args[6];
@@ -349,13 +351,14 @@ static struct {
 
 static void emit(int64_t ret) {
   char line[8192];
-  int n = strace_format(line, sizeof line - 1, pending.nr, pending.sig, pending.args, ret);
+  int n = strace_format(pending.c, line, sizeof line - 1, pending.nr, pending.sig, pending.args, ret);
   line[n++] = '\n';
   /* One write per line, so that lines of several processes do not mix. */
   (void)!write(2, line, (size_t)n);
 }
 
-void strace_begin(uint64_t nr, const StraceSig *sig, const uint64_t *args) {
+void strace_begin(Cpu *c, uint64_t nr, const StraceSig *sig, const uint64_t *args) {
+  pending.c = c;
   pending.nr = nr;
   pending.sig = sig;
   memcpy(pending.args, args, sizeof pending.args);

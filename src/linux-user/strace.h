@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../interp/cpu.h"
+
 /* How an argument is shown. */
 enum StraceArg {
   A_END,     /* no more arguments */
@@ -49,15 +51,15 @@ typedef struct StraceSig {
   uint8_t arg[6]; /* enum StraceArg, A_END after the last */
 } StraceSig;
 
-/* Notes the call about to run; sig is NULL when the shim does not provide it. */
-void strace_begin(uint64_t nr, const StraceSig *sig, const uint64_t *args);
+/* Notes c's call about to run; sig is NULL when the shim does not provide it. */
+void strace_begin(Cpu *c, uint64_t nr, const StraceSig *sig, const uint64_t *args);
 /* Prints the noted call with its result. */
 void strace_end(int64_t ret);
 /* execve is about to replace the process: prints the noted call as successful now. */
 void strace_exec_now(void);
 
-/* The line strace_end would print (without the newline), for tests. */
-int strace_format(char *out, size_t cap, uint64_t nr, const StraceSig *sig, const uint64_t *args,
-                  int64_t ret);
+/* The line strace_end would print (without the newline). */
+int strace_format(Cpu *c, char *out, size_t cap, uint64_t nr, const StraceSig *sig,
+                  const uint64_t *args, int64_t ret);
 
 #endif

@@ -3,9 +3,11 @@
 #include "sys_common.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "../interp/fault.h"
@@ -24,24 +26,77 @@ static int copy_guarded(void *dst, const void *src, size_t n) {
   return r;
 }
 
-int guest_copy_out(uint64_t dst, const void *src, size_t n) {
-  if (n && !dst) return -EFAULT;
+uint64_t guest_prefix(Cpu *c, uint64_t addr, uint64_t len, int access) {
+  /* A process whose memory the loader did not note has none to tell from the emulator's. */
+  if (!proc_of(c)->mem_noted) return len;
+  return ranges_span(&c->m->mem, addr, len, access);
+}
+
+int64_t guest_transfer(Cpu *c, uint64_t addr, uint64_t len, int access) {
+  if (!len) return 0;
+  if (len > INT64_MAX) len = INT64_MAX; /* the kernel's MAX_RW_COUNT cuts it further */
+  uint64_t room = guest_prefix(c, addr, len, access);
+  return room ? (int64_t)room : -EFAULT;
+}
+
+bool guest_area(Cpu *c, uint64_t addr, uint64_t len, int access, void **host) {
+  *host = GUEST_PTR(addr);
+  return !addr || !len || guest_prefix(c, addr, len, access) == len;
+}
+
+int guest_iovec(Cpu *c, uint64_t addr, int64_t cnt, int access, struct iovec *out) {
+  if (cnt < 0 || cnt > IOV_MAX) return -EINVAL;
+  int r = guest_copy_in(c, out, addr, (size_t)cnt * sizeof *out);
+  if (r < 0) return r;
+  for (int64_t i = 0; i < cnt; i++) {
+    uint64_t base = (uint64_t)(uintptr_t)out[i].iov_base, len = out[i].iov_len;
+    if ((int64_t)len < 0) return -EINVAL; /* the kernel's limit on the total */
+    uint64_t got = base ? guest_prefix(c, base, len, access) : 0;
+    if (got < len) {
+      if (i == 0 && got == 0) return -EFAULT;
+      out[i].iov_len = got;
+      return (int)(got ? i + 1 : i);
+    }
+  }
+  return (int)cnt;
+}
+
+int guest_copy_out(Cpu *c, uint64_t dst, const void *src, size_t n) {
+  if (n && (!dst || guest_prefix(c, dst, n, GUEST_PROT_WRITE) != n)) return -EFAULT;
   return copy_guarded(GUEST_PTR(dst), src, n);
 }
 
-int guest_copy_in(void *dst, uint64_t src, size_t n) {
-  if (n && !src) return -EFAULT;
+int guest_copy_in(Cpu *c, void *dst, uint64_t src, size_t n) {
+  if (n && (!src || guest_prefix(c, src, n, GUEST_PROT_READ) != n)) return -EFAULT;
   return copy_guarded(dst, GUEST_PTR(src), n);
 }
 
-int64_t guest_read_str(char *dst, size_t cap, uint64_t src) {
-  if (!src) return -EFAULT;
+int64_t guest_strlen(Cpu *c, uint64_t addr, size_t max) {
+  size_t room = addr ? (size_t)guest_prefix(c, addr, max, GUEST_PROT_READ) : 0;
   sigjmp_buf here, *saved = fault_landing;
-  volatile int64_t r = -ENAMETOOLONG;
+  volatile int64_t r = room < max ? -EFAULT : -E2BIG;
+  if (sigsetjmp(here, 0) == 0) {
+    fault_landing = &here;
+    const char *end = room ? memchr(GUEST_PTR(addr), 0, room) : NULL;
+    if (end) r = end - (const char *)GUEST_PTR(addr);
+  } else {
+    r = -EFAULT;
+  }
+  fault_landing = saved;
+  return r;
+}
+
+int64_t guest_read_str(Cpu *c, char *dst, size_t cap, uint64_t src) {
+  if (cap) dst[0] = 0;
+  if (!src) return -EFAULT;
+  /* As far as the guest's readable memory goes, and no further than cap. */
+  size_t room = (size_t)guest_prefix(c, src, cap, GUEST_PROT_READ);
+  sigjmp_buf here, *saved = fault_landing;
+  volatile int64_t r = room < cap ? -EFAULT : -ENAMETOOLONG;
   if (sigsetjmp(here, 0) == 0) {
     fault_landing = &here;
     const volatile char *s = GUEST_PTR(src);
-    for (size_t i = 0; i < cap; i++) {
+    for (size_t i = 0; i < room; i++) {
       dst[i] = s[i];
       if (!dst[i]) {
         r = (int64_t)i;
@@ -84,10 +139,9 @@ static bool normalized_is_self_exe(const char *path) {
   return n == 5 && self && !strcmp(comp[2], "task") && !strcmp(comp[3], tid);
 }
 
-bool path_names_self_exe(int dirfd, uint64_t guest_path) {
-  char path[4096], full[8192];
-  if (guest_read_str(path, sizeof path, guest_path) < 0) return false;
-  if (!strstr(path, "exe")) return false; /* the common case, without a getcwd */
+bool path_names_self_exe(int dirfd, const char *path) {
+  char full[8192];
+  if (!path || !strstr(path, "exe")) return false; /* the common case, without a getcwd */
   if (path[0] == '/') return normalized_is_self_exe(path);
   char base[4096];
   if (dirfd == X64_AT_FDCWD) {

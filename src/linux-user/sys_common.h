@@ -15,7 +15,8 @@
  * rax, or -errno. */
 typedef int64_t (*SysFn)(Cpu *c, const uint64_t *a);
 
-/* Guest addresses are host addresses (DESIGN.md): a guest pointer is passed on as is. */
+/* Guest addresses are host addresses (DESIGN.md): a guest pointer is passed on as is,
+ * once guest_area or guest_prefix has found it the guest's. */
 #define GUEST_PTR(x) ((void *)(uintptr_t)(x))
 
 /* The result of a host call that returns -1 with errno. Host errno values are the guest's:
@@ -34,26 +35,57 @@ static inline int64_t host_result(long r) { return r < 0 ? -(int64_t)errno : (in
 /* The guest's file descriptor or dirfd argument (an int in the kernel ABI). */
 static inline int arg_fd(uint64_t v) { return (int)(int32_t)v; }
 
+/* ---- the guest's memory as a system call reaches it ----
+ *
+ * Guest addresses are host addresses, and so are the emulator's own: every buffer a call
+ * reads (GUEST_PROT_READ) or writes (GUEST_PROT_WRITE) for the guest must first be found
+ * in the guest's mappings with that access (Machine.mem), or the call fails with EFAULT,
+ * as the kernel's would on memory the process does not have. */
+
+/* How much of [addr, addr + len), from addr on, is the guest's with access: the length
+ * the kernel's copy would reach before it faulted. */
+uint64_t guest_prefix(Cpu *c, uint64_t addr, uint64_t len, int access);
+
+/* For a transfer of up to len bytes at addr (read, write, recv...): as many as are the
+ * guest's with access, or -EFAULT when len is not 0 and none are. */
+int64_t guest_transfer(Cpu *c, uint64_t addr, uint64_t len, int access);
+
+/* Whether all of [addr, addr + len) is the guest's with access; then *host is the host
+ * pointer for it. A null addr passes as NULL, for the calls that take one (the host
+ * kernel answers the others with EFAULT itself), and so does len 0. */
+bool guest_area(Cpu *c, uint64_t addr, uint64_t len, int access, void **host);
+
+/* The guest's array of cnt struct iovec at addr, for a transfer that reads (GUEST_PROT_READ)
+ * or writes (GUEST_PROT_WRITE) the memory they name, as host iovecs in out[IOV_MAX]: a
+ * segment not wholly the guest's is cut where it stops being so and the rest dropped,
+ * where the kernel's transfer would stop. The number of segments, -EINVAL or -EFAULT. */
+struct iovec;
+int guest_iovec(Cpu *c, uint64_t addr, int64_t cnt, int access, struct iovec *out);
+
 /* Copies between guest and host memory, returning -EFAULT (not a guest SIGSEGV) when the
  * guest passed a bad pointer, as the kernel does. */
-int guest_copy_out(uint64_t dst, const void *src, size_t n);
-int guest_copy_in(void *dst, uint64_t src, size_t n);
+int guest_copy_out(Cpu *c, uint64_t dst, const void *src, size_t n);
+int guest_copy_in(Cpu *c, void *dst, uint64_t src, size_t n);
+/* The length of the NUL-terminated guest string at addr, found whole in the guest's
+ * readable memory within max bytes: -EFAULT where it leaves that memory, -E2BIG when it
+ * is longer. */
+int64_t guest_strlen(Cpu *c, uint64_t addr, size_t max);
 /* Reads a NUL-terminated guest string into dst[cap]: its length, -EFAULT or -ENAMETOOLONG. */
-int64_t guest_read_str(char *dst, size_t cap, uint64_t src);
+int64_t guest_read_str(Cpu *c, char *dst, size_t cap, uint64_t src);
 
-/* Whether the guest path (relative to dirfd) names this process's /proc/self/exe, which
- * must mean the guest program, not the emulator. */
-bool path_names_self_exe(int dirfd, uint64_t path);
+/* A path argument of a call (A_PATH in its signature): syscall.c has read it from the
+ * guest into host memory, and found it in the sysroot; NULL when the guest passed none. */
+#define PATH_ARG(x) ((const char *)(uintptr_t)(x))
+
+/* Whether the path (relative to dirfd) names this process's /proc/self/exe, which must
+ * mean the guest program, not the emulator. */
+bool path_names_self_exe(int dirfd, const char *path);
 
 /* Translations of the x86-64 open(2) flags, which differ from aarch64's (O_DIRECTORY...). */
 int open_flags_to_host(uint64_t x64_flags);
 uint64_t open_flags_from_host(int host_flags);
 
 /* The ioctl requests the shim knows (sys_fd.c): their names, or NULL. */
-typedef struct IoctlName {
-  uint32_t req;
-  const char *name;
-} IoctlName;
 const char *ioctl_name(uint32_t req);
 
 /* vfork: natively the child writes into its parent's memory until it execs or exits.

@@ -35,7 +35,7 @@ int64_t sys_epoll_ctl(Cpu *c, const uint64_t *a) {
   if ((int)a[1] != EPOLL_CTL_DEL || a[3]) { /* DEL ignores the event (a NULL one since 2.6.9) */
     X64EpollEvent e;
     if ((int)a[1] != EPOLL_CTL_DEL) {
-      if (guest_copy_in(&e, a[3], sizeof e) < 0) return -EFAULT;
+      if (guest_copy_in(c, &e, a[3], sizeof e) < 0) return -EFAULT;
       host.events = e.events;
       host.data.u64 = e.data;
     }
@@ -59,7 +59,7 @@ static int64_t wait_events(Cpu *c, int epfd, uint64_t events_at, int max, const 
       free(got);
       return -EINVAL;
     }
-    if (guest_copy_in(&mask, mask_at, sizeof mask) < 0) {
+    if (guest_copy_in(c, &mask, mask_at, sizeof mask) < 0) {
       free(got);
       return -EFAULT;
     }
@@ -95,7 +95,7 @@ static int64_t wait_events(Cpu *c, int epfd, uint64_t events_at, int max, const 
   if (masked) signals_wait_mask_end(c, n == -EINTR);
   for (int64_t i = 0; i < n; i++) {
     X64EpollEvent e = {got[i].events, got[i].data.u64};
-    if (guest_copy_out(events_at + (uint64_t)i * sizeof e, &e, sizeof e) < 0) {
+    if (guest_copy_out(c, events_at + (uint64_t)i * sizeof e, &e, sizeof e) < 0) {
       n = -EFAULT; /* the events are lost, as the kernel's would be */
       break;
     }
@@ -116,6 +116,6 @@ int64_t sys_epoll_pwait(Cpu *c, const uint64_t *a) {
 
 int64_t sys_epoll_pwait2(Cpu *c, const uint64_t *a) {
   struct timespec ts;
-  if (a[3] && guest_copy_in(&ts, a[3], sizeof ts) < 0) return -EFAULT;
+  if (a[3] && guest_copy_in(c, &ts, a[3], sizeof ts) < 0) return -EFAULT;
   return wait_events(c, arg_fd(a[0]), a[1], (int)a[2], a[3] ? &ts : NULL, true, a[4], a[5]);
 }

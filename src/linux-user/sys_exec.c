@@ -14,6 +14,7 @@
 #define SCRIPT_LINE_MAX 256 /* the kernel's BINPRM_BUF_SIZE: only this much of #! is read */
 #define MAX_INTERP_DEPTH 4   /* a script whose interpreter is a script... */
 #define MAX_ARGS (1u << 20)
+#define MAX_ARG_STRLEN (32u * 4096) /* the kernel's limit on one argument or variable */
 
 enum { EXEC_ELF, EXEC_SCRIPT };
 
@@ -65,8 +66,9 @@ static int probe(const char *path, char *line, size_t cap) {
   return -ENOEXEC;
 }
 
-/* Reads the guest's NULL-terminated pointer array (argv): its length or -errno. */
-static int64_t read_guest_vector(uint64_t vec, uint64_t **out) {
+/* Reads the guest's NULL-terminated array of strings (argv, envp), each string found whole
+ * in the guest's memory: its length or -errno. */
+static int64_t read_guest_vector(Cpu *c, uint64_t vec, uint64_t **out) {
   size_t n = 0, cap = 16;
   uint64_t *v = malloc(cap * sizeof *v);
   if (!v) return -ENOMEM;
@@ -83,7 +85,8 @@ static int64_t read_guest_vector(uint64_t vec, uint64_t **out) {
       }
       v = bigger;
     }
-    int r = guest_copy_in(&v[n], vec + 8 * n, 8);
+    int64_t r = guest_copy_in(c, &v[n], vec + 8 * n, 8);
+    if (r == 0 && v[n]) r = guest_strlen(c, v[n], MAX_ARG_STRLEN);
     if (r < 0) {
       free(v);
       return r;
@@ -97,13 +100,13 @@ static int64_t read_guest_vector(uint64_t vec, uint64_t **out) {
 
 static int64_t exec_guest(Cpu *c, int dirfd, uint64_t guest_path, uint64_t guest_argv,
                           uint64_t guest_envp, int flags) {
-  char given[4096], path[4200];
-  int64_t r = guest_read_str(given, sizeof given, guest_path);
-  if (r < 0) return r;
+  char path[4200];
+  const char *given = PATH_ARG(guest_path);
+  if (!given) return -EFAULT;
   if (!given[0]) {
     if (!(flags & X64_AT_EMPTY_PATH) || dirfd < 0) return -ENOENT;
     snprintf(path, sizeof path, "/proc/self/fd/%d", dirfd);
-  } else if (path_names_self_exe(dirfd, guest_path)) {
+  } else if (path_names_self_exe(dirfd, given)) {
     snprintf(path, sizeof path, "%s", proc_of(c)->exe_path);
   } else if (given[0] != '/' && dirfd != X64_AT_FDCWD) {
     snprintf(path, sizeof path, "/proc/self/fd/%d/%s", dirfd, given);
@@ -112,11 +115,11 @@ static int64_t exec_guest(Cpu *c, int dirfd, uint64_t guest_path, uint64_t guest
   }
 
   uint64_t *gargs;
-  int64_t argc = read_guest_vector(guest_argv, &gargs);
+  int64_t argc = read_guest_vector(c, guest_argv, &gargs);
   if (argc < 0) return argc;
 
   /* args: the new program's argv, built the way the kernel rewrites it for scripts; the
-   * strings stay where they are (guest strings are host strings). */
+   * strings stay where they are (guest strings are host strings, found the guest's). */
   size_t n_args = (size_t)argc + 2 * MAX_INTERP_DEPTH + 2;
   char **args = calloc(n_args + 1, sizeof *args);
   char(*lines)[SCRIPT_LINE_MAX + 1] = calloc(MAX_INTERP_DEPTH + 1, sizeof *lines);
@@ -153,7 +156,7 @@ static int64_t exec_guest(Cpu *c, int dirfd, uint64_t guest_path, uint64_t guest
   }
 
   uint64_t *genv = NULL;
-  int64_t envc = kind == EXEC_ELF ? read_guest_vector(guest_envp, &genv) : 0;
+  int64_t envc = kind == EXEC_ELF ? read_guest_vector(c, guest_envp, &genv) : 0;
   if (envc < 0) kind = (int)envc;
   if (kind == EXEC_ELF) {
     /* x64emu [options] --guest-env N VAR=VALUE... -0 argv[0] -- file argv[1..]: the

@@ -12,9 +12,9 @@
 /* The guest program itself when the guest opens /proc/self/exe. */
 static int64_t open_at(Cpu *c, int dirfd, uint64_t path, uint64_t flags, uint64_t mode) {
   int hflags = open_flags_to_host(flags);
-  if (path_names_self_exe(dirfd, path))
+  if (path_names_self_exe(dirfd, PATH_ARG(path)))
     return host_result(open(proc_of(c)->exe_path, hflags, (mode_t)mode));
-  return host_result(openat(dirfd, GUEST_PTR(path), hflags, (mode_t)mode));
+  return host_result(openat(dirfd, PATH_ARG(path), hflags, (mode_t)mode));
 }
 
 int64_t sys_open(Cpu *c, const uint64_t *a) { return open_at(c, X64_AT_FDCWD, a[0], a[1], a[2]); }
@@ -37,7 +37,7 @@ int64_t sys_close_range(Cpu *c, const uint64_t *a) {
 int64_t sys_pipe2(Cpu *c, const uint64_t *a) {
   int fds[2];
   if (pipe2(fds, open_flags_to_host(a[1])) < 0) return -errno;
-  int r = guest_copy_out(a[0], fds, sizeof fds);
+  int r = guest_copy_out(c, a[0], fds, sizeof fds);
   if (r < 0) {
     close(fds[0]);
     close(fds[1]);
@@ -53,7 +53,7 @@ int64_t sys_pipe(Cpu *c, const uint64_t *a) {
 /* memfd_create(name, flags): the MFD_* numbers are the kernel's generic ones, the same on
  * every architecture, so the host checks them. */
 int64_t sys_memfd_create(Cpu *c, const uint64_t *a) {
-  return host_result((int)syscall(SYS_memfd_create, GUEST_PTR(a[0]), (unsigned)a[1]));
+  return host_result((int)syscall(SYS_memfd_create, PATH_ARG(a[0]), (unsigned)a[1]));
 }
 
 int64_t sys_dup(Cpu *c, const uint64_t *a) { return host_result(dup(arg_fd(a[0]))); }
@@ -96,6 +96,14 @@ static int64_t host_fcntl(int fd, int cmd, uint64_t arg) {
   return host_result(syscall(SYS_fcntl, fd, cmd, (unsigned long)arg));
 }
 
+/* A command whose argument points at a struct of size bytes, read and written back. */
+static int64_t host_fcntl_struct(Cpu *c, int fd, int cmd, uint64_t arg, size_t size) {
+  void *p;
+  if (!arg || !guest_area(c, arg, size, GUEST_PROT_READ | GUEST_PROT_WRITE, &p)) return -EFAULT;
+  return host_result(syscall(SYS_fcntl, fd, cmd, p));
+}
+enum { FLOCK_SIZE = 32, OWNER_EX_SIZE = 8 };
+
 int64_t sys_fcntl(Cpu *c, const uint64_t *a) {
   int fd = arg_fd(a[0]);
   uint64_t arg = a[2];
@@ -109,16 +117,16 @@ int64_t sys_fcntl(Cpu *c, const uint64_t *a) {
   case X64_F_DUPFD_CLOEXEC: return host_fcntl(fd, F_DUPFD_CLOEXEC, (uint32_t)arg);
   case X64_F_GETFD: return host_fcntl(fd, F_GETFD, 0);
   case X64_F_SETFD: return host_fcntl(fd, F_SETFD, (uint32_t)arg);
-  case X64_F_GETLK: return host_fcntl(fd, F_GETLK, arg);
-  case X64_F_SETLK: return host_fcntl(fd, F_SETLK, arg);
-  case X64_F_SETLKW: return host_fcntl(fd, F_SETLKW, arg);
-  case X64_F_OFD_GETLK: return host_fcntl(fd, F_OFD_GETLK, arg);
-  case X64_F_OFD_SETLK: return host_fcntl(fd, F_OFD_SETLK, arg);
-  case X64_F_OFD_SETLKW: return host_fcntl(fd, F_OFD_SETLKW, arg);
+  case X64_F_GETLK: return host_fcntl_struct(c, fd, F_GETLK, arg, FLOCK_SIZE);
+  case X64_F_SETLK: return host_fcntl_struct(c, fd, F_SETLK, arg, FLOCK_SIZE);
+  case X64_F_SETLKW: return host_fcntl_struct(c, fd, F_SETLKW, arg, FLOCK_SIZE);
+  case X64_F_OFD_GETLK: return host_fcntl_struct(c, fd, F_OFD_GETLK, arg, FLOCK_SIZE);
+  case X64_F_OFD_SETLK: return host_fcntl_struct(c, fd, F_OFD_SETLK, arg, FLOCK_SIZE);
+  case X64_F_OFD_SETLKW: return host_fcntl_struct(c, fd, F_OFD_SETLKW, arg, FLOCK_SIZE);
   case X64_F_SETOWN: return host_fcntl(fd, F_SETOWN, (uint32_t)arg);
   case X64_F_GETOWN: return host_fcntl(fd, F_GETOWN, 0);
-  case X64_F_SETOWN_EX: return host_fcntl(fd, F_SETOWN_EX, arg);
-  case X64_F_GETOWN_EX: return host_fcntl(fd, F_GETOWN_EX, arg);
+  case X64_F_SETOWN_EX: return host_fcntl_struct(c, fd, F_SETOWN_EX, arg, OWNER_EX_SIZE);
+  case X64_F_GETOWN_EX: return host_fcntl_struct(c, fd, F_GETOWN_EX, arg, OWNER_EX_SIZE);
   case X64_F_SETSIG: return host_fcntl(fd, F_SETSIG, (uint32_t)arg);
   case X64_F_GETSIG: return host_fcntl(fd, F_GETSIG, 0);
   case X64_F_SETLEASE: return host_fcntl(fd, F_SETLEASE, (uint32_t)arg);
@@ -134,38 +142,79 @@ int64_t sys_fcntl(Cpu *c, const uint64_t *a) {
 
 /* ---- ioctl ---- */
 
+/* What the argument of a request is: a value (ARG_VALUE), or a pointer to `size` bytes the
+ * kernel reads (ARG_IN), writes (ARG_OUT) or both. */
+enum { ARG_VALUE, ARG_IN, ARG_OUT, ARG_INOUT };
+typedef struct Ioctl {
+  uint32_t req;
+  const char *name;
+  uint8_t arg;
+  uint16_t size;
+} Ioctl;
+
 /* Requests whose number and argument layout are the same on x86-64 and on the other
- * 64-bit hosts (they use the generic ioctl encoding and struct termios/winsize). */
-static const IoctlName ioctl_known[] = {
-    {0x5401, "TCGETS"},      {0x5402, "TCSETS"},        {0x5403, "TCSETSW"},
-    {0x5404, "TCSETSF"},     {0x5405, "TCGETA"},        {0x5406, "TCSETA"},
-    {0x5407, "TCSETAW"},     {0x5408, "TCSETAF"},       {0x5409, "TCSBRK"},
-    {0x540A, "TCXONC"},      {0x540B, "TCFLSH"},        {0x540C, "TIOCEXCL"},
-    {0x540D, "TIOCNXCL"},    {0x540E, "TIOCSCTTY"},     {0x540F, "TIOCGPGRP"},
-    {0x5410, "TIOCSPGRP"},   {0x5411, "TIOCOUTQ"},      {0x5412, "TIOCSTI"},
-    {0x5413, "TIOCGWINSZ"},  {0x5414, "TIOCSWINSZ"},    {0x5415, "TIOCMGET"},
-    {0x5416, "TIOCMBIS"},    {0x5417, "TIOCMBIC"},      {0x5418, "TIOCMSET"},
-    {0x541B, "FIONREAD"},    {0x541D, "TIOCCONS"},      {0x5420, "TIOCPKT"},
-    {0x5421, "FIONBIO"},     {0x5422, "TIOCNOTTY"},     {0x5423, "TIOCSETD"},
-    {0x5424, "TIOCGETD"},    {0x5425, "TCSBRKP"},       {0x5429, "TIOCGSID"},
-    {0x802C542A, "TCGETS2"}, {0x402C542B, "TCSETS2"},   {0x402C542C, "TCSETSW2"},
-    {0x402C542D, "TCSETSF2"}, {0x80045430, "TIOCGPTN"}, {0x40045431, "TIOCSPTLCK"},
-    {0x5441, "TIOCGPTPEER"}, {0x5450, "FIONCLEX"},      {0x5451, "FIOCLEX"},
-    {0x5452, "FIOASYNC"},    {0x5460, "FIOQSIZE"},      {0x80086601, "FS_IOC_GETFLAGS"},
-    {0x40086602, "FS_IOC_SETFLAGS"}, {0x80081272, "BLKGETSIZE64"}, {0x40049409, "FICLONE"},
+ * 64-bit hosts (they use the generic ioctl encoding and the kernel's struct termios (36
+ * bytes), termio (18) and winsize (8)). */
+static const Ioctl ioctl_known[] = {
+    {0x5401, "TCGETS", ARG_OUT, 36},    {0x5402, "TCSETS", ARG_IN, 36},
+    {0x5403, "TCSETSW", ARG_IN, 36},    {0x5404, "TCSETSF", ARG_IN, 36},
+    {0x5405, "TCGETA", ARG_OUT, 18},    {0x5406, "TCSETA", ARG_IN, 18},
+    {0x5407, "TCSETAW", ARG_IN, 18},    {0x5408, "TCSETAF", ARG_IN, 18},
+    {0x5409, "TCSBRK", ARG_VALUE, 0},   {0x540A, "TCXONC", ARG_VALUE, 0},
+    {0x540B, "TCFLSH", ARG_VALUE, 0},   {0x540C, "TIOCEXCL", ARG_VALUE, 0},
+    {0x540D, "TIOCNXCL", ARG_VALUE, 0}, {0x540E, "TIOCSCTTY", ARG_VALUE, 0},
+    {0x540F, "TIOCGPGRP", ARG_OUT, 4},  {0x5410, "TIOCSPGRP", ARG_IN, 4},
+    {0x5411, "TIOCOUTQ", ARG_OUT, 4},   {0x5412, "TIOCSTI", ARG_IN, 1},
+    {0x5413, "TIOCGWINSZ", ARG_OUT, 8}, {0x5414, "TIOCSWINSZ", ARG_IN, 8},
+    {0x5415, "TIOCMGET", ARG_OUT, 4},   {0x5416, "TIOCMBIS", ARG_IN, 4},
+    {0x5417, "TIOCMBIC", ARG_IN, 4},    {0x5418, "TIOCMSET", ARG_IN, 4},
+    {0x541B, "FIONREAD", ARG_OUT, 4},   {0x541D, "TIOCCONS", ARG_VALUE, 0},
+    {0x5420, "TIOCPKT", ARG_IN, 4},     {0x5421, "FIONBIO", ARG_IN, 4},
+    {0x5422, "TIOCNOTTY", ARG_VALUE, 0}, {0x5423, "TIOCSETD", ARG_IN, 4},
+    {0x5424, "TIOCGETD", ARG_OUT, 4},   {0x5425, "TCSBRKP", ARG_VALUE, 0},
+    {0x5429, "TIOCGSID", ARG_OUT, 4},   {0x802C542A, "TCGETS2", ARG_OUT, 44},
+    {0x402C542B, "TCSETS2", ARG_IN, 44}, {0x402C542C, "TCSETSW2", ARG_IN, 44},
+    {0x402C542D, "TCSETSF2", ARG_IN, 44}, {0x80045430, "TIOCGPTN", ARG_OUT, 4},
+    {0x40045431, "TIOCSPTLCK", ARG_IN, 4}, {0x5441, "TIOCGPTPEER", ARG_VALUE, 0},
+    {0x5450, "FIONCLEX", ARG_VALUE, 0}, {0x5451, "FIOCLEX", ARG_VALUE, 0},
+    {0x5452, "FIOASYNC", ARG_IN, 4},    {0x5460, "FIOQSIZE", ARG_OUT, 8},
+    {0x80086601, "FS_IOC_GETFLAGS", ARG_OUT, 8}, {0x40086602, "FS_IOC_SETFLAGS", ARG_IN, 8},
+    {0x80081272, "BLKGETSIZE64", ARG_OUT, 8}, {0x40049409, "FICLONE", ARG_VALUE, 0},
 };
 
-const char *ioctl_name(uint32_t req) {
+static const Ioctl *ioctl_find(uint32_t req) {
   for (size_t i = 0; i < sizeof ioctl_known / sizeof ioctl_known[0]; i++)
-    if (ioctl_known[i].req == req) return ioctl_known[i].name;
+    if (ioctl_known[i].req == req) return &ioctl_known[i];
   return NULL;
+}
+
+const char *ioctl_name(uint32_t req) {
+  const Ioctl *k = ioctl_find(req);
+  return k ? k->name : NULL;
+}
+
+/* The generic encoding (asm-generic/ioctl.h) of a request the shim does not know: its
+ * argument's size, and whether the kernel reads (_IOC_WRITE) or writes it (_IOC_READ). */
+static Ioctl ioctl_encoded(uint32_t req) {
+  unsigned dir = req >> 30, size = (req >> 16) & 0x3FFF;
+  static const uint8_t arg[4] = {ARG_VALUE, ARG_IN, ARG_OUT, ARG_INOUT};
+  return (Ioctl){req, NULL, size ? arg[dir] : ARG_VALUE, (uint16_t)size};
 }
 
 int64_t sys_ioctl(Cpu *c, const uint64_t *a) {
   uint32_t req = (uint32_t)a[1];
+  const Ioctl *known = ioctl_find(req);
 #if !defined(__x86_64__)
   /* Elsewhere an unknown request may mean something else, or take another layout. */
-  if (!ioctl_name(req)) return -ENOTTY;
+  if (!known) return -ENOTTY;
 #endif
-  return host_result(ioctl(arg_fd(a[0]), (unsigned long)req, GUEST_PTR(a[2])));
+  Ioctl how = known ? *known : ioctl_encoded(req);
+  void *arg = GUEST_PTR(a[2]);
+  static const int access[] = {0, GUEST_PROT_READ, GUEST_PROT_WRITE, GUEST_PROT_READ | GUEST_PROT_WRITE};
+  if (how.arg != ARG_VALUE && !guest_area(c, a[2], how.size, access[how.arg], &arg)) return -EFAULT;
+  /* An unknown request of the old kind (no size in its number) may take a pointer: it must
+   * at least start in the guest's memory (the threat model in the README says the rest). */
+  if (!known && how.arg == ARG_VALUE && a[2] >= 4096 && !guest_prefix(c, a[2], 1, GUEST_PROT_READ))
+    return -EFAULT;
+  return host_result(ioctl(arg_fd(a[0]), (unsigned long)req, arg));
 }

@@ -18,19 +18,21 @@ int64_t sys_uname(Cpu *c, const uint64_t *a) {
   if (uname(&u) < 0) return -errno;
   memset(u.machine, 0, sizeof u.machine);
   strcpy(u.machine, "x86_64");
-  return guest_copy_out(a[0], &u, sizeof u);
+  return guest_copy_out(c, a[0], &u, sizeof u);
 }
 
 /* struct sysinfo has one layout on 64-bit hosts. */
 int64_t sys_sysinfo(Cpu *c, const uint64_t *a) {
   struct sysinfo si;
   if (sysinfo(&si) < 0) return -errno;
-  return guest_copy_out(a[0], &si, sizeof si);
+  return guest_copy_out(c, a[0], &si, sizeof si);
 }
 
 int64_t sys_getrandom(Cpu *c, const uint64_t *a) {
   if (det_on(c)) return det_read(c, a[0], a[1]);
-  return host_result(getrandom(GUEST_PTR(a[0]), a[1], (unsigned)a[2]));
+  int64_t room = guest_transfer(c, a[0], a[1], GUEST_PROT_WRITE);
+  if (room < 0) return room;
+  return host_result(getrandom(GUEST_PTR(a[0]), (size_t)room, (unsigned)a[2]));
 }
 
 /* Resource numbers are asm-generic's on x86-64 and on the other 64-bit hosts, and
@@ -38,12 +40,12 @@ int64_t sys_getrandom(Cpu *c, const uint64_t *a) {
 int64_t sys_getrlimit(Cpu *c, const uint64_t *a) {
   struct rlimit rl;
   if (getrlimit((int)a[0], &rl) < 0) return -errno;
-  return guest_copy_out(a[1], &rl, sizeof rl);
+  return guest_copy_out(c, a[1], &rl, sizeof rl);
 }
 
 int64_t sys_setrlimit(Cpu *c, const uint64_t *a) {
   struct rlimit rl;
-  int r = guest_copy_in(&rl, a[1], sizeof rl);
+  int r = guest_copy_in(c, &rl, a[1], sizeof rl);
   if (r < 0) return r;
   return host_result(setrlimit((int)a[0], &rl));
 }
@@ -51,25 +53,32 @@ int64_t sys_setrlimit(Cpu *c, const uint64_t *a) {
 int64_t sys_prlimit64(Cpu *c, const uint64_t *a) {
   struct rlimit new_rl, old_rl;
   if (a[2]) {
-    int r = guest_copy_in(&new_rl, a[2], sizeof new_rl);
+    int r = guest_copy_in(c, &new_rl, a[2], sizeof new_rl);
     if (r < 0) return r;
   }
   if (prlimit((pid_t)a[0], (int)a[1], a[2] ? &new_rl : NULL, a[3] ? &old_rl : NULL) < 0)
     return -errno;
-  return a[3] ? guest_copy_out(a[3], &old_rl, sizeof old_rl) : 0;
+  return a[3] ? guest_copy_out(c, a[3], &old_rl, sizeof old_rl) : 0;
 }
 
 /* The raw call returns the size of the kernel's mask, as the guest expects. */
 int64_t sys_sched_getaffinity(Cpu *c, const uint64_t *a) {
-  return host_result(syscall(SYS_sched_getaffinity, (pid_t)a[0], (size_t)a[1], GUEST_PTR(a[2])));
+  void *mask;
+  if (!a[2] || !guest_area(c, a[2], a[1], GUEST_PROT_WRITE, &mask)) return -EFAULT;
+  return host_result(syscall(SYS_sched_getaffinity, (pid_t)a[0], (size_t)a[1], mask));
 }
 
 int64_t sys_sched_setaffinity(Cpu *c, const uint64_t *a) {
-  return host_result(syscall(SYS_sched_setaffinity, (pid_t)a[0], (size_t)a[1], GUEST_PTR(a[2])));
+  void *mask;
+  if (!a[2] || !guest_area(c, a[2], a[1], GUEST_PROT_READ, &mask)) return -EFAULT;
+  return host_result(syscall(SYS_sched_setaffinity, (pid_t)a[0], (size_t)a[1], mask));
 }
 
 int64_t sys_sched_yield(Cpu *c, const uint64_t *a) { return host_result(sched_yield()); }
 
 int64_t sys_getcpu(Cpu *c, const uint64_t *a) {
-  return host_result(syscall(SYS_getcpu, GUEST_PTR(a[0]), GUEST_PTR(a[1]), NULL));
+  void *cpu, *node;
+  if (!guest_area(c, a[0], 4, GUEST_PROT_WRITE, &cpu) || !guest_area(c, a[1], 4, GUEST_PROT_WRITE, &node))
+    return -EFAULT;
+  return host_result(syscall(SYS_getcpu, cpu, node, NULL));
 }

@@ -262,8 +262,12 @@ int64_t sys_msync(Cpu *c, const uint64_t *a) {
   return host_result(msync(GUEST_PTR(a[0]), a[1], (int)a[2]));
 }
 
+/* One byte per page of the range goes into the guest's vector. */
 int64_t sys_mincore(Cpu *c, const uint64_t *a) {
-  return host_result(mincore(GUEST_PTR(a[0]), a[1], GUEST_PTR(a[2])));
+  void *vec;
+  if (page_up(a[1]) < a[1]) return -ENOMEM;
+  if (!a[2] || !guest_area(c, a[2], page_up(a[1]) / PAGE, GUEST_PROT_WRITE, &vec)) return -EFAULT;
+  return host_result(mincore(GUEST_PTR(a[0]), a[1], vec));
 }
 
 int64_t sys_mlock(Cpu *c, const uint64_t *a) { return host_result(mlock(GUEST_PTR(a[0]), a[1])); }

@@ -1,6 +1,9 @@
 /* sys_net.c: sockets, passed through: their structures and constants are the same on 64-bit hosts. */
 #define _GNU_SOURCE
+#include <limits.h>
+#include <stddef.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "sys_common.h"
@@ -16,7 +19,7 @@ int64_t sys_socket(Cpu *c, const uint64_t *a) {
 int64_t sys_socketpair(Cpu *c, const uint64_t *a) {
   int sv[2];
   if (socketpair((int)a[0], (int)a[1], (int)a[2], sv) < 0) return -errno;
-  int r = guest_copy_out(a[3], sv, sizeof sv);
+  int r = guest_copy_out(c, a[3], sv, sizeof sv);
   if (r < 0) {
     close(sv[0]);
     close(sv[1]);
@@ -24,24 +27,53 @@ int64_t sys_socketpair(Cpu *c, const uint64_t *a) {
   return r;
 }
 
+/* An address the call reads: len bytes at at. */
+static bool addr_in(Cpu *c, uint64_t at, uint64_t len, void **out) {
+  return guest_area(c, at, len, GUEST_PROT_READ, out);
+}
+
+/* An address the call writes, with its length word: *len_at holds the room, the call the
+ * length it gave. Both must be the guest's (the room as the guest says); NULL and NULL
+ * when the guest passed no address. 0, -EFAULT or -EINVAL. */
+static int addr_out(Cpu *c, uint64_t at, uint64_t len_at, void **out, socklen_t **len) {
+  *out = NULL;
+  *len = NULL;
+  if (!at) return 0;
+  socklen_t room;
+  if (!guest_area(c, len_at, sizeof room, GUEST_PROT_READ | GUEST_PROT_WRITE, (void **)len) ||
+      !*len || guest_copy_in(c, &room, len_at, sizeof room) < 0)
+    return -EFAULT;
+  if ((int)room < 0) return -EINVAL;
+  return guest_area(c, at, room, GUEST_PROT_WRITE, out) ? 0 : -EFAULT;
+}
+
 int64_t sys_connect(Cpu *c, const uint64_t *a) {
-  return host_result(connect(arg_fd(a[0]), GUEST_PTR(a[1]), (socklen_t)a[2]));
+  void *addr;
+  if (!addr_in(c, a[1], (socklen_t)a[2], &addr)) return -EFAULT;
+  return host_result(connect(arg_fd(a[0]), addr, (socklen_t)a[2]));
 }
 
 int64_t sys_bind(Cpu *c, const uint64_t *a) {
-  return host_result(bind(arg_fd(a[0]), GUEST_PTR(a[1]), (socklen_t)a[2]));
+  void *addr;
+  if (!addr_in(c, a[1], (socklen_t)a[2], &addr)) return -EFAULT;
+  return host_result(bind(arg_fd(a[0]), addr, (socklen_t)a[2]));
 }
 
 int64_t sys_listen(Cpu *c, const uint64_t *a) {
   return host_result(listen(arg_fd(a[0]), (int)a[1]));
 }
 
-int64_t sys_accept(Cpu *c, const uint64_t *a) {
-  return host_result(accept(arg_fd(a[0]), GUEST_PTR(a[1]), GUEST_PTR(a[2])));
+int64_t sys_accept4(Cpu *c, const uint64_t *a) {
+  void *addr;
+  socklen_t *len;
+  int r = addr_out(c, a[1], a[2], &addr, &len);
+  if (r < 0) return r;
+  return host_result(accept4(arg_fd(a[0]), addr, len, (int)a[3]));
 }
 
-int64_t sys_accept4(Cpu *c, const uint64_t *a) {
-  return host_result(accept4(arg_fd(a[0]), GUEST_PTR(a[1]), GUEST_PTR(a[2]), (int)a[3]));
+int64_t sys_accept(Cpu *c, const uint64_t *a) {
+  const uint64_t args[4] = {a[0], a[1], a[2], 0};
+  return sys_accept4(c, args);
 }
 
 int64_t sys_shutdown(Cpu *c, const uint64_t *a) {
@@ -49,37 +81,90 @@ int64_t sys_shutdown(Cpu *c, const uint64_t *a) {
 }
 
 int64_t sys_getsockname(Cpu *c, const uint64_t *a) {
-  return host_result(getsockname(arg_fd(a[0]), GUEST_PTR(a[1]), GUEST_PTR(a[2])));
+  void *addr;
+  socklen_t *len;
+  int r = a[1] ? addr_out(c, a[1], a[2], &addr, &len) : -EFAULT;
+  if (r < 0) return r;
+  return host_result(getsockname(arg_fd(a[0]), addr, len));
 }
 
 int64_t sys_getpeername(Cpu *c, const uint64_t *a) {
-  return host_result(getpeername(arg_fd(a[0]), GUEST_PTR(a[1]), GUEST_PTR(a[2])));
+  void *addr;
+  socklen_t *len;
+  int r = a[1] ? addr_out(c, a[1], a[2], &addr, &len) : -EFAULT;
+  if (r < 0) return r;
+  return host_result(getpeername(arg_fd(a[0]), addr, len));
 }
 
 int64_t sys_setsockopt(Cpu *c, const uint64_t *a) {
-  return host_result(
-      setsockopt(arg_fd(a[0]), (int)a[1], (int)a[2], GUEST_PTR(a[3]), (socklen_t)a[4]));
+  void *val;
+  if (!addr_in(c, a[3], (socklen_t)a[4], &val)) return -EFAULT;
+  return host_result(setsockopt(arg_fd(a[0]), (int)a[1], (int)a[2], val, (socklen_t)a[4]));
 }
 
 int64_t sys_getsockopt(Cpu *c, const uint64_t *a) {
-  return host_result(
-      getsockopt(arg_fd(a[0]), (int)a[1], (int)a[2], GUEST_PTR(a[3]), GUEST_PTR(a[4])));
+  void *val;
+  socklen_t *len;
+  int r = a[3] ? addr_out(c, a[3], a[4], &val, &len) : -EFAULT;
+  if (r < 0) return r;
+  return host_result(getsockopt(arg_fd(a[0]), (int)a[1], (int)a[2], val, len));
 }
 
 int64_t sys_sendto(Cpu *c, const uint64_t *a) {
-  return host_result(sendto(arg_fd(a[0]), GUEST_PTR(a[1]), a[2], (int)a[3], GUEST_PTR(a[4]),
+  void *to;
+  int64_t room = guest_transfer(c, a[1], a[2], GUEST_PROT_READ);
+  if (room < 0) return room;
+  if (!addr_in(c, a[4], (socklen_t)a[5], &to)) return -EFAULT;
+  return host_result(sendto(arg_fd(a[0]), GUEST_PTR(a[1]), (size_t)room, (int)a[3], to,
                             (socklen_t)a[5]));
 }
 
 int64_t sys_recvfrom(Cpu *c, const uint64_t *a) {
-  return host_result(recvfrom(arg_fd(a[0]), GUEST_PTR(a[1]), a[2], (int)a[3], GUEST_PTR(a[4]),
-                              GUEST_PTR(a[5])));
+  void *from;
+  socklen_t *len;
+  int64_t room = guest_transfer(c, a[1], a[2], GUEST_PROT_WRITE);
+  if (room < 0) return room;
+  int r = addr_out(c, a[4], a[5], &from, &len);
+  if (r < 0) return r;
+  return host_result(recvfrom(arg_fd(a[0]), GUEST_PTR(a[1]), (size_t)room, (int)a[3], from, len));
+}
+
+/* struct msghdr: the guest's, copied in; its name, data and control buffers found the
+ * guest's for the call's direction, into *host (its iovecs in iov[IOV_MAX]). */
+static int64_t msghdr_in(Cpu *c, uint64_t at, int access, struct msghdr *guest,
+                         struct msghdr *host, struct iovec *iov) {
+  int r = guest_copy_in(c, guest, at, sizeof *guest);
+  if (r < 0) return r;
+  *host = *guest;
+  int n = guest_iovec(c, (uint64_t)(uintptr_t)guest->msg_iov, (int64_t)guest->msg_iovlen, access, iov);
+  if (n < 0) return n;
+  host->msg_iov = iov;
+  host->msg_iovlen = (size_t)n;
+  if (!guest_area(c, (uint64_t)(uintptr_t)guest->msg_name, guest->msg_namelen, access, &host->msg_name) ||
+      !guest_area(c, (uint64_t)(uintptr_t)guest->msg_control, guest->msg_controllen, access,
+                  &host->msg_control))
+    return -EFAULT;
+  return 0;
 }
 
 int64_t sys_sendmsg(Cpu *c, const uint64_t *a) {
-  return host_result(sendmsg(arg_fd(a[0]), GUEST_PTR(a[1]), (int)a[2]));
+  struct msghdr guest, host;
+  struct iovec iov[IOV_MAX];
+  int64_t r = msghdr_in(c, a[1], GUEST_PROT_READ, &guest, &host, iov);
+  return r < 0 ? r : host_result(sendmsg(arg_fd(a[0]), &host, (int)a[2]));
 }
 
+/* The lengths and flags the call gives back go into the guest's msghdr. */
 int64_t sys_recvmsg(Cpu *c, const uint64_t *a) {
-  return host_result(recvmsg(arg_fd(a[0]), GUEST_PTR(a[1]), (int)a[2]));
+  struct msghdr guest, host;
+  struct iovec iov[IOV_MAX];
+  int64_t r = msghdr_in(c, a[1], GUEST_PROT_WRITE, &guest, &host, iov);
+  if (r < 0) return r;
+  r = host_result(recvmsg(arg_fd(a[0]), &host, (int)a[2]));
+  if (r < 0) return r;
+  guest.msg_namelen = host.msg_namelen;
+  guest.msg_controllen = host.msg_controllen;
+  guest.msg_flags = host.msg_flags;
+  int w = guest_copy_out(c, a[1], &guest, sizeof guest);
+  return w < 0 ? w : r;
 }

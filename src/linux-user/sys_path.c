@@ -13,7 +13,7 @@
 /* x86-64 has the old path calls (open, mkdir, rename...); other hosts only the *at forms,
  * so every call goes to the *at form with AT_FDCWD. */
 #define CWD AT_FDCWD
-#define P(x) ((const char *)GUEST_PTR(x))
+#define P(x) PATH_ARG(x)
 
 /* ---- access ---- */
 
@@ -33,13 +33,15 @@ int64_t sys_faccessat2(Cpu *c, const uint64_t *a) {
 
 static int64_t readlink_at(Cpu *c, int dirfd, uint64_t path, uint64_t buf, uint64_t size) {
   if ((int32_t)size <= 0) return -EINVAL; /* the kernel's bufsiz is an int */
-  if (path_names_self_exe(dirfd, path)) {
+  if (path_names_self_exe(dirfd, P(path))) {
     size_t n = strlen(proc_of(c)->exe_path);
     if (n > (uint32_t)size) n = (uint32_t)size;
-    int r = guest_copy_out(buf, proc_of(c)->exe_path, n);
+    int r = guest_copy_out(c, buf, proc_of(c)->exe_path, n);
     return r < 0 ? r : (int64_t)n;
   }
-  return host_result(readlinkat(dirfd, P(path), GUEST_PTR(buf), (uint32_t)size));
+  int64_t room = guest_transfer(c, buf, (uint32_t)size, GUEST_PROT_WRITE);
+  if (room < 0) return room;
+  return host_result(readlinkat(dirfd, P(path), GUEST_PTR(buf), (size_t)room));
 }
 
 int64_t sys_readlink(Cpu *c, const uint64_t *a) { return readlink_at(c, CWD, a[0], a[1], a[2]); }
@@ -135,15 +137,20 @@ int64_t sys_fchownat(Cpu *c, const uint64_t *a) {
 
 /* The raw call: a NULL path (futimens) is valid for the kernel but refused by glibc. */
 int64_t sys_utimensat(Cpu *c, const uint64_t *a) {
-  return host_result(syscall(SYS_utimensat, arg_fd(a[0]), P(a[1]), GUEST_PTR(a[2]), (int)a[3]));
+  struct timespec ts[2];
+  if (a[2]) {
+    int r = guest_copy_in(c, ts, a[2], sizeof ts);
+    if (r < 0) return r;
+  }
+  return host_result(syscall(SYS_utimensat, arg_fd(a[0]), P(a[1]), a[2] ? ts : NULL, (int)a[3]));
 }
 
 /* utimes/futimesat take struct timeval[2]; NULL means now. */
-static int64_t utimes_at(int dirfd, uint64_t path, uint64_t guest_tv) {
+static int64_t utimes_at(Cpu *c, int dirfd, uint64_t path, uint64_t guest_tv) {
   struct timespec ts[2];
   if (guest_tv) {
     struct timeval tv[2];
-    int r = guest_copy_in(tv, guest_tv, sizeof tv);
+    int r = guest_copy_in(c, tv, guest_tv, sizeof tv);
     if (r < 0) return r;
     for (int i = 0; i < 2; i++) {
       if (tv[i].tv_usec < 0 || tv[i].tv_usec >= 1000000) return -EINVAL;
@@ -154,16 +161,16 @@ static int64_t utimes_at(int dirfd, uint64_t path, uint64_t guest_tv) {
   return host_result(syscall(SYS_utimensat, dirfd, P(path), guest_tv ? ts : NULL, 0));
 }
 
-int64_t sys_utimes(Cpu *c, const uint64_t *a) { return utimes_at(CWD, a[0], a[1]); }
+int64_t sys_utimes(Cpu *c, const uint64_t *a) { return utimes_at(c, CWD, a[0], a[1]); }
 
-int64_t sys_futimesat(Cpu *c, const uint64_t *a) { return utimes_at(arg_fd(a[0]), a[1], a[2]); }
+int64_t sys_futimesat(Cpu *c, const uint64_t *a) { return utimes_at(c, arg_fd(a[0]), a[1], a[2]); }
 
 /* utime takes struct utimbuf { actime; modtime; } in whole seconds. */
 int64_t sys_utime(Cpu *c, const uint64_t *a) {
   struct timespec ts[2];
   if (a[1]) {
     int64_t t[2];
-    int r = guest_copy_in(t, a[1], sizeof t);
+    int r = guest_copy_in(c, t, a[1], sizeof t);
     if (r < 0) return r;
     ts[0] = (struct timespec){.tv_sec = t[0]};
     ts[1] = (struct timespec){.tv_sec = t[1]};
@@ -179,7 +186,9 @@ int64_t sys_truncate(Cpu *c, const uint64_t *a) {
 
 /* The raw call returns the length with the NUL, as the guest expects. */
 int64_t sys_getcwd(Cpu *c, const uint64_t *a) {
-  return host_result(syscall(SYS_getcwd, GUEST_PTR(a[0]), (size_t)a[1]));
+  int64_t room = guest_transfer(c, a[0], a[1], GUEST_PROT_WRITE);
+  if (room < 0) return room;
+  return host_result(syscall(SYS_getcwd, GUEST_PTR(a[0]), (size_t)room));
 }
 
 int64_t sys_chdir(Cpu *c, const uint64_t *a) { return host_result(chdir(P(a[0]))); }

@@ -42,9 +42,9 @@ int64_t sys_geteuid(Cpu *c, const uint64_t *a) { return geteuid(); }
 int64_t sys_getgid(Cpu *c, const uint64_t *a) { return getgid(); }
 int64_t sys_getegid(Cpu *c, const uint64_t *a) { return getegid(); }
 
-static int64_t copy_out_ids(const uint64_t *a, const unsigned ids[3]) {
+static int64_t copy_out_ids(Cpu *c, const uint64_t *a, const unsigned ids[3]) {
   for (int i = 0; i < 3; i++) {
-    int r = guest_copy_out(a[i], &ids[i], sizeof ids[i]);
+    int r = guest_copy_out(c, a[i], &ids[i], sizeof ids[i]);
     if (r < 0) return r;
   }
   return 0;
@@ -54,23 +54,29 @@ int64_t sys_getresuid(Cpu *c, const uint64_t *a) {
   uid_t r, e, s;
   if (getresuid(&r, &e, &s) < 0) return -errno;
   const unsigned ids[3] = {r, e, s};
-  return copy_out_ids(a, ids);
+  return copy_out_ids(c, a, ids);
 }
 
 int64_t sys_getresgid(Cpu *c, const uint64_t *a) {
   gid_t r, e, s;
   if (getresgid(&r, &e, &s) < 0) return -errno;
   const unsigned ids[3] = {r, e, s};
-  return copy_out_ids(a, ids);
+  return copy_out_ids(c, a, ids);
 }
 
 /* gid_t is 32 bits everywhere; the raw call keeps the kernel's size-0 query. */
 int64_t sys_getgroups(Cpu *c, const uint64_t *a) {
-  return host_result(syscall(SYS_getgroups, (int)a[0], GUEST_PTR(a[1])));
+  void *list;
+  if ((int)a[0] < 0) return -EINVAL;
+  if (!guest_area(c, a[1], 4 * (uint64_t)(int)a[0], GUEST_PROT_WRITE, &list)) return -EFAULT;
+  return host_result(syscall(SYS_getgroups, (int)a[0], list));
 }
 
 int64_t sys_setgroups(Cpu *c, const uint64_t *a) {
-  return host_result(syscall(SYS_setgroups, (size_t)a[0], GUEST_PTR(a[1])));
+  void *list;
+  if (a[0] > 65536) return -EINVAL; /* NGROUPS_MAX */
+  if (!guest_area(c, a[1], 4 * a[0], GUEST_PROT_READ, &list)) return -EFAULT;
+  return host_result(syscall(SYS_setgroups, (size_t)a[0], list));
 }
 
 int64_t sys_setuid(Cpu *c, const uint64_t *a) { return host_result(setuid((uid_t)a[0])); }
@@ -131,13 +137,22 @@ int64_t sys_tgkill(Cpu *c, const uint64_t *a) {
 
 /* ---- waiting: status words, struct rusage and siginfo_t share one layout ---- */
 
+enum { RUSAGE_SIZE = 144, SIGINFO_SIZE = 128 };
+
 int64_t sys_wait4(Cpu *c, const uint64_t *a) {
-  return host_result(wait4((pid_t)a[0], GUEST_PTR(a[1]), (int)a[2], GUEST_PTR(a[3])));
+  void *status, *usage;
+  if (!guest_area(c, a[1], 4, GUEST_PROT_WRITE, &status) ||
+      !guest_area(c, a[3], RUSAGE_SIZE, GUEST_PROT_WRITE, &usage))
+    return -EFAULT;
+  return host_result(wait4((pid_t)a[0], status, (int)a[2], usage));
 }
 
 int64_t sys_waitid(Cpu *c, const uint64_t *a) {
-  return host_result(syscall(SYS_waitid, (int)a[0], (pid_t)a[1], GUEST_PTR(a[2]), (int)a[3],
-                             GUEST_PTR(a[4])));
+  void *info, *usage;
+  if (!guest_area(c, a[2], SIGINFO_SIZE, GUEST_PROT_WRITE, &info) ||
+      !guest_area(c, a[4], RUSAGE_SIZE, GUEST_PROT_WRITE, &usage))
+    return -EFAULT;
+  return host_result(syscall(SYS_waitid, (int)a[0], (pid_t)a[1], info, (int)a[3], usage));
 }
 
 /* ---- fork, vfork, clone ---- */
@@ -220,14 +235,14 @@ static int64_t fork_guest(Cpu *c, uint64_t flags, uint64_t child_sp, uint64_t pt
     if (flags & X64_CLONE_SETTLS) c->fs_base = tls;
     if (flags & X64_CLONE_CHILD_SETTID) {
       int32_t tid = gettid();
-      guest_copy_out(ctid, &tid, sizeof tid);
+      guest_copy_out(c, ctid, &tid, sizeof tid);
     }
     if (flags & X64_CLONE_CHILD_CLEARTID) thread_of(c)->clear_child_tid = ctid;
     return 0;
   }
   if (flags & X64_CLONE_PARENT_SETTID) {
     int32_t tid = pid;
-    guest_copy_out(ptid, &tid, sizeof tid);
+    guest_copy_out(c, ptid, &tid, sizeof tid);
   }
   if (vfork_like) {
     close(pair[1]);
@@ -279,10 +294,10 @@ int64_t sys_clone3(Cpu *c, const uint64_t *a) {
                               stack_size, tls, set_tid, set_tid_size, cgroup */
   if (a[1] < 64 || a[1] > 4096) return -EINVAL;
   size_t n = a[1] < sizeof args ? (size_t)a[1] : sizeof args;
-  if (guest_copy_in(args, a[0], n) < 0) return -EFAULT;
+  if (guest_copy_in(c, args, a[0], n) < 0) return -EFAULT;
   for (uint64_t at = a[0] + sizeof args; at < a[0] + a[1]; at++) {
     uint8_t b;
-    if (guest_copy_in(&b, at, 1) < 0) return -EFAULT;
+    if (guest_copy_in(c, &b, at, 1) < 0) return -EFAULT;
     if (b) return -E2BIG;
   }
   uint64_t flags = args[0], exit_signal = args[4];
@@ -311,8 +326,8 @@ int64_t sys_arch_prctl(Cpu *c, const uint64_t *a) {
     if (a[1] >= X64_TASK_SIZE_MAX) return -EPERM;
     *(a[0] == X64_ARCH_SET_FS ? &c->fs_base : &c->gs_base) = a[1];
     return 0;
-  case X64_ARCH_GET_FS: return guest_copy_out(a[1], &c->fs_base, 8);
-  case X64_ARCH_GET_GS: return guest_copy_out(a[1], &c->gs_base, 8);
+  case X64_ARCH_GET_FS: return guest_copy_out(c, a[1], &c->fs_base, 8);
+  case X64_ARCH_GET_GS: return guest_copy_out(c, a[1], &c->gs_base, 8);
   case X64_ARCH_GET_CPUID: return 1; /* CPUID does not fault */
   case X64_ARCH_SET_CPUID: return -ENODEV;
   default: return -EINVAL;
@@ -329,7 +344,7 @@ int64_t sys_prctl(Cpu *c, const uint64_t *a) {
   case PR_SET_NO_NEW_PRIVS: case PR_GET_NO_NEW_PRIVS: case PR_GET_TIMERSLACK:
   case PR_SET_TIMERSLACK: case PR_SET_VMA:
     return host_result(prctl((int)a[0], a[1], a[2], a[3], a[4]));
-  case PR_GET_TID_ADDRESS: return guest_copy_out(a[1], &thread_of(c)->clear_child_tid, 8);
+  case PR_GET_TID_ADDRESS: return guest_copy_out(c, a[1], &thread_of(c)->clear_child_tid, 8);
   default: return -EINVAL;
   }
 }
@@ -350,8 +365,8 @@ int64_t sys_set_robust_list(Cpu *c, const uint64_t *a) {
 int64_t sys_get_robust_list(Cpu *c, const uint64_t *a) {
   if (a[0] && (pid_t)a[0] != gettid()) return -EPERM;
   uint64_t len = 24;
-  int r = guest_copy_out(a[1], &thread_of(c)->robust_list_head, 8);
-  return r < 0 ? r : guest_copy_out(a[2], &len, 8);
+  int r = guest_copy_out(c, a[1], &thread_of(c)->robust_list_head, 8);
+  return r < 0 ? r : guest_copy_out(c, a[2], &len, 8);
 }
 
 /* Restartable sequences are not offered; glibc then goes without. */

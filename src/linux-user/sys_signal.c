@@ -16,11 +16,11 @@ int64_t sys_rt_sigaction(Cpu *c, const uint64_t *a) {
   if (a[1] && (sig == SIGKILL || sig == SIGSTOP)) return -EINVAL;
   X64Sigaction act, old;
   if (a[1]) {
-    int r = guest_copy_in(&act, a[1], sizeof act);
+    int r = guest_copy_in(c, &act, a[1], sizeof act);
     if (r < 0) return r;
   }
   signals_action(c, sig, a[1] ? &act : NULL, &old);
-  return a[2] ? guest_copy_out(a[2], &old, sizeof old) : 0;
+  return a[2] ? guest_copy_out(c, a[2], &old, sizeof old) : 0;
 }
 
 enum { X64_SIG_BLOCK = 0, X64_SIG_UNBLOCK = 1, X64_SIG_SETMASK = 2 };
@@ -30,7 +30,7 @@ int64_t sys_rt_sigprocmask(Cpu *c, const uint64_t *a) {
   uint64_t old = signals_mask(c);
   if (a[1]) {
     uint64_t set;
-    int r = guest_copy_in(&set, a[1], sizeof set);
+    int r = guest_copy_in(c, &set, a[1], sizeof set);
     if (r < 0) return r;
     switch ((int)a[0]) {
     case X64_SIG_BLOCK: set |= old; break;
@@ -40,19 +40,19 @@ int64_t sys_rt_sigprocmask(Cpu *c, const uint64_t *a) {
     }
     signals_set_mask(c, set);
   }
-  return a[2] ? guest_copy_out(a[2], &old, sizeof old) : 0;
+  return a[2] ? guest_copy_out(c, a[2], &old, sizeof old) : 0;
 }
 
 int64_t sys_rt_sigpending(Cpu *c, const uint64_t *a) {
   if (a[1] > X64_SIGSET_SIZE) return -EINVAL;
   uint64_t pending = signals_pending(c);
-  return guest_copy_out(a[0], &pending, a[1]);
+  return guest_copy_out(c, a[0], &pending, a[1]);
 }
 
 int64_t sys_rt_sigsuspend(Cpu *c, const uint64_t *a) {
   if (a[1] != X64_SIGSET_SIZE) return -EINVAL;
   uint64_t mask;
-  int r = guest_copy_in(&mask, a[0], sizeof mask);
+  int r = guest_copy_in(c, &mask, a[0], sizeof mask);
   if (r < 0) return r;
   return signals_suspend(c, &mask);
 }
@@ -65,18 +65,20 @@ int64_t sys_pause(Cpu *c, const uint64_t *a) { return signals_suspend(c, NULL); 
 int64_t sys_rt_sigtimedwait(Cpu *c, const uint64_t *a) {
   if (a[3] != X64_SIGSET_SIZE) return -EINVAL;
   uint64_t set;
-  int r = guest_copy_in(&set, a[0], sizeof set);
+  int r = guest_copy_in(c, &set, a[0], sizeof set);
   if (r < 0) return r;
   set &= ~NOT_BLOCKABLE;
   uint8_t info[128] = {0};
   int64_t sig = signals_take_blocked(c, set, info);
   if (!sig) {
     if (signals_handler_due(c)) return -EINTR; /* the handler runs first, as natively */
-    sig = host_result(syscall(SYS_rt_sigtimedwait, &set, info, GUEST_PTR(a[2]), sizeof set));
+    struct timespec timeout;
+    if (a[2] && guest_copy_in(c, &timeout, a[2], sizeof timeout) < 0) return -EFAULT;
+    sig = host_result(syscall(SYS_rt_sigtimedwait, &set, info, a[2] ? &timeout : NULL, sizeof set));
     if (sig < 0) return sig;
   }
   if (a[1]) {
-    r = guest_copy_out(a[1], info, sizeof info);
+    r = guest_copy_out(c, a[1], info, sizeof info);
     if (r < 0) return r;
   }
   return sig;
@@ -84,12 +86,15 @@ int64_t sys_rt_sigtimedwait(Cpu *c, const uint64_t *a) {
 
 /* siginfo_t is the same on every 64-bit host; the kernel checks who may send what. */
 int64_t sys_rt_sigqueueinfo(Cpu *c, const uint64_t *a) {
-  return host_result(syscall(SYS_rt_sigqueueinfo, (pid_t)a[0], (int)a[1], GUEST_PTR(a[2])));
+  uint8_t info[128];
+  int r = guest_copy_in(c, info, a[2], sizeof info);
+  return r < 0 ? r : host_result(syscall(SYS_rt_sigqueueinfo, (pid_t)a[0], (int)a[1], info));
 }
 
 int64_t sys_rt_tgsigqueueinfo(Cpu *c, const uint64_t *a) {
-  return host_result(
-      syscall(SYS_rt_tgsigqueueinfo, (pid_t)a[0], (pid_t)a[1], (int)a[2], GUEST_PTR(a[3])));
+  uint8_t info[128];
+  int r = guest_copy_in(c, info, a[3], sizeof info);
+  return r < 0 ? r : host_result(syscall(SYS_rt_tgsigqueueinfo, (pid_t)a[0], (pid_t)a[1], (int)a[2], info));
 }
 
 /* The new stack is read before anything changes; the old one is written only if the
@@ -97,12 +102,12 @@ int64_t sys_rt_tgsigqueueinfo(Cpu *c, const uint64_t *a) {
 int64_t sys_sigaltstack(Cpu *c, const uint64_t *a) {
   X64StackT ss, old;
   if (a[0]) {
-    int r = guest_copy_in(&ss, a[0], sizeof ss);
+    int r = guest_copy_in(c, &ss, a[0], sizeof ss);
     if (r < 0) return r;
   }
   int r = signals_altstack(c, c->r[RSP], a[0] ? &ss : NULL, &old);
   if (r < 0) return r;
-  return a[1] ? guest_copy_out(a[1], &old, sizeof old) : 0;
+  return a[1] ? guest_copy_out(c, a[1], &old, sizeof old) : 0;
 }
 
 int64_t sys_rt_sigreturn(Cpu *c, const uint64_t *a) { return signals_sigreturn(c); }

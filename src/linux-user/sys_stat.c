@@ -31,19 +31,19 @@ void stat_to_x64(const struct stat *st, X64Stat *x) {
   x->st_ctime_nsec = (uint64_t)st->st_ctim.tv_nsec;
 }
 
-static int64_t stat_result(int r, const struct stat *st, uint64_t guest_buf) {
+static int64_t stat_result(Cpu *c, int r, const struct stat *st, uint64_t guest_buf) {
   if (r < 0) return -errno;
   X64Stat x;
   stat_to_x64(st, &x);
-  return guest_copy_out(guest_buf, &x, sizeof x);
+  return guest_copy_out(c, guest_buf, &x, sizeof x);
 }
 
 /* fstatat, with /proc/self/exe (followed) meaning the guest program. */
 static int64_t stat_at(Cpu *c, int dirfd, uint64_t path, uint64_t buf, int flags) {
   struct stat st;
-  if (!(flags & X64_AT_SYMLINK_NOFOLLOW) && path_names_self_exe(dirfd, path))
-    return stat_result(stat(proc_of(c)->exe_path, &st), &st, buf);
-  return stat_result(fstatat(dirfd, GUEST_PTR(path), &st, flags), &st, buf);
+  if (!(flags & X64_AT_SYMLINK_NOFOLLOW) && path_names_self_exe(dirfd, PATH_ARG(path)))
+    return stat_result(c, stat(proc_of(c)->exe_path, &st), &st, buf);
+  return stat_result(c, fstatat(dirfd, PATH_ARG(path), &st, flags), &st, buf);
 }
 
 int64_t sys_stat(Cpu *c, const uint64_t *a) { return stat_at(c, X64_AT_FDCWD, a[0], a[1], 0); }
@@ -59,17 +59,19 @@ int64_t sys_newfstatat(Cpu *c, const uint64_t *a) {
 
 int64_t sys_fstat(Cpu *c, const uint64_t *a) {
   struct stat st;
-  return stat_result(fstat(arg_fd(a[0]), &st), &st, a[1]);
+  return stat_result(c, fstat(arg_fd(a[0]), &st), &st, a[1]);
 }
 
 /* struct statx is architecture-independent. */
+enum { GUEST_STATX_SIZE = 256 };
 int64_t sys_statx(Cpu *c, const uint64_t *a) {
   int dirfd = arg_fd(a[0]), flags = (int)a[2];
-  if (!(flags & X64_AT_SYMLINK_NOFOLLOW) && path_names_self_exe(dirfd, a[1]))
+  void *buf;
+  if (!guest_area(c, a[4], GUEST_STATX_SIZE, GUEST_PROT_WRITE, &buf)) return -EFAULT;
+  if (!(flags & X64_AT_SYMLINK_NOFOLLOW) && path_names_self_exe(dirfd, PATH_ARG(a[1])))
     return host_result(syscall(SYS_statx, AT_FDCWD, proc_of(c)->exe_path, flags, (unsigned)a[3],
-                               GUEST_PTR(a[4])));
-  return host_result(syscall(SYS_statx, dirfd, GUEST_PTR(a[1]), flags, (unsigned)a[3],
-                             GUEST_PTR(a[4])));
+                               buf));
+  return host_result(syscall(SYS_statx, dirfd, PATH_ARG(a[1]), flags, (unsigned)a[3], buf));
 }
 
 void statfs_to_x64(const struct statfs *s, X64Statfs *x) {
@@ -87,19 +89,19 @@ void statfs_to_x64(const struct statfs *s, X64Statfs *x) {
   x->f_flags = s->f_flags;
 }
 
-static int64_t statfs_result(int r, const struct statfs *s, uint64_t guest_buf) {
+static int64_t statfs_result(Cpu *c, int r, const struct statfs *s, uint64_t guest_buf) {
   if (r < 0) return -errno;
   X64Statfs x;
   statfs_to_x64(s, &x);
-  return guest_copy_out(guest_buf, &x, sizeof x);
+  return guest_copy_out(c, guest_buf, &x, sizeof x);
 }
 
 int64_t sys_statfs(Cpu *c, const uint64_t *a) {
   struct statfs s;
-  return statfs_result(statfs(GUEST_PTR(a[0]), &s), &s, a[1]);
+  return statfs_result(c, statfs(PATH_ARG(a[0]), &s), &s, a[1]);
 }
 
 int64_t sys_fstatfs(Cpu *c, const uint64_t *a) {
   struct statfs s;
-  return statfs_result(fstatfs(arg_fd(a[0]), &s), &s, a[1]);
+  return statfs_result(c, fstatfs(arg_fd(a[0]), &s), &s, a[1]);
 }

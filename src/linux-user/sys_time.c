@@ -18,13 +18,13 @@ int64_t sys_clock_gettime(Cpu *c, const uint64_t *a) {
   struct timespec ts;
   if (clock_gettime((clockid_t)a[0], &ts) < 0) return -errno; /* also checks the clock id */
   if (det_on(c)) ts = vt_timespec(vt_now(c, (clockid_t)a[0]));
-  return guest_copy_out(a[1], &ts, sizeof ts);
+  return guest_copy_out(c, a[1], &ts, sizeof ts);
 }
 
 int64_t sys_clock_getres(Cpu *c, const uint64_t *a) {
   struct timespec ts;
   if (clock_getres((clockid_t)a[0], &ts) < 0) return -errno;
-  return a[1] ? guest_copy_out(a[1], &ts, sizeof ts) : 0;
+  return a[1] ? guest_copy_out(c, a[1], &ts, sizeof ts) : 0;
 }
 
 int64_t sys_gettimeofday(Cpu *c, const uint64_t *a) {
@@ -36,14 +36,14 @@ int64_t sys_gettimeofday(Cpu *c, const uint64_t *a) {
     tv = (struct timeval){ts.tv_sec, ts.tv_nsec / 1000};
     tz = (struct timezone){0, 0};
   }
-  int r = a[0] ? guest_copy_out(a[0], &tv, sizeof tv) : 0;
-  if (r == 0 && a[1]) r = guest_copy_out(a[1], &tz, sizeof tz);
+  int r = a[0] ? guest_copy_out(c, a[0], &tv, sizeof tv) : 0;
+  if (r == 0 && a[1]) r = guest_copy_out(c, a[1], &tz, sizeof tz);
   return r;
 }
 
 int64_t sys_time(Cpu *c, const uint64_t *a) {
   int64_t t = det_on(c) ? (int64_t)(vt_now(c, CLOCK_REALTIME) / 1000000000u) : (int64_t)time(NULL);
-  if (a[0] && guest_copy_out(a[0], &t, sizeof t) < 0) return -EFAULT;
+  if (a[0] && guest_copy_out(c, a[0], &t, sizeof t) < 0) return -EFAULT;
   return t;
 }
 
@@ -51,14 +51,14 @@ int64_t sys_time(Cpu *c, const uint64_t *a) {
  * left to *rem when a handler interrupts a relative one. */
 static int64_t sleep_virtual(Cpu *c, clockid_t id, bool absolute, uint64_t req, uint64_t rem) {
   struct timespec ts;
-  if (guest_copy_in(&ts, req, sizeof ts) < 0) return -EFAULT;
+  if (guest_copy_in(c, &ts, req, sizeof ts) < 0) return -EFAULT;
   if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000) return -EINVAL;
   uint64_t ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
   uint64_t left = 0;
   int64_t r = vt_sleep(c, id, absolute ? ns : vt_now(c, id) + ns, &left);
   if (r == -EINTR && !absolute && rem) {
     struct timespec l = vt_timespec(left);
-    if (guest_copy_out(rem, &l, sizeof l) < 0) return -EFAULT;
+    if (guest_copy_out(c, rem, &l, sizeof l) < 0) return -EFAULT;
   }
   return r;
 }
@@ -66,7 +66,10 @@ static int64_t sleep_virtual(Cpu *c, clockid_t id, bool absolute, uint64_t req, 
 /* Otherwise the kernel reads the request and writes the remainder itself. */
 int64_t sys_nanosleep(Cpu *c, const uint64_t *a) {
   if (det_on(c)) return sleep_virtual(c, CLOCK_MONOTONIC, false, a[0], a[1]);
-  return host_result(syscall(SYS_nanosleep, GUEST_PTR(a[0]), GUEST_PTR(a[1])));
+  void *req, *rem;
+  if (!guest_area(c, a[0], 16, GUEST_PROT_READ, &req) || !guest_area(c, a[1], 16, GUEST_PROT_WRITE, &rem))
+    return -EFAULT;
+  return host_result(syscall(SYS_nanosleep, req, rem));
 }
 
 int64_t sys_clock_nanosleep(Cpu *c, const uint64_t *a) {
@@ -75,25 +78,31 @@ int64_t sys_clock_nanosleep(Cpu *c, const uint64_t *a) {
     if (clock_getres((clockid_t)a[0], &probe) < 0) return -EINVAL; /* an unknown clock */
     return sleep_virtual(c, (clockid_t)a[0], a[1] & TIMER_ABSTIME, a[2], a[3]);
   }
-  return host_result(syscall(SYS_clock_nanosleep, (clockid_t)a[0], (int)a[1], GUEST_PTR(a[2]),
-                             GUEST_PTR(a[3])));
+  void *req, *rem;
+  if (!guest_area(c, a[2], 16, GUEST_PROT_READ, &req) || !guest_area(c, a[3], 16, GUEST_PROT_WRITE, &rem))
+    return -EFAULT;
+  return host_result(syscall(SYS_clock_nanosleep, (clockid_t)a[0], (int)a[1], req, rem));
 }
 
 /* struct tms and struct rusage: longs and timevals, one layout on 64-bit hosts. A
  * deterministic process has used its instructions' time in user mode, and nothing else. */
 int64_t sys_times(Cpu *c, const uint64_t *a) {
-  if (!det_on(c)) return host_result(syscall(SYS_times, GUEST_PTR(a[0])));
+  void *buf;
+  if (!guest_area(c, a[0], sizeof(struct tms), GUEST_PROT_WRITE, &buf)) return -EFAULT;
+  if (!det_on(c)) return host_result(syscall(SYS_times, buf));
   uint64_t tick = 1000000000u / (uint64_t)sysconf(_SC_CLK_TCK);
   struct tms t = {.tms_utime = (clock_t)(vt_now(c, CLOCK_PROCESS_CPUTIME_ID) / tick)};
-  if (a[0] && guest_copy_out(a[0], &t, sizeof t) < 0) return -EFAULT;
+  if (a[0] && guest_copy_out(c, a[0], &t, sizeof t) < 0) return -EFAULT;
   return (int64_t)(vt_now(c, CLOCK_MONOTONIC) / tick);
 }
 
 int64_t sys_getrusage(Cpu *c, const uint64_t *a) {
   int who = (int)a[0];
-  if (!det_on(c) || who == RUSAGE_CHILDREN) return host_result(getrusage(who, GUEST_PTR(a[1])));
+  void *buf;
+  if (!guest_area(c, a[1], sizeof(struct rusage), GUEST_PROT_WRITE, &buf)) return -EFAULT;
+  if (!det_on(c) || who == RUSAGE_CHILDREN) return host_result(getrusage(who, buf));
   if (who != RUSAGE_SELF && who != RUSAGE_THREAD) return -EINVAL;
   struct timespec cpu = vt_timespec(vt_now(c, CLOCK_PROCESS_CPUTIME_ID));
   struct rusage ru = {.ru_utime = {cpu.tv_sec, cpu.tv_nsec / 1000}};
-  return guest_copy_out(a[1], &ru, sizeof ru);
+  return guest_copy_out(c, a[1], &ru, sizeof ru);
 }

@@ -14,6 +14,9 @@
  * timers measure the emulator's time: ITIMER_VIRTUAL and ITIMER_PROF count its CPU time,
  * which is the guest's as run here. */
 
+/* struct itimerval, itimerspec and sigevent, as the host's call reads or writes them. */
+enum { ITIMERVAL_SIZE = 32, ITIMERSPEC_SIZE = 32, SIGEVENT_SIZE = 64 };
+
 int64_t sys_alarm(Cpu *c, const uint64_t *a) {
   if (det_on(c)) return vt_alarm(c, (unsigned)a[0]);
   return alarm((unsigned)a[0]);
@@ -21,28 +24,43 @@ int64_t sys_alarm(Cpu *c, const uint64_t *a) {
 
 int64_t sys_getitimer(Cpu *c, const uint64_t *a) {
   if (det_on(c)) return vt_getitimer(c, (int)a[0], a[1]);
-  return host_result(syscall(SYS_getitimer, (int)a[0], GUEST_PTR(a[1])));
+  void *cur;
+  if (!guest_area(c, a[1], ITIMERVAL_SIZE, GUEST_PROT_WRITE, &cur)) return -EFAULT;
+  return host_result(syscall(SYS_getitimer, (int)a[0], cur));
 }
 
 int64_t sys_setitimer(Cpu *c, const uint64_t *a) {
   if (det_on(c)) return vt_setitimer(c, (int)a[0], a[1], a[2]);
-  return host_result(syscall(SYS_setitimer, (int)a[0], GUEST_PTR(a[1]), GUEST_PTR(a[2])));
+  void *new, *old;
+  if (!guest_area(c, a[1], ITIMERVAL_SIZE, GUEST_PROT_READ, &new) ||
+      !guest_area(c, a[2], ITIMERVAL_SIZE, GUEST_PROT_WRITE, &old))
+    return -EFAULT;
+  return host_result(syscall(SYS_setitimer, (int)a[0], new, old));
 }
 
 int64_t sys_timer_create(Cpu *c, const uint64_t *a) {
   if (det_on(c)) return vt_timer_create(c, (clockid_t)a[0], a[1], a[2]);
-  return host_result(syscall(SYS_timer_create, (clockid_t)a[0], GUEST_PTR(a[1]), GUEST_PTR(a[2])));
+  void *event, *id;
+  if (!guest_area(c, a[1], SIGEVENT_SIZE, GUEST_PROT_READ, &event) || !a[2] ||
+      !guest_area(c, a[2], 4, GUEST_PROT_WRITE, &id))
+    return -EFAULT;
+  return host_result(syscall(SYS_timer_create, (clockid_t)a[0], event, id));
 }
 
 int64_t sys_timer_settime(Cpu *c, const uint64_t *a) {
   if (det_on(c)) return vt_timer_settime(c, (int)a[0], (int)a[1], a[2], a[3]);
-  return host_result(
-      syscall(SYS_timer_settime, (int)a[0], (int)a[1], GUEST_PTR(a[2]), GUEST_PTR(a[3])));
+  void *new, *old;
+  if (!a[2] || !guest_area(c, a[2], ITIMERSPEC_SIZE, GUEST_PROT_READ, &new) ||
+      !guest_area(c, a[3], ITIMERSPEC_SIZE, GUEST_PROT_WRITE, &old))
+    return -EFAULT;
+  return host_result(syscall(SYS_timer_settime, (int)a[0], (int)a[1], new, old));
 }
 
 int64_t sys_timer_gettime(Cpu *c, const uint64_t *a) {
   if (det_on(c)) return vt_timer_gettime(c, (int)a[0], a[1]);
-  return host_result(syscall(SYS_timer_gettime, (int)a[0], GUEST_PTR(a[1])));
+  void *cur;
+  if (!a[1] || !guest_area(c, a[1], ITIMERSPEC_SIZE, GUEST_PROT_WRITE, &cur)) return -EFAULT;
+  return host_result(syscall(SYS_timer_gettime, (int)a[0], cur));
 }
 
 int64_t sys_timer_getoverrun(Cpu *c, const uint64_t *a) {

@@ -261,15 +261,26 @@ static const bool may_wait[X64_NR_COUNT] = {
 };
 #undef B
 
-/* With a sysroot, the call's path arguments (A_PATH in its signature) that name something
- * under it name that instead: into buffers of this thread, one per argument. */
-static void paths_in_sysroot(const char *sysroot, const SysEntry *e, uint64_t args[6]) {
-  static __thread char given[PATH_MAX], found[2][PATH_MAX];
+/* The call's path arguments (A_PATH in its signature) are read into buffers of this
+ * thread, and the handler gets those: the host kernel then reads no guest memory for a
+ * path, and a path that is not in the guest's memory is EFAULT, one too long
+ * ENAMETOOLONG, as the kernel's. With a sysroot, a path that names something under it
+ * names that instead. A null path stays null: the calls that allow one decide. */
+enum { MAX_PATHS = 2 };
+static int64_t paths_from_guest(Cpu *c, const SysEntry *e, uint64_t args[6]) {
+  static __thread char given[MAX_PATHS][PATH_MAX], found[MAX_PATHS][PATH_MAX];
+  const char *sysroot = proc_of(c)->opt.sysroot;
   unsigned n = 0;
-  for (unsigned i = 0; i < 6 && e->sig.arg[i] != A_END && n < 2; i++) {
-    if (e->sig.arg[i] != A_PATH || guest_read_str(given, sizeof given, args[i]) < 0) continue;
-    if (sysroot_lookup(sysroot, given, found[n])) args[i] = (uint64_t)(uintptr_t)found[n++];
+  for (unsigned i = 0; i < 6 && e->sig.arg[i] != A_END; i++) {
+    if (e->sig.arg[i] != A_PATH || !args[i]) continue;
+    if (n == MAX_PATHS) return -EINVAL; /* no call has more: the table is wrong */
+    int64_t r = guest_read_str(c, given[n], sizeof given[n], args[i]);
+    if (r < 0) return r;
+    const char *path = sysroot && sysroot_lookup(sysroot, given[n], found[n]) ? found[n] : given[n];
+    args[i] = (uint64_t)(uintptr_t)path;
+    n++;
   }
+  return 0;
 }
 
 void syscall_dispatch(Cpu *c) {
@@ -279,12 +290,12 @@ void syscall_dispatch(Cpu *c) {
   const bool trace = proc_of(c)->opt.strace;
   uint64_t *counts = proc_of(c)->opt.syscall_counts;
   if (counts) counts[nr < X64_NR_COUNT ? nr : X64_NR_COUNT]++;
-  if (trace) strace_begin(nr, e ? &e->sig : NULL, args);
-  if (e && proc_of(c)->opt.sysroot) paths_in_sysroot(proc_of(c)->opt.sysroot, e, args);
+  if (trace) strace_begin(c, nr, e ? &e->sig : NULL, args);
+  int64_t ret = e ? paths_from_guest(c, e, args) : -ENOSYS;
   /* The thread count changes only under the run lock, which this thread holds. */
   const bool release = nr < X64_NR_COUNT && may_wait[nr] && proc_of(c)->threads.n > 1;
   if (release) threads_leave(c);
-  int64_t ret = e ? e->fn(c, args) : -ENOSYS;
+  if (ret == 0) ret = e->fn(c, args);
   if (release) threads_enter(c);
   c->r[RAX] = (uint64_t)ret;
   if (ret == -EINTR) signals_syscall_interrupted(c, nr);

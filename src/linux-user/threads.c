@@ -273,16 +273,19 @@ int64_t threads_clone(Cpu *c, uint64_t flags, uint64_t stack, uint64_t parent_ti
   sem_destroy(&s.started);
   int32_t tid = (int32_t)det_pid_out(c, s.tid);
   /* The kernel writes them before either thread runs on. */
-  if (flags & X64_CLONE_PARENT_SETTID) guest_copy_out(parent_tid, &tid, sizeof tid);
-  if (flags & X64_CLONE_CHILD_SETTID) guest_copy_out(child_tid, &tid, sizeof tid);
+  if (flags & X64_CLONE_PARENT_SETTID) guest_copy_out(c, parent_tid, &tid, sizeof tid);
+  if (flags & X64_CLONE_CHILD_SETTID) guest_copy_out(c, child_tid, &tid, sizeof tid);
   return tid;
 }
 
 /* The kernel's handle_futex_death(): a robust mutex's futex word still naming tid gets
  * FUTEX_OWNER_DIED, and one waiter is woken to take it (EOWNERDEAD). */
-static void owner_died(uint64_t word_at, uint32_t tid) {
+static void owner_died(Cpu *c, uint64_t word_at, uint32_t tid) {
   uint32_t word;
-  if (word_at & 3 || guest_copy_in(&word, word_at, sizeof word) != 0) return;
+  /* Written as the kernel does, so only in the guest's writable memory. */
+  if (word_at & 3 || guest_prefix(c, word_at, 4, GUEST_PROT_WRITE) != 4 ||
+      guest_copy_in(c, &word, word_at, sizeof word) != 0)
+    return;
   while ((word & FUTEX_TID_MASK) == tid) {
     uint32_t dead = (word & FUTEX_WAITERS) | FUTEX_OWNER_DIED;
     if (__atomic_compare_exchange_n((uint32_t *)GUEST_PTR(word_at), &word, dead, false,
@@ -299,17 +302,17 @@ static void owner_died(uint64_t word_at, uint32_t tid) {
  * of them, as the kernel walks it. */
 static void release_robust_mutexes(Cpu *c) {
   uint64_t head = thread_of(c)->robust_list_head, h[3];
-  if (!head || guest_copy_in(h, head, sizeof h) != 0) return;
+  if (!head || guest_copy_in(c, h, head, sizeof h) != 0) return;
   uint32_t tid = (uint32_t)det_pid_out(c, gettid());
   uint64_t entry = h[0], pending = h[2] & ~1ull;
   int64_t offset = (int64_t)h[1];
   for (unsigned n = 0; (entry & ~1ull) != head && n < 2048; n++) {
     uint64_t at = entry & ~1ull, next;
-    if (guest_copy_in(&next, at, sizeof next) != 0) break;
-    if (at != pending) owner_died(at + (uint64_t)offset, tid);
+    if (guest_copy_in(c, &next, at, sizeof next) != 0) break;
+    if (at != pending) owner_died(c, at + (uint64_t)offset, tid);
     entry = next;
   }
-  if (pending) owner_died(pending + (uint64_t)offset, tid);
+  if (pending) owner_died(c, pending + (uint64_t)offset, tid);
 }
 
 bool threads_exit(Cpu *c) {
@@ -327,7 +330,7 @@ bool threads_exit(Cpu *c) {
   /* The kernel's mm_release(): a joiner waits on this word (pthread_join). */
   if (t->clear_child_tid) {
     uint32_t zero = 0;
-    if (guest_copy_out(t->clear_child_tid, &zero, sizeof zero) == 0)
+    if (guest_copy_out(c, t->clear_child_tid, &zero, sizeof zero) == 0)
       syscall(SYS_futex, GUEST_PTR(t->clear_child_tid), FUTEX_WAKE, 1, NULL, NULL, 0);
   }
   signals_thread_detach(c);

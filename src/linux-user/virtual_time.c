@@ -197,13 +197,13 @@ int64_t vt_getitimer(Cpu *c, int which, uint64_t curr) {
   struct itimerspec s = timer_left(c, itimer(c, which));
   struct itimerval v;
   to_itimerval(&v, &s);
-  return guest_copy_out(curr, &v, sizeof v);
+  return guest_copy_out(c, curr, &v, sizeof v);
 }
 
 int64_t vt_setitimer(Cpu *c, int which, uint64_t value, uint64_t old) {
   if (which < 0 || which > 2) return -EINVAL;
   struct itimerval v;
-  if (guest_copy_in(&v, value, sizeof v) < 0) return -EFAULT;
+  if (guest_copy_in(c, &v, value, sizeof v) < 0) return -EFAULT;
   if (v.it_value.tv_sec < 0 || v.it_value.tv_usec < 0 || v.it_value.tv_usec >= 1000000 ||
       v.it_interval.tv_sec < 0 || v.it_interval.tv_usec < 0 || v.it_interval.tv_usec >= 1000000)
     return -EINVAL;
@@ -211,7 +211,7 @@ int64_t vt_setitimer(Cpu *c, int which, uint64_t value, uint64_t old) {
   struct itimerspec was = timer_left(c, t);
   struct itimerval w;
   to_itimerval(&w, &was);
-  if (old && guest_copy_out(old, &w, sizeof w) < 0) return -EFAULT;
+  if (old && guest_copy_out(c, old, &w, sizeof w) < 0) return -EFAULT;
   struct timespec value_ts = {v.it_value.tv_sec, v.it_value.tv_usec * 1000L};
   struct timespec interval_ts = {v.it_interval.tv_sec, v.it_interval.tv_usec * 1000L};
   timer_arm(c, t, ns_of(&value_ts), ns_of(&interval_ts));
@@ -234,7 +234,7 @@ int64_t vt_timer_create(Cpu *c, clockid_t id, uint64_t sevp, uint64_t timerid) {
   while (n < VT_POSIX_TIMERS && vt->posix[n].used) n++;
   if (n == VT_POSIX_TIMERS) return -EAGAIN;
   X64Sigevent ev = {.value = (uint64_t)n, .signo = SIGALRM, .notify = X64_SIGEV_SIGNAL};
-  if (sevp && guest_copy_in(&ev, sevp, sizeof ev) < 0) return -EFAULT;
+  if (sevp && guest_copy_in(c, &ev, sevp, sizeof ev) < 0) return -EFAULT;
   int how = ev.notify & ~X64_SIGEV_THREAD_ID;
   if ((ev.notify & X64_SIGEV_THREAD_ID) && ev.tid != (int32_t)det_pid_out(c, gettid()))
     return -EINVAL; /* the one thread there is */
@@ -242,7 +242,7 @@ int64_t vt_timer_create(Cpu *c, clockid_t id, uint64_t sevp, uint64_t timerid) {
     return -EINVAL;
   if (how == X64_SIGEV_SIGNAL && (ev.signo <= 0 || ev.signo > X64_NSIG)) return -EINVAL;
   int32_t out = n;
-  if (guest_copy_out(timerid, &out, sizeof out) < 0) return -EFAULT;
+  if (guest_copy_out(c, timerid, &out, sizeof out) < 0) return -EFAULT;
   vt->posix[n] = (VirtualTimer){.used = true, .clock = id,
                                 .signo = how == X64_SIGEV_NONE ? 0 : ev.signo, .code = SI_TIMER,
                                 .value = ev.value};
@@ -258,10 +258,10 @@ int64_t vt_timer_settime(Cpu *c, int timer, int flags, uint64_t value, uint64_t 
   VirtualTimer *t = posix_timer(c, timer);
   if (!t) return -EINVAL;
   struct itimerspec s;
-  if (guest_copy_in(&s, value, sizeof s) < 0) return -EFAULT;
+  if (guest_copy_in(c, &s, value, sizeof s) < 0) return -EFAULT;
   if (!valid_timespec(&s.it_value) || !valid_timespec(&s.it_interval)) return -EINVAL;
   struct itimerspec was = timer_left(c, t);
-  if (old && guest_copy_out(old, &was, sizeof was) < 0) return -EFAULT;
+  if (old && guest_copy_out(c, old, &was, sizeof was) < 0) return -EFAULT;
   uint64_t v = ns_of(&s.it_value);
   if ((flags & TIMER_ABSTIME) && v) { /* a time already past is due at once */
     uint64_t now = vt_now(c, t->clock);
@@ -279,7 +279,7 @@ int64_t vt_timer_gettime(Cpu *c, int timer, uint64_t curr) {
   VirtualTimer *t = posix_timer(c, timer);
   if (!t) return -EINVAL;
   struct itimerspec s = timer_left(c, t);
-  return guest_copy_out(curr, &s, sizeof s);
+  return guest_copy_out(c, curr, &s, sizeof s);
 }
 
 int64_t vt_timer_getoverrun(Cpu *c, int timer) {

@@ -27,7 +27,7 @@ static void put(Cpu *c, uint64_t to, const void *from, size_t n, bool *failed) {
   enum { TASK_SIZE_MAX = 0x7ffffffff000ull };
   if (*failed || !to) return;
   bool user = to + n <= TASK_SIZE_MAX && to + n > to;
-  if (user && guest_copy_out(to, from, n) == 0) return;
+  if (user && guest_copy_out(c, to, from, n) == 0) return;
   *failed = true;
   if (user) signals_deliver_sync(c, SIGSEGV, SI_KERNEL, 0);
   else signals_deliver_sync(c, SIGSEGV, SEGV_MAPERR, to);
