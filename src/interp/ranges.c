@@ -202,6 +202,15 @@ uint64_t ranges_span(const RangeSet *s, uint64_t lo, uint64_t len, int need) {
   return n;
 }
 
+size_t ranges_snapshot(const RangeSet *s, Range **out) {
+  read_lock(s);
+  size_t n = s->n;
+  *out = n ? malloc(n * sizeof **out) : NULL;
+  if (*out) memcpy(*out, s->r, n * sizeof **out);
+  read_unlock(s);
+  return n;
+}
+
 void ranges_free(RangeSet *s) {
   free(s->r);
   *s = (RangeSet){0};

@@ -53,6 +53,9 @@ int ranges_prot(const RangeSet *s, uint64_t a);
 /* How much of [lo, lo + len), from lo on without a gap, lies in ranges that have every
  * protection bit of need and are not only RESERVED: the length of that prefix. */
 uint64_t ranges_span(const RangeSet *s, uint64_t lo, uint64_t len, int need);
+/* A copy of the ranges in *out (malloc'd; the caller frees it): their number, with *out
+ * NULL when memory ran out. */
+size_t ranges_snapshot(const RangeSet *s, Range **out);
 /* In the child of a fork: no other thread holds the set's lock any more. */
 void ranges_forked(RangeSet *s);
 void ranges_free(RangeSet *s);

@@ -65,6 +65,22 @@ typedef struct Thread {
   struct Thread *queued; /* the next thread waiting for the run lock */
 } Thread;
 
+/* A PT_LOAD segment's part that comes from the file, as the kernel would map it: pages
+ * [lo, hi) from file offset `offset` (the rest, up to p_memsz, is anonymous). */
+typedef struct ImageSegment {
+  uint64_t lo, hi, offset;
+} ImageSegment;
+#define IMAGE_MAX_SEGMENTS 16
+
+/* A file the loader copied into the guest's memory (the program, its dynamic loader):
+ * named in the guest's /proc/self/maps where the kernel would have mapped it. */
+typedef struct GuestImage {
+  char path[4096];
+  uint64_t dev, ino;
+  ImageSegment seg[IMAGE_MAX_SEGMENTS];
+  unsigned nseg;
+} GuestImage;
+
 typedef struct Process {
   Machine machine;
   Thread main; /* the guest thread it starts with */
@@ -73,6 +89,9 @@ typedef struct Process {
   char exe_path[4096]; /* absolute path of the guest program: /proc/self/exe */
   uint64_t brk_start, brk_cur, brk_end; /* the guest heap, in a reservation of its own */
   uint64_t vdso;                        /* where the vDSO was mapped (AT_SYSINFO_EHDR) */
+  uint64_t stack_at;                    /* an address of the main thread's stack */
+  GuestImage images[2];                 /* the program and its dynamic loader */
+  uint64_t mem_file_dev, mem_file_ino;  /* the /proc/self/mem the guest opened (proc_self.c) */
   /* Which mappings are the guest's (machine.mem): noted by the loader (and the break),
    * else guessed from the stack and heap once (tests that make a bare process). */
   bool mem_noted, mem_guessed;

@@ -111,52 +111,6 @@ int64_t guest_read_str(Cpu *c, char *dst, size_t cap, uint64_t src) {
   return r;
 }
 
-/* ---- /proc/self/exe ---- */
-
-/* Matches /proc/{self,thread-self,<pid>}[/task/<tid>]/exe after lexical normalisation
- * ("//", ".", ".."): the names under which the kernel would show the emulator. */
-static bool normalized_is_self_exe(const char *path) {
-  char buf[4096];
-  const char *comp[8];
-  int n = 0;
-  if (strlen(path) >= sizeof buf) return false;
-  strcpy(buf, path);
-  for (char *save = NULL, *tok = strtok_r(buf, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
-    if (!strcmp(tok, ".")) continue;
-    if (!strcmp(tok, "..")) {
-      if (n) n--;
-      continue;
-    }
-    if (n == 8) return false;
-    comp[n++] = tok;
-  }
-  if (n < 3 || strcmp(comp[0], "proc") || strcmp(comp[n - 1], "exe")) return false;
-  char pid[24], tid[24];
-  snprintf(pid, sizeof pid, "%d", (int)getpid());
-  snprintf(tid, sizeof tid, "%d", (int)gettid());
-  bool self = !strcmp(comp[1], "self") || !strcmp(comp[1], pid);
-  if (n == 3) return self || !strcmp(comp[1], "thread-self");
-  return n == 5 && self && !strcmp(comp[2], "task") && !strcmp(comp[3], tid);
-}
-
-bool path_names_self_exe(int dirfd, const char *path) {
-  char full[8192];
-  if (!path || !strstr(path, "exe")) return false; /* the common case, without a getcwd */
-  if (path[0] == '/') return normalized_is_self_exe(path);
-  char base[4096];
-  if (dirfd == X64_AT_FDCWD) {
-    if (!getcwd(base, sizeof base)) return false;
-  } else {
-    char link[64];
-    snprintf(link, sizeof link, "/proc/self/fd/%d", dirfd);
-    ssize_t len = readlink(link, base, sizeof base - 1);
-    if (len <= 0) return false;
-    base[len] = 0;
-  }
-  snprintf(full, sizeof full, "%s/%s", base, path);
-  return normalized_is_self_exe(full);
-}
-
 /* ---- open(2) flags ---- */
 
 /* The kernel's own O_LARGEFILE: glibc defines O_LARGEFILE as 0 on 64-bit hosts, but

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "determinism.h"
+#include "proc_self.h"
 #include "signals.h"
 #include "sys_common.h"
 
@@ -18,17 +19,38 @@
  * on every 64-bit Linux host, so guest arrays of them, once found the guest's, are handed
  * to the host as they are. */
 
+/* A vectored transfer at off (-1: the descriptor's position) on a /proc/self/mem: its
+ * segments cut to what the guest may reach there (proc_self.c); the number left or -EIO. */
+static int mem_vector(Cpu *c, int fd, int64_t off, struct iovec *iov, int n) {
+  uint64_t total = 0;
+  for (int i = 0; i < n; i++) total += iov[i].iov_len;
+  int64_t room = proc_mem_room(c, fd, off, total);
+  if (room < 0) return (int)room;
+  for (int i = 0; i < n; i++) {
+    if ((uint64_t)room <= iov[i].iov_len) {
+      iov[i].iov_len = (size_t)room;
+      return i + 1;
+    }
+    room -= (int64_t)iov[i].iov_len;
+  }
+  return n;
+}
+
 int64_t sys_read(Cpu *c, const uint64_t *a) {
   if (det_on(c) && det_random_device(arg_fd(a[0]))) return det_read(c, a[1], a[2]);
   int64_t room = guest_transfer(c, a[1], a[2], GUEST_PROT_WRITE);
+  if (room >= 0) room = proc_mem_room(c, arg_fd(a[0]), -1, (uint64_t)room);
   if (room < 0) return room;
   return host_result(read(arg_fd(a[0]), GUEST_PTR(a[1]), (size_t)room));
 }
 
 int64_t sys_write(Cpu *c, const uint64_t *a) {
   int64_t room = guest_transfer(c, a[1], a[2], GUEST_PROT_READ);
+  if (room >= 0) room = proc_mem_room(c, arg_fd(a[0]), -1, (uint64_t)room);
   if (room < 0) return room;
-  return host_result(write(arg_fd(a[0]), GUEST_PTR(a[1]), (size_t)room));
+  int64_t n = host_result(write(arg_fd(a[0]), GUEST_PTR(a[1]), (size_t)room));
+  if (n > 0) proc_mem_written(c, arg_fd(a[0]), -1, (uint64_t)n);
+  return n;
 }
 
 int64_t sys_readv(Cpu *c, const uint64_t *a) {
@@ -46,51 +68,67 @@ int64_t sys_readv(Cpu *c, const uint64_t *a) {
   }
   struct iovec iov[IOV_MAX];
   int n = guest_iovec(c, a[1], (int)a[2], GUEST_PROT_WRITE, iov);
+  if (n > 0) n = mem_vector(c, arg_fd(a[0]), -1, iov, n);
   return n < 0 ? n : host_result(readv(arg_fd(a[0]), iov, n));
 }
 
 int64_t sys_writev(Cpu *c, const uint64_t *a) {
   struct iovec iov[IOV_MAX];
   int n = guest_iovec(c, a[1], (int)a[2], GUEST_PROT_READ, iov);
-  return n < 0 ? n : host_result(writev(arg_fd(a[0]), iov, n));
+  if (n > 0) n = mem_vector(c, arg_fd(a[0]), -1, iov, n);
+  int64_t done = n < 0 ? n : host_result(writev(arg_fd(a[0]), iov, n));
+  if (done > 0) proc_mem_written(c, arg_fd(a[0]), -1, (uint64_t)done);
+  return done;
 }
 
 int64_t sys_pread64(Cpu *c, const uint64_t *a) {
   if (det_on(c) && det_random_device(arg_fd(a[0]))) return -ESPIPE; /* as the device says */
   int64_t room = guest_transfer(c, a[1], a[2], GUEST_PROT_WRITE);
+  if (room >= 0) room = proc_mem_room(c, arg_fd(a[0]), (int64_t)a[3], (uint64_t)room);
   if (room < 0) return room;
   return host_result(pread(arg_fd(a[0]), GUEST_PTR(a[1]), (size_t)room, (off_t)a[3]));
 }
 
 int64_t sys_pwrite64(Cpu *c, const uint64_t *a) {
   int64_t room = guest_transfer(c, a[1], a[2], GUEST_PROT_READ);
+  if (room >= 0) room = proc_mem_room(c, arg_fd(a[0]), (int64_t)a[3], (uint64_t)room);
   if (room < 0) return room;
-  return host_result(pwrite(arg_fd(a[0]), GUEST_PTR(a[1]), (size_t)room, (off_t)a[3]));
+  int64_t n = host_result(pwrite(arg_fd(a[0]), GUEST_PTR(a[1]), (size_t)room, (off_t)a[3]));
+  if (n > 0) proc_mem_written(c, arg_fd(a[0]), (int64_t)a[3], (uint64_t)n);
+  return n;
 }
 
 /* preadv(fd, iov, cnt, pos_l, pos_h): on a 64-bit kernel pos_l holds the whole offset. */
 int64_t sys_preadv(Cpu *c, const uint64_t *a) {
   struct iovec iov[IOV_MAX];
   int n = guest_iovec(c, a[1], (int)a[2], GUEST_PROT_WRITE, iov);
+  if (n > 0) n = mem_vector(c, arg_fd(a[0]), (int64_t)a[3], iov, n);
   return n < 0 ? n : host_result(preadv(arg_fd(a[0]), iov, n, (off_t)a[3]));
 }
 
 int64_t sys_pwritev(Cpu *c, const uint64_t *a) {
   struct iovec iov[IOV_MAX];
   int n = guest_iovec(c, a[1], (int)a[2], GUEST_PROT_READ, iov);
-  return n < 0 ? n : host_result(pwritev(arg_fd(a[0]), iov, n, (off_t)a[3]));
+  if (n > 0) n = mem_vector(c, arg_fd(a[0]), (int64_t)a[3], iov, n);
+  int64_t done = n < 0 ? n : host_result(pwritev(arg_fd(a[0]), iov, n, (off_t)a[3]));
+  if (done > 0) proc_mem_written(c, arg_fd(a[0]), (int64_t)a[3], (uint64_t)done);
+  return done;
 }
 
 int64_t sys_preadv2(Cpu *c, const uint64_t *a) {
   struct iovec iov[IOV_MAX];
   int n = guest_iovec(c, a[1], (int)a[2], GUEST_PROT_WRITE, iov);
+  if (n > 0) n = mem_vector(c, arg_fd(a[0]), (int64_t)a[3], iov, n);
   return n < 0 ? n : host_result(preadv2(arg_fd(a[0]), iov, n, (off_t)a[3], (int)a[5]));
 }
 
 int64_t sys_pwritev2(Cpu *c, const uint64_t *a) {
   struct iovec iov[IOV_MAX];
   int n = guest_iovec(c, a[1], (int)a[2], GUEST_PROT_READ, iov);
-  return n < 0 ? n : host_result(pwritev2(arg_fd(a[0]), iov, n, (off_t)a[3], (int)a[5]));
+  if (n > 0) n = mem_vector(c, arg_fd(a[0]), (int64_t)a[3], iov, n);
+  int64_t done = n < 0 ? n : host_result(pwritev2(arg_fd(a[0]), iov, n, (off_t)a[3], (int)a[5]));
+  if (done > 0) proc_mem_written(c, arg_fd(a[0]), (int64_t)a[3], (uint64_t)done);
+  return done;
 }
 
 int64_t sys_lseek(Cpu *c, const uint64_t *a) {
@@ -103,6 +141,7 @@ enum { RW = GUEST_PROT_READ | GUEST_PROT_WRITE };
 int64_t sys_sendfile(Cpu *c, const uint64_t *a) {
   void *off;
   if (!guest_area(c, a[2], sizeof(off_t), RW, &off)) return -EFAULT;
+  if (proc_mem_file(c, arg_fd(a[0])) || proc_mem_file(c, arg_fd(a[1]))) return -EINVAL;
   return host_result(sendfile(arg_fd(a[0]), arg_fd(a[1]), off, a[3]));
 }
 
@@ -110,6 +149,7 @@ int64_t sys_copy_file_range(Cpu *c, const uint64_t *a) {
   void *in, *out;
   if (!guest_area(c, a[1], sizeof(off_t), RW, &in) || !guest_area(c, a[3], sizeof(off_t), RW, &out))
     return -EFAULT;
+  if (proc_mem_file(c, arg_fd(a[0])) || proc_mem_file(c, arg_fd(a[2]))) return -EINVAL;
   return host_result(copy_file_range(arg_fd(a[0]), in, arg_fd(a[2]), out, a[4], (unsigned)a[5]));
 }
 

@@ -65,7 +65,10 @@ static void reset(Threads *ts, Cpu *holder) {
 
 void threads_init(Cpu *main) { reset(threads_of(main), main); }
 
-void threads_forked_child(Cpu *c) { reset(threads_of(c), c); }
+void threads_forked_child(Cpu *c) {
+  reset(threads_of(c), c);
+  ranges_forked(&c->m->mem); /* a thread of the parent may have been reading it */
+}
 
 unsigned threads_count(Cpu *c) {
   Threads *ts = threads_of(c);

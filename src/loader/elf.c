@@ -344,6 +344,9 @@ static int map_segments(Loader *l, ElfImage *img) {
       return fail(l, "out of memory");
     if (s > prev_end) munmap((void *)(uintptr_t)prev_end, s - prev_end);
     if (e > prev_end) prev_end = e;
+    if (ph->p_filesz && img->nseg < IMAGE_MAX_SEGMENTS)
+      img->seg[img->nseg++] = (ImageSegment){s, page_up(ph->p_vaddr + b + ph->p_filesz),
+                                              page_down(ph->p_offset)};
   }
   return 0;
 }
@@ -405,6 +408,16 @@ int elf_map(const char *path, ElfImage *img, uint64_t brk_room, RangeSet *mapped
   return rc;
 }
 
+/* What /proc/self/maps names the image's segments by: the file's path, device and inode. */
+static void note_image(GuestImage *g, const char *path, const ElfImage *img) {
+  struct stat st;
+  if (!realpath(path, g->path)) snprintf(g->path, sizeof g->path, "%s", path);
+  g->dev = g->ino = 0;
+  if (stat(g->path, &st) == 0) g->dev = st.st_dev, g->ino = st.st_ino;
+  memcpy(g->seg, img->seg, sizeof g->seg);
+  g->nseg = img->nseg;
+}
+
 int elf_load(Process *p, const char *path, char *const argv[], char *const envp[], char *err,
              size_t errlen) {
   ElfImage img;
@@ -419,9 +432,12 @@ int elf_load(Process *p, const char *path, char *const argv[], char *const envp[
 
   /* The dynamic loader runs first and loads the rest (the program's libraries) itself. */
   ElfImage loader = {.entry = img.entry};
+  char in_sysroot[PATH_MAX];
+  const char *loader_path = img.interp;
   if (img.interp[0]) {
-    char why[PATH_MAX + 256], in_sysroot[PATH_MAX];
+    char why[PATH_MAX + 256];
     const char *interp = sysroot_lookup(p->opt.sysroot, img.interp, in_sysroot) ? in_sysroot : img.interp;
+    loader_path = interp;
     if (elf_map(interp, &loader, 0, &p->machine.mem, why, sizeof why) != 0) {
       bool missing = access(interp, F_OK) != 0;
       snprintf(err, errlen, "%s: its dynamic loader: %s%s", path, why,
@@ -457,11 +473,14 @@ int elf_load(Process *p, const char *path, char *const argv[], char *const envp[
     snprintf(err, errlen, "%s: %s", path, strerror(errno));
     return -1;
   }
+  note_image(&p->images[0], p->exe_path, &img);
+  if (img.interp[0]) note_image(&p->images[1], loader_path, &loader);
   Cpu *c = &p->main.cpu;
   cpu_reset(c);
   memset(c->xmm, 0, sizeof c->xmm); /* the kernel starts a process with clean SSE state */
   c->rip = loader.entry;
   c->r[RSP] = rsp;
+  p->stack_at = rsp; /* the main stack's: [stack] in the guest's maps */
   c->r[RDX] = 0; /* no function for atexit from a dynamic loader */
   c->fs_base = c->gs_base = 0;
   return 0;

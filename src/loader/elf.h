@@ -19,6 +19,8 @@ typedef struct ElfImage {
   uint64_t room_end; /* end of an extra reservation after hi for the heap (static PIE), else hi */
   bool exec_stack;   /* PT_GNU_STACK asks for (or, missing, implies) an executable stack */
   char interp[256];  /* PT_INTERP: the dynamic loader it names, or "" */
+  ImageSegment seg[IMAGE_MAX_SEGMENTS]; /* the file-backed parts of its segments */
+  unsigned nseg;
 } ElfImage;
 
 /* Checks the file at path and maps its PT_LOAD segments. For a static PIE, brk_room more

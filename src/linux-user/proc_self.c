@@ -1,0 +1,257 @@
+/* proc_self.c: the guest's /proc/self. The host's maps, smaps and mem are the emulator's
+ * process, whose memory holds the decoded code, the emulator's heap and its own image
+ * beside the guest's: the guest is shown its own mappings only (as QEMU's linux-user
+ * shows them), and its reads and writes of mem reach only its own memory. */
+#define _GNU_SOURCE
+#include "proc_self.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../decoder/block.h"
+#include "sys_common.h"
+
+/* ---- which entry a path names ---- */
+
+/* Matches /proc/{self,thread-self,<pid>}[/task/<tid>]/ENTRY after lexical normalisation
+ * ("//", ".", ".."): the names under which the kernel would show the emulator. */
+static bool normalized_names_self(const char *path, const char *entry) {
+  char buf[4096];
+  const char *comp[8];
+  int n = 0;
+  if (strlen(path) >= sizeof buf) return false;
+  strcpy(buf, path);
+  for (char *save = NULL, *tok = strtok_r(buf, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
+    if (!strcmp(tok, ".")) continue;
+    if (!strcmp(tok, "..")) {
+      if (n) n--;
+      continue;
+    }
+    if (n == 8) return false;
+    comp[n++] = tok;
+  }
+  if (n < 3 || strcmp(comp[0], "proc") || strcmp(comp[n - 1], entry)) return false;
+  char pid[24], tid[24];
+  snprintf(pid, sizeof pid, "%d", (int)getpid());
+  snprintf(tid, sizeof tid, "%d", (int)gettid());
+  bool self = !strcmp(comp[1], "self") || !strcmp(comp[1], pid);
+  if (n == 3) return self || !strcmp(comp[1], "thread-self");
+  return n == 5 && self && !strcmp(comp[2], "task") && !strcmp(comp[3], tid);
+}
+
+bool path_names_self(int dirfd, const char *path, const char *entry) {
+  char full[8192];
+  if (!path || !strstr(path, entry)) return false; /* the common case, without a getcwd */
+  if (path[0] == '/') return normalized_names_self(path, entry);
+  char base[4096];
+  if (dirfd == X64_AT_FDCWD) {
+    if (!getcwd(base, sizeof base)) return false;
+  } else {
+    char link[64];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", dirfd);
+    ssize_t len = readlink(link, base, sizeof base - 1);
+    if (len <= 0) return false;
+    base[len] = 0;
+  }
+  snprintf(full, sizeof full, "%s/%s", base, path);
+  return normalized_names_self(full, entry);
+}
+
+/* ---- maps and smaps ---- */
+
+/* One line (maps) or entry (smaps) of the host's file: its range, offset and the text
+ * after the permissions' field. */
+typedef struct HostEntry {
+  uint64_t lo, hi, offset;
+  char rest[4400];  /* " dev inode   path\n" */
+  char *details;    /* smaps: the lines after the header, or NULL */
+} HostEntry;
+
+static const char *pseudo_name(Process *p, uint64_t lo, uint64_t hi) {
+  if (p->vdso && lo <= p->vdso && p->vdso < hi) return "[vdso]";
+  if (p->stack_at && lo <= p->stack_at && p->stack_at < hi) return "[stack]";
+  if (lo >= p->brk_start && hi <= p->brk_cur && p->brk_cur > p->brk_start) return "[heap]";
+  return NULL;
+}
+
+/* One line as the kernel's show_map_vma() prints it: the name, if any, from column 74. */
+static void put_line(FILE *out, uint64_t lo, uint64_t hi, int prot, uint64_t offset,
+                     const char *dev, uint64_t inode, const char *name) {
+  char head[128];
+  int len = snprintf(head, sizeof head, "%08llx-%08llx %c%c%c%c %08llx %s %llu",
+                     (unsigned long long)lo, (unsigned long long)hi,
+                     prot & GUEST_PROT_READ ? 'r' : '-', prot & GUEST_PROT_WRITE ? 'w' : '-',
+                     prot & GUEST_PROT_EXEC ? 'x' : '-', prot & GUEST_MAP_SHARED ? 's' : 'p',
+                     (unsigned long long)offset, dev, (unsigned long long)inode);
+  if (name) fprintf(out, "%s%*s%s\n", head, len < 73 ? 73 - len : 1, "", name);
+  else fprintf(out, "%s \n", head);
+}
+
+/* The image segment (of the program or its loader) holding address a, or NULL; *next is
+ * where the next one starts above a (UINT64_MAX: none). */
+static const ImageSegment *segment_at(Process *p, uint64_t a, const GuestImage **file, uint64_t *next) {
+  *next = UINT64_MAX;
+  for (unsigned f = 0; f < 2; f++)
+    for (unsigned i = 0; i < p->images[f].nseg; i++) {
+      const ImageSegment *g = &p->images[f].seg[i];
+      if (g->lo <= a && a < g->hi) {
+        *file = &p->images[f];
+        return g;
+      }
+      if (g->lo > a && g->lo < *next) *next = g->lo;
+    }
+  return NULL;
+}
+
+/* [lo, hi) of one guest range with protection prot, in one host entry e: named as the
+ * kernel would name it: the segments the loader copied from a file by that file, the
+ * heap, stack and vDSO by their names, the rest as the host shows it. */
+static void put_piece(FILE *out, Process *p, uint64_t lo, uint64_t hi, int prot, const HostEntry *e) {
+  while (lo < hi) {
+    const GuestImage *file;
+    uint64_t next, end;
+    const ImageSegment *g = segment_at(p, lo, &file, &next);
+    char dev[32] = "00:00";
+    unsigned long long inode = 0;
+    sscanf(e->rest, " %31s %llu", dev, &inode);
+    if (g) {
+      end = g->hi < hi ? g->hi : hi;
+      snprintf(dev, sizeof dev, "%02x:%02x", (unsigned)((file->dev >> 8) & 0xfff),
+               (unsigned)((file->dev & 0xff) | ((file->dev >> 12) & 0xfff00)));
+      put_line(out, lo, end, prot, g->offset + (lo - g->lo), dev, file->ino, file->path);
+    } else {
+      end = next < hi ? next : hi;
+      const char *name = pseudo_name(p, lo, end);
+      uint64_t offset = e->offset + (lo - e->lo);
+      if (name || inode == 0) {
+        put_line(out, lo, end, prot, name || !inode ? 0 : offset, dev, inode, name);
+      } else { /* a file the guest mapped itself: the host's line names it */
+        char head[96];
+        snprintf(head, sizeof head, "%08llx-%08llx %c%c%c%c %08llx", (unsigned long long)lo,
+                 (unsigned long long)end, prot & GUEST_PROT_READ ? 'r' : '-',
+                 prot & GUEST_PROT_WRITE ? 'w' : '-', prot & GUEST_PROT_EXEC ? 'x' : '-',
+                 prot & GUEST_MAP_SHARED ? 's' : 'p', (unsigned long long)offset);
+        fprintf(out, "%s%s", head, e->rest);
+      }
+    }
+    if (e->details) fputs(e->details, out);
+    lo = end;
+  }
+}
+
+/* The guest's part of one host entry: a piece for each guest range in it. */
+static void put_guest_parts(FILE *out, Process *p, const Range *r, size_t n, const HostEntry *e) {
+  for (size_t i = 0; i < n; i++) {
+    uint64_t lo = r[i].lo > e->lo ? r[i].lo : e->lo, hi = r[i].hi < e->hi ? r[i].hi : e->hi;
+    if (lo < hi && !(r[i].prot & GUEST_PROT_RESERVED)) put_piece(out, p, lo, hi, r[i].prot, e);
+  }
+}
+
+/* A memory file with the guest's maps (smaps: with each entry's details as the host's
+ * entry has them), read from the start: the descriptor, or -errno. */
+static int64_t guest_maps(Cpu *c, bool smaps) {
+  Process *p = proc_of(c);
+  FILE *in = fopen(smaps ? "/proc/self/smaps" : "/proc/self/maps", "re");
+  if (!in) return -errno;
+  int fd = memfd_create("x64emu-maps", MFD_CLOEXEC);
+  FILE *out = fd < 0 ? NULL : fdopen(dup(fd), "w");
+  Range *r = NULL;
+  size_t n = ranges_snapshot(&c->m->mem, &r);
+  if (!out || (n && !r)) {
+    int err = fd < 0 ? errno : ENOMEM;
+    fclose(in);
+    if (out) fclose(out);
+    if (fd >= 0) close(fd);
+    free(r);
+    return -err;
+  }
+  static __thread HostEntry e;
+  char line[4608], *details = NULL;
+  size_t details_len = 0;
+  FILE *details_out = NULL;
+  bool have = false;
+  for (;;) {
+    bool more = fgets(line, sizeof line, in) != NULL;
+    unsigned long long lo, hi, off;
+    int rest_at = 0;
+    bool header = more && sscanf(line, "%llx-%llx %*s %llx%n", &lo, &hi, &off, &rest_at) == 3;
+    if (have && (header || !more)) { /* the entry before is complete */
+      if (details_out) fclose(details_out);
+      details_out = NULL;
+      e.details = details;
+      put_guest_parts(out, p, r, n, &e);
+      free(details);
+      details = NULL;
+      have = false;
+    }
+    if (!more) break;
+    if (header) {
+      e.lo = lo, e.hi = hi, e.offset = off;
+      snprintf(e.rest, sizeof e.rest, "%s", line + rest_at);
+      have = true;
+      if (smaps) details_out = open_memstream(&details, &details_len);
+    } else if (have && details_out) {
+      fputs(line, details_out);
+    }
+  }
+  /* The legacy vsyscall page, which the kernel lists last on x86-64. */
+  put_line(out, 0xffffffffff600000ull, 0xffffffffff601000ull, GUEST_PROT_EXEC, 0, "00:00", 0,
+           "[vsyscall]");
+  free(r);
+  fclose(in);
+  fclose(out);
+  lseek(fd, 0, SEEK_SET);
+  return fd;
+}
+
+/* ---- mem ---- */
+
+bool proc_self_open(Cpu *c, int dirfd, const char *path, int host_flags, int64_t *ret) {
+  if (path_names_self(dirfd, path, "maps") || path_names_self(dirfd, path, "smaps")) {
+    if ((host_flags & O_ACCMODE) != O_RDONLY) {
+      *ret = -EACCES;
+      return true;
+    }
+    *ret = guest_maps(c, path_names_self(dirfd, path, "smaps"));
+    if (*ret >= 0 && !(host_flags & O_CLOEXEC)) fcntl((int)*ret, F_SETFD, 0);
+    return true;
+  }
+  if (!path_names_self(dirfd, path, "mem")) return false;
+  *ret = host_result(openat(dirfd, path, host_flags));
+  struct stat st;
+  if (*ret >= 0 && fstat((int)*ret, &st) == 0) {
+    Process *p = proc_of(c);
+    p->mem_file_dev = st.st_dev;
+    p->mem_file_ino = st.st_ino;
+  }
+  return true;
+}
+
+/* Whether fd is a /proc/self/mem the guest opened: the same file, whatever descriptor. */
+bool proc_mem_file(Cpu *c, int fd) {
+  Process *p = proc_of(c);
+  struct stat st;
+  return p->mem_file_ino && fstat(fd, &st) == 0 && st.st_ino == p->mem_file_ino &&
+         st.st_dev == p->mem_file_dev;
+}
+
+int64_t proc_mem_room(Cpu *c, int fd, int64_t off, uint64_t len) {
+  if (!proc_of(c)->mem_file_ino || !len || !proc_mem_file(c, fd)) return (int64_t)len;
+  if (off < 0) off = lseek(fd, 0, SEEK_CUR);
+  /* The kernel's access to another process's memory goes past page protections (it
+   * writes code), but not past the end of what is mapped. */
+  uint64_t room = (uint64_t)off == 0 ? 0 : guest_prefix(c, (uint64_t)off, len, 0);
+  return room ? (int64_t)room : -EIO;
+}
+
+void proc_mem_written(Cpu *c, int fd, int64_t off, uint64_t len) {
+  if (!proc_of(c)->mem_file_ino || !len || !proc_mem_file(c, fd)) return;
+  if (off < 0) off = lseek(fd, 0, SEEK_CUR) - (int64_t)len;
+  block_invalidate_range(&c->m->code, (uint64_t)off, len);
+}
