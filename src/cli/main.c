@@ -119,12 +119,9 @@ static bool env_flag(const char *name) {
   return v && *v && strcmp(v, "0") != 0;
 }
 
-/* Ends x64emu the way the guest ended: the same signal, seen by the parent as it would be
- * natively. */
-static _Noreturn void exit_like_guest(const Cpu *c) {
+/* Ends x64emu by sig, as the parent would see a native process killed by it. */
+static _Noreturn void die_by_signal(int sig) {
   fflush(NULL);
-  int sig = c->term_signal;
-  if (!sig) exit(c->exit_status);
   /* A core file would be x64emu's, not the guest's. */
   struct rlimit no_core = {0, 0};
   setrlimit(RLIMIT_CORE, &no_core);
@@ -135,6 +132,14 @@ static _Noreturn void exit_like_guest(const Cpu *c) {
   sigprocmask(SIG_UNBLOCK, &set, NULL);
   raise(sig);
   exit(128 + sig); /* a signal whose default action does not kill */
+}
+
+/* Ends x64emu the way the guest ended: the same signal, seen by the parent as it would be
+ * natively. */
+static _Noreturn void exit_like_guest(const Cpu *c) {
+  fflush(NULL);
+  if (!c->term_signal) exit(c->exit_status);
+  die_by_signal(c->term_signal);
 }
 
 static Process proc;
@@ -406,8 +411,10 @@ int main(int argc, char **argv) {
   proc.opt.reexec_argv = reexec;
   fault_install();
   char err[PATH_MAX + 512];
-  if (elf_load(&proc, program, guest_argv, env.v, err, sizeof err) != 0) {
+  int loaded = elf_load(&proc, program, guest_argv, env.v, err, sizeof err);
+  if (loaded != 0) {
     fprintf(stderr, "x64emu: %s\n", err);
+    if (loaded == ELF_FATAL) die_by_signal(SIGSEGV); /* as the kernel kills it past exec */
     return 1;
   }
   Cpu *c = &proc.main.cpu;

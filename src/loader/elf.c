@@ -3,11 +3,10 @@
 #define _GNU_SOURCE
 #include "elf.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <inttypes.h>
-#include <libelf.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -30,7 +29,7 @@
 
 #define ABI_PAGE 4096ull           /* x86-64's page size: what file offsets must honour */
 #define USER_TOP 0x800000000000ull /* end of the 47-bit user address space */
-#define MAX_PHNUM (65536 / sizeof(Elf64_Phdr)) /* the kernel's limit on the table's size */
+#define MAX_PHDRS_SIZE 4096ull /* the kernel's limit on the table's size (ELF_MIN_ALIGN) */
 #define MAX_PIE_ALIGN (1ull << 30) /* larger p_align values are not worth the address space */
 
 /* One executable file being checked and loaded. */
@@ -38,9 +37,8 @@ typedef struct Loader {
   const char *path;
   int fd;
   uint64_t size; /* of the file */
-  Elf *elf;
-  GElf_Ehdr eh;
-  GElf_Phdr *ph; /* all e_phnum program headers */
+  Elf64_Ehdr eh;
+  Elf64_Phdr *ph; /* all e_phnum program headers */
   unsigned phnum;
   RangeSet *mapped; /* gets each segment's pages */
   char *interp;     /* PT_INTERP's path (ElfImage.interp) */
@@ -98,149 +96,6 @@ static int open_file(Loader *l) {
   return 0;
 }
 
-/* e_ident and the header, read by hand so that each kind of foreign file gets its own
- * message, then parsed by libelf. */
-static int check_header(Loader *l) {
-  unsigned char ident[sizeof(Elf64_Ehdr)];
-  ssize_t n;
-  do n = pread(l->fd, ident, sizeof ident, 0);
-  while (n < 0 && errno == EINTR);
-  if (n < 0) return fail(l, "%s", strerror(errno));
-  if (n == 0) return fail(l, "not an ELF file (the file is empty)");
-  if (n < SELFMAG || memcmp(ident, ELFMAG, SELFMAG) != 0)
-    return fail(l, "not an ELF file (no ELF magic number)");
-  if (n <= EI_DATA) return fail(l, "truncated ELF header (%zd of %zu bytes)", n, sizeof(Elf64_Ehdr));
-  if (ident[EI_CLASS] == ELFCLASS32)
-    return fail(l, "32-bit ELF (ELFCLASS32) is not supported: x64emu runs 64-bit x86-64 programs");
-  if (ident[EI_CLASS] != ELFCLASS64) return fail(l, "invalid ELF class %u", ident[EI_CLASS]);
-  if (ident[EI_DATA] != ELFDATA2LSB)
-    return fail(l, "not a little-endian ELF (EI_DATA %u): x64emu runs x86-64 programs",
-                ident[EI_DATA]);
-  if ((size_t)n < sizeof(Elf64_Ehdr))
-    return fail(l, "truncated ELF header (%zd of %zu bytes)", n, sizeof(Elf64_Ehdr));
-  if (ident[EI_VERSION] != EV_CURRENT)
-    return fail(l, "invalid ELF version %u", ident[EI_VERSION]);
-
-  if (elf_version(EV_CURRENT) == EV_NONE) return fail(l, "libelf: %s", elf_errmsg(-1));
-  l->elf = elf_begin(l->fd, ELF_C_READ, NULL);
-  if (!l->elf || elf_kind(l->elf) != ELF_K_ELF || !gelf_getehdr(l->elf, &l->eh))
-    return fail(l, "invalid ELF file: %s", elf_errmsg(-1));
-
-  const GElf_Ehdr *eh = &l->eh;
-  if (eh->e_machine != EM_X86_64)
-    return fail(l, "ELF machine is %s (e_machine %u), not x86-64", machine_name(eh->e_machine),
-                eh->e_machine);
-  if (eh->e_version != EV_CURRENT) return fail(l, "invalid ELF version %u", (unsigned)eh->e_version);
-  switch (eh->e_type) {
-  case ET_EXEC:
-  case ET_DYN: break;
-  case ET_REL: return fail(l, "a relocatable object (ET_REL), not an executable");
-  case ET_CORE: return fail(l, "a core dump (ET_CORE), not an executable");
-  default: return fail(l, "ELF type %u is not an executable", eh->e_type);
-  }
-  if (eh->e_phnum == 0) return fail(l, "inconsistent ELF: no program headers");
-  if (eh->e_phentsize != sizeof(Elf64_Phdr))
-    return fail(l, "inconsistent ELF: program header size %u (expected %zu)", eh->e_phentsize,
-                sizeof(Elf64_Phdr));
-  if (eh->e_phnum > MAX_PHNUM)
-    return fail(l, "inconsistent ELF: %u program headers (at most %zu)", eh->e_phnum, MAX_PHNUM);
-  if (!in_file(l, eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr)))
-    return fail(l,
-                "truncated ELF: the program header table (offset %#" PRIx64 ", %u entries) "
-                "extends past the end of the file (%" PRIu64 " bytes)",
-                (uint64_t)eh->e_phoff, eh->e_phnum, l->size);
-
-  l->phnum = eh->e_phnum;
-  l->ph = calloc(l->phnum, sizeof *l->ph);
-  if (!l->ph) return fail(l, "%s", strerror(ENOMEM));
-  for (unsigned i = 0; i < l->phnum; i++)
-    if (!gelf_getphdr(l->elf, (int)i, &l->ph[i]))
-      return fail(l, "invalid ELF program header %u: %s", i, elf_errmsg(-1));
-  return 0;
-}
-
-/* The program headers make sense: what the kernel needs, and nothing that could make us
- * read or write outside the file or the image. */
-static int check_segments(Loader *l) {
-  for (unsigned i = 0; i < l->phnum; i++) {
-    const GElf_Phdr *ph = &l->ph[i];
-    if (ph->p_type != PT_INTERP) continue;
-    const size_t room = sizeof ((ElfImage *)0)->interp;
-    if (ph->p_filesz < 2 || ph->p_filesz > room || !in_file(l, ph->p_offset, ph->p_filesz) ||
-        pread(l->fd, l->interp, ph->p_filesz, (off_t)ph->p_offset) != (ssize_t)ph->p_filesz ||
-        l->interp[ph->p_filesz - 1] != 0 || strlen(l->interp) != ph->p_filesz - 1)
-      return fail(l, "inconsistent ELF: PT_INTERP is not a path of fewer than %zu bytes", room);
-  }
-
-  const GElf_Phdr *prev = NULL;
-  unsigned prev_i = 0, loads = 0;
-  bool entry_ok = false;
-  for (unsigned i = 0; i < l->phnum; i++) {
-    const GElf_Phdr *ph = &l->ph[i];
-    if (ph->p_type != PT_LOAD) continue;
-    if (ph->p_filesz > ph->p_memsz)
-      return fail(l,
-                  "inconsistent ELF: segment %u has p_filesz %#" PRIx64 " > p_memsz %#" PRIx64, i,
-                  (uint64_t)ph->p_filesz, (uint64_t)ph->p_memsz);
-    if (ph->p_filesz && !in_file(l, ph->p_offset, ph->p_filesz))
-      return fail(l,
-                  "truncated ELF: segment %u (file offset %#" PRIx64 ", %#" PRIx64
-                  " bytes) extends past the end of the file (%" PRIu64 " bytes)",
-                  i, (uint64_t)ph->p_offset, (uint64_t)ph->p_filesz, l->size);
-    if (ph->p_align > 1 && (ph->p_align & (ph->p_align - 1)))
-      return fail(l, "inconsistent ELF: segment %u has p_align %#" PRIx64 ", not a power of two",
-                  i, (uint64_t)ph->p_align);
-    if ((ph->p_vaddr - ph->p_offset) % ABI_PAGE)
-      return fail(l,
-                  "inconsistent ELF: segment %u is unaligned: p_vaddr %#" PRIx64
-                  " and p_offset %#" PRIx64 " differ modulo the page size",
-                  i, (uint64_t)ph->p_vaddr, (uint64_t)ph->p_offset);
-    if (ph->p_memsz == 0) continue;
-    if (ph->p_vaddr >= USER_TOP || ph->p_memsz > USER_TOP - ph->p_vaddr)
-      return fail(l,
-                  "inconsistent ELF: segment %u (%#" PRIx64 ", %#" PRIx64
-                  " bytes) lies outside the user address space",
-                  i, (uint64_t)ph->p_vaddr, (uint64_t)ph->p_memsz);
-    if (prev && ph->p_vaddr < prev->p_vaddr)
-      return fail(l, "inconsistent ELF: segment %u comes before segment %u in memory", i, prev_i);
-    if (prev && ph->p_vaddr < prev->p_vaddr + prev->p_memsz)
-      return fail(l,
-                  "inconsistent ELF: segments %u and %u overlap (%#" PRIx64 "-%#" PRIx64
-                  " and %#" PRIx64 "-%#" PRIx64 ")",
-                  prev_i, i, (uint64_t)prev->p_vaddr, (uint64_t)(prev->p_vaddr + prev->p_memsz),
-                  (uint64_t)ph->p_vaddr, (uint64_t)(ph->p_vaddr + ph->p_memsz));
-    if ((ph->p_flags & PF_X) && l->eh.e_entry >= ph->p_vaddr &&
-        l->eh.e_entry - ph->p_vaddr < ph->p_memsz)
-      entry_ok = true;
-    prev = ph;
-    prev_i = i;
-    loads++;
-  }
-  if (loads == 0) return fail(l, "inconsistent ELF: no loadable segment");
-  if (!entry_ok)
-    return fail(l, "inconsistent ELF: entry point %#" PRIx64 " is not in an executable segment",
-                (uint64_t)l->eh.e_entry);
-  return 0;
-}
-
-static int prot_of(const GElf_Phdr *ph) {
-  return (ph->p_flags & PF_R ? PROT_READ : 0) | (ph->p_flags & PF_W ? PROT_WRITE : 0) |
-         (ph->p_flags & PF_X ? PROT_EXEC : 0);
-}
-
-/* A host page shared by two segments (possible when the host page is larger than the
- * ABI's, or with tightly packed segments) gets the permissions of both. */
-static int prot_of_page(const Loader *l, uint64_t page, uint64_t bias) {
-  int prot = 0;
-  for (unsigned i = 0; i < l->phnum; i++) {
-    const GElf_Phdr *ph = &l->ph[i];
-    if (ph->p_type != PT_LOAD || ph->p_memsz == 0) continue;
-    uint64_t s = page_down(ph->p_vaddr + bias), e = page_up(ph->p_vaddr + bias + ph->p_memsz);
-    if (page >= s && page < e) prot |= prot_of(ph);
-  }
-  return prot;
-}
-
 static bool read_fully(int fd, void *dst, uint64_t len, uint64_t off) {
   while (len) {
     ssize_t n = pread(fd, dst, len > (1u << 30) ? (1u << 30) : len, (off_t)off);
@@ -254,6 +109,127 @@ static bool read_fully(int fd, void *dst, uint64_t len, uint64_t off) {
     off += (uint64_t)n;
   }
   return true;
+}
+
+/* The kernel's checks before it gives up the old image (load_elf_binary() up to
+ * begin_new_exec(), fs/binfmt_elf.c): what fails here is refused, and nothing else is.
+ * The kernel reads the header as the 64-bit little-endian one it must be, whatever
+ * EI_CLASS, EI_DATA and the versions say; so does x64emu. A file shorter than the header
+ * reads as zeros past its end. */
+static int check_header(Loader *l) {
+  unsigned char buf[sizeof(Elf64_Ehdr)] = {0};
+  ssize_t n;
+  do n = pread(l->fd, buf, sizeof buf, 0);
+  while (n < 0 && errno == EINTR);
+  if (n < 0) return fail(l, "%s", strerror(errno));
+  if (n == 0) return fail(l, "not an ELF file (the file is empty)");
+  if (n < SELFMAG || memcmp(buf, ELFMAG, SELFMAG) != 0)
+    return fail(l, "not an ELF file (no ELF magic number)");
+  memcpy(&l->eh, buf, sizeof l->eh);
+  const Elf64_Ehdr *eh = &l->eh;
+  if (eh->e_type != ET_EXEC && eh->e_type != ET_DYN) {
+    if ((size_t)n < sizeof buf)
+      return fail(l, "truncated ELF header (%zd of %zu bytes)", n, sizeof buf);
+    if (eh->e_type == ET_REL) return fail(l, "a relocatable object (ET_REL), not an executable");
+    if (eh->e_type == ET_CORE) return fail(l, "a core dump (ET_CORE), not an executable");
+    return fail(l, "ELF type %u is not an executable", eh->e_type);
+  }
+  if (eh->e_machine != EM_X86_64) {
+    unsigned m = eh->e_machine;
+    if (buf[EI_DATA] == ELFDATA2MSB) m = (m >> 8 | m << 8) & 0xffff; /* for the message */
+    if (m == EM_386 && buf[EI_CLASS] == ELFCLASS32)
+      return fail(l, "32-bit ELF (ELFCLASS32) is not supported: x64emu runs 64-bit x86-64 programs");
+    return fail(l, "ELF machine is %s (e_machine %u), not x86-64", machine_name(m), m);
+  }
+  if ((size_t)n < sizeof buf && (eh->e_phentsize != sizeof(Elf64_Phdr) || eh->e_phnum == 0))
+    return fail(l, "truncated ELF header (%zd of %zu bytes)", n, sizeof buf);
+  if (eh->e_phentsize != sizeof(Elf64_Phdr))
+    return fail(l, "inconsistent ELF: program header size %u (expected %zu)", eh->e_phentsize,
+                sizeof(Elf64_Phdr));
+  if (eh->e_phnum == 0) return fail(l, "inconsistent ELF: no program headers");
+  if ((uint64_t)eh->e_phnum * sizeof(Elf64_Phdr) > MAX_PHDRS_SIZE)
+    return fail(l, "inconsistent ELF: %u program headers (at most %llu)", eh->e_phnum,
+                (unsigned long long)(MAX_PHDRS_SIZE / sizeof(Elf64_Phdr)));
+  if (!in_file(l, eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr)))
+    return fail(l,
+                "truncated ELF: the program header table (offset %#" PRIx64 ", %u entries) "
+                "extends past the end of the file (%" PRIu64 " bytes)",
+                (uint64_t)eh->e_phoff, eh->e_phnum, l->size);
+  l->phnum = eh->e_phnum;
+  l->ph = calloc(l->phnum, sizeof *l->ph);
+  if (!l->ph) return fail(l, "%s", strerror(ENOMEM));
+  if (!read_fully(l->fd, l->ph, l->phnum * sizeof *l->ph, eh->e_phoff))
+    return fail(l, "cannot read the program headers: %s", strerror(errno));
+  return 0;
+}
+
+/* The first PT_INTERP, as the kernel reads it: 2 to PATH_MAX bytes in the file, the last a
+ * NUL; the path is what comes before the first NUL. */
+static int check_interp(Loader *l) {
+  for (unsigned i = 0; i < l->phnum; i++) {
+    const Elf64_Phdr *ph = &l->ph[i];
+    if (ph->p_type != PT_INTERP) continue;
+    if (ph->p_filesz < 2 || ph->p_filesz > PATH_MAX || !in_file(l, ph->p_offset, ph->p_filesz) ||
+        !read_fully(l->fd, l->interp, ph->p_filesz, ph->p_offset) || l->interp[ph->p_filesz - 1])
+      return fail(l, "inconsistent ELF: PT_INTERP is not a path of at most %d bytes", PATH_MAX);
+    return 0;
+  }
+  return 0;
+}
+
+/* What the kernel finds wrong only while it maps the segments, after it gave up the old
+ * image (the process then dies of SIGSEGV): a segment with more file bytes than memory,
+ * one whose file offset is not congruent with its address modulo the page (the mmap of
+ * it fails), one outside the user address space. Nothing to map at all is the same here,
+ * where the kernel would start the program at an unmapped entry point. Segments may come
+ * in any order and overlap, as for the kernel (later ones over earlier ones). */
+static int check_segments(Loader *l) {
+  unsigned loads = 0;
+  for (unsigned i = 0; i < l->phnum; i++) {
+    const Elf64_Phdr *ph = &l->ph[i];
+    if (ph->p_type != PT_LOAD) continue;
+    if (ph->p_filesz > ph->p_memsz)
+      return fail(l,
+                  "inconsistent ELF: segment %u has p_filesz %#" PRIx64 " > p_memsz %#" PRIx64, i,
+                  (uint64_t)ph->p_filesz, (uint64_t)ph->p_memsz);
+    if (ph->p_filesz && (ph->p_vaddr - ph->p_offset) % ABI_PAGE)
+      return fail(l,
+                  "inconsistent ELF: segment %u is unaligned: p_vaddr %#" PRIx64
+                  " and p_offset %#" PRIx64 " differ modulo the page size",
+                  i, (uint64_t)ph->p_vaddr, (uint64_t)ph->p_offset);
+    if (ph->p_vaddr >= USER_TOP || ph->p_memsz > USER_TOP || USER_TOP - ph->p_memsz < ph->p_vaddr)
+      return fail(l,
+                  "inconsistent ELF: segment %u (%#" PRIx64 ", %#" PRIx64
+                  " bytes) lies outside the user address space",
+                  i, (uint64_t)ph->p_vaddr, (uint64_t)ph->p_memsz);
+    if (ph->p_memsz) loads++;
+  }
+  if (loads == 0) return fail(l, "inconsistent ELF: no loadable segment");
+  return 0;
+}
+
+/* The bytes of a segment's p_filesz that the file has: a file cut short gives fewer. */
+static uint64_t file_bytes(const Loader *l, const Elf64_Phdr *ph) {
+  if (ph->p_offset >= l->size) return 0;
+  return ph->p_filesz < l->size - ph->p_offset ? ph->p_filesz : l->size - ph->p_offset;
+}
+
+static int prot_of(const Elf64_Phdr *ph) {
+  return (ph->p_flags & PF_R ? PROT_READ : 0) | (ph->p_flags & PF_W ? PROT_WRITE : 0) |
+         (ph->p_flags & PF_X ? PROT_EXEC : 0);
+}
+
+/* A host page shared by two segments (possible when the host page is larger than the
+ * ABI's, or with tightly packed segments) gets the permissions of both. */
+static int prot_of_page(const Loader *l, uint64_t page, uint64_t bias) {
+  int prot = 0;
+  for (unsigned i = 0; i < l->phnum; i++) {
+    const Elf64_Phdr *ph = &l->ph[i];
+    if (ph->p_type != PT_LOAD || ph->p_memsz == 0) continue;
+    uint64_t s = page_down(ph->p_vaddr + bias), e = page_up(ph->p_vaddr + bias + ph->p_memsz);
+    if (page >= s && page < e) prot |= prot_of(ph);
+  }
+  return prot;
 }
 
 static int map_error(Loader *l, uint64_t lo, uint64_t hi, int err) {
@@ -290,7 +266,8 @@ static int reserve(Loader *l, ElfImage *img, uint64_t lo, uint64_t hi, uint64_t 
 
   uint64_t align = host_page();
   for (unsigned i = 0; i < l->phnum; i++)
-    if (l->ph[i].p_type == PT_LOAD && l->ph[i].p_align > align && l->ph[i].p_align <= MAX_PIE_ALIGN)
+    if (l->ph[i].p_type == PT_LOAD && l->ph[i].p_align > align && l->ph[i].p_align <= MAX_PIE_ALIGN &&
+        !(l->ph[i].p_align & (l->ph[i].p_align - 1))) /* the kernel ignores the others */
       align = l->ph[i].p_align;
   brk_room = page_up(brk_room);
   for (;; brk_room = brk_room > host_page() ? page_down(brk_room / 2) : 0) {
@@ -318,20 +295,46 @@ static int reserve(Loader *l, ElfImage *img, uint64_t lo, uint64_t hi, uint64_t 
   }
 }
 
-/* Copies the segments' file bytes in (the rest is already zero: bss, the tail of the last
- * page), sets each segment's permissions and returns the gaps between them to the system. */
+/* The PT_LOAD headers' indexes in address order, into order[]: their number. */
+static unsigned loads_by_address(const Loader *l, unsigned *order) {
+  unsigned n = 0;
+  for (unsigned i = 0; i < l->phnum; i++) {
+    if (l->ph[i].p_type != PT_LOAD || l->ph[i].p_memsz == 0) continue;
+    unsigned j = n++;
+    while (j > 0 && l->ph[order[j - 1]].p_vaddr > l->ph[i].p_vaddr) {
+      order[j] = order[j - 1];
+      j--;
+    }
+    order[j] = i;
+  }
+  return n;
+}
+
+/* Copies the segments' file bytes in, in the headers' order, so that a later segment
+ * overlapping an earlier one wins, as the kernel's mappings do (the rest is already zero:
+ * bss, the tail of the last page). Whole pages of p_filesz past the end of a file cut
+ * short are mapped from the file, so that touching them is SIGBUS, as natively. Then sets
+ * each segment's permissions and returns the gaps between them to the system. */
 static int map_segments(Loader *l, ElfImage *img) {
   const uint64_t b = img->bias;
   for (unsigned i = 0; i < l->phnum; i++) {
-    const GElf_Phdr *ph = &l->ph[i];
+    const Elf64_Phdr *ph = &l->ph[i];
     if (ph->p_type != PT_LOAD || ph->p_memsz == 0 || ph->p_filesz == 0) continue;
-    if (!read_fully(l->fd, (void *)(uintptr_t)(ph->p_vaddr + b), ph->p_filesz, ph->p_offset))
+    const uint64_t have = file_bytes(l, ph);
+    if (!read_fully(l->fd, (void *)(uintptr_t)(ph->p_vaddr + b), have, ph->p_offset))
       return fail(l, "cannot read segment %u: %s", i, strerror(errno));
+    const uint64_t gone = page_up(ph->p_vaddr + b + have), end = page_up(ph->p_vaddr + b + ph->p_filesz);
+    if (gone < end &&
+        mmap((void *)(uintptr_t)gone, end - gone, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED,
+             l->fd, (off_t)(page_down(ph->p_offset) + (gone - page_down(ph->p_vaddr + b)))) == MAP_FAILED)
+      return fail(l, "cannot map segment %u past the end of the file: %s", i, strerror(errno));
   }
+  unsigned order[MAX_PHDRS_SIZE / sizeof(Elf64_Phdr)];
+  const unsigned n = loads_by_address(l, order);
   uint64_t prev_end = img->lo;
-  for (unsigned i = 0; i < l->phnum; i++) {
-    const GElf_Phdr *ph = &l->ph[i];
-    if (ph->p_type != PT_LOAD || ph->p_memsz == 0) continue;
+  for (unsigned k = 0; k < n; k++) {
+    const unsigned i = order[k];
+    const Elf64_Phdr *ph = &l->ph[i];
     uint64_t s = page_down(ph->p_vaddr + b), e = page_up(ph->p_vaddr + b + ph->p_memsz);
     const uint64_t pg = host_page();
     if (mprotect((void *)(uintptr_t)s, e - s, prot_of(ph)) != 0 ||
@@ -351,24 +354,17 @@ static int map_segments(Loader *l, ElfImage *img) {
   return 0;
 }
 
-/* AT_PHDR: PT_PHDR when it lies in a loaded segment, else the segment holding e_phoff. */
+/* AT_PHDR as the kernel computes it: e_phoff in the (last) PT_LOAD whose file bytes hold
+ * it, at that segment's address; the load bias alone when none does. */
 static uint64_t phdr_address(const Loader *l, uint64_t bias) {
-  for (unsigned i = 0; i < l->phnum; i++) {
-    if (l->ph[i].p_type != PT_PHDR) continue;
-    for (unsigned j = 0; j < l->phnum; j++) {
-      const GElf_Phdr *ld = &l->ph[j];
-      if (ld->p_type == PT_LOAD && l->ph[i].p_vaddr >= ld->p_vaddr &&
-          l->ph[i].p_vaddr - ld->p_vaddr < ld->p_memsz)
-        return l->ph[i].p_vaddr + bias;
-    }
-  }
+  uint64_t at = 0;
   const uint64_t off = l->eh.e_phoff;
   for (unsigned j = 0; j < l->phnum; j++) {
-    const GElf_Phdr *ld = &l->ph[j];
-    if (ld->p_type == PT_LOAD && off >= ld->p_offset && off - ld->p_offset < ld->p_filesz)
-      return off - ld->p_offset + ld->p_vaddr + bias;
+    const Elf64_Phdr *ld = &l->ph[j];
+    if (ld->p_type == PT_LOAD && ld->p_offset <= off && off - ld->p_offset < ld->p_filesz)
+      at = off - ld->p_offset + ld->p_vaddr;
   }
-  return 0;
+  return at + bias;
 }
 
 int elf_map(const char *path, ElfImage *img, uint64_t brk_room, RangeSet *mapped, char *err,
@@ -378,22 +374,24 @@ int elf_map(const char *path, ElfImage *img, uint64_t brk_room, RangeSet *mapped
               .errlen = errlen};
   int rc = open_file(&l);
   if (rc == 0) rc = check_header(&l);
-  if (rc == 0) rc = check_segments(&l);
+  if (rc == 0) rc = check_interp(&l);
+  /* Past here the kernel has given up the old image: what fails kills the process. */
+  if (rc == 0 && check_segments(&l) != 0) rc = ELF_FATAL;
   if (rc == 0) {
     uint64_t lo = UINT64_MAX, hi = 0;
     img->exec_stack = true; /* x86-64 without PT_GNU_STACK: executable, as the kernel says */
     for (unsigned i = 0; i < l.phnum; i++) {
-      const GElf_Phdr *ph = &l.ph[i];
+      const Elf64_Phdr *ph = &l.ph[i];
       if (ph->p_type == PT_GNU_STACK) img->exec_stack = (ph->p_flags & PF_X) != 0;
       if (ph->p_type != PT_LOAD || ph->p_memsz == 0) continue;
       if (page_down(ph->p_vaddr) < lo) lo = page_down(ph->p_vaddr);
       if (page_up(ph->p_vaddr + ph->p_memsz) > hi) hi = page_up(ph->p_vaddr + ph->p_memsz);
     }
-    rc = reserve(&l, img, lo, hi, brk_room);
+    rc = reserve(&l, img, lo, hi, brk_room) ? ELF_FATAL : 0;
     if (rc == 0) {
       img->lo = lo + img->bias;
       img->hi = hi + img->bias;
-      rc = map_segments(&l, img);
+      rc = map_segments(&l, img) ? ELF_FATAL : 0;
       if (rc != 0) munmap((void *)(uintptr_t)img->lo, img->room_end - img->lo);
     }
     if (rc == 0) {
@@ -403,9 +401,8 @@ int elf_map(const char *path, ElfImage *img, uint64_t brk_room, RangeSet *mapped
     }
   }
   free(l.ph);
-  if (l.elf) elf_end(l.elf);
   if (l.fd >= 0) close(l.fd);
-  return rc;
+  return rc < 0 && rc != ELF_FATAL ? ELF_REFUSED : rc;
 }
 
 /* What /proc/self/maps names the image's segments by: the file's path, device and inode. */
@@ -425,7 +422,8 @@ int elf_load(Process *p, const char *path, char *const argv[], char *const envp[
    * unlike the emulator's own memory. */
   p->mem_noted = true;
   p->machine.code.exec_map = &p->machine.mem; /* and code runs only from executable pages */
-  if (elf_map(path, &img, BRK_RESERVE, &p->machine.mem, err, errlen) != 0) return -1;
+  int rc = elf_map(path, &img, BRK_RESERVE, &p->machine.mem, err, errlen);
+  if (rc != 0) return rc;
 
   if (img.room_end > img.hi) brk_adopt(p, img.hi, img.room_end);
   else brk_init(p, img.hi);
@@ -438,21 +436,19 @@ int elf_load(Process *p, const char *path, char *const argv[], char *const envp[
     char why[PATH_MAX + 256];
     const char *interp = sysroot_lookup(p->opt.sysroot, img.interp, in_sysroot) ? in_sysroot : img.interp;
     loader_path = interp;
-    if (elf_map(interp, &loader, 0, &p->machine.mem, why, sizeof why) != 0) {
+    /* (A PT_INTERP of the loader's own is ignored, as the kernel ignores it.) */
+    rc = elf_map(interp, &loader, 0, &p->machine.mem, why, sizeof why);
+    if (rc != 0) {
       bool missing = access(interp, F_OK) != 0;
       snprintf(err, errlen, "%s: its dynamic loader: %s%s", path, why,
                missing ? " (x86-64 libraries elsewhere: -L DIR or X64EMU_LD_PREFIX=DIR)" : "");
-      return -1;
-    }
-    if (loader.interp[0]) {
-      snprintf(err, errlen, "%s: its dynamic loader %s names a loader of its own", path, img.interp);
-      return -1;
+      return rc;
     }
   }
 
   /* As the kernel's exec maps it (arch_setup_additional_pages), before the stack's tables. */
   p->vdso = vdso_map(&p->machine.mem, err, errlen);
-  if (!p->vdso) return -1;
+  if (!p->vdso) return ELF_FATAL;
 
   StackArgs sa = {
       .vdso = p->vdso,
@@ -467,11 +463,11 @@ int elf_load(Process *p, const char *path, char *const argv[], char *const envp[
   stack_args_from_host(&sa, &p->machine.model);
   if (p->opt.deterministic) det_random(p, sa.random, sizeof sa.random); /* AT_RANDOM */
   uint64_t rsp = stack_create(&sa, img.exec_stack, &p->machine.mem, err, errlen);
-  if (!rsp) return -1;
+  if (!rsp) return ELF_FATAL;
 
   if (!realpath(path, p->exe_path)) {
     snprintf(err, errlen, "%s: %s", path, strerror(errno));
-    return -1;
+    return ELF_FATAL;
   }
   note_image(&p->images[0], p->exe_path, &img);
   if (img.interp[0]) note_image(&p->images[1], loader_path, &loader);

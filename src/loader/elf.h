@@ -18,15 +18,21 @@ typedef struct ElfImage {
   uint64_t lo, hi;   /* the loaded segments span [lo, hi), host-page aligned */
   uint64_t room_end; /* end of an extra reservation after hi for the heap (static PIE), else hi */
   bool exec_stack;   /* PT_GNU_STACK asks for (or, missing, implies) an executable stack */
-  char interp[256];  /* PT_INTERP: the dynamic loader it names, or "" */
+  char interp[4096]; /* PT_INTERP: the dynamic loader it names (PATH_MAX at most), or "" */
   ImageSegment seg[IMAGE_MAX_SEGMENTS]; /* the file-backed parts of its segments */
   unsigned nseg;
 } ElfImage;
 
-/* Checks the file at path and maps its PT_LOAD segments. For a static PIE, brk_room more
- * bytes are reserved (PROT_NONE) right after the image, so that the heap can follow it.
- * The segments' pages are added to mapped.
- * Returns 0, or -1 with a one-line message "path: what is wrong" in err. */
+/* What loading returns besides 0, with a one-line message "path: what is wrong": a file
+ * the kernel's execve would refuse (it returns an error, and the caller goes on), or one
+ * it would give up the old image for and then fail to map (the process dies of SIGSEGV:
+ * the caller must end so). */
+enum { ELF_REFUSED = -1, ELF_FATAL = -2 };
+
+/* Checks the file at path as the kernel's ELF loader does and maps its PT_LOAD segments.
+ * For a static PIE, brk_room more bytes are reserved (PROT_NONE) right after the image, so
+ * that the heap can follow it. The segments' pages are added to mapped.
+ * Returns 0, ELF_REFUSED or ELF_FATAL. */
 int elf_map(const char *path, ElfImage *img, uint64_t brk_room, RangeSet *mapped, char *err,
             size_t errlen);
 
@@ -35,7 +41,7 @@ int elf_map(const char *path, ElfImage *img, uint64_t brk_room, RangeSet *mapped
  * started first: AT_BASE says where), initial stack with argv, envp and the auxiliary
  * vector, and the CPU ready to run at the entry point. argv is what the
  * guest sees (argv[0] included); path is also AT_EXECFN. p->opt is kept; the rest of p is
- * set here. Returns 0, or -1 with a one-line message in err. */
+ * set here. Returns 0, ELF_REFUSED or ELF_FATAL with a one-line message in err. */
 int elf_load(Process *p, const char *path, char *const argv[], char *const envp[], char *err,
              size_t errlen);
 
