@@ -202,6 +202,15 @@ static int check_segments(Loader *l) {
                   "inconsistent ELF: segment %u (%#" PRIx64 ", %#" PRIx64
                   " bytes) lies outside the user address space",
                   i, (uint64_t)ph->p_vaddr, (uint64_t)ph->p_memsz);
+    /* The kernel clears the rest of the page where a writable segment's bss begins; a
+     * page the file does not reach faults, and so does the exec. */
+    const uint64_t tail = ph->p_offset + ph->p_filesz;
+    if (ph->p_filesz && ph->p_memsz > ph->p_filesz && (ph->p_flags & PF_W) && tail % ABI_PAGE &&
+        (tail & ~(ABI_PAGE - 1)) >= l->size)
+      return fail(l,
+                  "truncated ELF: segment %u's bss begins in a page past the end of the file (%" PRIu64
+                  " bytes), which the kernel cannot clear",
+                  i, l->size);
     if (ph->p_memsz) loads++;
   }
   if (loads == 0) return fail(l, "inconsistent ELF: no loadable segment");
