@@ -284,7 +284,8 @@ static int64_t paths_from_guest(Cpu *c, const SysEntry *e, uint64_t args[6]) {
 }
 
 void syscall_dispatch(Cpu *c) {
-  const uint64_t nr = c->r[RAX];
+  /* The kernel takes the number as an int: the upper half of RAX is ignored. */
+  const uint64_t nr = (uint32_t)c->r[RAX];
   uint64_t args[6] = {c->r[RDI], c->r[RSI], c->r[RDX], c->r[R10], c->r[R8], c->r[R9]};
   const SysEntry *e = nr < X64_NR_COUNT && table[nr].fn ? &table[nr] : NULL;
   const bool trace = proc_of(c)->opt.strace;
