@@ -42,7 +42,20 @@ F80 f80_atan(F80 x, F80 y, F80Env *env);
 /* What f80_trans.c, f80_trig.c and f80_log.c share. */
 #include <stdint.h>
 
+/* glibc declares its _Float128 functions and constants for GCC only; clang (the fuzzing
+ * build, tests/fuzz) has the type as __float128 and links the same libm functions, and
+ * computes the constants (to within a unit of the last place: the fuzzing build checks
+ * for crashes, not for the x87's last bit). */
+#if defined(__clang__) && !__HAVE_FLOAT128
+typedef __float128 Q;
+Q sinf128(Q), cosf128(Q), tanf128(Q), atan2f128(Q, Q), expm1f128(Q), log1pf128(Q), log2f128(Q);
+Q ldexpf128(Q, int);
+#define M_LN2f128 log1pf128(1)
+#define M_LOG2Ef128 (1 / log1pf128(1))
+#define M_PIf128 (4 * atan2f128(1, 1))
+#else
 typedef _Float128 Q;
+#endif
 
 /* A finite value, with its integer significand and unbiased exponent (denormals
  * normalized): |a| = sig * 2^(exp - 63), sig's top bit set unless a is zero. */

@@ -96,15 +96,18 @@ static int open_file(Loader *l) {
   return 0;
 }
 
+/* Reads len bytes at file offset off to dst, which may be any address of the guest's,
+ * 0 included (hence the arithmetic on integers). */
 static bool read_fully(int fd, void *dst, uint64_t len, uint64_t off) {
+  uintptr_t at = (uintptr_t)dst;
   while (len) {
-    ssize_t n = pread(fd, dst, len > (1u << 30) ? (1u << 30) : len, (off_t)off);
+    ssize_t n = pread(fd, (void *)at, len > (1u << 30) ? (1u << 30) : len, (off_t)off);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       if (n == 0) errno = EIO; /* the file shrank after it was checked */
       return false;
     }
-    dst = (char *)dst + n;
+    at += (uintptr_t)n;
     len -= (uint64_t)n;
     off += (uint64_t)n;
   }
