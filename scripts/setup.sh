@@ -18,6 +18,7 @@ if [ "$purpose" = test ]; then
              golang-go rustc # threaded programs in Go and Rust
              openssl perl gzip coreutils xz-utils sqlite3 # Debian's own dynamic programs
              musl-tools # musl's dynamic loader
+             clang # the libFuzzer targets (tests/fuzz)
              # the aarch64 host: the crypto tier and x64emu itself, cross-built and run
              # under user-mode QEMU
              gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user libcmocka-dev:arm64

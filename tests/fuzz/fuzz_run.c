@@ -3,8 +3,8 @@
  * data and stack), run for at most 64 instructions from registers that point into the
  * data page. Faults, system calls and invalid instructions stop the run; none may crash
  * x64emu or give a sanitizer report. (Guest stores are not checked against the host's
- * memory: code that builds an address of its own may reach the fuzzer's. The registers
- * and the distance of the pages from anything else make that unlikely, not impossible.) */
+ * memory, the threat model in the README says: code that builds an address of its own
+ * may reach the fuzzer's. Where the pages are makes that unlikely, not impossible.) */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,8 +12,10 @@
 #include "x64emu/x64emu.h"
 
 enum { PAGE = 4096 };
-/* High in the user address space, clear of AddressSanitizer's shadow memory and heap. */
-static const uint64_t CODE = 0x500000000000ull, DATA = CODE + 16 * PAGE;
+/* Near the top of the user address space, 2^40 below the libraries and the stack, and
+ * clear of AddressSanitizer's shadow memory and heap: a register plus a displacement stays
+ * far from anything mapped, and the sum of two registers is non-canonical (a #GP). */
+static const uint64_t CODE = 0x7e0000000000ull, DATA = CODE + 16 * PAGE;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   x64emu *m;
