@@ -3,6 +3,7 @@
 #include "brk.h"
 
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "../decoder/block.h"
@@ -42,11 +43,37 @@ void brk_init(Process *p, uint64_t start) {
   brk_adopt(p, start, start);
 }
 
+/* The heap's limit, as the kernel's brk checks it (its data segment left out). */
+static bool within_rlimit(const Process *p, uint64_t new_top) {
+  struct rlimit data;
+  return getrlimit(RLIMIT_DATA, &data) != 0 || data.rlim_cur == RLIM_INFINITY ||
+         new_top - p->brk_start <= data.rlim_cur;
+}
+
+/* Past the reservation, the heap grows as the kernel's does: into free address space only
+ * (never over another mapping, the guest's or the emulator's). */
+static bool reserve_more(Process *p, uint64_t new_top) {
+  if (new_top > USER_TOP) return false;
+  void *want = (void *)(uintptr_t)p->brk_end;
+  size_t len = new_top - p->brk_end;
+  void *got = mmap(want, len, PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+  if (got != want) {
+    if (got != MAP_FAILED) munmap(got, len); /* taken as a hint by an old kernel */
+    return false;
+  }
+  ranges_add(&p->machine.mem, p->brk_end, new_top, GUEST_PROT_RESERVED);
+  p->brk_end = new_top;
+  return true;
+}
+
 uint64_t brk_set(Process *p, uint64_t want) {
   const uint64_t old = p->brk_cur;
   if (want < p->brk_start) return old;
   const uint64_t new_top = page_up(want), old_top = page_up(old);
-  if (new_top > p->brk_end || new_top < want) return old;
+  if (new_top < want) return old;
+  if (new_top > old_top && !within_rlimit(p, new_top)) return old;
+  if (new_top > p->brk_end && !reserve_more(p, new_top)) return old;
   if (new_top > old_top) {
     /* Pages beyond the break were dropped when it last shrank, so they read as zero. */
     if (mprotect((void *)(uintptr_t)old_top, new_top - old_top, PROT_READ | PROT_WRITE) != 0 ||

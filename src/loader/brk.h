@@ -6,7 +6,7 @@
 
 #include "../linux-user/process.h"
 
-#define BRK_RESERVE (1ull << 30) /* address space set aside for the guest heap */
+#define BRK_RESERVE (1ull << 30) /* address space set aside for the guest heap at first */
 
 /* Reserves up to BRK_RESERVE bytes (PROT_NONE) starting at start (page-aligned, just past
  * the loaded image), less if something already lives there, and makes it p's heap. */
@@ -16,8 +16,9 @@ void brk_init(Process *p, uint64_t start);
 void brk_adopt(Process *p, uint64_t start, uint64_t end);
 
 /* The brk system call: moves the break to want and returns the new break, or the old one
- * when want is below the start of the heap or beyond the reservation. Pages up to the
- * break are read-write (newly exposed ones are zero); pages beyond it are PROT_NONE. */
+ * when want is below the start of the heap, beyond RLIMIT_DATA, or where the reservation
+ * cannot grow (another mapping is in the way, as the kernel's brk would find). Pages up to
+ * the break are read-write (newly exposed ones are zero); pages beyond it are PROT_NONE. */
 uint64_t brk_set(Process *p, uint64_t want);
 
 #endif

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -397,9 +398,26 @@ static void brk_follows_kernel_semantics(void **state) {
 
   /* Below the start: refused, the break stays. */
   assert_int_equal(brk_set(p, start - 1), want);
-  /* Beyond the reservation: refused. */
-  assert_int_equal(brk_set(p, p->brk_end + 1), want);
+  /* Beyond the user address space: refused. Beyond the reservation, into free address
+   * space: the reservation grows, as the kernel's heap would (and shrinks back below). */
   assert_int_equal(brk_set(p, UINT64_MAX - 5), want);
+  const uint64_t end = p->brk_end;
+  assert_int_equal(brk_set(p, end + 1), end + 1);
+  assert_string_equal(maps_perms(end), "rw-p");
+  assert_int_equal(brk_set(p, want), want);
+  /* Into another mapping: refused, the mapping untouched. */
+  void *other = mmap((void *)(uintptr_t)p->brk_end, page(), PROT_READ,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+  assert_true(other != MAP_FAILED);
+  assert_int_equal(brk_set(p, p->brk_end + page() + 1), want);
+  assert_string_equal(maps_perms(p->brk_end), "r--p");
+  munmap(other, page());
+  /* Past RLIMIT_DATA: refused. */
+  struct rlimit old, small = {want - start + 2 * page(), RLIM_INFINITY};
+  getrlimit(RLIMIT_DATA, &old);
+  assert_int_equal(setrlimit(RLIMIT_DATA, &small), 0);
+  assert_int_equal(brk_set(p, p->brk_end + 4 * page()), want);
+  setrlimit(RLIMIT_DATA, &old);
 
   /* Shrink within the same page: nothing changes but the value. */
   assert_int_equal(brk_set(p, want - 100), want - 100);
