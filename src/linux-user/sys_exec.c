@@ -98,6 +98,16 @@ static int64_t read_guest_vector(Cpu *c, uint64_t vec, uint64_t **out) {
   return (int64_t)n;
 }
 
+/* The variables the new x64emu itself reads: its own, QEMU's sysroot, and the options of
+ * the sanitizer runtimes an x64emu may be built with (tests/fuzz, tests/tsan). */
+static bool for_emulator(const char *var) {
+  static const char *const names[] = {"X64EMU_", "QEMU_LD_PREFIX=", "ASAN_OPTIONS=",
+                                      "UBSAN_OPTIONS=", "TSAN_OPTIONS=", "LSAN_OPTIONS="};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (strncmp(var, names[i], strlen(names[i])) == 0) return true;
+  return false;
+}
+
 static int64_t exec_guest(Cpu *c, int dirfd, uint64_t guest_path, uint64_t guest_argv,
                           uint64_t guest_envp, int flags) {
   char path[4200];
@@ -161,7 +171,7 @@ static int64_t exec_guest(Cpu *c, int dirfd, uint64_t guest_path, uint64_t guest
   if (kind == EXEC_ELF) {
     /* x64emu [options] --guest-env N VAR=VALUE... -0 argv[0] -- file argv[1..]: the
      * guest's environment goes to the new guest whole, in its order, as arguments; x64emu
-     * itself gets only the part meant for it (X64EMU_*, QEMU_LD_PREFIX), so that the
+     * itself gets only the part meant for it (for_emulator), so that the
      * guest's LD_PRELOAD, LD_LIBRARY_PATH, GLIBC_TUNABLES... reach the guest's loader and
      * libc, never the host's loading x64emu (which would put guest code in it). */
     char **reexec = proc_of(c)->opt.reexec_argv;
@@ -183,8 +193,7 @@ static int64_t exec_guest(Cpu *c, int dirfd, uint64_t guest_path, uint64_t guest
       for (int64_t i = 0; i < envc; i++) {
         char *var = GUEST_PTR(genv[i]);
         host_argv[k++] = var;
-        if (strncmp(var, "X64EMU_", 7) == 0 || strncmp(var, "QEMU_LD_PREFIX=", 15) == 0)
-          host_env[e++] = var;
+        if (for_emulator(var)) host_env[e++] = var;
       }
       host_argv[k++] = "-0";
       host_argv[k++] = nargs ? args[0] : "";

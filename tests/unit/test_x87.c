@@ -331,13 +331,20 @@ static unsigned mem_len_of(unsigned kind) {
   }
 }
 
+/* ST(0)'s 10 bytes as a long double (copied: they need not be aligned). */
+static long double st0_value(const uint8_t *st0) {
+  long double v = 0;
+  memcpy(&v, st0, 10);
+  return v;
+}
+
 static void gen_memory(uint8_t *mem, unsigned kind, const uint8_t *st0) {
   for (unsigned i = 0; i < MEM_SIZE; i++) mem[i] = (uint8_t)rnd();
   switch (kind) {
   case M_F32: {
     uint32_t v = gen_f32();
     if (rnd_below(8) == 0) { /* equal to ST(0) where representable */
-      float x = (float)*(const long double *)st0;
+      float x = (float)st0_value(st0);
       memcpy(&v, &x, 4);
     }
     memcpy(mem, &v, 4);
@@ -346,7 +353,7 @@ static void gen_memory(uint8_t *mem, unsigned kind, const uint8_t *st0) {
   case M_F64: {
     uint64_t v = gen_f64();
     if (rnd_below(8) == 0) {
-      double x = (double)*(const long double *)st0;
+      double x = (double)st0_value(st0);
       memcpy(&v, &x, 8);
     }
     memcpy(mem, &v, 8);
