@@ -17,7 +17,6 @@
 
 #define MAX_BLOCK_INSNS 64
 #define HASH_BITS 16
-#define ARENA_SIZE (256u << 20) /* reserved, touched only as used */
 
 static inline unsigned hash(uint64_t rip) {
   return (unsigned)((rip * 0x9E3779B97F4A7C15ull) >> (64 - HASH_BITS));
@@ -26,11 +25,12 @@ static inline unsigned hash(uint64_t rip) {
 bool block_cache_init(BlockCache *bc, const Decoder *dec) {
   *bc = (BlockCache){.lo_addr = UINT64_MAX, .dec = dec};
   bc->table = calloc(2u << HASH_BITS, sizeof *bc->table);
-  void *arena = mmap(NULL, ARENA_SIZE, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (!bc->table || arena == MAP_FAILED) {
+  uint8_t *region = mmap(NULL, BLOCK_ARENA_SIZE + 2 * BLOCK_ARENA_GUARD, PROT_NONE,
+                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  uint8_t *arena = region == MAP_FAILED ? NULL : region + BLOCK_ARENA_GUARD;
+  if (!bc->table || !arena || mprotect(arena, BLOCK_ARENA_SIZE, PROT_READ | PROT_WRITE) != 0) {
     free(bc->table);
-    if (arena != MAP_FAILED) munmap(arena, ARENA_SIZE);
+    if (arena) munmap(region, BLOCK_ARENA_SIZE + 2 * BLOCK_ARENA_GUARD);
     bc->table = NULL;
     return false;
   }
@@ -40,7 +40,7 @@ bool block_cache_init(BlockCache *bc, const Decoder *dec) {
 }
 
 void block_cache_destroy(BlockCache *bc) {
-  if (bc->arena) munmap(bc->arena, ARENA_SIZE);
+  if (bc->arena) munmap(bc->arena - BLOCK_ARENA_GUARD, BLOCK_ARENA_SIZE + 2 * BLOCK_ARENA_GUARD);
   free(bc->table);
   free(bc->breakpoints);
   bc->table = bc->single = NULL;
@@ -112,7 +112,7 @@ int block_invalidate_range(BlockCache *bc, uint64_t addr, uint64_t len) {
 /* Blocks lie end to end in the arena, so that invalidation can walk them by their size
  * (a multiple of 16). */
 static void *arena_alloc(BlockCache *bc, size_t size) {
-  if ((size_t)(bc->arena_top - bc->arena) + size > ARENA_SIZE) block_flush_all(bc);
+  if ((size_t)(bc->arena_top - bc->arena) + size > BLOCK_ARENA_SIZE) block_flush_all(bc);
   void *p = bc->arena_top;
   bc->arena_top += size;
   return p;

@@ -38,6 +38,11 @@ static inline bool block_stale(const Block *b) {
                               (size_t)(b->end - b->start) + b->tail) != 0;
 }
 
+#define BLOCK_ARENA_SIZE (256u << 20) /* reserved, touched only as used */
+/* Inaccessible pages on both sides of the arena: a run of stores from a neighbouring
+ * mapping (a guest's, placed there by the host) faults before it reaches a block. */
+#define BLOCK_ARENA_GUARD (64u << 10)
+
 /* One machine's decoded code: hash tables of blocks in one arena, flushed whole. Blocks
  * run whole; runs that must stop at an exact instruction (a count, a breakpoint inside a
  * block, a stop address) take one-instruction blocks from a table of their own. */

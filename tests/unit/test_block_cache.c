@@ -14,6 +14,7 @@
 #include "interp/fault.h"
 #include "interp/ops_int.h"
 #include "interp/run.h"
+#include "proc_maps.h"
 #include "test_machine.h"
 
 /* Two fresh pages for code, the second with protection prot. They may reuse the address
@@ -39,6 +40,16 @@ static const uint8_t sum_loop[] = {
 static int setup(void **state) {
   assert_true((test_machine() != NULL));
   return 0;
+}
+
+/* The arena has inaccessible pages on both sides. */
+static void test_arena_is_guarded(void **state) {
+  (void)state;
+  const uint8_t *arena = test_machine()->code.arena;
+  assert_string_equal(maps_perms((uint64_t)(uintptr_t)arena), "rw-p");
+  assert_string_equal(maps_perms((uint64_t)(uintptr_t)arena - 1), "---p");
+  assert_string_equal(maps_perms((uint64_t)(uintptr_t)arena + BLOCK_ARENA_SIZE), "---p");
+  assert_string_equal(maps_perms((uint64_t)(uintptr_t)arena + BLOCK_ARENA_SIZE + BLOCK_ARENA_GUARD - 1), "---p");
 }
 
 static void test_hot_loop_is_decoded_once(void **state) {
@@ -188,6 +199,7 @@ static void test_each_instruction_of_a_block_runs_once(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_arena_is_guarded),
       cmocka_unit_test(test_hot_loop_is_decoded_once),
       cmocka_unit_test(test_blocks_end_at_control_transfers),
       cmocka_unit_test(test_invalidation_drops_only_overlapping_code),
