@@ -301,7 +301,7 @@ int main(int argc, char **argv) {
       long n = value ? strtol(value, &end, 10) : -1;
       if (!value || *end || n < 0 || n > argc - i - 2) usage_error("%s needs a count of strings", "--guest-env");
       env.n = (size_t)n;
-      env.v = xrealloc(NULL, (env.n + 1) * sizeof *env.v);
+      env.v = xrealloc(env.v, (env.n + 1) * sizeof *env.v); /* in place of the host's */
       memcpy(env.v, argv + i + 2, env.n * sizeof *env.v);
       env.v[env.n] = NULL;
       i += 1 + (int)n;
@@ -412,6 +412,8 @@ int main(int argc, char **argv) {
   fault_install();
   char err[PATH_MAX + 512];
   int loaded = elf_load(&proc, program, guest_argv, env.v, err, sizeof err);
+  free(guest_argv); /* copied onto the guest's stack */
+  free(env.v);
   if (loaded != 0) {
     fprintf(stderr, "x64emu: %s\n", err);
     if (loaded == ELF_FATAL) die_by_signal(SIGSEGV); /* as the kernel kills it past exec */
