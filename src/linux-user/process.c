@@ -18,4 +18,7 @@ bool process_init(Process *p, const char *exe_path) {
   return true;
 }
 
-void process_destroy(Process *p) { machine_destroy(&p->machine); }
+void process_destroy(Process *p) {
+  threads_destroy(&p->threads);
+  machine_destroy(&p->machine);
+}

@@ -65,6 +65,12 @@ static void reset(Threads *ts, Cpu *holder) {
 
 void threads_init(Cpu *main) { reset(threads_of(main), main); }
 
+void threads_destroy(Threads *ts) {
+  free(ts->all);
+  ts->all = NULL;
+  ts->n = ts->room = 0;
+}
+
 void threads_forked_child(Cpu *c) {
   reset(threads_of(c), c);
   ranges_forked(&c->m->mem); /* a thread of the parent may have been reading it */

@@ -61,6 +61,9 @@ bool threads_exit(Cpu *c);
 unsigned threads_count(Cpu *c);
 uint64_t threads_instructions(Cpu *c);
 
+/* Frees the list of the process's threads, once the process is ended (process_destroy). */
+void threads_destroy(Threads *ts);
+
 /* fork: the child has one thread, the one that forked, holding the run lock. */
 void threads_forked_child(Cpu *c);
 
