@@ -76,7 +76,8 @@ typedef struct HostEntry {
 static const char *pseudo_name(Process *p, uint64_t lo, uint64_t hi) {
   if (p->vdso && lo <= p->vdso && p->vdso < hi) return "[vdso]";
   if (p->stack_at && lo <= p->stack_at && p->stack_at < hi) return "[stack]";
-  if (lo >= p->brk_start && hi <= p->brk_cur && p->brk_cur > p->brk_start) return "[heap]";
+  const uint64_t heap_end = (p->brk_cur + 4095) & ~4095ull; /* the break's page, mapped whole */
+  if (lo >= p->brk_start && hi <= heap_end && p->brk_cur > p->brk_start) return "[heap]";
   return NULL;
 }
 

@@ -113,6 +113,7 @@ static int __attribute__((noinline)) call(void *code) { return ((int (*)(void))c
 int main(void) {
   int p[2];
   if (pipe(p) != 0) return 1;
+  sbrk(100); /* a break inside a page: the heap is still named, up to that page's end */
   void *heap = malloc(1 << 16);
   nmaps = read_maps("/proc/self/maps", 0);
   int nsmaps = read_maps("/proc/self/smaps", 1);
