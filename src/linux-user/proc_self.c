@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "../decoder/block.h"
@@ -19,13 +20,23 @@
 
 /* ---- which entry a path names ---- */
 
-/* Matches /proc/{self,thread-self,<pid>}[/task/<tid>]/ENTRY after lexical normalisation
- * ("//", ".", ".."): the names under which the kernel would show the emulator. */
-static bool normalized_names_self(const char *path, const char *entry) {
+/* The entries that must show the guest, not the emulator. */
+static const char *const ENTRIES[] = {"exe", "maps", "smaps", "mem"};
+
+static const char *entry_named(const char *name) {
+  for (size_t i = 0; i < sizeof ENTRIES / sizeof ENTRIES[0]; i++)
+    if (!strcmp(name, ENTRIES[i])) return ENTRIES[i];
+  return NULL;
+}
+
+/* The entry /proc/{self,thread-self,<pid>}[/task/<tid>]/ENTRY names after lexical
+ * normalisation ("//", ".", ".."), under which the kernel would show the emulator; NULL
+ * for any other path. */
+static const char *normalized_self_entry(const char *path) {
   char buf[4096];
   const char *comp[8];
   int n = 0;
-  if (strlen(path) >= sizeof buf) return false;
+  if (strlen(path) >= sizeof buf) return NULL;
   strcpy(buf, path);
   for (char *save = NULL, *tok = strtok_r(buf, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
     if (!strcmp(tok, ".")) continue;
@@ -33,34 +44,37 @@ static bool normalized_names_self(const char *path, const char *entry) {
       if (n) n--;
       continue;
     }
-    if (n == 8) return false;
+    if (n == 8) return NULL;
     comp[n++] = tok;
   }
-  if (n < 3 || strcmp(comp[0], "proc") || strcmp(comp[n - 1], entry)) return false;
+  const char *entry = n >= 3 && !strcmp(comp[0], "proc") ? entry_named(comp[n - 1]) : NULL;
+  if (!entry) return NULL;
   char pid[24], tid[24];
   snprintf(pid, sizeof pid, "%d", (int)getpid());
   snprintf(tid, sizeof tid, "%d", (int)gettid());
   bool self = !strcmp(comp[1], "self") || !strcmp(comp[1], pid);
-  if (n == 3) return self || !strcmp(comp[1], "thread-self");
-  return n == 5 && self && !strcmp(comp[2], "task") && !strcmp(comp[3], tid);
+  if (n == 3) return self || !strcmp(comp[1], "thread-self") ? entry : NULL;
+  return n == 5 && self && !strcmp(comp[2], "task") && !strcmp(comp[3], tid) ? entry : NULL;
 }
 
-bool path_names_self(int dirfd, const char *path, const char *entry) {
-  char full[8192];
-  if (!path || !strstr(path, entry)) return false; /* the common case, without a getcwd */
-  if (path[0] == '/') return normalized_names_self(path, entry);
-  char base[4096];
+const char *path_self_entry(int dirfd, const char *path) {
+  if (!path) return NULL;
+  /* The common case, without a getcwd: the last component is none of the entries. */
+  const char *last = strrchr(path, '/');
+  if (!entry_named(last ? last + 1 : path)) return NULL;
+  if (path[0] == '/') return normalized_self_entry(path);
+  char base[4096], full[8192];
   if (dirfd == X64_AT_FDCWD) {
-    if (!getcwd(base, sizeof base)) return false;
+    if (!getcwd(base, sizeof base)) return NULL;
   } else {
     char link[64];
     snprintf(link, sizeof link, "/proc/self/fd/%d", dirfd);
     ssize_t len = readlink(link, base, sizeof base - 1);
-    if (len <= 0) return false;
+    if (len <= 0) return NULL;
     base[len] = 0;
   }
   snprintf(full, sizeof full, "%s/%s", base, path);
-  return normalized_names_self(full, entry);
+  return normalized_self_entry(full);
 }
 
 /* ---- maps and smaps ---- */
@@ -81,15 +95,21 @@ static const char *pseudo_name(Process *p, uint64_t lo, uint64_t hi) {
   return NULL;
 }
 
-/* One line as the kernel's show_map_vma() prints it: the name, if any, from column 74. */
+/* The start of a line as the kernel's show_map_vma() prints it: range, permissions,
+ * offset; its length. */
+static int put_head(char *head, size_t cap, uint64_t lo, uint64_t hi, int prot, uint64_t offset) {
+  return snprintf(head, cap, "%08llx-%08llx %c%c%c%c %08llx", (unsigned long long)lo,
+                  (unsigned long long)hi, prot & GUEST_PROT_READ ? 'r' : '-',
+                  prot & GUEST_PROT_WRITE ? 'w' : '-', prot & GUEST_PROT_EXEC ? 'x' : '-',
+                  prot & GUEST_MAP_SHARED ? 's' : 'p', (unsigned long long)offset);
+}
+
+/* A whole line: then the device and inode, and the name, if any, from column 74. */
 static void put_line(FILE *out, uint64_t lo, uint64_t hi, int prot, uint64_t offset,
                      const char *dev, uint64_t inode, const char *name) {
   char head[128];
-  int len = snprintf(head, sizeof head, "%08llx-%08llx %c%c%c%c %08llx %s %llu",
-                     (unsigned long long)lo, (unsigned long long)hi,
-                     prot & GUEST_PROT_READ ? 'r' : '-', prot & GUEST_PROT_WRITE ? 'w' : '-',
-                     prot & GUEST_PROT_EXEC ? 'x' : '-', prot & GUEST_MAP_SHARED ? 's' : 'p',
-                     (unsigned long long)offset, dev, (unsigned long long)inode);
+  int len = put_head(head, sizeof head, lo, hi, prot, offset);
+  len += snprintf(head + len, sizeof head - (size_t)len, " %s %llu", dev, (unsigned long long)inode);
   if (name) fprintf(out, "%s%*s%s\n", head, len < 73 ? 73 - len : 1, "", name);
   else fprintf(out, "%s \n", head);
 }
@@ -98,7 +118,7 @@ static void put_line(FILE *out, uint64_t lo, uint64_t hi, int prot, uint64_t off
  * where the next one starts above a (UINT64_MAX: none). */
 static const ImageSegment *segment_at(Process *p, uint64_t a, const GuestImage **file, uint64_t *next) {
   *next = UINT64_MAX;
-  for (unsigned f = 0; f < 2; f++)
+  for (unsigned f = 0; f < sizeof p->images / sizeof p->images[0]; f++)
     for (unsigned i = 0; i < p->images[f].nseg; i++) {
       const ImageSegment *g = &p->images[f].seg[i];
       if (g->lo <= a && a < g->hi) {
@@ -123,8 +143,7 @@ static void put_piece(FILE *out, Process *p, uint64_t lo, uint64_t hi, int prot,
     sscanf(e->rest, " %31s %llu", dev, &inode);
     if (g) {
       end = g->hi < hi ? g->hi : hi;
-      snprintf(dev, sizeof dev, "%02x:%02x", (unsigned)((file->dev >> 8) & 0xfff),
-               (unsigned)((file->dev & 0xff) | ((file->dev >> 12) & 0xfff00)));
+      snprintf(dev, sizeof dev, "%02x:%02x", major(file->dev), minor(file->dev));
       put_line(out, lo, end, prot, g->offset + (lo - g->lo), dev, file->ino, file->path);
     } else {
       end = next < hi ? next : hi;
@@ -134,10 +153,7 @@ static void put_piece(FILE *out, Process *p, uint64_t lo, uint64_t hi, int prot,
         put_line(out, lo, end, prot, name || !inode ? 0 : offset, dev, inode, name);
       } else { /* a file the guest mapped itself: the host's line names it */
         char head[96];
-        snprintf(head, sizeof head, "%08llx-%08llx %c%c%c%c %08llx", (unsigned long long)lo,
-                 (unsigned long long)end, prot & GUEST_PROT_READ ? 'r' : '-',
-                 prot & GUEST_PROT_WRITE ? 'w' : '-', prot & GUEST_PROT_EXEC ? 'x' : '-',
-                 prot & GUEST_MAP_SHARED ? 's' : 'p', (unsigned long long)offset);
+        put_head(head, sizeof head, lo, end, prot, offset);
         fprintf(out, "%s%s", head, e->rest);
       }
     }
@@ -213,17 +229,22 @@ static int64_t guest_maps(Cpu *c, bool smaps) {
 
 /* ---- mem ---- */
 
-bool proc_self_open(Cpu *c, int dirfd, const char *path, int host_flags, int64_t *ret) {
-  if (path_names_self(dirfd, path, "maps") || path_names_self(dirfd, path, "smaps")) {
+bool proc_self_open(Cpu *c, int dirfd, const char *path, int host_flags, int mode, int64_t *ret) {
+  const char *entry = path_self_entry(dirfd, path);
+  if (!entry) return false;
+  if (!strcmp(entry, "exe")) {
+    *ret = host_result(open(proc_of(c)->exe_path, host_flags, (mode_t)mode));
+    return true;
+  }
+  if (strcmp(entry, "mem")) { /* maps, smaps */
     if ((host_flags & O_ACCMODE) != O_RDONLY) {
       *ret = -EACCES;
       return true;
     }
-    *ret = guest_maps(c, path_names_self(dirfd, path, "smaps"));
+    *ret = guest_maps(c, !strcmp(entry, "smaps"));
     if (*ret >= 0 && !(host_flags & O_CLOEXEC)) fcntl((int)*ret, F_SETFD, 0);
     return true;
   }
-  if (!path_names_self(dirfd, path, "mem")) return false;
   *ret = host_result(openat(dirfd, path, host_flags));
   struct stat st;
   if (*ret >= 0 && fstat((int)*ret, &st) == 0) {
@@ -243,7 +264,7 @@ bool proc_mem_file(Cpu *c, int fd) {
 }
 
 int64_t proc_mem_room(Cpu *c, int fd, int64_t off, uint64_t len) {
-  if (!proc_of(c)->mem_file_ino || !len || !proc_mem_file(c, fd)) return (int64_t)len;
+  if (!len || !proc_mem_file(c, fd)) return (int64_t)len;
   if (off < 0) off = lseek(fd, 0, SEEK_CUR);
   /* The kernel's access to another process's memory goes past page protections (it
    * writes code), but not past the end of what is mapped. */
@@ -252,7 +273,7 @@ int64_t proc_mem_room(Cpu *c, int fd, int64_t off, uint64_t len) {
 }
 
 void proc_mem_written(Cpu *c, int fd, int64_t off, uint64_t len) {
-  if (!proc_of(c)->mem_file_ino || !len || !proc_mem_file(c, fd)) return;
+  if (!len || !proc_mem_file(c, fd)) return;
   if (off < 0) off = lseek(fd, 0, SEEK_CUR) - (int64_t)len;
   block_invalidate_range(&c->m->code, (uint64_t)off, len);
 }

@@ -8,10 +8,11 @@
 
 #include "../interp/cpu.h"
 
-/* open of a /proc/self entry that must show the guest (maps, smaps: a snapshot of the
- * guest's mappings in the kernel's format; mem: the real file, remembered): true with
- * the descriptor or -errno in *ret, false when path is none of them. */
-bool proc_self_open(Cpu *c, int dirfd, const char *path, int host_flags, int64_t *ret);
+/* open of a /proc/self entry that must show the guest (exe: the guest program; maps,
+ * smaps: a snapshot of the guest's mappings in the kernel's format; mem: the real file,
+ * remembered): true with the descriptor or -errno in *ret, false when path is none of
+ * them. */
+bool proc_self_open(Cpu *c, int dirfd, const char *path, int host_flags, int mode, int64_t *ret);
 
 /* For a transfer of len bytes at file offset off (-1: the descriptor's own) on fd: when fd
  * is a /proc/self/mem the guest opened, the part the guest may reach there (its mapped

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "../interp/cpu.h"
 #include "process.h"
@@ -77,12 +78,13 @@ int64_t guest_read_str(Cpu *c, char *dst, size_t cap, uint64_t src);
  * guest into host memory, and found it in the sysroot; NULL when the guest passed none. */
 #define PATH_ARG(x) ((const char *)(uintptr_t)(x))
 
-/* Whether the path (relative to dirfd) names this process's /proc/self/ENTRY (any of the
- * kernel's names for it: /proc/<pid>/, /proc/thread-self/...): exe, maps, smaps, mem,
- * which must show the guest, not the emulator (proc_self.c). */
-bool path_names_self(int dirfd, const char *path, const char *entry);
+/* Which of this process's /proc/self entries that must show the guest, not the emulator
+ * (proc_self.c), the path (relative to dirfd) names, under any of the kernel's names for
+ * them (/proc/<pid>/, /proc/thread-self/...): "exe", "maps", "smaps", "mem", or NULL. */
+const char *path_self_entry(int dirfd, const char *path);
 static inline bool path_names_self_exe(int dirfd, const char *path) {
-  return path_names_self(dirfd, path, "exe");
+  const char *entry = path_self_entry(dirfd, path);
+  return entry && !strcmp(entry, "exe");
 }
 
 /* Translations of the x86-64 open(2) flags, which differ from aarch64's (O_DIRECTORY...). */

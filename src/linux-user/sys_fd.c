@@ -14,10 +14,8 @@
  * smaps and mem (proc_self.c). */
 static int64_t open_at(Cpu *c, int dirfd, uint64_t path, uint64_t flags, uint64_t mode) {
   int hflags = open_flags_to_host(flags);
-  if (path_names_self_exe(dirfd, PATH_ARG(path)))
-    return host_result(open(proc_of(c)->exe_path, hflags, (mode_t)mode));
   int64_t fd;
-  if (proc_self_open(c, dirfd, PATH_ARG(path), hflags, &fd)) return fd;
+  if (proc_self_open(c, dirfd, PATH_ARG(path), hflags, (int)mode, &fd)) return fd;
   return host_result(openat(dirfd, PATH_ARG(path), hflags, (mode_t)mode));
 }
 

@@ -19,9 +19,21 @@
  * on every 64-bit Linux host, so guest arrays of them, once found the guest's, are handed
  * to the host as they are. */
 
-/* A vectored transfer at off (-1: the descriptor's position) on a /proc/self/mem: its
- * segments cut to what the guest may reach there (proc_self.c); the number left or -EIO. */
-static int mem_vector(Cpu *c, int fd, int64_t off, struct iovec *iov, int n) {
+/* A transfer of up to len bytes at addr on fd, from file offset off (-1: the descriptor's
+ * position): as many bytes as are the guest's with access (guest_transfer) and, on a
+ * /proc/self/mem, as the guest may reach there (proc_self.c); or -EFAULT or -EIO. */
+static int64_t transfer_room(Cpu *c, int fd, int64_t off, uint64_t addr, uint64_t len, int access) {
+  int64_t room = guest_transfer(c, addr, len, access);
+  return room < 0 ? room : proc_mem_room(c, fd, off, (uint64_t)room);
+}
+
+/* The same for a vectored transfer: the guest's cnt iovecs at addr as host ones in
+ * iov[IOV_MAX] (guest_iovec), cut to what a /proc/self/mem lets the guest reach from
+ * off; the number of them, or -errno. */
+static int vector_room(Cpu *c, int fd, int64_t off, uint64_t addr, int64_t cnt, int access,
+                       struct iovec *iov) {
+  int n = guest_iovec(c, addr, cnt, access, iov);
+  if (n <= 0) return n;
   uint64_t total = 0;
   for (int i = 0; i < n; i++) total += iov[i].iov_len;
   int64_t room = proc_mem_room(c, fd, off, total);
@@ -38,15 +50,13 @@ static int mem_vector(Cpu *c, int fd, int64_t off, struct iovec *iov, int n) {
 
 int64_t sys_read(Cpu *c, const uint64_t *a) {
   if (det_on(c) && det_random_device(arg_fd(a[0]))) return det_read(c, a[1], a[2]);
-  int64_t room = guest_transfer(c, a[1], a[2], GUEST_PROT_WRITE);
-  if (room >= 0) room = proc_mem_room(c, arg_fd(a[0]), -1, (uint64_t)room);
+  int64_t room = transfer_room(c, arg_fd(a[0]), -1, a[1], a[2], GUEST_PROT_WRITE);
   if (room < 0) return room;
   return host_result(read(arg_fd(a[0]), GUEST_PTR(a[1]), (size_t)room));
 }
 
 int64_t sys_write(Cpu *c, const uint64_t *a) {
-  int64_t room = guest_transfer(c, a[1], a[2], GUEST_PROT_READ);
-  if (room >= 0) room = proc_mem_room(c, arg_fd(a[0]), -1, (uint64_t)room);
+  int64_t room = transfer_room(c, arg_fd(a[0]), -1, a[1], a[2], GUEST_PROT_READ);
   if (room < 0) return room;
   int64_t n = host_result(write(arg_fd(a[0]), GUEST_PTR(a[1]), (size_t)room));
   if (n > 0) proc_mem_written(c, arg_fd(a[0]), -1, (uint64_t)n);
@@ -67,15 +77,13 @@ int64_t sys_readv(Cpu *c, const uint64_t *a) {
     return total;
   }
   struct iovec iov[IOV_MAX];
-  int n = guest_iovec(c, a[1], (int)a[2], GUEST_PROT_WRITE, iov);
-  if (n > 0) n = mem_vector(c, arg_fd(a[0]), -1, iov, n);
+  int n = vector_room(c, arg_fd(a[0]), -1, a[1], (int)a[2], GUEST_PROT_WRITE, iov);
   return n < 0 ? n : host_result(readv(arg_fd(a[0]), iov, n));
 }
 
 int64_t sys_writev(Cpu *c, const uint64_t *a) {
   struct iovec iov[IOV_MAX];
-  int n = guest_iovec(c, a[1], (int)a[2], GUEST_PROT_READ, iov);
-  if (n > 0) n = mem_vector(c, arg_fd(a[0]), -1, iov, n);
+  int n = vector_room(c, arg_fd(a[0]), -1, a[1], (int)a[2], GUEST_PROT_READ, iov);
   int64_t done = n < 0 ? n : host_result(writev(arg_fd(a[0]), iov, n));
   if (done > 0) proc_mem_written(c, arg_fd(a[0]), -1, (uint64_t)done);
   return done;
@@ -83,15 +91,13 @@ int64_t sys_writev(Cpu *c, const uint64_t *a) {
 
 int64_t sys_pread64(Cpu *c, const uint64_t *a) {
   if (det_on(c) && det_random_device(arg_fd(a[0]))) return -ESPIPE; /* as the device says */
-  int64_t room = guest_transfer(c, a[1], a[2], GUEST_PROT_WRITE);
-  if (room >= 0) room = proc_mem_room(c, arg_fd(a[0]), (int64_t)a[3], (uint64_t)room);
+  int64_t room = transfer_room(c, arg_fd(a[0]), (int64_t)a[3], a[1], a[2], GUEST_PROT_WRITE);
   if (room < 0) return room;
   return host_result(pread(arg_fd(a[0]), GUEST_PTR(a[1]), (size_t)room, (off_t)a[3]));
 }
 
 int64_t sys_pwrite64(Cpu *c, const uint64_t *a) {
-  int64_t room = guest_transfer(c, a[1], a[2], GUEST_PROT_READ);
-  if (room >= 0) room = proc_mem_room(c, arg_fd(a[0]), (int64_t)a[3], (uint64_t)room);
+  int64_t room = transfer_room(c, arg_fd(a[0]), (int64_t)a[3], a[1], a[2], GUEST_PROT_READ);
   if (room < 0) return room;
   int64_t n = host_result(pwrite(arg_fd(a[0]), GUEST_PTR(a[1]), (size_t)room, (off_t)a[3]));
   if (n > 0) proc_mem_written(c, arg_fd(a[0]), (int64_t)a[3], (uint64_t)n);
@@ -101,15 +107,13 @@ int64_t sys_pwrite64(Cpu *c, const uint64_t *a) {
 /* preadv(fd, iov, cnt, pos_l, pos_h): on a 64-bit kernel pos_l holds the whole offset. */
 int64_t sys_preadv(Cpu *c, const uint64_t *a) {
   struct iovec iov[IOV_MAX];
-  int n = guest_iovec(c, a[1], (int)a[2], GUEST_PROT_WRITE, iov);
-  if (n > 0) n = mem_vector(c, arg_fd(a[0]), (int64_t)a[3], iov, n);
+  int n = vector_room(c, arg_fd(a[0]), (int64_t)a[3], a[1], (int)a[2], GUEST_PROT_WRITE, iov);
   return n < 0 ? n : host_result(preadv(arg_fd(a[0]), iov, n, (off_t)a[3]));
 }
 
 int64_t sys_pwritev(Cpu *c, const uint64_t *a) {
   struct iovec iov[IOV_MAX];
-  int n = guest_iovec(c, a[1], (int)a[2], GUEST_PROT_READ, iov);
-  if (n > 0) n = mem_vector(c, arg_fd(a[0]), (int64_t)a[3], iov, n);
+  int n = vector_room(c, arg_fd(a[0]), (int64_t)a[3], a[1], (int)a[2], GUEST_PROT_READ, iov);
   int64_t done = n < 0 ? n : host_result(pwritev(arg_fd(a[0]), iov, n, (off_t)a[3]));
   if (done > 0) proc_mem_written(c, arg_fd(a[0]), (int64_t)a[3], (uint64_t)done);
   return done;
@@ -117,15 +121,13 @@ int64_t sys_pwritev(Cpu *c, const uint64_t *a) {
 
 int64_t sys_preadv2(Cpu *c, const uint64_t *a) {
   struct iovec iov[IOV_MAX];
-  int n = guest_iovec(c, a[1], (int)a[2], GUEST_PROT_WRITE, iov);
-  if (n > 0) n = mem_vector(c, arg_fd(a[0]), (int64_t)a[3], iov, n);
+  int n = vector_room(c, arg_fd(a[0]), (int64_t)a[3], a[1], (int)a[2], GUEST_PROT_WRITE, iov);
   return n < 0 ? n : host_result(preadv2(arg_fd(a[0]), iov, n, (off_t)a[3], (int)a[5]));
 }
 
 int64_t sys_pwritev2(Cpu *c, const uint64_t *a) {
   struct iovec iov[IOV_MAX];
-  int n = guest_iovec(c, a[1], (int)a[2], GUEST_PROT_READ, iov);
-  if (n > 0) n = mem_vector(c, arg_fd(a[0]), (int64_t)a[3], iov, n);
+  int n = vector_room(c, arg_fd(a[0]), (int64_t)a[3], a[1], (int)a[2], GUEST_PROT_READ, iov);
   int64_t done = n < 0 ? n : host_result(pwritev2(arg_fd(a[0]), iov, n, (off_t)a[3], (int)a[5]));
   if (done > 0) proc_mem_written(c, arg_fd(a[0]), (int64_t)a[3], (uint64_t)done);
   return done;
@@ -181,15 +183,18 @@ int64_t sys_fallocate(Cpu *c, const uint64_t *a) {
 
 /* With --deterministic a timeout passes on the virtual clock: a look without waiting,
  * the time let pass, a second look. */
-/* poll's array of struct pollfd: read, and the results written into it. */
-static bool pollfds(Cpu *c, uint64_t addr, uint64_t n, struct pollfd **out) {
-  return n <= (1u << 20) && guest_area(c, addr, n * sizeof **out, RW, (void **)out);
+/* poll's array of n struct pollfd: read, and the results written into it; 0, -EINVAL
+ * (more than nr_open, the most RLIMIT_NOFILE allows) or -EFAULT. */
+static int64_t pollfds(Cpu *c, uint64_t addr, uint64_t n, struct pollfd **out) {
+  if (n > (1u << 20)) return -EINVAL;
+  return guest_area(c, addr, n * sizeof **out, RW, (void **)out) ? 0 : -EFAULT;
 }
 
 int64_t sys_poll(Cpu *c, const uint64_t *a) {
   int timeout = (int)a[2];
   struct pollfd *fds;
-  if (!pollfds(c, a[0], a[1], &fds)) return a[1] > (1u << 20) ? -EINVAL : -EFAULT;
+  int64_t bad = pollfds(c, a[0], a[1], &fds);
+  if (bad < 0) return bad;
   if (!det_on(c) || timeout <= 0) return host_result(poll(fds, (nfds_t)a[1], timeout));
   int64_t n = host_result(poll(fds, (nfds_t)a[1], 0));
   if (n != 0) return n;
@@ -204,7 +209,8 @@ int64_t sys_poll(Cpu *c, const uint64_t *a) {
 int64_t sys_ppoll(Cpu *c, const uint64_t *a) {
   struct pollfd *fds;
   void *timeout; /* the time left is written back */
-  if (!pollfds(c, a[0], a[1], &fds)) return a[1] > (1u << 20) ? -EINVAL : -EFAULT;
+  int64_t bad = pollfds(c, a[0], a[1], &fds);
+  if (bad < 0) return bad;
   if (!guest_area(c, a[2], 16, RW, &timeout)) return -EFAULT;
   if (!a[3])
     return host_result(syscall(SYS_ppoll, fds, (unsigned long)a[1], timeout, NULL, (size_t)a[4]));
