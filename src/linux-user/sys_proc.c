@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "determinism.h"
+#include "sigframe.h"
 #include "signals.h"
 #include "sys_common.h"
 
@@ -137,20 +138,18 @@ int64_t sys_tgkill(Cpu *c, const uint64_t *a) {
 
 /* ---- waiting: status words, struct rusage and siginfo_t share one layout ---- */
 
-enum { RUSAGE_SIZE = 144, SIGINFO_SIZE = 128 };
-
 int64_t sys_wait4(Cpu *c, const uint64_t *a) {
   void *status, *usage;
   if (!guest_area(c, a[1], 4, GUEST_PROT_WRITE, &status) ||
-      !guest_area(c, a[3], RUSAGE_SIZE, GUEST_PROT_WRITE, &usage))
+      !guest_area(c, a[3], sizeof(struct rusage), GUEST_PROT_WRITE, &usage))
     return -EFAULT;
   return host_result(wait4((pid_t)a[0], status, (int)a[2], usage));
 }
 
 int64_t sys_waitid(Cpu *c, const uint64_t *a) {
   void *info, *usage;
-  if (!guest_area(c, a[2], SIGINFO_SIZE, GUEST_PROT_WRITE, &info) ||
-      !guest_area(c, a[4], RUSAGE_SIZE, GUEST_PROT_WRITE, &usage))
+  if (!guest_area(c, a[2], sizeof(X64Siginfo), GUEST_PROT_WRITE, &info) ||
+      !guest_area(c, a[4], sizeof(struct rusage), GUEST_PROT_WRITE, &usage))
     return -EFAULT;
   return host_result(syscall(SYS_waitid, (int)a[0], (pid_t)a[1], info, (int)a[3], usage));
 }

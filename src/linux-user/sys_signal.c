@@ -5,6 +5,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "sigframe.h"
 #include "signals.h"
 #include "sys_common.h"
 
@@ -86,15 +87,15 @@ int64_t sys_rt_sigtimedwait(Cpu *c, const uint64_t *a) {
 
 /* siginfo_t is the same on every 64-bit host; the kernel checks who may send what. */
 int64_t sys_rt_sigqueueinfo(Cpu *c, const uint64_t *a) {
-  uint8_t info[128];
-  int r = guest_copy_in(c, info, a[2], sizeof info);
-  return r < 0 ? r : host_result(syscall(SYS_rt_sigqueueinfo, (pid_t)a[0], (int)a[1], info));
+  X64Siginfo info;
+  int r = guest_copy_in(c, &info, a[2], sizeof info);
+  return r < 0 ? r : host_result(syscall(SYS_rt_sigqueueinfo, (pid_t)a[0], (int)a[1], &info));
 }
 
 int64_t sys_rt_tgsigqueueinfo(Cpu *c, const uint64_t *a) {
-  uint8_t info[128];
-  int r = guest_copy_in(c, info, a[3], sizeof info);
-  return r < 0 ? r : host_result(syscall(SYS_rt_tgsigqueueinfo, (pid_t)a[0], (pid_t)a[1], (int)a[2], info));
+  X64Siginfo info;
+  int r = guest_copy_in(c, &info, a[3], sizeof info);
+  return r < 0 ? r : host_result(syscall(SYS_rt_tgsigqueueinfo, (pid_t)a[0], (pid_t)a[1], (int)a[2], &info));
 }
 
 /* The new stack is read before anything changes; the old one is written only if the
