@@ -1,5 +1,6 @@
-/* decode.c: prefixes from the raw bytes, length and text from Capstone, and the row of
- * the instruction table that fits the encoding; operands.c reads the operands. */
+/* decode.c: prefixes from the raw bytes, the row of the instruction table that fits the
+ * encoding, and the length its shape gives; Capstone for the length of bytes no row
+ * takes and for the disassembly text; operands.c reads the operands. */
 #include "decode.h"
 
 #include <capstone/capstone.h>
@@ -116,22 +117,6 @@ static bool parse_prefixes(DecodeCtx *d) {
   return true;
 }
 
-/* The bytes of a ModRM operand (ModRM, SIB, displacement) at bytes[at], or 0 when they
- * run past avail. */
-static unsigned modrm_operand_length(const uint8_t *bytes, unsigned at, unsigned avail) {
-  if (at >= avail) return 0;
-  uint8_t modrm = bytes[at];
-  unsigned mod = modrm >> 6, rm = modrm & 7, n = 1;
-  if (mod != 3 && rm == 4) {
-    if (at + 1 >= avail) return 0;
-    if (mod == 0 && (bytes[at + 1] & 7) == 5) n += 4;
-    n++;
-  }
-  if (mod == 1) n += 1;
-  else if (mod == 2 || (mod == 0 && rm == 5)) n += 4;
-  return at + n <= avail ? n : 0;
-}
-
 /* Forms Capstone 4.0.2 rejects though the CPU runs them, all without an immediate: the
  * hint NOPs 0F 0D and 0F 18..1F with any operand (with 0F 1E's CET hints, rdsspq...: NOPs
  * while shadow stacks are off; 0F 0D /2../7 and 0F 18 with a register are Intel's
@@ -139,18 +124,15 @@ static unsigned modrm_operand_length(const uint8_t *bytes, unsigned at, unsigned
  * ModRM.rm; and MOV to and from segment registers with a REX.R, which the CPU ignores. */
 static unsigned rejected_form_length(const DecodeCtx *d, unsigned avail) {
   if (d->modrm_at >= avail) return 0;
-  if (d->map == MAP_ONE && (d->opcode == 0x8C || d->opcode == 0x8E)) {
-    unsigned n = modrm_operand_length(d->bytes, d->modrm_at, avail);
-    return n ? d->modrm_at + n : 0;
-  }
+  unsigned n = modrm_operand_length(d->bytes, d->modrm_at, avail);
+  if (!n || d->modrm_at + n > avail) return 0;
+  if (d->map == MAP_ONE && (d->opcode == 0x8C || d->opcode == 0x8E)) return d->modrm_at + n;
   if (d->map != MAP_0F) return 0;
   uint8_t modrm = d->bytes[d->modrm_at];
   bool hint_nop = d->opcode == 0x0D || (d->opcode >= 0x18 && d->opcode <= 0x1F);
   bool fence = (modrm >> 6) == 3 && d->opcode == 0xAE && ((modrm >> 3) & 7) >= 5 && !d->rep &&
                !d->p66;
-  if (!hint_nop && !fence) return 0;
-  unsigned n = modrm_operand_length(d->bytes, d->modrm_at, avail);
-  return n ? d->modrm_at + n : 0;
+  return hint_nop || fence ? d->modrm_at + n : 0;
 }
 
 /* The bits of byte b that field selects, packed to the right (as x86's PEXT). */
@@ -179,10 +161,9 @@ static bool conditions_hold(unsigned attrs, const DecodeCtx *d) {
 static const Form *find_form(const Decoder *dec, const DecodeCtx *d, bool *lock_refused) {
   const FormMap *m = &dec->maps[d->map];
   uint8_t modrm = d->has_modrm_byte ? d->bytes[d->modrm_at] : 0;
-  bool mem = (modrm >> 6) != 3;
   for (unsigned k = m->first[d->opcode]; k < m->first[d->opcode + 1]; k++) {
     const Form *f = &m->rows[m->order[k]];
-    bool uses_modrm = shape_has_modrm(f->shape);
+    bool uses_modrm = shape_has_modrm(f->shape), mem = (modrm >> 6) != 3 && f->shape != S_MODRM_R;
     if (!(f->prefixes >> d->pfx_class & 1)) continue;
     if (uses_modrm && !d->has_modrm_byte) continue;
     if ((modrm & f->modrm_mask) != f->modrm) continue;
@@ -298,24 +279,20 @@ static bool lock_misused(const Decoder *dec, const DecodeCtx *d) {
   return !find_form(dec, &plain, &refused) && refused;
 }
 
-int decode_insn(const Decoder *dec, uint64_t rip, Insn *in, uint64_t *fault_at) {
-  uint8_t buf[16];
-  unsigned avail = fault_copy_in(buf, rip, 15);
-  memset(in, 0, sizeof *in);
-  in->rip = rip;
-  in->base = in->index = REG_NONE;
-  if (avail == 0) {
-    *fault_at = rip;
-    return 0;
-  }
-  DecodeCtx d = {.bytes = buf, .rip = rip, .len = avail, .model = dec->model};
-  bool prefixes_ok = parse_prefixes(&d);
-  unsigned len = cs_length(dec, rip, buf, avail);
-  if (!len && prefixes_ok) len = rejected_form_length(&d, avail);
-  if (!len && prefixes_ok) len = length_with_extra_prefixes(dec, &d);
-  if (!len && prefixes_ok) len = length_without_modrm(dec, &d);
+/* decode_insn for bytes the table gives no length for within the bytes available: an
+ * instruction with no row (#UD, or Capstone's length of a form it knows), one longer
+ * than 15 bytes, or one that runs into an unreadable page. Capstone tells the length of
+ * what has a ModRM, with the fix-ups above for its mistakes. */
+static int decode_by_capstone(const Decoder *dec, DecodeCtx *d, unsigned avail, Insn *in,
+                              uint64_t *fault_at) {
+  uint64_t rip = d->rip;
+  bool prefixes_ok = parse_prefixes(d);
+  unsigned len = cs_length(dec, rip, d->bytes, avail);
+  if (!len && prefixes_ok) len = rejected_form_length(d, avail);
+  if (!len && prefixes_ok) len = length_with_extra_prefixes(dec, d);
+  if (!len && prefixes_ok) len = length_without_modrm(dec, d);
   bool lock_refused = false;
-  if (!len && prefixes_ok && lock_misused(dec, &d)) {
+  if (!len && prefixes_ok && lock_misused(dec, d)) {
     len = 1;
     lock_refused = true;
     prefixes_ok = false;
@@ -328,9 +305,9 @@ int decode_insn(const Decoder *dec, uint64_t rip, Insn *in, uint64_t *fault_at) 
     len = 1;
     prefixes_ok = false;
   }
-  d.len = len;
-  d.has_modrm_byte = d.modrm_at < len;
-  const Form *f = prefixes_ok ? find_form(dec, &d, &lock_refused) : NULL;
+  d->len = len;
+  d->has_modrm_byte = d->modrm_at < len;
+  const Form *f = prefixes_ok ? find_form(dec, d, &lock_refused) : NULL;
   if (!f) { /* #UD: one the CPU defines, or an instruction x64emu does not have */
     *in = (Insn){.rip = rip, .len = (uint8_t)len, .fn = lock_refused ? op_ud : op_undefined, .ends = 1,
                  .flags_use = FL_ALL, .flags_live = FL_ALL, .base = REG_NONE,
@@ -340,16 +317,50 @@ int decode_insn(const Decoder *dec, uint64_t rip, Insn *in, uint64_t *fault_at) 
   /* Without a ModRM the row knows the length: Capstone 4.0.2 misreads some prefix mixes
    * (a rel16 for 66 E9 and 67 REX.W E8, where the CPU ignores both; 67 REX.W C2 iw as 7
    * bytes). */
-  unsigned own = shape_length(&d, f);
+  unsigned own = shape_has_modrm(f->shape) ? 0 : shape_length(d, f);
   if (own) {
     len = own;
     if (len > avail) {
       *fault_at = rip + avail;
       return 0;
     }
-    d.len = len;
+    d->len = len;
   }
   in->len = (uint8_t)len;
-  apply_form(dec, &d, in, f);
+  apply_form(dec, d, in, f);
   return (int)len;
+}
+
+/* Reads up to 15 bytes at rip, then takes the first row of the table that fits them: its
+ * shape gives the length (Capstone is not asked: decoding is most of the cost of code
+ * that runs once). */
+int decode_insn(const Decoder *dec, uint64_t rip, Insn *in, uint64_t *fault_at) {
+  uint8_t buf[16];
+  unsigned avail = fault_copy_in(buf, rip, 15);
+  memset(in, 0, sizeof *in);
+  in->rip = rip;
+  in->base = in->index = REG_NONE;
+  if (avail == 0) {
+    *fault_at = rip;
+    return 0;
+  }
+  DecodeCtx d = {.bytes = buf, .rip = rip, .len = avail, .model = dec->model};
+  if (!dec->capstone_lengths && parse_prefixes(&d)) {
+    d.has_modrm_byte = d.modrm_at < avail;
+    bool lock_refused = false;
+    const Form *f = find_form(dec, &d, &lock_refused);
+    unsigned len = f ? shape_length(&d, f) : 0;
+    if (len && len <= avail) {
+      d.len = len;
+      in->len = (uint8_t)len;
+      apply_form(dec, &d, in, f);
+      return (int)len;
+    }
+    if (len && len <= 15) { /* its immediate or displacement is past the readable bytes */
+      *fault_at = rip + avail;
+      return 0;
+    }
+  }
+  d = (DecodeCtx){.bytes = buf, .rip = rip, .len = avail, .model = dec->model};
+  return decode_by_capstone(dec, &d, avail, in, fault_at);
 }

@@ -1,5 +1,6 @@
 /* decode.h: turning guest bytes into Insn records: the instruction table chooses the
- * handler, Capstone tells the length of forms with a ModRM (and the disassembly text). */
+ * handler and, by its shape, the length; Capstone the length of bytes no row takes (and
+ * the disassembly text). */
 #ifndef X64EMU_DECODE_H
 #define X64EMU_DECODE_H
 
@@ -22,6 +23,8 @@ typedef struct Decoder {
   FormMap maps[TABLES];
   bool watch_memory; /* handlers from the table's watched copy (access.h) */
   bool ordered_memory; /* else from its ordered copy: threads run in parallel */
+  bool capstone_lengths; /* every length from Capstone, as the reference the table's own
+                            lengths are tested against (unit.test_decode_length) */
 } Decoder;
 
 /* Opens Capstone for x86-64 and indexes the table; false if it cannot. */
@@ -30,7 +33,7 @@ void decoder_close(Decoder *dec);
 
 /* What the decoder knows about one instruction while choosing its handler. Prefixes and
  * opcode come from the raw bytes (Capstone's prefix[] misses mandatory F2/F3); the
- * length from Capstone for forms with a ModRM, from the row (shape_length) otherwise. */
+ * length from the row (shape_length). */
 typedef struct DecodeCtx {
   const uint8_t *bytes; /* the instruction's bytes (a copy) */
   unsigned len;         /* the instruction's length (the bytes available, until known) */
@@ -55,17 +58,21 @@ typedef struct DecodeCtx {
 enum { MAP_ONE, MAP_0F, MAP_0F38, MAP_0F3A };
 
 /* Fills in->reg/rm/mem/base/index/scale/disp/seg from ModRM (and SIB, displacement).
- * byte_regs: register operands are 8-bit, so 4..7 without REX name AH..BH. */
-void decode_modrm(DecodeCtx *d, Insn *in, bool byte_regs);
+ * byte_regs: register operands are 8-bit, so 4..7 without REX name AH..BH;
+ * always_register: the mod field is ignored, rm names a register. */
+void decode_modrm(DecodeCtx *d, Insn *in, bool byte_regs, bool always_register);
 /* Reads an immediate of n bytes (1, 2, 4, 8) from the end of the instruction,
  * skipping the last `after` bytes, sign-extended to 64 bits. */
 uint64_t decode_imm(const DecodeCtx *d, unsigned n, unsigned after);
 /* Decodes the operands of row f into in (osz, registers, memory operand, immediate), as
  * its shape and width say (operands.c). */
 void decode_operands(DecodeCtx *d, Insn *in, const Form *f);
-/* The length of an instruction of row f whose shape has no ModRM, from its prefixes, opcode
- * and immediate; 0 for ModRM shapes. */
+/* The length of an instruction of row f, from its prefixes, opcode, ModRM operand and
+ * immediate; 0 when the bytes available (d->len) end before its ModRM or SIB byte. */
 unsigned shape_length(const DecodeCtx *d, const Form *f);
+/* The bytes of the ModRM operand at bytes[at] (ModRM, SIB, displacement); 0 when the
+ * ModRM or SIB byte is at or past avail. */
+unsigned modrm_operand_length(const uint8_t *bytes, unsigned at, unsigned avail);
 /* Whether shape s has a ModRM byte. */
 bool shape_has_modrm(unsigned s);
 

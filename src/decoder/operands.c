@@ -30,10 +30,10 @@ static unsigned opcode_register(const DecodeCtx *d, bool byte_regs) {
   return r;
 }
 
-void decode_modrm(DecodeCtx *d, Insn *in, bool byte_regs) {
+void decode_modrm(DecodeCtx *d, Insn *in, bool byte_regs, bool always_register) {
   const uint8_t *p = d->bytes + d->modrm_at;
   uint8_t modrm = *p++;
-  d->mod = modrm >> 6;
+  d->mod = always_register ? 3 : modrm >> 6;
   d->modrm_reg = (modrm >> 3) & 7;
   d->modrm_rm = modrm & 7;
   unsigned reg = d->modrm_reg | (d->rex_r ? 8 : 0);
@@ -82,15 +82,33 @@ uint64_t decode_imm(const DecodeCtx *d, unsigned n, unsigned after) {
 bool shape_has_modrm(unsigned s) {
   switch (s) {
   case S_MODRM: case S_MODRM_EB: case S_MODRM_IB: case S_MODRM_UB: case S_MODRM_1:
-  case S_MODRM_IZ: case S_MASKMOV: case S_X87:
+  case S_MODRM_IZ: case S_MASKMOV: case S_X87: case S_MODRM_R:
     return true;
   default:
     return false;
   }
 }
 
+/* The bytes of a ModRM operand (ModRM, SIB, displacement) at bytes[at], or 0 when the
+ * ModRM or SIB byte lies at or past avail. In 64-bit mode a 67 prefix changes no length:
+ * 32-bit addresses take the same SIB and displacements. */
+unsigned modrm_operand_length(const uint8_t *bytes, unsigned at, unsigned avail) {
+  if (at >= avail) return 0;
+  uint8_t modrm = bytes[at];
+  unsigned mod = modrm >> 6, rm = modrm & 7, n = 1;
+  if (mod == 3) return 1;
+  if (rm == 4) {
+    if (at + 1 >= avail) return 0;
+    if (mod == 0 && (bytes[at + 1] & 7) == 5) n += 4;
+    n++;
+  }
+  if (mod == 1) n += 1;
+  else if (mod == 2 || (mod == 0 && rm == 5)) n += 4;
+  return n;
+}
+
 unsigned shape_length(const DecodeCtx *d, const Form *f) {
-  unsigned osz = operand_size(d, f->width), imm;
+  unsigned osz = operand_size(d, f->width), imm, modrm = 0;
   switch (f->shape) {
   case S_NONE: case S_OPREG: case S_OPREG_RAX: imm = 0; break;
   case S_IB: case S_UB: case S_REL8: imm = 1; break;
@@ -100,16 +118,24 @@ unsigned shape_length(const DecodeCtx *d, const Form *f) {
   case S_IZ: case S_ACC_IZ: imm = iz(osz); break;
   case S_OPREG_IMM: imm = osz; break;
   case S_MOFFS: imm = d->p67 ? 4 : 8; break;
-  default: return 0; /* ModRM shapes: Capstone's length */
+  case S_MODRM: case S_MODRM_EB: case S_MODRM_1: case S_MASKMOV: case S_X87: imm = 0; break;
+  case S_MODRM_IB: case S_MODRM_UB: imm = 1; break;
+  case S_MODRM_IZ: imm = iz(osz); break;
+  case S_MODRM_R:
+    return d->modrm_at < d->len ? d->modrm_at + 1 : 0;
+  default: return 0;
   }
-  return d->modrm_at + imm;
+  if (shape_has_modrm(f->shape) && !(modrm = modrm_operand_length(d->bytes, d->modrm_at, d->len)))
+    return 0;
+  return d->modrm_at + modrm + imm;
 }
 
 void decode_operands(DecodeCtx *d, Insn *in, const Form *f) {
   bool byte_regs = f->width == W_B;
   uint64_t next = d->rip + d->len;
   in->osz = (uint8_t)operand_size(d, f->width);
-  if (shape_has_modrm(f->shape)) decode_modrm(d, in, byte_regs || f->shape == S_MODRM_EB);
+  if (shape_has_modrm(f->shape))
+    decode_modrm(d, in, byte_regs || f->shape == S_MODRM_EB, f->shape == S_MODRM_R);
   switch (f->shape) {
   case S_MODRM_EB: in->reg = (uint8_t)(d->modrm_reg | (d->rex_r ? 8 : 0)); break;
   case S_MODRM_IB: in->imm = decode_imm(d, 1, 0); break;

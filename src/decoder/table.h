@@ -71,6 +71,8 @@ enum {
   S_ENTER,     /* C8: imm16 in Insn.imm, the nesting level in Insn.aux */
   S_MASKMOV,   /* MASKMOVDQU: two XMM registers, the memory operand at [rdi] */
   S_X87,       /* ModRM; a register rm is ST(i), untouched by REX */
+  S_MODRM_R,   /* ModRM whose mod the CPU ignores: rm is always a register (MOV to and
+                  from control and debug registers), so no SIB or displacement follows */
   SHAPES
 };
 
