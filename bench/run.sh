@@ -3,7 +3,9 @@
 # libcrypto.a) natively, under x64emu with each host crypto tier and under the two QEMU
 # user-mode peers, for AES-128-GCM, AES-128-CTR, AES-128-CBC (encrypt) and SHA-256 at 16,
 # 1420 and 16384 bytes, times the start-up of a static hello world with each, and the CPU
-# time of whole programs: busybox gzip -c, bzip2 -c and sha256sum of a 10 MB file. Prints
+# time of whole programs: busybox gzip -c, bzip2 -c and sha256sum of a 10 MB file, and a
+# JIT-like guest (bench/jit_probe.c: 200 MB of fresh code, each instruction run once,
+# unmapped or kept) with its peak memory. Prints
 # one Markdown table: MB/s per runner and x64emu's speed relative to QEMU 10, QEMU 7.2 and
 # native, all from the same run, with the host's CPU model. It is a benchmark, not a
 # test: ctest never runs it.
@@ -62,8 +64,11 @@ cmake --build "$build" -j"$(nproc)" --target x64emu speed_program >/dev/null
 x64emu=$build/x64emu speed=$build/examples/speed
 mkdir -p "$build/bench"
 hello=$build/bench/hello startup=$build/bench/startup
+jit_probe=$build/bench/jit_probe rusage=$build/bench/rusage
 gcc -O2 -fno-pie -no-pie -static -o "$hello" "$repo/bench/hello.c"
 gcc -O2 -Wall -Wextra -o "$startup" "$repo/bench/startup.c"
+gcc -O2 -fno-pie -no-pie -static -o "$jit_probe" "$repo/bench/jit_probe.c"
+gcc -O2 -Wall -Wextra -o "$rusage" "$repo/bench/rusage.c"
 
 # ---- the runners ----
 peers=$repo/../shared/tools/qemu-peers.sh
@@ -186,6 +191,22 @@ else
   say "no busybox on PATH: no whole-program rows"
 fi
 
+# ---- code run once: the JIT probe's CPU seconds and peak memory ----
+jit_modes=(drop keep)
+declare -A jit_s jit_mb # [runner/mode]
+for mode in "${jit_modes[@]}"; do
+  line=""
+  for r in "${runners[@]}"; do
+    [ "$r" = x64emu-portable ] && continue # no crypto or floating point in it
+    runner_prefix "$r" || continue
+    if out=$("$rusage" "${prefix[@]}" "$jit_probe" "$mode"); then
+      read -r jit_s[$r/$mode] jit_mb[$r/$mode] <<<"$out"
+    fi
+    line+=" ${title[$r]} ${jit_s[$r/$mode]:-failed} s ${jit_mb[$r/$mode]:-} MB,"
+  done
+  say "jit_probe $mode (200 MB of code run once):${line%,}"
+done
+
 # ---- the table ----
 # Rows as "label|bytes|unit|native|x64emu|x64emu-portable|qemu10|qemu72" for awk.
 rows=()
@@ -213,6 +234,15 @@ if [ -n "$busybox" ]; then
   done
 fi
 
+for mode in "${jit_modes[@]}"; do
+  row="JIT-like: 200 MB of code run once, $mode||CPU s"
+  for r in "${runners[@]}"; do row+="|${jit_s[$r/$mode]:-}"; done
+  rows+=("$row")
+  row="JIT-like, $mode: peak memory||MB"
+  for r in "${runners[@]}"; do row+="|${jit_mb[$r/$mode]:-}"; done
+  rows+=("$row")
+done
+
 tabulate() { # $1: md or csv
   printf '%s\n' "${rows[@]}" | awk -F'|' -v form="$1" '
     function num(x) { return x != "" && x + 0 > 0 }
@@ -224,7 +254,7 @@ tabulate() { # $1: md or csv
       return sprintf("%#.3g", x)
     }
     # x64emu over another runner, as a speed: >1 means x64emu is faster (for times, the
-    # time of the other runner over that of x64emu).
+    # time of the other runner over that of x64emu; for memory, likewise: >1 is less).
     function ratio(ours, theirs, unit) {
       if (!num(ours) || !num(theirs)) return ""
       return unit == "MB/s" ? ours / theirs : theirs / ours

@@ -70,6 +70,9 @@ static void usage(FILE *to) {
           "                    (or X64EMU_HOST_CRYPTO=M)\n"
           "  --host-fp=M       SSE/x87 floating point: auto, native or portable\n"
           "                    (or X64EMU_HOST_FP=M)\n"
+          "  --code-cache=SIZE the most decoded code kept before it is all dropped and\n"
+          "                    decoded again: bytes, or with a K, M or G suffix (default\n"
+          "                    64M, at least 1M; or X64EMU_CODE_CACHE=SIZE)\n"
           "  --cpu=LIST        remove or restore CPU features QEMU-style, e.g.\n"
           "                    -aes,-pclmulqdq (their instructions become #UD)\n"
           "  --                end of options\n"
@@ -82,6 +85,22 @@ static _Noreturn void usage_error(const char *fmt, const char *arg) {
   fprintf(stderr, fmt, arg);
   fprintf(stderr, "\nTry 'x64emu --help' for more information.\n");
   exit(1);
+}
+
+/* A size as --code-cache takes it: a number of bytes with an optional K, M or G. */
+static size_t parse_size(const char *option, const char *text) {
+  char *end = NULL;
+  errno = 0;
+  unsigned long long n = strtoull(text, &end, 10);
+  unsigned shift = 0;
+  if (end && (*end == 'K' || *end == 'k')) shift = 10, end++;
+  else if (end && (*end == 'M' || *end == 'm')) shift = 20, end++;
+  else if (end && (*end == 'G' || *end == 'g')) shift = 30, end++;
+  if (!*text || *text == '-' || *end || errno || n > (SIZE_MAX >> shift)) {
+    fprintf(stderr, "x64emu: %s takes a size (bytes, or with K, M or G), not '%s'\n", option, text);
+    exit(1);
+  }
+  return (size_t)n << shift;
 }
 
 static void *xrealloc(void *p, size_t n) {
@@ -257,6 +276,7 @@ int main(int argc, char **argv) {
   bool deterministic = false, serial_threads = false;
   uint64_t seed = 0;
   const char *gdb_port = getenv("X64EMU_GDB");
+  const char *code_cache = getenv("X64EMU_CODE_CACHE");
   const char *sysroot = getenv("X64EMU_LD_PREFIX");
   if (!sysroot) sysroot = getenv("QEMU_LD_PREFIX");
   if (!sysroot) sysroot = sysroot_default();
@@ -276,6 +296,7 @@ int main(int argc, char **argv) {
       version = true;
     } else if (option_value(opt, "-host-crypto", argv, &i, argc, &crypto)) {
     } else if (option_value(opt, "-host-fp", argv, &i, argc, &fp)) {
+    } else if (option_value(opt, "-code-cache", argv, &i, argc, &code_cache)) {
     } else if (option_value(opt, "-cpu", argv, &i, argc, &cpu)) {
       const char *why = cpuid_apply_option(&model, cpu);
       if (why) usage_error("%s", why);
@@ -366,8 +387,9 @@ int main(int argc, char **argv) {
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
   if (n > 0) self[n] = 0;
   else if (!realpath(argv[0], self)) snprintf(self, sizeof self, "%s", argv[0]);
-  static char *reexec[12];
-  static char crypto_opt[64], fp_opt[64], det_opt[48], *cpu_opt;
+  size_t code_cache_size = code_cache && *code_cache ? parse_size("--code-cache", code_cache) : 0;
+  static char *reexec[16];
+  static char crypto_opt[64], fp_opt[64], det_opt[48], cache_opt[48], *cpu_opt;
   int r = 0;
   reexec[r++] = self;
   if (strace) reexec[r++] = "--strace";
@@ -388,6 +410,10 @@ int main(int argc, char **argv) {
     snprintf(fp_opt, sizeof fp_opt, "--host-fp=%s", fp);
     reexec[r++] = fp_opt;
   }
+  if (code_cache_size) {
+    snprintf(cache_opt, sizeof cache_opt, "--code-cache=%zu", code_cache_size);
+    reexec[r++] = cache_opt;
+  }
   if (cpu_all && *cpu_all) {
     size_t size = strlen(cpu_all) + sizeof "--cpu=";
     cpu_opt = xrealloc(NULL, size);
@@ -398,6 +424,10 @@ int main(int argc, char **argv) {
 
   if (!process_init(&proc, program)) {
     fprintf(stderr, "x64emu: cannot initialise Capstone or reserve the code cache\n");
+    return 1;
+  }
+  if (code_cache_size && !block_cache_set_size(&proc.machine.code, code_cache_size)) {
+    fprintf(stderr, "x64emu: --code-cache: cannot reserve %zu bytes for decoded code\n", code_cache_size);
     return 1;
   }
   proc.machine.model = model;

@@ -22,46 +22,76 @@ static inline unsigned hash(uint64_t rip) {
   return (unsigned)((rip * 0x9E3779B97F4A7C15ull) >> (64 - HASH_BITS));
 }
 
-bool block_cache_init(BlockCache *bc, const Decoder *dec) {
-  *bc = (BlockCache){.lo_addr = UINT64_MAX, .dec = dec};
-  bc->table = calloc(2u << HASH_BITS, sizeof *bc->table);
-  uint8_t *region = mmap(NULL, BLOCK_ARENA_SIZE + 2 * BLOCK_ARENA_GUARD, PROT_NONE,
+/* A fresh arena of size bytes between guard pages, or NULL. */
+static uint8_t *arena_map(size_t size) {
+  uint8_t *region = mmap(NULL, size + 2 * BLOCK_ARENA_GUARD, PROT_NONE,
                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  uint8_t *arena = region == MAP_FAILED ? NULL : region + BLOCK_ARENA_GUARD;
-  if (!bc->table || !arena || mprotect(arena, BLOCK_ARENA_SIZE, PROT_READ | PROT_WRITE) != 0) {
+  if (region == MAP_FAILED) return NULL;
+  if (mprotect(region + BLOCK_ARENA_GUARD, size, PROT_READ | PROT_WRITE) != 0) {
+    munmap(region, size + 2 * BLOCK_ARENA_GUARD);
+    return NULL;
+  }
+  return region + BLOCK_ARENA_GUARD;
+}
+
+static void arena_unmap(uint8_t *arena, size_t size) {
+  if (arena) munmap(arena - BLOCK_ARENA_GUARD, size + 2 * BLOCK_ARENA_GUARD);
+}
+
+bool block_cache_init(BlockCache *bc, const Decoder *dec) {
+  *bc = (BlockCache){.lo_addr = UINT64_MAX, .dec = dec, .arena_size = BLOCK_ARENA_DEFAULT};
+  bc->table = calloc(2u << HASH_BITS, sizeof *bc->table);
+  bc->arena = arena_map(bc->arena_size);
+  if (!bc->table || !bc->arena || !code_pages_init(&bc->pages)) {
     free(bc->table);
-    if (arena) munmap(region, BLOCK_ARENA_SIZE + 2 * BLOCK_ARENA_GUARD);
-    bc->table = NULL;
+    arena_unmap(bc->arena, bc->arena_size);
+    code_pages_free(&bc->pages);
+    *bc = (BlockCache){0};
     return false;
   }
   bc->single = bc->table + (1u << HASH_BITS);
-  bc->arena = bc->arena_top = arena;
+  bc->arena_top = bc->arena_touched = bc->arena;
   return true;
 }
 
 void block_cache_destroy(BlockCache *bc) {
-  if (bc->arena) munmap(bc->arena - BLOCK_ARENA_GUARD, BLOCK_ARENA_SIZE + 2 * BLOCK_ARENA_GUARD);
+  arena_unmap(bc->arena, bc->arena_size);
   free(bc->table);
   free(bc->breakpoints);
+  code_pages_free(&bc->pages);
   bc->table = bc->single = NULL;
   bc->breakpoints = NULL;
-  bc->arena = bc->arena_top = NULL;
+  bc->arena = bc->arena_top = bc->arena_touched = NULL;
 }
 
 static void next_generation(BlockCache *bc) {
   __atomic_store_n(&bc->generation, bc->generation + 1, __ATOMIC_SEQ_CST);
 }
 
+/* The arena is used again from its start: its pages stay, so that a cache that fills
+ * again and again does not fault them in each time; the bound is on what it holds. */
 void block_flush_all(BlockCache *bc) {
   if (bc->before_flush) bc->before_flush(bc->flush_arg);
   next_generation(bc);
   bc->flushes++;
   memset(bc->table, 0, (sizeof *bc->table) << (HASH_BITS + 1));
-  madvise(bc->arena, (size_t)(bc->arena_top - bc->arena), MADV_DONTNEED);
+  code_pages_clear(&bc->pages);
+  if (bc->arena_top > bc->arena_touched) bc->arena_touched = bc->arena_top;
   bc->arena_top = bc->arena;
-  bc->in_arena = bc->dead = 0;
   bc->lo_addr = UINT64_MAX;
   bc->hi_addr = 0;
+}
+
+bool block_cache_set_size(BlockCache *bc, size_t size) {
+  if (size < BLOCK_ARENA_MIN) size = BLOCK_ARENA_MIN;
+  size = (size + 4095) & ~(size_t)4095;
+  uint8_t *arena = arena_map(size);
+  if (!arena) return false;
+  block_flush_all(bc);
+  arena_unmap(bc->arena, bc->arena_size);
+  bc->arena = bc->arena_top = bc->arena_touched = arena;
+  bc->arena_size = size;
+  return true;
 }
 
 static void unlink_block(BlockCache *bc, Block *dead) {
@@ -70,38 +100,31 @@ static void unlink_block(BlockCache *bc, Block *dead) {
   block_link_set(p, dead->hnext); /* a reader there goes on through dead's own link */
 }
 
-/* Unlinks the blocks decoded from [lo, hi) (and those whose decoding stopped at a fault
- * there, up to 15 bytes past their end), then clears every chain into them; they stay in
- * the arena, dead, until it is flushed whole. The rest of the cache stays decoded, so that
- * a JIT writing code, or a program unmapping some, does not pay for all of it again. */
+typedef struct Dropping {
+  BlockCache *bc;
+  bool any;
+} Dropping;
+
+/* Out of its hash table, and dead: links to it are no longer followed. It stays in the
+ * arena until the arena is emptied. Before the first, block pointers held across the
+ * change are to be looked up again: the generation changes before a block dies, so that
+ * a CPU linking to one meanwhile sees it has and takes its link back (run.c). */
+static void drop_block(void *arg, Block *b) {
+  Dropping *d = arg;
+  if (!d->any) next_generation(d->bc);
+  d->any = true;
+  __atomic_store_n(&b->dead, 1, __ATOMIC_RELEASE);
+  unlink_block(d->bc, b);
+}
+
+/* Drops the blocks decoded from [lo, hi) (and those whose decoding stopped at a fault
+ * there, up to 15 bytes past their end), found by their pages; the rest of the cache
+ * stays decoded, so that a JIT writing code, or a program unmapping some, pays for
+ * nothing else. */
 static int drop_range(BlockCache *bc, uint64_t lo, uint64_t hi) {
-  int dropped = 0;
-  for (uint8_t *at = bc->arena; at < bc->arena_top; at += ((Block *)at)->size) {
-    Block *b = (Block *)at;
-    if (b->dead || b->start >= hi || b->end + 15 <= lo) continue;
-    b->dead = 1;
-    unlink_block(bc, b);
-    bc->dead++;
-    dropped = 1;
-  }
-  if (!dropped) return 0;
-  /* Dead blocks lengthen every walk: once they are most of the arena, start it afresh
-   * (a JIT rewriting code in a loop then pays a flush per few hundred rewrites); not while
-   * a handler still reads its record (a memory hook runs). */
-  if (bc->dead > 256 && 2 * bc->dead > bc->in_arena && !bc->holding) {
-    block_flush_all(bc);
-    return 1;
-  }
-  /* Block pointers held across the change are looked up again. The generation changes
-   * before the links go, so that a CPU linking to a dead block meanwhile sees it has and
-   * takes its link back (run.c). */
-  next_generation(bc);
-  for (uint8_t *at = bc->arena; at < bc->arena_top; at += ((Block *)at)->size) {
-    Block *b = (Block *)at, *fall = block_link(&b->fall), *taken = block_link(&b->taken);
-    if (fall && fall->dead) block_link_set(&b->fall, NULL);
-    if (taken && taken->dead) block_link_set(&b->taken, NULL);
-  }
-  return 1;
+  Dropping d = {.bc = bc};
+  code_pages_drop(&bc->pages, lo, hi, drop_block, &d);
+  return d.any;
 }
 
 int block_invalidate_range(BlockCache *bc, uint64_t addr, uint64_t len) {
@@ -109,10 +132,10 @@ int block_invalidate_range(BlockCache *bc, uint64_t addr, uint64_t len) {
   return drop_range(bc, addr, addr + len);
 }
 
-/* Blocks lie end to end in the arena, so that invalidation can walk them by their size
- * (a multiple of 16). */
+/* Blocks lie end to end in the arena, each a multiple of 16 bytes; a full arena is
+ * emptied. */
 static void *arena_alloc(BlockCache *bc, size_t size) {
-  if ((size_t)(bc->arena_top - bc->arena) + size > BLOCK_ARENA_SIZE) block_flush_all(bc);
+  if ((size_t)(bc->arena_top - bc->arena) + size > bc->arena_size) block_flush_all(bc);
   void *p = bc->arena_top;
   bc->arena_top += size;
   return p;
@@ -150,13 +173,34 @@ void block_hooks_set(BlockCache *bc, Handler hook, uint64_t lo, uint64_t hi, boo
   block_flush_all(bc);
 }
 
+/* What decoding one block reads of guest memory: a window of its bytes, read once rather
+ * than an instruction at a time, and the protection of the last page looked up. */
+typedef struct Fetch {
+  uint64_t at;        /* the window holds the bytes at [at, at + len) */
+  unsigned len;
+  bool cut;           /* the byte at at + len could not be read */
+  uint64_t prot_page; /* the page whose protection prot is, + 1 (0: none yet) */
+  int prot;
+  uint8_t bytes[256];
+} Fetch;
+
+/* The guest's protection of the page at page (ranges_prot), or, without a map of guest
+ * memory, all of it. */
+static int page_prot(const BlockCache *bc, Fetch *f, uint64_t page) {
+  if (f->prot_page != page + 1) {
+    f->prot = ranges_prot(bc->exec_map, page);
+    f->prot_page = page + 1;
+  }
+  return f->prot;
+}
+
 /* How many bytes from pc (up to 15) lie in executable guest pages, and, when fewer, the
  * si_code of fetching the first byte past them. */
-static unsigned executable_bytes(const BlockCache *bc, uint64_t pc, int *code) {
+static unsigned executable_bytes(const BlockCache *bc, Fetch *f, uint64_t pc, int *code) {
   if (!bc->exec_map) return 15;
   unsigned n = 0;
   for (uint64_t page = pc & ~0xfffull; n < 15; page += 0x1000) {
-    int prot = ranges_prot(bc->exec_map, page);
+    int prot = page_prot(bc, f, page);
     if (prot < 0 || !(prot & GUEST_PROT_EXEC)) {
       *code = prot < 0 || (prot & GUEST_PROT_RESERVED) ? SEGV_MAPERR : SEGV_ACCERR;
       return n;
@@ -164,6 +208,20 @@ static unsigned executable_bytes(const BlockCache *bc, uint64_t pc, int *code) {
     n += (unsigned)(page + 0x1000 - (pc + n));
   }
   return 15;
+}
+
+/* The bytes at pc in the window, read anew when it does not hold the next 15 (or all
+ * that are readable); returns how many of them, at most 15, there are at *bytes. */
+static unsigned fetch_bytes(Fetch *f, uint64_t pc, const uint8_t **bytes) {
+  uint64_t end = f->at + f->len;
+  if (!(pc >= f->at && pc <= end && (pc + 15 <= end || f->cut))) {
+    f->at = pc;
+    f->len = fault_copy_in(f->bytes, pc, sizeof f->bytes);
+    f->cut = f->len < sizeof f->bytes;
+    end = pc + f->len;
+  }
+  *bytes = f->bytes + (pc - f->at);
+  return end - pc < 15 ? (unsigned)(end - pc) : 15;
 }
 
 /* A record that raises the fault of fetching at fault_at (the instructions before it
@@ -175,13 +233,15 @@ static void fetch_fault(Insn *in, uint64_t pc, uint64_t fault_at, int code) {
 }
 
 /* Decodes one instruction at pc into in: its record, or one that faults. */
-static void decode_one(BlockCache *bc, uint64_t pc, Insn *in) {
+static void decode_one(BlockCache *bc, Fetch *f, uint64_t pc, Insn *in) {
   uint64_t fault_at = 0;
   int code = SEGV_MAPERR;
-  unsigned exec = executable_bytes(bc, pc, &code);
+  unsigned exec = executable_bytes(bc, f, pc, &code);
+  const uint8_t *bytes;
+  unsigned avail = exec ? fetch_bytes(f, pc, &bytes) : 0;
   if (exec == 0) {
     fetch_fault(in, pc, pc, code);
-  } else if (decode_insn(bc->dec, pc, in, &fault_at) == 0) {
+  } else if (decode_insn_bytes(bc->dec, pc, bytes, avail, in, &fault_at) == 0) {
     fetch_fault(in, pc, fault_at, SEGV_MAPERR);
   } else if (in->len > exec) {
     fetch_fault(in, pc, pc + exec, code); /* runs into a page it may not be fetched from */
@@ -221,8 +281,8 @@ static Insn *atomic_record(const BlockCache *bc, Insn *in) {
 
 /* Whether the bytes at a may change without a system call the cache sees: writable, or
  * shared with another mapping or process. */
-static bool may_change(const RangeSet *map, uint64_t a) {
-  int prot = ranges_prot(map, a);
+static bool may_change(const BlockCache *bc, Fetch *f, uint64_t a) {
+  int prot = page_prot(bc, f, a & ~0xfffull);
   return prot >= 0 && (prot & (GUEST_PROT_WRITE | GUEST_MAP_SHARED));
 }
 
@@ -234,6 +294,10 @@ static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
   bool has_rep = false, has_bp = false;
   bool watch_memory = bc->dec->watch_memory;
   uint64_t pc = rip;
+  Fetch fetch;
+  fetch.at = fetch.prot_page = 0;
+  fetch.len = 0;
+  fetch.cut = false;
   while (ninsn < (single ? 1 : MAX_BLOCK_INSNS)) {
     if (watch_memory && ninsn > 0) {
       /* A memory hook stops the run after its instruction. */
@@ -246,7 +310,7 @@ static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
                         .base = REG_NONE, .index = REG_NONE};
     }
     Insn *in = &buf[n++];
-    decode_one(bc, pc, in);
+    decode_one(bc, &fetch, pc, in);
     in->nth = (uint8_t)ninsn++;
     if (in->lock) {
       in = atomic_record(bc, in);
@@ -270,8 +334,8 @@ static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
     live = (uint8_t)((live & ~buf[i].flags_def) | buf[i].flags_use);
   }
   for (unsigned i = 0; i + 1 < n; i++) buf[i].chain = 1;
-  bool watched = pc > rip && (!bc->exec_map || may_change(bc->exec_map, rip) ||
-                              may_change(bc->exec_map, pc - 1)); /* a block spans two pages at most */
+  bool watched = pc > rip && (!bc->exec_map || may_change(bc, &fetch, rip) ||
+                              may_change(bc, &fetch, pc - 1)); /* a block spans two pages at most */
   /* A rejected instruction was judged on the bytes after it too (up to 15 from its start,
    * those readable): other bytes there may decode. */
   uint8_t tail_bytes[15];
@@ -286,7 +350,6 @@ static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
   size_t bytes = (sizeof(Block) + n * sizeof(Insn) + copy + 15) & ~(size_t)15;
   Block *b = arena_alloc(bc, bytes);
   b->size = (uint32_t)bytes;
-  bc->in_arena++;
   b->single = single;
   b->start = rip;
   b->end = pc;
@@ -302,6 +365,11 @@ static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
   if (watched) { /* decoded, so readable */
     memcpy(&b->insns[n], (const void *)(uintptr_t)rip, (size_t)(pc - rip));
     memcpy((uint8_t *)&b->insns[n] + (pc - rip), tail_bytes, tail);
+  }
+  if (!code_pages_add(&bc->pages, b)) { /* no memory for a bigger index: start afresh
+                                           (an empty one always takes a block) */
+    block_flush_all(bc);
+    return decode_block(bc, rip, single);
   }
   if (rip < bc->lo_addr) bc->lo_addr = rip;
   if (pc + 15 > bc->hi_addr) bc->hi_addr = pc + 15;

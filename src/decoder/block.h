@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../interp/insn.h"
+#include "code_pages.h"
 #include "decode.h"
 
 typedef struct Block {
@@ -14,6 +15,7 @@ typedef struct Block {
   struct Block *hnext;    /* hash chain */
   struct Block *fall;     /* successor when execution leaves at `end` */
   struct Block *taken;    /* the last other successor */
+  struct Block *page_next[2]; /* the next block in the lists of its pages (code_pages.h) */
   uint32_t n;             /* records: the instructions, and a hook record before each
                              instruction an instruction hook watches */
   uint32_t ninsn;         /* guest instructions */
@@ -21,7 +23,8 @@ typedef struct Block {
   uint8_t has_bp;         /* holds a breakpoint address */
   uint8_t watched;        /* decoded from a page the guest may write: the bytes it was
                              decoded from follow insns[], and each entry compares them */
-  uint8_t dead;           /* dropped by block_invalidate_range: in no table any more */
+  uint8_t dead;           /* dropped by block_invalidate_range: in no table any more, and
+                             links to it are not followed (block_live) */
   uint8_t single;         /* in the table of one-instruction blocks */
   uint8_t tail;           /* watched bytes past `end`: those that made its last instruction
                              one x64emu rejects (#UD is decided from up to 15 bytes) */
@@ -38,24 +41,32 @@ static inline bool block_stale(const Block *b) {
                               (size_t)(b->end - b->start) + b->tail) != 0;
 }
 
-#define BLOCK_ARENA_SIZE (256u << 20) /* reserved, touched only as used */
+/* The arena's size unless set (block_cache_set_size): decoded code is bounded by it, and
+ * when it is full the arena is emptied and used again. About 64 bytes a guest instruction:
+ * 64 MiB hold a million, more than most programs ever run. */
+#define BLOCK_ARENA_DEFAULT (64u << 20)
+#define BLOCK_ARENA_MIN (1u << 20)
 /* Inaccessible pages on both sides of the arena: a run of stores from a neighbouring
  * mapping (a guest's, placed there by the host) faults before it reaches a block. */
 #define BLOCK_ARENA_GUARD (64u << 10)
 
-/* One machine's decoded code: hash tables of blocks in one arena, flushed whole. Blocks
- * run whole; runs that must stop at an exact instruction (a count, a breakpoint inside a
- * block, a stop address) take one-instruction blocks from a table of their own. */
+/* One machine's decoded code: hash tables of blocks in one arena of a bounded size,
+ * emptied whole when full. Blocks run whole; runs that must stop at an exact instruction
+ * (a count, a breakpoint inside a block, a stop address) take one-instruction blocks from
+ * a table of their own. */
 typedef struct BlockCache {
   Block **table;
   Block **single; /* one-instruction blocks */
   uint8_t *arena, *arena_top;
+  size_t arena_size;         /* the bound on decoded code */
+  uint8_t *arena_touched;    /* the end of the arena's part used since it was made: the
+                                memory it holds (recycled, not given back) */
+  CodePages pages;           /* the blocks of each guest page */
   uint64_t lo_addr, hi_addr; /* span of all cached code */
   uint64_t generation;       /* changes at each flush: older Block pointers are gone */
   uint64_t decoded;          /* blocks decoded since creation, for statistics and tests */
   uint64_t lookups, flushes; /* block_get calls (the rest follow links between blocks),
                                 flushes of the whole cache: for statistics */
-  uint64_t in_arena, dead;   /* blocks in the arena since it was last flushed; dropped ones */
   const Decoder *dec;
   /* What decoding puts into blocks: breakpoint addresses (Block.has_bp), and a hook
    * record running hook before each instruction in [hook_lo, hook_hi). Changing them
@@ -65,7 +76,6 @@ typedef struct BlockCache {
   uint64_t hook_lo, hook_hi;
   Handler hook;
   bool rep_once; /* every REP string instruction runs an iteration per dispatch */
-  unsigned holding; /* an instruction is halfway (a memory hook runs): drop blocks, keep the arena */
   /* When set, the guest's memory and its protection: code is fetched only from its
    * executable pages (an instruction elsewhere is the kernel's SIGSEGV: SEGV_ACCERR on a
    * mapping without PROT_EXEC, SEGV_MAPERR outside every mapping). */
@@ -88,10 +98,17 @@ static inline void block_link_set(Block **link, Block *to) {
 static inline uint64_t block_generation(const BlockCache *bc) {
   return __atomic_load_n(&bc->generation, __ATOMIC_SEQ_CST);
 }
+/* Whether a block a link leads to may run: a dropped block stays in the arena, and links
+ * to it, until the arena is emptied. */
+static inline bool block_live(const Block *b) { return !__atomic_load_n(&b->dead, __ATOMIC_ACQUIRE); }
 
-/* Reserves the cache's memory; false if the host refuses. */
+/* Reserves the cache's memory (BLOCK_ARENA_DEFAULT); false if the host refuses. */
 bool block_cache_init(BlockCache *bc, const Decoder *dec);
 void block_cache_destroy(BlockCache *bc);
+
+/* Empties the cache and bounds it to size bytes (at least BLOCK_ARENA_MIN); false, the
+ * cache as it was, if the host refuses the memory. */
+bool block_cache_set_size(BlockCache *bc, size_t size);
 
 /* The block starting at rip, decoded on first use. Never NULL: a block that starts at
  * an unreadable address holds one instruction that raises the guest's SIGSEGV. With

@@ -331,12 +331,12 @@ static int decode_by_capstone(const Decoder *dec, DecodeCtx *d, unsigned avail, 
   return (int)len;
 }
 
-/* Reads up to 15 bytes at rip, then takes the first row of the table that fits them: its
- * shape gives the length (Capstone is not asked: decoding is most of the cost of code
- * that runs once). */
-int decode_insn(const Decoder *dec, uint64_t rip, Insn *in, uint64_t *fault_at) {
+/* Takes the first row of the table that fits the bytes: its shape gives the length
+ * (Capstone is not asked: decoding is most of the cost of code that runs once). */
+int decode_insn_bytes(const Decoder *dec, uint64_t rip, const uint8_t *bytes, unsigned avail,
+                      Insn *in, uint64_t *fault_at) {
   uint8_t buf[16];
-  unsigned avail = fault_copy_in(buf, rip, 15);
+  memcpy(buf, bytes, avail);
   memset(in, 0, sizeof *in);
   in->rip = rip;
   in->base = in->index = REG_NONE;
@@ -363,4 +363,9 @@ int decode_insn(const Decoder *dec, uint64_t rip, Insn *in, uint64_t *fault_at) 
   }
   d = (DecodeCtx){.bytes = buf, .rip = rip, .len = avail, .model = dec->model};
   return decode_by_capstone(dec, &d, avail, in, fault_at);
+}
+
+int decode_insn(const Decoder *dec, uint64_t rip, Insn *in, uint64_t *fault_at) {
+  uint8_t buf[15];
+  return decode_insn_bytes(dec, rip, buf, fault_copy_in(buf, rip, 15), in, fault_at);
 }

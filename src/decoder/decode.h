@@ -81,6 +81,10 @@ bool shape_has_modrm(unsigned s);
  * in that case `in` runs the guest SIGILL handler. */
 int decode_insn(const Decoder *dec, uint64_t rip, Insn *in, uint64_t *fault_addr);
 
+/* The same for bytes already read from rip: avail (at most 15) of them were readable. */
+int decode_insn_bytes(const Decoder *dec, uint64_t rip, const uint8_t *bytes, unsigned avail,
+                      Insn *in, uint64_t *fault_addr);
+
 /* Capstone's disassembly of the bytes at rip into buf ("(bad)" when it cannot); returns
  * the instruction's length, or 0. */
 unsigned decode_text(const Decoder *dec, uint64_t rip, const uint8_t *bytes, unsigned n, char *buf,

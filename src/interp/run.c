@@ -271,8 +271,8 @@ static __attribute__((noinline)) StopReason run_blocks(Cpu *c, uint64_t until) {
     Block *next;
     if (b && gen == block_generation(code)) {
       Block *fall = block_link(&b->fall), *taken = block_link(&b->taken);
-      if (c->rip == b->end && fall) next = fall;
-      else if (taken && taken->start == c->rip) next = taken;
+      if (c->rip == b->end && fall && block_live(fall)) next = fall;
+      else if (taken && taken->start == c->rip && block_live(taken)) next = taken;
       else {
         next = code_at(c, c->rip, false);
         if (gen == block_generation(code)) { /* b and next are both live: link them */

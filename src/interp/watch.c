@@ -20,12 +20,10 @@ void memory_watched(uint64_t a, unsigned size, const void *data, bool write) {
   Machine *m = c->m;
   if (!m->hooks.mem) return;
   /* In the middle of an instruction: RIP reads as its address (a block's RIP is its end
-   * until it leaves), and decoded blocks may be dropped but not reused (the handler
-   * still reads its record). */
+   * until it leaves). The hook may drop decoded code, even all of it: the arena keeps the
+   * record the handler still reads until the run loop decodes again. */
   uint64_t rip = c->rip;
   c->rip = c->cur->rip;
-  m->code.holding++;
   m->hooks.mem(m->embedder, write, a, size, data, m->hooks.mem_user);
-  m->code.holding--;
   c->rip = rip;
 }

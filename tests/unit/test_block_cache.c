@@ -46,10 +46,13 @@ static int setup(void **state) {
 static void test_arena_is_guarded(void **state) {
   (void)state;
   const uint8_t *arena = test_machine()->code.arena;
+  size_t size = test_machine()->code.arena_size;
+  assert_int_equal(size, BLOCK_ARENA_DEFAULT);
   assert_string_equal(maps_perms((uint64_t)(uintptr_t)arena), "rw-p");
   assert_string_equal(maps_perms((uint64_t)(uintptr_t)arena - 1), "---p");
-  assert_string_equal(maps_perms((uint64_t)(uintptr_t)arena + BLOCK_ARENA_SIZE), "---p");
-  assert_string_equal(maps_perms((uint64_t)(uintptr_t)arena + BLOCK_ARENA_SIZE + BLOCK_ARENA_GUARD - 1), "---p");
+  assert_string_equal(maps_perms((uint64_t)(uintptr_t)arena + size - 1), "rw-p");
+  assert_string_equal(maps_perms((uint64_t)(uintptr_t)arena + size), "---p");
+  assert_string_equal(maps_perms((uint64_t)(uintptr_t)arena + size + BLOCK_ARENA_GUARD - 1), "---p");
 }
 
 static void test_hot_loop_is_decoded_once(void **state) {
@@ -97,7 +100,8 @@ static void test_invalidation_drops_only_overlapping_code(void **state) {
   munmap(code, 2 * 4096);
 }
 
-/* Dropping one page's code keeps the rest decoded, and no chain leads into what went. */
+/* Dropping one page's code keeps the rest decoded, and a chain into what went is not
+ * followed. */
 static void test_invalidation_keeps_other_pages_decoded(void **state) {
   BlockCache *bc = &test_machine()->code;
   uint8_t *one = page(PROT_READ), *two = page(PROT_READ);
@@ -107,7 +111,7 @@ static void test_invalidation_keeps_other_pages_decoded(void **state) {
   a->fall = b; /* as if a's code ran on into b's */
   assert_int_equal(block_invalidate_range(bc, (uint64_t)(uintptr_t)two, 4096), 1);
   assert_true(b->dead);
-  assert_null(a->fall);
+  assert_false(block_live(a->fall));
   uint64_t before = bc->decoded;
   assert_ptr_equal(block_get(bc, (uint64_t)(uintptr_t)one), a); /* still there */
   assert_int_equal(bc->decoded, before);
@@ -115,6 +119,54 @@ static void test_invalidation_keeps_other_pages_decoded(void **state) {
   assert_int_equal(bc->decoded, before + 1);
   munmap(one, 2 * 4096);
   munmap(two, 2 * 4096);
+}
+
+/* A block whose bytes cross into the next page goes when either page changes, and so do
+ * the blocks of a range wider than the pages holding code (the index is walked instead). */
+static void test_invalidation_finds_blocks_by_each_of_their_pages(void **state) {
+  BlockCache *bc = &test_machine()->code;
+  uint8_t *code = page(PROT_READ | PROT_WRITE);
+  uint8_t *across = code + 4096 - 4; /* 4 NOPs, then the page boundary, then a RET */
+  memset(across, 0x90, 4);
+  code[4096] = 0xc3;
+  uint8_t *near_end = code + 4096 - 48; /* a block ending 16 bytes before the boundary */
+  memset(near_end, 0x90, 31);
+  near_end[31] = 0xc3;
+  for (int pass = 0; pass < 3; pass++) {
+    Block *b = block_get(bc, (uint64_t)(uintptr_t)across), *e = block_get(bc, (uint64_t)(uintptr_t)near_end);
+    assert_int_equal(b->end, (uint64_t)(uintptr_t)code + 4097);
+    uint64_t lo = pass == 0   ? (uint64_t)(uintptr_t)code + 4096 /* the second page */
+                  : pass == 1 ? (uint64_t)(uintptr_t)code        /* the first */
+                              : 0;                               /* all memory below 2^47 */
+    uint64_t len = pass == 2 ? 1ull << 47 : 4096;
+    assert_int_equal(block_invalidate_range(bc, lo, len), 1);
+    assert_true(b->dead);
+    assert_true(e->dead == (pass != 0)); /* its bytes, and the 15 after, are in the first page */
+  }
+  munmap(code, 2 * 4096);
+}
+
+/* The cache is bounded: decoding more than it holds empties it and uses the same memory
+ * again, and what was dropped is decoded afresh. */
+static void test_cache_is_bounded_and_recycled(void **state) {
+  BlockCache *bc = &test_machine()->code;
+  assert_true(block_cache_set_size(bc, BLOCK_ARENA_MIN));
+  assert_int_equal(bc->arena_size, BLOCK_ARENA_MIN);
+  size_t size = 1 << 20;
+  uint8_t *code = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  assert_true(code != MAP_FAILED);
+  memset(code, 0xc3, size); /* a RET at every byte: a block at each */
+  uint64_t flushes = bc->flushes;
+  for (size_t i = 0; i < size; i++) {
+    Block *b = block_get(bc, (uint64_t)(uintptr_t)code + i);
+    assert_true((uint8_t *)b >= bc->arena && (uint8_t *)b + b->size <= bc->arena + bc->arena_size);
+  }
+  assert_true(bc->flushes - flushes >= (size * sizeof(Block)) / BLOCK_ARENA_MIN);
+  assert_true(bc->arena_touched <= bc->arena + bc->arena_size);
+  Block *first = block_get(bc, (uint64_t)(uintptr_t)code);
+  assert_int_equal(first->start, (uint64_t)(uintptr_t)code);
+  munmap(code, size);
+  assert_true(block_cache_set_size(bc, BLOCK_ARENA_DEFAULT));
 }
 
 static void test_instruction_running_into_unmapped_page_faults_when_reached(void **state) {
@@ -204,6 +256,8 @@ int main(void) {
       cmocka_unit_test(test_blocks_end_at_control_transfers),
       cmocka_unit_test(test_invalidation_drops_only_overlapping_code),
       cmocka_unit_test(test_invalidation_keeps_other_pages_decoded),
+      cmocka_unit_test(test_invalidation_finds_blocks_by_each_of_their_pages),
+      cmocka_unit_test(test_cache_is_bounded_and_recycled),
       cmocka_unit_test(test_instruction_running_into_unmapped_page_faults_when_reached),
       cmocka_unit_test(test_unimplemented_instruction_decodes_to_sigill_handler),
       cmocka_unit_test(test_register_forms_capstone_rejects_still_decode),
