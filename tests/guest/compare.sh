@@ -2,7 +2,8 @@
 # compare.sh: runs a static x86-64 program natively and under x64emu, and compares stdout,
 # stderr and the exit status (or terminating signal) byte for byte.
 #
-# usage: compare.sh [--stdin FILE] [--dir DIR] [--name NAME] [--model FILE] X64EMU PROGRAM [ARG...]
+# usage: compare.sh [--stdin FILE] [--dir DIR] [--name NAME] [--model FILE] [--traits PROBE]
+#                   X64EMU PROGRAM [ARG...]
 #   --stdin FILE  feed FILE to both runs (default /dev/null)
 #   --model FILE  the stdout of x64emu's CPU model (docs/cpu-model.md), for a program whose
 #                 output the host's vendor decides: on a host of the model's vendor the
@@ -11,6 +12,9 @@
 #   --dir DIR     run both in DIR, which the program must leave as it found it
 #                 (default: a fresh empty directory for each run, at the same path)
 #   --name NAME   what to call the case in messages (default: the program's name)
+#   --traits PROBE  run PROBE natively first and give both runs the VAR=VALUE lines it
+#                 prints (host_traits.c: what of the host besides its vendor decides the
+#                 native run), so that a program can leave out what the host cannot show
 # Environment:
 #   X64EMU_OPTS     extra options for x64emu, e.g. --strace
 #   COMPARE_TIMEOUT seconds allowed for each run (default 20)
@@ -25,19 +29,21 @@ stdin_file=/dev/null
 run_dir=
 name=
 model=
+traits=
 while [ $# -gt 0 ]; do
   case "$1" in
     --stdin) stdin_file=$2; shift 2 ;;
     --dir) run_dir=$2; shift 2 ;;
     --name) name=$2; shift 2 ;;
     --model) model=$2; shift 2 ;;
+    --traits) traits=$2; shift 2 ;;
     --) shift; break ;;
     -*) echo "compare.sh: unknown option $1" >&2; exit 2 ;;
     *) break ;;
   esac
 done
 if [ $# -lt 2 ]; then
-  echo "usage: compare.sh [--stdin FILE] [--dir DIR] [--name NAME] X64EMU PROGRAM [ARG...]" >&2
+  echo "usage: compare.sh [--stdin FILE] [--dir DIR] [--name NAME] [--model FILE] [--traits PROBE] X64EMU PROGRAM [ARG...]" >&2
   exit 2
 fi
 # Absolute paths: the runs happen in another directory.
@@ -68,6 +74,15 @@ vendor=${X64EMU_TEST_HOST_VENDOR:-$(grep -m1 '^vendor_id' /proc/cpuinfo | sed 's
 # Both runs see the same small environment, so that what a program prints of it agrees.
 guest_env=(PATH=/usr/bin:/bin HOME=/nonexistent LC_ALL=C TZ=UTC
            GUEST_TEST_VAR="a value with spaces" EMPTY_VAR= X64EMU_TEST_HOST_VENDOR="$vendor")
+if [ -n "$traits" ]; then
+  if ! trait_lines=$("$traits"); then
+    echo "compare.sh: the host probe $traits failed" >&2
+    exit 2
+  fi
+  while IFS= read -r line; do
+    case $line in X64EMU_TEST_HOST_*=*) guest_env+=("$line") ;; esac
+  done <<<"$trait_lines"
+fi
 
 # No core files: they are slow to write and would only litter the build tree.
 ulimit -c 0

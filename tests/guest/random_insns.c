@@ -178,6 +178,10 @@ static Shape shape_of(const uint8_t *b) {
  * model's (docs/cpu-model.md, "Where the vendors differ"), or NULL. On a host of the
  * model's vendor they are compared with the CPU like any other. */
 static int other_vendor;
+/* Whether the host's kernel runs with UMIP, as the model's, and the vectors n whose INT n
+ * the host does not answer as the CPU's #GP (compare.sh's host_traits). */
+static int host_umip = 1;
+static uint8_t host_int_quirk[256];
 static const char *vendor_reason(Shape s) {
   unsigned reg = (s.modrm >> 3) & 7;
   int mem = (s.modrm >> 6) != 3;
@@ -194,6 +198,7 @@ static const char *vendor_reason(Shape s) {
     return NULL;
   }
   if (s.map == 1) {
+    if (s.op == 0x35) return "vendor: SYSEXIT, #UD in 64-bit mode on AMD";
     if (s.p66 && s.op >= 0x80 && s.op <= 0x8F) return "vendor: 66 near branches and RET, 16-bit on AMD";
     if (mem && !s.p66 && !s.rep && (s.op == 0x7E || s.op == 0x7F || s.op == 0xE7))
       return "vendor: MMX stores that fault, TOP set first on Intel";
@@ -214,6 +219,11 @@ static const char *skip_reason(const uint8_t *b) {
   if (vendor) return vendor;
   unsigned reg = (s.modrm >> 3) & 7;
   int mem = (s.modrm >> 6) != 3;
+  if (s.map == 0 && s.op == 0xCD && host_int_quirk[s.modrm])
+    return "host: INT n answered by the host's hypervisor, not as #GP";
+  if (!host_umip && s.map == 1 &&
+      ((s.op == 0x00 && reg <= 1) || (s.op == 0x01 && mem && (reg <= 1 || reg == 4))))
+    return "host: no UMIP, the CPU itself answers SLDT, STR, SGDT, SIDT and SMSW";
   if (s.fs) return "FS prefix: FS is this program's own TLS (GS points at the data area)";
   if (s.map == 0) {
     if (s.op == 0xC4 || s.op == 0xC5 || s.op == 0x62) return "VEX/EVEX: AVX is not in the CPU model";
@@ -366,6 +376,14 @@ int main(int argc, char **argv) {
   if (argc > 3) show_case = atoi(argv[3]);
   const char *vendor = getenv("X64EMU_TEST_HOST_VENDOR");
   other_vendor = vendor && strcmp(vendor, "GenuineIntel") != 0;
+  const char *umip = getenv("X64EMU_TEST_HOST_UMIP");
+  host_umip = !umip || strcmp(umip, "0") != 0;
+  const char *quirks = getenv("X64EMU_TEST_HOST_INT_QUIRKS");
+  for (char *end; quirks && *quirks; quirks = end) {
+    unsigned long n = strtoul(quirks, &end, 16);
+    if (end == quirks) break;
+    host_int_quirk[n & 0xFF] = 1;
+  }
   setvbuf(stdout, NULL, _IOLBF, 0);
   map_at(CODE, CODE_SIZE);
   map_at(DATA, DATA_SIZE);

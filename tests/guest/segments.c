@@ -7,6 +7,8 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <ucontext.h>
 
 static sigjmp_buf back;
@@ -44,7 +46,13 @@ int main(void) {
   asm volatile("mov %%es, %0; mov %%fs, %1; mov %%gs, %2" : "=r"(es), "=r"(fs), "=r"(gs));
   printf("es = %#x, fs = %#x, gs = %#x\n", es, fs, gs);
   LOAD(ds, 0x2b);
-  LOAD(ds, 0x23);
+  /* 0x23, Linux's 32-bit user code segment, is readable code: DS takes it. A host whose
+   * GDT lacks it (compare.sh's host_traits) cannot show that. */
+  const char *user32 = getenv("X64EMU_TEST_HOST_USER32_CS");
+  if (user32 && !strcmp(user32, "0"))
+    printf("mov ds, 0x23: left out, the host's GDT has no 32-bit code segment\n");
+  else
+    LOAD(ds, 0x23);
   LOAD(ds, 0);
   LOAD(es, 0x2b);
   LOAD(es, 3);
