@@ -70,10 +70,18 @@ static inline void put8(uint64_t a, uint8_t v) { __atomic_store_n((uint8_t *)(ui
 static inline uint8_t probe8(uint64_t a) { return *(const volatile uint8_t *)(uintptr_t)a; }
 static inline void put8(uint64_t a, uint8_t v) { *(volatile uint8_t *)(uintptr_t)a = v; }
 #endif
-/* A write that changes nothing (an atomic OR of 0): where the CPU checks that it may
- * store, as ENTER does at its new stack pointer. */
+/* A write that changes nothing, atomic so that no other thread's store is lost: where the
+ * CPU checks that it may store, as ENTER does at its new stack pointer. Not an atomic OR
+ * of 0 in C: clang turns that into a load, which faults on no read-only page. */
 static inline void probe_write8(uint64_t a) {
-  __atomic_fetch_or((uint8_t *)(uintptr_t)a, 0, __ATOMIC_RELAXED);
+  uint8_t *p = (uint8_t *)(uintptr_t)a;
+#if defined(__x86_64__)
+  __asm__ volatile("lock orb $0, %0" : "+m"(*p));
+#else
+  uint8_t v = __atomic_load_n(p, __ATOMIC_RELAXED);
+  while (!__atomic_compare_exchange_n(p, &v, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
+#endif
 }
 /* The probe of a masked store (MASKMOVQ, MASKMOVDQU), which the CPU aligns as 8 bytes. */
 static inline void probe_masked(uint64_t a) { ALIGNED(a, 8); (void)probe8(a); }

@@ -14,14 +14,14 @@
  * A failed CMPXCHG writes the value it read back, as the locked CPU does.
  *
  * A misaligned operand (which x86 still locks, as a "split lock") takes one process-wide
- * mutex instead: atomic with respect to the other misaligned atomics, as a host without
- * misaligned atomics (aarch64) allows. */
-#include <pthread.h>
+ * mutex instead (split_lock.h): atomic with respect to the other misaligned atomics, as
+ * a host without misaligned atomics (aarch64) allows. */
 #include <string.h>
 
 #include "access.h"
 #include "ops_int.h"
 #include "run.h"
+#include "split_lock.h"
 
 /* Where the operand is: BTS/BTR/BTC with a register bit offset (in->op, ATOMIC_BIT_OFFSET)
  * address the word the offset falls in (bits.c), which may lie outside the addressed one. */
@@ -103,7 +103,6 @@ typedef struct Undo {
   LazyFlags lf;
 } Undo;
 
-static pthread_mutex_t split_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void op_atomic(Cpu *c, const Insn *in) {
   const Insn *op = in + 1;
@@ -131,10 +130,14 @@ void op_atomic(Cpu *c, const Insn *in) {
     return;
   }
 #endif
-  if (misaligned) { /* fault, if it must, before the mutex is taken */
+  if (misaligned) { /* fault, if it must, before the mutex is taken, where the CPU's
+                       store does: at the operand, or at the start of the page it runs into */
+    enum { GUEST_PAGE = 4096 };
+    uint64_t last = a + size - 1;
     probe_write8(a);
-    probe_write8(a + size - 1);
-    pthread_mutex_lock(&split_lock);
+    if ((last ^ a) & ~(uint64_t)(GUEST_PAGE - 1)) /* another page */
+      probe_write8(last & ~(uint64_t)(GUEST_PAGE - 1));
+    split_lock_take(c);
   }
   Undo undo;
   memcpy(undo.r, c->r, sizeof undo.r);
@@ -147,7 +150,7 @@ void op_atomic(Cpu *c, const Insn *in) {
     run.fn(c, &run); /* c->cur stays this record: same address, same place in the block */
     if (misaligned) {
       memcpy((void *)(uintptr_t)a, copy, size);
-      pthread_mutex_unlock(&split_lock);
+      split_lock_give(c);
       break;
     }
     if (swap_in(a, now, copy, size)) break;

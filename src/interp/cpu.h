@@ -126,6 +126,9 @@ typedef struct Cpu {
                                    UMIP denies, which returns without one */
   int trapno;                   /* and its exception and error code, for Fault (or -1) */
   uint64_t trap_err;
+  bool split_locked;            /* holds atomic.c's lock of misaligned atomics: a fault
+                                   while it does (another thread unmapped the operand)
+                                   must give it back */
   int exit_status;              /* the OS layer's: valid once the guest exited */
   int term_signal;              /* the OS layer's: non-zero when the guest dies of it */
   const struct Insn *cur;       /* the instruction being executed, for faults */

@@ -14,6 +14,7 @@
 #include "../host/host_crypto.h"
 #include "access.h"
 #include "cpuid.h"
+#include "split_lock.h"
 #include "fault.h"
 #include "flags.h"
 #include "insn.h"
@@ -351,6 +352,7 @@ StopReason cpu_run(Cpu *c, uint64_t until) {
     sig = 0;
   }
   if (sig != 0) {
+    if (c->split_locked) split_lock_give(c);
     code_lock(c);
     fault_landing = saved;
     if (sig == JUMP_STOP) return take_stop(c); /* a hook stopped it before c->cur's instruction */
