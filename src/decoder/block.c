@@ -38,12 +38,25 @@ static void arena_unmap(uint8_t *arena, size_t size) {
   if (arena) munmap(arena - BLOCK_ARENA_GUARD, size + 2 * BLOCK_ARENA_GUARD);
 }
 
+/* The two hash tables (blocks, single instructions), 1 MiB: mapped, not allocated, so
+ * that the pages a short run never looks at are never touched (a sanitizer's allocator
+ * would clear them all, for every machine). */
+enum { TABLE_BYTES = (2u << HASH_BITS) * sizeof(Block *) };
+static Block **table_map(void) {
+  void *t = mmap(NULL, TABLE_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return t == MAP_FAILED ? NULL : t;
+}
+
+static void table_unmap(Block **table) {
+  if (table) munmap(table, TABLE_BYTES);
+}
+
 bool block_cache_init(BlockCache *bc, const Decoder *dec) {
   *bc = (BlockCache){.lo_addr = UINT64_MAX, .dec = dec, .arena_size = BLOCK_ARENA_DEFAULT};
-  bc->table = calloc(2u << HASH_BITS, sizeof *bc->table);
+  bc->table = table_map();
   bc->arena = arena_map(bc->arena_size);
   if (!bc->table || !bc->arena || !code_pages_init(&bc->pages)) {
-    free(bc->table);
+    table_unmap(bc->table);
     arena_unmap(bc->arena, bc->arena_size);
     code_pages_free(&bc->pages);
     *bc = (BlockCache){0};
@@ -56,7 +69,7 @@ bool block_cache_init(BlockCache *bc, const Decoder *dec) {
 
 void block_cache_destroy(BlockCache *bc) {
   arena_unmap(bc->arena, bc->arena_size);
-  free(bc->table);
+  table_unmap(bc->table);
   free(bc->breakpoints);
   code_pages_free(&bc->pages);
   bc->table = bc->single = NULL;
@@ -74,7 +87,7 @@ void block_flush_all(BlockCache *bc) {
   if (bc->before_flush) bc->before_flush(bc->flush_arg);
   next_generation(bc);
   bc->flushes++;
-  memset(bc->table, 0, (sizeof *bc->table) << (HASH_BITS + 1));
+  memset(bc->table, 0, TABLE_BYTES);
   code_pages_clear(&bc->pages);
   if (bc->arena_top > bc->arena_touched) bc->arena_touched = bc->arena_top;
   bc->arena_top = bc->arena;

@@ -6,14 +6,18 @@
 # go to the build's copy of the corpus, not to the repository's; a crash is kept there as
 # crash-* and fails the run (then: add it to the corpus, as a regression input).
 #
-# usage: run.sh SOURCE_DIR BUILD_DIR [RUNS]       (RUNS: inputs per target, default 400000)
-#        FUZZ_TARGETS="elf decode run" ...          the targets (default: elf decode)
+# usage: run.sh SOURCE_DIR BUILD_DIR [RUNS]       (RUNS: inputs per target, default 400000
+#                                                  for elf and decode, a sixteenth for run,
+#                                                  whose inputs each build a machine)
+#        FUZZ_TARGETS="elf decode run" ...          the targets (default: all three)
 #
-# fuzz_run is left out of the default (the test suite's) run: its guest code computes
-# addresses of its own, and a wild one may land in the fuzzer's own memory (ASan's heap
-# alone spans 4 TiB at a fixed place), which the interpreter does not prevent (the
-# README's threat model), and RDTSC makes such addresses differ from run to run. Run it
-# by hand, and read a report of an access to the fuzzer's memory in that light.
+# fuzz_run's guest code computes addresses of its own, and a wild one could land in the
+# fuzzer's own memory (ASan's heap alone spans 4 TiB at a fixed place), which the
+# interpreter does not prevent (the README's threat model). So that a commit's result is
+# the same on every run, it runs without address randomization (setarch -R), with RDTSC on
+# the virtual clock (fuzz_run.c), and without libFuzzer's comparison tracing, which would
+# feed values the fuzzer's own code compares (its pointers among them) back into inputs.
+# A report of an access to the fuzzer's memory is to be read in that light.
 #        FUZZ_SECONDS=3600 run.sh SOURCE_DIR BUILD_DIR   for an hour per target, any seed
 #
 # What guest addresses need, since they are host addresses that the guest chooses: UBSan's
@@ -36,15 +40,17 @@ cmake --build "$build" --target fuzz_elf fuzz_decode fuzz_run -j"$(nproc)" > "$b
 export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:replace_intrin=0:handle_segv=0:handle_sigbus=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 failed=0
-for target in ${FUZZ_TARGETS:-elf decode}; do
+for target in ${FUZZ_TARGETS:-elf decode run}; do
   corpus=$build/corpus-$target
   rm -rf "$corpus" && mkdir -p "$corpus" && cp "$src/tests/fuzz/corpus/$target"/* "$corpus"/
   if [ -n "${FUZZ_SECONDS:-}" ]; then
     limits=(-max_total_time="$FUZZ_SECONDS")
   else
-    limits=(-runs="$runs" -seed=1)
+    limits=(-runs="$([ "$target" = run ] && echo $((runs / 16)) || echo "$runs")" -seed=1)
   fi
-  if (cd "$build" && "tests/fuzz/targets/fuzz_$target" "${limits[@]}" -max_len=4096 -timeout=60 -rss_limit_mb=4096 \
+  fixed=()
+  [ "$target" = run ] && fixed=(setarch "$(uname -m)" -R) limits+=(-use_cmp=0)
+  if (cd "$build" && "${fixed[@]}" "tests/fuzz/targets/fuzz_$target" "${limits[@]}" -max_len=4096 -timeout=60 -rss_limit_mb=4096 \
         -artifact_prefix="$corpus/" "$corpus") > "$build/fuzz-$target.log" 2>&1; then
     echo "fuzz_$target: $(grep -m1 -o 'Done [0-9]* runs.*' "$build/fuzz-$target.log" || echo done)"
   else
