@@ -157,6 +157,30 @@ static uint64_t span_locked(const RangeSet *s, uint64_t lo, uint64_t len, int ne
   return (at < end ? at : end) - lo;
 }
 
+static bool meet_locked(const RangeSet *s, uint64_t lo, uint64_t hi) {
+  size_t i = find(s, lo);
+  return lo < hi && i < s->n && s->r[i].lo < hi;
+}
+
+/* Downward from hi: each gap between ranges, its bottom lifted to lo, is tried for the
+ * highest multiple of align that leaves len bytes under its top. */
+static uint64_t gap_below_locked(const RangeSet *s, uint64_t lo, uint64_t hi, uint64_t len,
+                                 uint64_t align) {
+  size_t i = find(s, hi);
+  if (i < s->n && s->r[i].lo < hi) i++; /* the ranges below i start below hi */
+  for (uint64_t top = hi; top > lo;) {
+    while (i > 0 && s->r[i - 1].lo >= top) i--;
+    uint64_t floor = i > 0 && s->r[i - 1].hi > lo ? s->r[i - 1].hi : lo;
+    if (top > floor && top - floor >= len) {
+      uint64_t at = (top - len) & ~(align - 1);
+      if (at >= floor && at) return at;
+    }
+    if (i == 0) break;
+    top = s->r[--i].lo;
+  }
+  return 0;
+}
+
 /* ---- each call under the lock ---- */
 
 bool ranges_add(RangeSet *s, uint64_t lo, uint64_t hi, int prot) {
@@ -200,6 +224,19 @@ uint64_t ranges_span(const RangeSet *s, uint64_t lo, uint64_t len, int need) {
   uint64_t n = span_locked(s, lo, len, need);
   read_unlock(s);
   return n;
+}
+
+bool ranges_meet(const RangeSet *s, uint64_t lo, uint64_t hi) {
+  read_lock(s);
+  bool met = meet_locked(s, lo, hi);
+  read_unlock(s);
+  return met;
+}
+uint64_t ranges_gap_below(const RangeSet *s, uint64_t lo, uint64_t hi, uint64_t len, uint64_t align) {
+  read_lock(s);
+  uint64_t at = gap_below_locked(s, lo, hi, len, align);
+  read_unlock(s);
+  return at;
 }
 
 size_t ranges_snapshot(const RangeSet *s, Range **out) {

@@ -53,6 +53,11 @@ int ranges_prot(const RangeSet *s, uint64_t a);
 /* How much of [lo, lo + len), from lo on without a gap, lies in ranges that have every
  * protection bit of need and are not only RESERVED: the length of that prefix. */
 uint64_t ranges_span(const RangeSet *s, uint64_t lo, uint64_t len, int need);
+/* Whether any of [lo, hi) lies in the set. */
+bool ranges_meet(const RangeSet *s, uint64_t lo, uint64_t hi);
+/* The highest multiple of align (a power of two) at which len bytes fit between lo and hi
+ * outside every range of the set, or 0 when none does. */
+uint64_t ranges_gap_below(const RangeSet *s, uint64_t lo, uint64_t hi, uint64_t len, uint64_t align);
 /* A copy of the ranges in *out (malloc'd; the caller frees it): their number, with *out
  * NULL when memory ran out. */
 size_t ranges_snapshot(const RangeSet *s, Range **out);

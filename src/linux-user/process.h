@@ -8,6 +8,7 @@
 
 #include "../interp/cpu.h"
 #include "../interp/machine.h"
+#include "../loader/guest_space.h"
 #include "sys_x64.h"
 #include "threads.h"
 #include "virtual_time.h"
@@ -89,6 +90,7 @@ typedef struct Process {
   char exe_path[4096]; /* absolute path of the guest program: /proc/self/exe */
   uint64_t brk_start, brk_cur, brk_end; /* the guest heap, in a reservation of its own */
   uint64_t vdso;                        /* where the vDSO was mapped (AT_SYSINFO_EHDR) */
+  GuestSpace space;                     /* where its mappings without an address go */
   uint64_t stack_at;                    /* an address of the main thread's stack */
   GuestImage images[2];                 /* the program and its dynamic loader */
   uint64_t mem_file_dev, mem_file_ino;  /* the /proc/self/mem the guest opened (proc_self.c) */

@@ -175,7 +175,12 @@ int64_t sys_mmap(Cpu *c, const uint64_t *a) {
     if (!addr) addr = 0x40000000; /* a hint low in memory, as x86's MAP_32BIT gives */
   }
 #endif
-  void *r = mmap(GUEST_PTR(addr), len, guest_prot_on_host(a[2]), hflags, arg_fd(a[4]), (off_t)off);
+  int hprot = guest_prot_on_host(a[2]);
+  /* An exact address is the host's to give or refuse; any other the guest's space's. */
+  bool exact = fixed || (flags & X64_MAP_FIXED_NOREPLACE) || (hflags & X64_MAP_32BIT);
+  void *r = exact ? mmap(GUEST_PTR(addr), len, hprot, hflags, arg_fd(a[4]), (off_t)off)
+                  : guest_space_map(&proc_of(c)->space, addr, len, PAGE, 0, hprot, hflags,
+                                    arg_fd(a[4]), (off_t)off);
   if (r == MAP_FAILED) return -errno;
   uint64_t got = (uint64_t)(uintptr_t)r;
   /* Code decoded from what was there before is gone. */
@@ -214,6 +219,27 @@ int64_t sys_mprotect(Cpu *c, const uint64_t *a) {
   return 0;
 }
 
+/* mremap that may move the mapping: where it stands if it can (not with DONTUNMAP, which
+ * always moves), else to a place of the guest's space, reserved first so that nothing
+ * else is unmapped there. */
+static void *remap_in_guest_space(Cpu *c, uint64_t old, uint64_t old_size, uint64_t new_size,
+                                  int flags) {
+  if (!(flags & X64_MREMAP_DONTUNMAP)) {
+    void *r = mremap(GUEST_PTR(old), old_size, new_size, 0);
+    if (r != MAP_FAILED || errno != ENOMEM) return r;
+  }
+  void *to = guest_space_map(&proc_of(c)->space, 0, new_size, PAGE, 0, PROT_NONE,
+                             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (to == MAP_FAILED) return MAP_FAILED;
+  void *r = mremap(GUEST_PTR(old), old_size, new_size, flags | X64_MREMAP_FIXED, to);
+  if (r == MAP_FAILED) {
+    int e = errno;
+    munmap(to, new_size);
+    errno = e;
+  }
+  return r;
+}
+
 int64_t sys_mremap(Cpu *c, const uint64_t *a) {
   uint64_t old = a[0], old_len = page_up(a[1]), new_len = page_up(a[2]), flags = a[3], to = a[4];
   mem_init(c);
@@ -221,7 +247,9 @@ int64_t sys_mremap(Cpu *c, const uint64_t *a) {
   if (old_len && guest_mem_hits_emulator(c, old, old_len)) return -EFAULT;
   if ((flags & X64_MREMAP_FIXED) && guest_mem_hits_emulator(c, to, new_len)) return -ENOMEM;
   int prot = ranges_prot(&c->m->mem, old); /* the moved pages keep theirs */
-  void *r = mremap(GUEST_PTR(old), a[1], a[2], (int)flags, GUEST_PTR(to));
+  void *r = (flags & X64_MREMAP_MAYMOVE) && !(flags & X64_MREMAP_FIXED)
+                ? remap_in_guest_space(c, old, a[1], a[2], (int)flags)
+                : mremap(GUEST_PTR(old), a[1], a[2], (int)flags, GUEST_PTR(to));
   if (r == MAP_FAILED) return -errno;
   uint64_t got = (uint64_t)(uintptr_t)r;
   block_invalidate_range(&c->m->code, old, old_len);

@@ -271,8 +271,9 @@ size_t vdso_image(uint8_t out[VDSO_SIZE]) {
   return total;
 }
 
-uint64_t vdso_map(RangeSet *mapped, char *err, size_t errlen) {
-  void *at = mmap(NULL, VDSO_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+uint64_t vdso_map(const GuestSpace *space, char *err, size_t errlen) {
+  void *at = guest_space_map(space, 0, VDSO_SIZE, VDSO_SIZE, 0, PROT_READ | PROT_WRITE,
+                             MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (at == MAP_FAILED) {
     snprintf(err, errlen, "cannot map the vDSO: %s", strerror(errno));
     return 0;
@@ -283,6 +284,6 @@ uint64_t vdso_map(RangeSet *mapped, char *err, size_t errlen) {
     return 0;
   }
   const uint64_t lo = (uint64_t)(uintptr_t)at;
-  ranges_add(mapped, lo, lo + VDSO_SIZE, GUEST_PROT_READ | GUEST_PROT_EXEC);
+  ranges_add(space->mem, lo, lo + VDSO_SIZE, GUEST_PROT_READ | GUEST_PROT_EXEC);
   return lo;
 }

@@ -40,6 +40,7 @@ typedef struct Loader {
   Elf64_Ehdr eh;
   Elf64_Phdr *ph; /* all e_phnum program headers */
   unsigned phnum;
+  const GuestSpace *space; /* where an image without a fixed address goes */
   RangeSet *mapped; /* gets each segment's pages */
   char *interp;     /* PT_INTERP's path (ElfImage.interp) */
   char *err;
@@ -284,7 +285,8 @@ static int reserve(Loader *l, ElfImage *img, uint64_t lo, uint64_t hi, uint64_t 
   brk_room = page_up(brk_room);
   for (;; brk_room = brk_room > host_page() ? page_down(brk_room / 2) : 0) {
     uint64_t total = span + (align - host_page()) + brk_room;
-    void *got = mmap(NULL, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    void *got = guest_space_map(l->space, 0, total, host_page(), 0, PROT_NONE,
+                                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (got == MAP_FAILED) {
       if (brk_room) continue;
       return fail(l, "cannot find %#" PRIx64 " bytes of free address space: %s", span,
@@ -379,11 +381,11 @@ static uint64_t phdr_address(const Loader *l, uint64_t bias) {
   return at + bias;
 }
 
-int elf_map(const char *path, ElfImage *img, uint64_t brk_room, RangeSet *mapped, char *err,
-            size_t errlen) {
+int elf_map(const char *path, ElfImage *img, uint64_t brk_room, const GuestSpace *space,
+            char *err, size_t errlen) {
   memset(img, 0, sizeof *img);
-  Loader l = {.path = path, .fd = -1, .mapped = mapped, .interp = img->interp, .err = err,
-              .errlen = errlen};
+  Loader l = {.path = path, .fd = -1, .space = space, .mapped = space->mem,
+              .interp = img->interp, .err = err, .errlen = errlen};
   int rc = open_file(&l);
   if (rc == 0) rc = check_header(&l);
   if (rc == 0) rc = check_interp(&l);
@@ -434,7 +436,8 @@ int elf_load(Process *p, const char *path, char *const argv[], char *const envp[
    * unlike the emulator's own memory. */
   p->mem_noted = true;
   p->machine.code.exec_map = &p->machine.mem; /* and code runs only from executable pages */
-  int rc = elf_map(path, &img, BRK_RESERVE, &p->machine.mem, err, errlen);
+  guest_space_init(&p->space, &p->machine.mem);
+  int rc = elf_map(path, &img, BRK_RESERVE, &p->space, err, errlen);
   if (rc != 0) return rc;
 
   if (img.room_end > img.hi) brk_adopt(p, img.hi, img.room_end);
@@ -449,7 +452,7 @@ int elf_load(Process *p, const char *path, char *const argv[], char *const envp[
     const char *interp = sysroot_lookup(p->opt.sysroot, img.interp, in_sysroot) ? in_sysroot : img.interp;
     loader_path = interp;
     /* (A PT_INTERP of the loader's own is ignored, as the kernel ignores it.) */
-    rc = elf_map(interp, &loader, 0, &p->machine.mem, why, sizeof why);
+    rc = elf_map(interp, &loader, 0, &p->space, why, sizeof why);
     if (rc != 0) {
       bool missing = access(interp, F_OK) != 0;
       snprintf(err, errlen, "%s: its dynamic loader: %s%s", path, why,
@@ -459,7 +462,7 @@ int elf_load(Process *p, const char *path, char *const argv[], char *const envp[
   }
 
   /* As the kernel's exec maps it (arch_setup_additional_pages), before the stack's tables. */
-  p->vdso = vdso_map(&p->machine.mem, err, errlen);
+  p->vdso = vdso_map(&p->space, err, errlen);
   if (!p->vdso) return ELF_FATAL;
 
   StackArgs sa = {
@@ -474,7 +477,7 @@ int elf_load(Process *p, const char *path, char *const argv[], char *const envp[
   };
   stack_args_from_host(&sa, &p->machine.model);
   if (p->opt.deterministic) det_random(p, sa.random, sizeof sa.random); /* AT_RANDOM */
-  uint64_t rsp = stack_create(&sa, img.exec_stack, &p->machine.mem, err, errlen);
+  uint64_t rsp = stack_create(&sa, img.exec_stack, &p->space, err, errlen);
   if (!rsp) return ELF_FATAL;
 
   if (!realpath(path, p->exe_path)) {

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "../linux-user/process.h"
+#include "guest_space.h"
 
 /* Where an executable landed in the guest address space (guest address == host address). */
 typedef struct ElfImage {
@@ -29,12 +30,13 @@ typedef struct ElfImage {
  * the caller must end so). */
 enum { ELF_REFUSED = -1, ELF_FATAL = -2 };
 
-/* Checks the file at path as the kernel's ELF loader does and maps its PT_LOAD segments.
- * For a static PIE, brk_room more bytes are reserved (PROT_NONE) right after the image, so
- * that the heap can follow it. The segments' pages are added to mapped.
+/* Checks the file at path as the kernel's ELF loader does and maps its PT_LOAD segments:
+ * where they say for ET_EXEC, in the guest's space for ET_DYN. For a static PIE, brk_room
+ * more bytes are reserved (PROT_NONE) right after the image, so that the heap can follow
+ * it. The segments' pages are added to space->mem.
  * Returns 0, ELF_REFUSED or ELF_FATAL. */
-int elf_map(const char *path, ElfImage *img, uint64_t brk_room, RangeSet *mapped, char *err,
-            size_t errlen);
+int elf_map(const char *path, ElfImage *img, uint64_t brk_room, const GuestSpace *space,
+            char *err, size_t errlen);
 
 /* Loads the program at path into p (made by process_init): segments, heap (brk), its
  * dynamic loader if it names one (mapped as the kernel maps it, where it finds room, and

@@ -115,16 +115,18 @@ uint64_t stack_build(void *mem, size_t size, const StackArgs *a) {
   return sp;
 }
 
-uint64_t stack_create(const StackArgs *a, bool exec, RangeSet *mapped, char *err, size_t errlen) {
+uint64_t stack_create(const StackArgs *a, bool exec, const GuestSpace *space, char *err,
+                      size_t errlen) {
   /* The kernel allows argument and environment strings up to a quarter of the stack. */
   if (strings_size(a->argv, a->envp) + strlen(a->execfn) + 1 > GUEST_STACK_SIZE / 4) {
     snprintf(err, errlen, "%s: Argument list too long", a->execfn);
     return 0;
   }
-  /* No address hint: the kernel puts a fresh mapping at the top of the free address space
-   * below the host stack, where a stack belongs. */
+  /* At the top of the guest's space, above its mappings, where the kernel puts a stack. */
   const size_t total = (size_t)GUEST_STACK_SIZE + GUEST_STACK_GUARD;
-  void *region = mmap(NULL, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  uint64_t hint = space->stack_top ? space->stack_top - total : 0;
+  void *region = guest_space_map(space, hint, total, 4096, space->stack_top, PROT_NONE,
+                                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (region == MAP_FAILED) {
     snprintf(err, errlen, "cannot map the guest stack: %s", strerror(errno));
     return 0;
@@ -146,8 +148,8 @@ uint64_t stack_create(const StackArgs *a, bool exec, RangeSet *mapped, char *err
   }
   /* The guard below is the guest's too (it may map over it), with no access. */
   uint64_t lo = (uint64_t)(uintptr_t)region, stack = (uint64_t)(uintptr_t)mem;
-  if (!ranges_add(mapped, lo, stack, GUEST_PROT_RESERVED) ||
-      !ranges_add(mapped, stack, lo + total, prot)) {
+  if (!ranges_add(space->mem, lo, stack, GUEST_PROT_RESERVED) ||
+      !ranges_add(space->mem, stack, lo + total, prot)) {
     snprintf(err, errlen, "%s: out of memory", a->execfn);
     munmap(region, total);
     return 0;

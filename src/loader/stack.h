@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "../interp/cpuid.h"
-#include "../interp/ranges.h"
+#include "guest_space.h"
 
 #define GUEST_STACK_SIZE (8u << 20)      /* the usual RLIMIT_STACK */
 #define GUEST_STACK_GUARD (1u << 20)     /* PROT_NONE below it, like the kernel's guard gap */
@@ -37,9 +37,10 @@ void stack_args_from_host(StackArgs *a, const CpuModel *model);
  * Returns the initial rsp (pointing at argc, 16-byte aligned), or 0 if it does not fit. */
 uint64_t stack_build(void *mem, size_t size, const StackArgs *a);
 
-/* Maps a guest stack of GUEST_STACK_SIZE (executable if exec), adds it to mapped, and
- * builds it.
+/* Maps a guest stack of GUEST_STACK_SIZE (executable if exec) at the top of the guest's
+ * space, adds it to space->mem, and builds it.
  * Returns the initial rsp, or 0 with a one-line message in err. */
-uint64_t stack_create(const StackArgs *a, bool exec, RangeSet *mapped, char *err, size_t errlen);
+uint64_t stack_create(const StackArgs *a, bool exec, const GuestSpace *space, char *err,
+                      size_t errlen);
 
 #endif

@@ -18,7 +18,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
   ElfImage img;
   RangeSet mapped = {0};
-  if (elf_map(path, &img, 1 << 20, &mapped, err, sizeof err) == 0)
+  GuestSpace space;
+  guest_space_init(&space, &mapped);
+  if (elf_map(path, &img, 1 << 20, &space, err, sizeof err) == 0)
     munmap((void *)(uintptr_t)img.lo, img.room_end - img.lo);
   ranges_free(&mapped);
   close(fd);

@@ -291,7 +291,9 @@ static void busybox_maps_like_the_kernel(void **state) {
   ElfImage img;
   char err[512] = "";
   RangeSet mapped = {0};
-  assert_int_equal(elf_map(BUSYBOX, &img, 0, &mapped, err, sizeof err), 0);
+  GuestSpace space;
+  guest_space_init(&space, &mapped);
+  assert_int_equal(elf_map(BUSYBOX, &img, 0, &space, err, sizeof err), 0);
   /* The segments are noted as the guest's: the entry point and the program headers. */
   assert_true(ranges_cover(&mapped, img.entry, img.entry + 1));
   assert_true(ranges_cover(&mapped, img.phdr, img.phdr + img.phnum * sizeof(Elf64_Phdr)));
@@ -311,7 +313,9 @@ static void busybox_maps_like_the_kernel(void **state) {
   /* Loading it again must not clobber the first copy: a clear clash error. */
   ElfImage again;
   RangeSet none = {0};
-  assert_int_equal(elf_map(BUSYBOX, &again, 0, &none, err, sizeof err), ELF_FATAL);
+  GuestSpace none_space;
+  guest_space_init(&none_space, &none);
+  assert_int_equal(elf_map(BUSYBOX, &again, 0, &none_space, err, sizeof err), ELF_FATAL);
   assert_non_null(strstr(err, "already in use"));
   assert_int_equal(none.n, 0);
   check_segments_mapped(&r, 0);
@@ -473,7 +477,9 @@ static void static_pie_is_relocated(void **state) {
   char err[512] = "";
   const uint64_t room = 16u << 20;
   RangeSet mapped = {0};
-  assert_int_equal(elf_map(pie_path, &img, room, &mapped, err, sizeof err), 0);
+  GuestSpace space;
+  guest_space_init(&space, &mapped);
+  assert_int_equal(elf_map(pie_path, &img, room, &space, err, sizeof err), 0);
   assert_true(ranges_cover(&mapped, img.entry, img.entry + 1));
   ranges_free(&mapped);
   assert_int_not_equal(img.bias, 0);

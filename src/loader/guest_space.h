@@ -1,0 +1,40 @@
+/* guest_space.h: where the guest's mappings go when it names no address. */
+#ifndef X64EMU_GUEST_SPACE_H
+#define X64EMU_GUEST_SPACE_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../interp/ranges.h"
+
+/* Guest addresses are host addresses, and the host kernel would put a guest's mmap(NULL)
+ * among the emulator's own memory (its heap, libraries, threads' stacks, decoded code),
+ * where a guest that overruns a buffer reaches it. So x64emu places them itself, as the
+ * kernel does but in a window of their own: the stack at its top, then top-down below
+ * the stack's room as the kernel's mmap_base does, everything below x86-64's 2^47 limit
+ * whatever the host's. The window ends a sixteenth of the address space below where the
+ * host maps the emulator's memory (a terabyte or more on x86-64), which grows away from
+ * it or towards it only after using that much. */
+typedef struct GuestSpace {
+  RangeSet *mem;     /* the guest's mappings, which placement steps around */
+  uint64_t lo;       /* the lowest address given out */
+  uint64_t mmap_top; /* mappings go below it, highest first */
+  uint64_t stack_top;
+} GuestSpace;
+
+enum { GUEST_STACK_ROOM = 128 << 20 }; /* between stack_top and mmap_top, as the kernel's
+                                          smallest stack gap */
+
+/* The window for this process, from where the host maps new memory now. */
+void guest_space_init(GuestSpace *gs, RangeSet *mem);
+
+/* mmap of len bytes (prot, flags, fd and off as mmap takes them; no MAP_FIXED) at hint
+ * when [hint, hint + len) is free, else at the highest free address of the window that
+ * is a multiple of align (a power of two, at least a page) and stays under top (0: the
+ * window's mmap_top). Memory of the host's own found there is stepped around. The
+ * address, or MAP_FAILED with errno (ENOMEM when the window is full). The caller adds
+ * the mapping to gs->mem. Without a window (mmap_top 0) the host places it. */
+void *guest_space_map(const GuestSpace *gs, uint64_t hint, uint64_t len, uint64_t align,
+                      uint64_t top, int prot, int flags, int fd, off_t off);
+
+#endif
