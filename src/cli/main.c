@@ -1,6 +1,5 @@
 /* main.c: the x64emu command: options, the guest's environment, load, run, exit as the guest did. */
 #define _GNU_SOURCE
-#include <capstone/capstone.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -13,6 +12,7 @@
 #include <unistd.h>
 
 #include "decoder/block.h"
+#include "decoder/capstone_lib.h"
 #include "decoder/decode.h"
 #include "host/host_crypto.h"
 #include "interp/cpuid.h"
@@ -203,8 +203,9 @@ static enum FpTier choose_host_fp(const char *name) {
 }
 
 static void print_version(enum FpTier fp_tier) {
-  int major, minor;
-  cs_version(&major, &minor);
+  int major = 0, minor = 0;
+  const CapstoneLib *capstone = capstone_lib();
+  if (capstone) capstone->version(&major, &minor);
   printf("x64emu %s (Capstone %d.%d)\n", X64EMU_VERSION, major, minor);
   char tiers[4096]; /* a row per primitive: 14 now, about 1.3 KB */
   if (host_crypto_describe(tiers, sizeof tiers) >= (int)sizeof tiers) tiers[sizeof tiers - 2] = '\n';

@@ -3,18 +3,22 @@
  * takes and for the disassembly text; operands.c reads the operands. */
 #include "decode.h"
 
-#include <capstone/capstone.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../interp/fault.h"
 #include "../interp/ops_int.h"
+#include "capstone_lib.h"
 #include "table.h"
 
-_Static_assert(sizeof(csh) == sizeof(size_t), "Decoder.cs holds a csh");
+/* A decoder's Capstone handle and the record its answers go to. */
+struct DecoderCapstone {
+  csh cs;
+  cs_insn *insn;
+};
 
 bool decoder_open(Decoder *dec, const CpuModel *model) {
-  csh cs;
   *dec = (Decoder){.model = model};
   if (!form_maps_build(dec->maps)) return false;
   for (unsigned t = 0; t < TABLES; t++) {
@@ -26,39 +30,64 @@ bool decoder_open(Decoder *dec, const CpuModel *model) {
     dec->maps[t].ordered = dec->maps[t].rows; /* the host keeps x86's order itself */
 #endif
   }
-  if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) {
-    form_maps_free(dec->maps);
-    return false;
-  }
-  dec->cs = cs;
-  dec->scratch = cs_malloc(cs);
-  if (!dec->scratch) decoder_close(dec);
-  return dec->scratch != NULL;
+  return true;
+}
+
+static void capstone_close(struct DecoderCapstone *c) {
+  const CapstoneLib *lib = capstone_lib();
+  if (c->insn) lib->free(c->insn, 1);
+  if (c->cs) lib->close(&c->cs);
+  free(c);
 }
 
 void decoder_close(Decoder *dec) {
-  if (dec->scratch) cs_free(dec->scratch, 1);
-  csh cs = dec->cs;
-  if (cs) cs_close(&cs);
-  dec->cs = 0;
-  dec->scratch = NULL;
+  if (dec->capstone) capstone_close(dec->capstone);
+  dec->capstone = NULL;
   form_maps_free(dec->maps);
+}
+
+/* The decoder's Capstone handle, opened now if it has none (any thread may be first: one
+ * handle is kept), or NULL when Capstone cannot be had. */
+static struct DecoderCapstone *capstone_of(const Decoder *dec) {
+  struct DecoderCapstone *c = __atomic_load_n(&dec->capstone, __ATOMIC_ACQUIRE);
+  const CapstoneLib *lib;
+  if (c || !(lib = capstone_lib()) || !(c = calloc(1, sizeof *c))) return c;
+  if (lib->open(CS_ARCH_X86, CS_MODE_64, &c->cs) != CS_ERR_OK || !(c->insn = lib->malloc(c->cs))) {
+    capstone_close(c);
+    return NULL;
+  }
+  struct DecoderCapstone *none = NULL;
+  /* The cache of a const decoder: the handle is found, not part of what it decodes. */
+  if (!__atomic_compare_exchange_n(&((Decoder *)dec)->capstone, &none, c, false,
+                                   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    capstone_close(c);
+    return none;
+  }
+  return c;
+}
+
+/* Capstone's answer for the instruction in bytes[0..n) (its record), NULL if it rejects
+ * them or cannot be had. */
+static const cs_insn *cs_decode(const Decoder *dec, uint64_t rip, const uint8_t *bytes, unsigned n) {
+  struct DecoderCapstone *c = capstone_of(dec);
+  const uint8_t *p = bytes;
+  size_t size = n;
+  uint64_t addr = rip;
+  return c && capstone_lib()->disasm_iter(c->cs, &p, &size, &addr, c->insn) ? c->insn : NULL;
 }
 
 /* Capstone's length for the instruction in bytes[0..n), 0 if it rejects them. */
 static unsigned cs_length(const Decoder *dec, uint64_t rip, const uint8_t *bytes, unsigned n) {
-  const uint8_t *p = bytes;
-  size_t size = n;
-  uint64_t addr = rip;
-  return cs_disasm_iter(dec->cs, &p, &size, &addr, dec->scratch) ? dec->scratch->size : 0;
+  const cs_insn *insn = cs_decode(dec, rip, bytes, n);
+  return insn ? insn->size : 0;
 }
 
 unsigned decode_text(const Decoder *dec, uint64_t rip, const uint8_t *bytes, unsigned n, char *buf,
                      unsigned size) {
-  unsigned len = cs_length(dec, rip, bytes, n);
+  const cs_insn *insn = cs_decode(dec, rip, bytes, n);
+  unsigned len = insn ? insn->size : 0;
   if (len)
-    snprintf(buf, size, "%s%s%s", dec->scratch->mnemonic, dec->scratch->op_str[0] ? " " : "",
-             dec->scratch->op_str);
+    snprintf(buf, size, "%s%s%s", insn->mnemonic, insn->op_str[0] ? " " : "", insn->op_str);
   else
     snprintf(buf, size, "(bad)");
   return len;

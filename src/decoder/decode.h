@@ -12,13 +12,12 @@
 #include "../interp/insn.h"
 #include "form_map.h"
 
-struct cs_insn;
+struct DecoderCapstone;
 
-/* One machine's decoder: its Capstone handle, the CPU model that says which
- * instructions exist, and the instruction table's per-opcode row lists. */
+/* One machine's decoder: the CPU model that says which instructions exist, the
+ * instruction table's per-opcode row lists, and its Capstone handle once it needs one. */
 typedef struct Decoder {
-  size_t cs; /* Capstone's csh */
-  struct cs_insn *scratch;
+  struct DecoderCapstone *capstone; /* opened at the first question (capstone_lib.h) */
   const CpuModel *model;
   FormMap maps[TABLES];
   bool watch_memory; /* handlers from the table's watched copy (access.h) */
@@ -27,7 +26,7 @@ typedef struct Decoder {
                             lengths are tested against (unit.test_decode_length) */
 } Decoder;
 
-/* Opens Capstone for x86-64 and indexes the table; false if it cannot. */
+/* Indexes the table; false without memory. */
 bool decoder_open(Decoder *dec, const CpuModel *model);
 void decoder_close(Decoder *dec);
 
