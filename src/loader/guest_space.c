@@ -14,6 +14,11 @@ static uint64_t host_page(void) { return (uint64_t)sysconf(_SC_PAGESIZE); }
 
 void guest_space_init(GuestSpace *gs, RangeSet *mem) {
   *gs = (GuestSpace){.mem = mem};
+#ifdef __SANITIZE_THREAD__
+  /* ThreadSanitizer keeps most of the address space for its shadow and refuses mappings
+   * outside the ranges it leaves the program: its build lets the host place them. */
+  return;
+#endif
   /* Where the host puts a fresh mapping now: the emulator's memory lies about there. */
   void *probe = mmap(NULL, host_page(), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (probe == MAP_FAILED) return; /* no window: the host places the guest's mappings */
