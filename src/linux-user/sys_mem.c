@@ -220,11 +220,11 @@ int64_t sys_mprotect(Cpu *c, const uint64_t *a) {
 }
 
 /* mremap that may move the mapping: where it stands if it can (not with DONTUNMAP, which
- * always moves), else to a place of the guest's space, reserved first so that nothing
- * else is unmapped there. */
+ * always moves, nor for a second mapping of shared memory, old_size 0), else to a place
+ * of the guest's space, reserved first so that nothing else is unmapped there. */
 static void *remap_in_guest_space(Cpu *c, uint64_t old, uint64_t old_size, uint64_t new_size,
                                   int flags) {
-  if (!(flags & X64_MREMAP_DONTUNMAP)) {
+  if (!(flags & X64_MREMAP_DONTUNMAP) && old_size) {
     void *r = mremap(GUEST_PTR(old), old_size, new_size, 0);
     if (r != MAP_FAILED || errno != ENOMEM) return r;
   }
