@@ -4,7 +4,10 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/select.h>
+#include <sys/time.h>
 #include <sys/sendfile.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -181,13 +184,34 @@ int64_t sys_fallocate(Cpu *c, const uint64_t *a) {
 
 /* ---- waiting for descriptors ---- */
 
-/* With --deterministic a timeout passes on the virtual clock: a look without waiting,
- * the time let pass, a second look. */
+/* With --deterministic a finite timeout of ns passes on the virtual clock: a look that
+ * does not wait, the time let pass (-EINTR if a timer's handler cuts it short), a second
+ * look. *waited says whether the time passed. */
+static int64_t wait_virtually(Cpu *c, uint64_t ns, int64_t (*look)(void *), void *arg,
+                              bool *waited) {
+  *waited = false;
+  int64_t n = look(arg);
+  if (n != 0) return n;
+  *waited = true;
+  n = vt_wait_out(c, ns);
+  return n ? n : look(arg);
+}
+
 /* poll's array of n struct pollfd: read, and the results written into it; 0, -EINVAL
  * (more than nr_open, the most RLIMIT_NOFILE allows) or -EFAULT. */
 static int64_t pollfds(Cpu *c, uint64_t addr, uint64_t n, struct pollfd **out) {
   if (n > (1u << 20)) return -EINVAL;
   return guest_area(c, addr, n * sizeof **out, RW, (void **)out) ? 0 : -EFAULT;
+}
+
+typedef struct PollLook {
+  struct pollfd *fds;
+  nfds_t n;
+} PollLook;
+
+static int64_t poll_look(void *arg) {
+  const PollLook *p = arg;
+  return host_result(poll(p->fds, p->n, 0));
 }
 
 int64_t sys_poll(Cpu *c, const uint64_t *a) {
@@ -196,10 +220,9 @@ int64_t sys_poll(Cpu *c, const uint64_t *a) {
   int64_t bad = pollfds(c, a[0], a[1], &fds);
   if (bad < 0) return bad;
   if (!det_on(c) || timeout <= 0) return host_result(poll(fds, (nfds_t)a[1], timeout));
-  int64_t n = host_result(poll(fds, (nfds_t)a[1], 0));
-  if (n != 0) return n;
-  n = vt_wait_out(c, (uint64_t)timeout * 1000000u);
-  return n ? n : host_result(poll(fds, (nfds_t)a[1], 0));
+  PollLook look = {fds, (nfds_t)a[1]};
+  bool waited;
+  return wait_virtually(c, (uint64_t)timeout * 1000000u, poll_look, &look, &waited);
 }
 
 /* ppoll's and pselect6's signal mask is the guest's for the wait (signals.c): a handler
@@ -239,10 +262,54 @@ static int64_t select_args(Cpu *c, const uint64_t *a, void *sets[3], void **time
   return guest_area(c, a[4], 16, RW, timeout) ? 0 : -EFAULT;
 }
 
+/* select's looks without waiting: each from the sets as the guest gave them (a look
+ * that finds nothing clears them). */
+typedef struct SelectLook {
+  int nfds;
+  void *sets[3];
+  uint8_t *given; /* the three sets as given, bytes each */
+  uint64_t bytes;
+} SelectLook;
+
+static int64_t select_look(void *arg) {
+  SelectLook *s = arg;
+  for (int i = 0; i < 3; i++)
+    if (s->sets[i]) memcpy(s->sets[i], s->given + i * s->bytes, s->bytes);
+  struct timeval none = {0, 0};
+  return host_result(select(s->nfds, s->sets[0], s->sets[1], s->sets[2], &none));
+}
+
+/* select and pselect6 under --deterministic with a finite timeout (a timeval, or a
+ * timespec when nsec): the wait on the virtual clock, the time left written back as
+ * Linux writes it; -ENOSYS when the host's select is to wait. */
+static int64_t select_virtually(Cpu *c, int nfds, void *sets[3], void *timeout, bool nsec) {
+  if (!det_on(c) || !timeout) return -ENOSYS;
+  const struct timespec *ts = timeout;
+  const struct timeval *tv = timeout;
+  uint64_t ns = nsec ? (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec
+                     : (uint64_t)tv->tv_sec * 1000000000u + (uint64_t)tv->tv_usec * 1000u;
+  if (ns == 0) return -ENOSYS;
+  SelectLook look = {nfds, {sets[0], sets[1], sets[2]}, NULL, ((uint64_t)nfds + 63) / 64 * 8};
+  if (!(look.given = malloc(3 * look.bytes + 1))) return -ENOMEM;
+  for (int i = 0; i < 3; i++)
+    if (sets[i]) memcpy(look.given + i * look.bytes, sets[i], look.bytes);
+  uint64_t start = vt_now(c, CLOCK_MONOTONIC);
+  bool waited;
+  int64_t n = wait_virtually(c, ns, select_look, &look, &waited);
+  free(look.given);
+  uint64_t passed = vt_now(c, CLOCK_MONOTONIC) - start, left = passed < ns ? ns - passed : 0;
+  if (nsec) *(struct timespec *)timeout = vt_timespec(left);
+  else *(struct timeval *)timeout = (struct timeval){(time_t)(left / 1000000000u),
+                                                     (suseconds_t)(left % 1000000000u / 1000u)};
+  return n;
+}
+
 int64_t sys_select(Cpu *c, const uint64_t *a) {
   void *sets[3], *timeout;
   int64_t r = select_args(c, a, sets, &timeout);
-  return r < 0 ? r : host_result(select((int)a[0], sets[0], sets[1], sets[2], timeout));
+  if (r < 0) return r;
+  if ((r = select_virtually(c, (int)a[0], sets, timeout, false)) != -ENOSYS) return r;
+  return host_result(select((int)a[0], sets[0], sets[1], sets[2], timeout));
 }
 
 /* pselect6's last argument points at {sigset pointer, its size}. */
@@ -255,9 +322,12 @@ int64_t sys_pselect6(Cpu *c, const uint64_t *a) {
     int r = guest_copy_in(c, pack, a[5], sizeof pack);
     if (r < 0) return r;
   }
-  if (!pack[0])
-    return host_result(syscall(SYS_pselect6, (int)a[0], sets[0], sets[1], sets[2], timeout,
-                               a[5] ? pack : NULL));
+  if (!pack[0]) {
+    int64_t r = select_virtually(c, (int)a[0], sets, timeout, true);
+    return r != -ENOSYS ? r
+                        : host_result(syscall(SYS_pselect6, (int)a[0], sets[0], sets[1], sets[2],
+                                              timeout, a[5] ? pack : NULL));
+  }
   if (pack[1] != X64_SIGSET_SIZE) return -EINVAL;
   uint64_t mask, host_mask;
   int r = guest_copy_in(c, &mask, pack[0], sizeof mask);
@@ -265,8 +335,10 @@ int64_t sys_pselect6(Cpu *c, const uint64_t *a) {
   int64_t ret = -EINTR;
   if (signals_wait_mask_begin(c, mask, &host_mask)) {
     uint64_t host_pack[2] = {(uint64_t)(uintptr_t)&host_mask, sizeof host_mask};
-    ret = host_result(syscall(SYS_pselect6, (int)a[0], sets[0], sets[1], sets[2], timeout,
-                              host_pack));
+    ret = select_virtually(c, (int)a[0], sets, timeout, true);
+    if (ret == -ENOSYS)
+      ret = host_result(syscall(SYS_pselect6, (int)a[0], sets[0], sets[1], sets[2], timeout,
+                                host_pack));
   }
   signals_wait_mask_end(c, ret == -EINTR);
   return ret;

@@ -1,13 +1,14 @@
 /* deterministic.c: what --deterministic makes the same from run to run: AT_RANDOM,
  * getrandom, /dev/urandom, the clocks, gettimeofday, time, RDTSC, the process id, how
- * far a loop gets before a timer's SIGALRM stops it, and a sleep that a timer
- * interrupts (deterministic.sh). */
+ * far a loop gets before a timer's SIGALRM stops it, a sleep that a timer interrupts,
+ * and select's timeout (deterministic.sh). */
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/auxv.h>
 #include <sys/random.h>
+#include <sys/select.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -60,5 +61,21 @@ int main(void) {
   clock_gettime(CLOCK_MONOTONIC, &m2);
   printf("nanosleep(5 s) woken by alarm(2): %d, %lld.%09ld s left, monotonic %lld.%09ld\n", slept,
          (long long)left.tv_sec, left.tv_nsec, (long long)m2.tv_sec, m2.tv_nsec);
+
+  /* select's timeout passes on the virtual clock too, and finds what is ready at once. */
+  struct timeval wait = {1, 0};
+  clock_gettime(CLOCK_MONOTONIC, &m1);
+  int ready = select(0, NULL, NULL, NULL, &wait);
+  clock_gettime(CLOCK_MONOTONIC, &m2);
+  printf("select(1 s) on nothing: %d, %ld.%06ld s left, %lld s on\n", ready, (long)wait.tv_sec,
+         (long)wait.tv_usec, (long long)(m2.tv_sec - m1.tv_sec));
+  int p[2];
+  fd_set readable;
+  if (pipe(p) != 0 || write(p[1], "x", 1) != 1) return 1;
+  FD_ZERO(&readable);
+  FD_SET(p[0], &readable);
+  wait = (struct timeval){1, 0};
+  ready = select(p[0] + 1, &readable, NULL, NULL, &wait);
+  printf("select(1 s) on a readable pipe: %d, it is set: %d\n", ready, FD_ISSET(p[0], &readable) != 0);
   return 0;
 }

@@ -4,7 +4,8 @@
 # the option two runs differ; the clocks read as the option says (CLOCK_REALTIME from
 # 1,700,000,000 s, the monotonic clock and RDTSC from 0, moving with the instructions
 # run), the process id 1000; a 1 ms timer stops a loop after about a million
-# instructions, and alarm(2) wakes a 5 s sleep with 3 s left, 2 s on.
+# instructions, alarm(2) wakes a 5 s sleep with 3 s left, 2 s on, and select waits out
+# its 1 s timeout on nothing at once, 1 s on, but returns a readable pipe.
 #
 # usage: deterministic.sh X64EMU PROGRAM
 set -u
@@ -38,5 +39,8 @@ awk '/^spins before/ { if ($NF < 100000 || $NF > 1000000) exit 1 }
      /^nanosleep/ { split($(NF-4), l, "."); split($NF, m, ".")
                     if ($(NF-5) != "-1," || l[1] != 3 || m[1] != 2) exit 1 }' "$s/a.out" ||
   fail "the timers: $(grep -e '^spins' -e '^nanosleep' "$s/a.out")"
+grep -q '^select(1 s) on nothing: 0, 0.000000 s left, 1 s on$' "$s/a.out" &&
+  grep -q '^select(1 s) on a readable pipe: 1, it is set: 1$' "$s/a.out" ||
+  fail "select: $(grep '^select' "$s/a.out")"
 [ "$(grep '^spins' "$s/d.out")" != "$(grep '^spins' "$s/e.out")" ] || fail "two runs without --deterministic spun as long"
 echo "deterministic.sh: seed 42 twice: same output, trace, statistics and profile; seed 7 and no seed differ"
