@@ -17,9 +17,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char path[64], err[8192];
   snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
   ElfImage img;
-  RangeSet mapped = {0};
-  GuestSpace space;
-  guest_space_init(&space, &mapped);
+  /* One guest space for every input (finding its window costs a mapping of its own);
+   * the set of the input's mappings starts empty each time. */
+  static RangeSet mapped;
+  static GuestSpace space;
+  if (!space.mem) guest_space_init(&space, &mapped);
   if (elf_map(path, &img, 1 << 20, &space, err, sizeof err) == 0)
     munmap((void *)(uintptr_t)img.lo, img.room_end - img.lo);
   ranges_free(&mapped);
