@@ -103,7 +103,6 @@ typedef struct Undo {
   LazyFlags lf;
 } Undo;
 
-
 void op_atomic(Cpu *c, const Insn *in) {
   const Insn *op = in + 1;
   unsigned size = in->aux;

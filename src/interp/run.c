@@ -14,12 +14,12 @@
 #include "../host/host_crypto.h"
 #include "access.h"
 #include "cpuid.h"
-#include "split_lock.h"
 #include "fault.h"
 #include "flags.h"
 #include "insn.h"
 #include "ops_int.h"
 #include "machine.h"
+#include "split_lock.h"
 #include "watch.h"
 
 /* What siglongjmp passes to cpu_run from a hook inside a block (not a signal): it stopped
