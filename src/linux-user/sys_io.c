@@ -286,9 +286,12 @@ static int64_t select_virtually(Cpu *c, int nfds, void *sets[3], void *timeout, 
   if (!det_on(c) || !timeout) return -ENOSYS;
   const struct timespec *ts = timeout;
   const struct timeval *tv = timeout;
-  uint64_t ns = nsec ? (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec
-                     : (uint64_t)tv->tv_sec * 1000000000u + (uint64_t)tv->tv_usec * 1000u;
-  if (ns == 0) return -ENOSYS;
+  bool valid = nsec ? ts->tv_sec >= 0 && ts->tv_nsec >= 0 && ts->tv_nsec < 1000000000
+                    : tv->tv_sec >= 0 && tv->tv_usec >= 0; /* Linux carries whole seconds */
+  uint64_t ns = !valid ? 0
+                : nsec ? (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec
+                       : (uint64_t)tv->tv_sec * 1000000000u + (uint64_t)tv->tv_usec * 1000u;
+  if (ns == 0) return -ENOSYS; /* no wait, or the host's EINVAL */
   SelectLook look = {nfds, {sets[0], sets[1], sets[2]}, NULL, ((uint64_t)nfds + 63) / 64 * 8};
   if (!(look.given = malloc(3 * look.bytes + 1))) return -ENOMEM;
   for (int i = 0; i < 3; i++)
