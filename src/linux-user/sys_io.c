@@ -186,13 +186,10 @@ int64_t sys_fallocate(Cpu *c, const uint64_t *a) {
 
 /* With --deterministic a finite timeout of ns passes on the virtual clock: a look that
  * does not wait, the time let pass (-EINTR if a timer's handler cuts it short), a second
- * look. *waited says whether the time passed. */
-static int64_t wait_virtually(Cpu *c, uint64_t ns, int64_t (*look)(void *), void *arg,
-                              bool *waited) {
-  *waited = false;
+ * look. */
+static int64_t wait_virtually(Cpu *c, uint64_t ns, int64_t (*look)(void *), void *arg) {
   int64_t n = look(arg);
   if (n != 0) return n;
-  *waited = true;
   n = vt_wait_out(c, ns);
   return n ? n : look(arg);
 }
@@ -221,8 +218,7 @@ int64_t sys_poll(Cpu *c, const uint64_t *a) {
   if (bad < 0) return bad;
   if (!det_on(c) || timeout <= 0) return host_result(poll(fds, (nfds_t)a[1], timeout));
   PollLook look = {fds, (nfds_t)a[1]};
-  bool waited;
-  return wait_virtually(c, (uint64_t)timeout * 1000000u, poll_look, &look, &waited);
+  return wait_virtually(c, (uint64_t)timeout * 1000000u, poll_look, &look);
 }
 
 /* ppoll's and pselect6's signal mask is the guest's for the wait (signals.c): a handler
@@ -297,8 +293,7 @@ static int64_t select_virtually(Cpu *c, int nfds, void *sets[3], void *timeout, 
   for (int i = 0; i < 3; i++)
     if (sets[i]) memcpy(look.given + i * look.bytes, sets[i], look.bytes);
   uint64_t start = vt_now(c, CLOCK_MONOTONIC);
-  bool waited;
-  int64_t n = wait_virtually(c, ns, select_look, &look, &waited);
+  int64_t n = wait_virtually(c, ns, select_look, &look);
   free(look.given);
   uint64_t passed = vt_now(c, CLOCK_MONOTONIC) - start, left = passed < ns ? ns - passed : 0;
   if (nsec) *(struct timespec *)timeout = vt_timespec(left);
