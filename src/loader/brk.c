@@ -12,9 +12,7 @@
 #define MAP_FIXED_NOREPLACE 0x100000
 #endif
 
-#define USER_TOP 0x800000000000ull /* end of the 47-bit user address space */
 
-static uint64_t host_page(void) { return (uint64_t)sysconf(_SC_PAGESIZE); }
 
 static uint64_t page_up(uint64_t a) { return (a + host_page() - 1) & ~(host_page() - 1); }
 
@@ -29,7 +27,7 @@ void brk_init(Process *p, uint64_t start) {
   /* Halve the size until the range is free: the heap is only as large as the hole after
    * the image (the kernel would refuse to grow brk into another mapping too). */
   for (uint64_t size = BRK_RESERVE; size >= host_page(); size /= 2) {
-    if (start + size > USER_TOP) continue;
+    if (start + size > GUEST_USER_TOP) continue;
     void *want = (void *)(uintptr_t)start;
     void *got = mmap(want, size, PROT_NONE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
@@ -53,7 +51,7 @@ static bool within_rlimit(const Process *p, uint64_t new_top) {
 /* Past the reservation, the heap grows as the kernel's does: into free address space only
  * (never over another mapping, the guest's or the emulator's). */
 static bool reserve_more(Process *p, uint64_t new_top) {
-  if (new_top > USER_TOP) return false;
+  if (new_top > GUEST_USER_TOP) return false;
   void *want = (void *)(uintptr_t)p->brk_end;
   size_t len = new_top - p->brk_end;
   void *got = mmap(want, len, PROT_NONE,

@@ -28,7 +28,6 @@
 #endif
 
 #define ABI_PAGE 4096ull           /* x86-64's page size: what file offsets must honour */
-#define USER_TOP 0x800000000000ull /* end of the 47-bit user address space */
 #define MAX_PHDRS_SIZE 4096ull /* the kernel's limit on the table's size (ELF_MIN_ALIGN) */
 #define MAX_PIE_ALIGN (1ull << 30) /* larger p_align values are not worth the address space */
 
@@ -58,7 +57,6 @@ static int fail(Loader *l, const char *fmt, ...) {
   return -1;
 }
 
-static uint64_t host_page(void) { return (uint64_t)sysconf(_SC_PAGESIZE); }
 static uint64_t page_down(uint64_t a) { return a & ~(host_page() - 1); }
 static uint64_t page_up(uint64_t a) { return (a + host_page() - 1) & ~(host_page() - 1); }
 
@@ -201,7 +199,7 @@ static int check_segments(Loader *l) {
                   "inconsistent ELF: segment %u is unaligned: p_vaddr %#" PRIx64
                   " and p_offset %#" PRIx64 " differ modulo the page size",
                   i, (uint64_t)ph->p_vaddr, (uint64_t)ph->p_offset);
-    if (ph->p_vaddr >= USER_TOP || ph->p_memsz > USER_TOP || USER_TOP - ph->p_memsz < ph->p_vaddr)
+    if (ph->p_vaddr >= GUEST_USER_TOP || ph->p_memsz > GUEST_USER_TOP || GUEST_USER_TOP - ph->p_memsz < ph->p_vaddr)
       return fail(l,
                   "inconsistent ELF: segment %u (%#" PRIx64 ", %#" PRIx64
                   " bytes) lies outside the user address space",

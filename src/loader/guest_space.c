@@ -5,12 +5,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
-#define GUEST_USER_END 0x800000000000ull /* x86-64's user address space ends at 2^47 */
-#define GUEST_LO 0x10000ull              /* the kernel's usual vm.mmap_min_addr */
-
-static uint64_t host_page(void) { return (uint64_t)sysconf(_SC_PAGESIZE); }
+#define GUEST_LO 0x10000ull /* the kernel's usual vm.mmap_min_addr */
 
 void guest_space_init(GuestSpace *gs, RangeSet *mem) {
   *gs = (GuestSpace){.mem = mem};
@@ -25,8 +21,8 @@ void guest_space_init(GuestSpace *gs, RangeSet *mem) {
   munmap(probe, host_page());
   uint64_t host = (uint64_t)(uintptr_t)probe;
   uint64_t top = host - host / 16;
-  if (top > GUEST_USER_END - (GUEST_USER_END >> 7)) /* a host with more than 47 bits */
-    top = GUEST_USER_END - (GUEST_USER_END >> 7);
+  if (top > GUEST_USER_TOP - (GUEST_USER_TOP >> 7)) /* a host with more than 47 bits */
+    top = GUEST_USER_TOP - (GUEST_USER_TOP >> 7);
   top &= ~(uint64_t)(host_page() - 1);
   if (top < GUEST_LO + 2ull * GUEST_STACK_ROOM) return;
   gs->lo = GUEST_LO;
@@ -57,7 +53,7 @@ void *guest_space_map(const GuestSpace *gs, uint64_t hint, uint64_t len, uint64_
     return MAP_FAILED;
   }
   hint = (hint + page - 1) & ~(page - 1);
-  bool hint_free = hint >= gs->lo && hint + span > hint && hint + span <= GUEST_USER_END &&
+  bool hint_free = hint >= gs->lo && hint + span > hint && hint + span <= GUEST_USER_TOP &&
                    !ranges_meet(gs->mem, hint, hint + span);
   if (hint_free) {
     void *got = mmap((void *)(uintptr_t)hint, len, prot, flags | MAP_FIXED_NOREPLACE, fd, off);

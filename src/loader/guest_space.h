@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include "../interp/ranges.h"
 
@@ -15,6 +16,10 @@
  * whatever the host's. The window ends a sixteenth of the address space below where the
  * host maps the emulator's memory (a terabyte or more on x86-64), which grows away from
  * it or towards it only after using that much. */
+#define GUEST_USER_TOP 0x800000000000ull /* x86-64's user address space ends at 2^47 */
+
+static inline uint64_t host_page(void) { return (uint64_t)sysconf(_SC_PAGESIZE); }
+
 typedef struct GuestSpace {
   RangeSet *mem;     /* the guest's mappings, which placement steps around */
   uint64_t lo;       /* the lowest address given out */

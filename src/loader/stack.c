@@ -125,7 +125,7 @@ uint64_t stack_create(const StackArgs *a, bool exec, const GuestSpace *space, ch
   /* At the top of the guest's space, above its mappings, where the kernel puts a stack. */
   const size_t total = (size_t)GUEST_STACK_SIZE + GUEST_STACK_GUARD;
   uint64_t hint = space->stack_top ? space->stack_top - total : 0;
-  void *region = guest_space_map(space, hint, total, 4096, space->stack_top, PROT_NONE,
+  void *region = guest_space_map(space, hint, total, host_page(), space->stack_top, PROT_NONE,
                                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (region == MAP_FAILED) {
     snprintf(err, errlen, "cannot map the guest stack: %s", strerror(errno));
