@@ -1,9 +1,10 @@
 /* gdbstub.c: gdb's remote serial protocol over TCP (gdbstub.h): `$packet#checksum`, each
- * acknowledged with '+'. The registers go in the order and sizes of the target
- * description (gdb_target.h); runs are the Linux loop's (linux_run) to a breakpoint, a
- * watchpoint (the memory hook), a signal (which gdb sees before the guest does), one
- * instruction (an instruction budget of one), or the end. (Without acknowledgements,
- * QStartNoAckMode, stepping measured slower here: it is not offered.) */
+ * acknowledged with '+' until gdb turns that off (QStartNoAckMode: TCP is reliable, and
+ * the acknowledgements were a system call and a wake-up per packet each way). The
+ * registers go in the order and sizes of the target description (gdb_target.h); runs are
+ * the Linux loop's (linux_run) to a breakpoint, a watchpoint (the memory hook), a signal
+ * (which gdb sees before the guest does), one instruction (an instruction budget of one),
+ * or the end. */
 #define _GNU_SOURCE /* accept4 */
 #include "gdbstub.h"
 
@@ -52,6 +53,7 @@ typedef struct Gdb {
   char in[PACKET_MAX + 1];
   char buf[PACKET_MAX]; /* what was read from gdb and not yet taken: buf[at, end) */
   size_t at, end;
+  bool no_ack; /* QStartNoAckMode */
 } Gdb;
 
 static const char hexdigits[] = "0123456789abcdef";
@@ -120,30 +122,33 @@ static void send_xfer(Gdb *g, const uint8_t *object, size_t n, uint64_t off, uin
   send_bytes(g, out, at);
 }
 
-/* Waits for gdb's next bytes by polling for a short while before sleeping: gdb answers a
- * stop at once (the registers, then memory at the new PC), and waking a process that
- * sleeps on another CPU costs more than the exchange itself (stepping measured 2.5 times
- * faster on a 2-CPU virtual machine). */
-static void await_input(Gdb *g) {
+/* Reads what gdb has sent into g->buf; false when gdb is gone. It polls for a short
+ * while before sleeping: gdb answers a stop at once (memory at the new PC), and waking a
+ * process that sleeps on another CPU costs more than the exchange itself (stepping
+ * measured 2.5 times faster on a 2-CPU virtual machine). */
+static bool fill_buffer(Gdb *g) {
   struct timespec t0, now;
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  do {
-    char probe;
-    if (recv(g->fd, &probe, 1, MSG_PEEK | MSG_DONTWAIT) != -1 || errno != EAGAIN) return;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-  } while ((now.tv_sec - t0.tv_sec) * 1000000000L + (now.tv_nsec - t0.tv_nsec) < POLL_NS);
+  for (;;) {
+    ssize_t r = recv(g->fd, g->buf, sizeof g->buf, MSG_DONTWAIT);
+    if (r < 0 && errno == EAGAIN) {
+      clock_gettime(CLOCK_MONOTONIC, &now);
+      if ((now.tv_sec - t0.tv_sec) * 1000000000L + (now.tv_nsec - t0.tv_nsec) >= POLL_NS)
+        r = read(g->fd, g->buf, sizeof g->buf);
+    }
+    if (r > 0) {
+      g->at = 0;
+      g->end = (size_t)r;
+      return true;
+    }
+    if (r == 0 || (errno != EINTR && errno != EAGAIN)) return false;
+  }
 }
 
 /* The next byte from gdb, read a buffer at a time (a packet in one system call, not one
  * a byte); false when gdb is gone. */
 static bool next_byte(Gdb *g, char *ch) {
-  while (g->at == g->end) {
-    await_input(g);
-    ssize_t r = read(g->fd, g->buf, sizeof g->buf);
-    if (r <= 0 && !(r < 0 && errno == EINTR)) return false;
-    g->at = 0;
-    g->end = r > 0 ? (size_t)r : 0;
-  }
+  if (g->at == g->end && !fill_buffer(g)) return false;
   *ch = g->buf[g->at++];
   return true;
 }
@@ -168,7 +173,7 @@ static bool receive_packet(Gdb *g) {
   g->in[n] = 0;
   char sum[2];
   if (!next_byte(g, &sum[0]) || !next_byte(g, &sum[1])) return false;
-  (void)!write(g->fd, "+", 1);
+  if (!g->no_ack) (void)!write(g->fd, "+", 1);
   return true;
 }
 
@@ -330,6 +335,9 @@ static void run(Gdb *g, bool step, char *reply, size_t size) {
     if (why == STOP_REQUESTED && g->hit)
       at += snprintf(reply + at, size - (size_t)at, "%s:%" PRIx64 ";", watch_names[g->hit->type],
                      g->hit->addr);
+    /* Naming the thread lets gdb keep the expedited registers for it: without it,
+     * gdb asked for all of them ('g') after every step. */
+    at += snprintf(reply + at, size - (size_t)at, "thread:1;");
     static const unsigned expedited[] = {6, 7, REG_RIP_N};
     for (unsigned i = 0; i < 3; i++) {
       uint8_t b[8];
@@ -347,7 +355,7 @@ static const struct {
   bool prefix;
 } fixed_queries[] = {
     {"qSupported", "PacketSize=1000;qXfer:features:read+;qXfer:exec-file:read+;qXfer:auxv:read+;"
-                   "QPassSignals+", true},
+                   "QPassSignals+;QStartNoAckMode+", true},
     {"qAttached", "1", false},
     {"qC", "QC1", false},
     {"qfThreadInfo", "m1", false},
@@ -482,6 +490,11 @@ static bool serve_packet(Gdb *g, bool *running_on) {
     }
     break;
   case 'Q':
+    if (strcmp(in, "QStartNoAckMode") == 0) {
+      send_packet(g, "OK");
+      g->no_ack = true;
+      return true;
+    }
     if (starts(in, "QPassSignals:")) {
       pass_signals(g, in + 13);
       send_packet(g, "OK");

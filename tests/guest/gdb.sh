@@ -7,7 +7,8 @@
 # output buffer that fires at the store of the ciphertext, and continue to the program's
 # normal exit, its output unchanged. On crash null-write: the SIGSEGV reported with its
 # name, not passed on (`signal 0`: the store runs again and faults again), then passed
-# on, and the program killed by it, as x64emu itself then is.
+# on, and the program killed by it, as x64emu itself then is. The first session runs
+# without acknowledgements (gdb asks for QStartNoAckMode), the second with them.
 #
 # usage: gdb.sh X64EMU AES_TRACE CRASH
 set -u
@@ -20,6 +21,8 @@ command -v gdb >/dev/null || fail "gdb is missing (scripts/setup.sh test install
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 # debug PROGRAM ARGS -- GDB-COMMANDS...: x64emu -g with gdb attached; $status is x64emu's.
+# gdb_setup: commands for gdb before it connects.
+gdb_setup=()
 debug() {
   local args=() port
   while [ "$1" != -- ]; do args+=("$1"); shift; done
@@ -30,7 +33,7 @@ debug() {
   local ex=()
   for c in "$@"; do ex+=(-ex "$c"); done
   # gdb retries the connection until x64emu listens (tcp auto-retry, 15 s).
-  timeout 60 gdb -batch -nx -ex "target remote :$port" "${ex[@]}" "${args[0]}" >"$s/gdb" 2>&1 ||
+  timeout 60 gdb -batch -nx "${gdb_setup[@]}" -ex "target remote :$port" "${ex[@]}" "${args[0]}" >"$s/gdb" 2>&1 ||
     fail "gdb failed"
   wait $pid
   status=$?
@@ -40,7 +43,8 @@ debug() {
 debug "$program" -- "break aes128_rounds" continue "stepi 5" 'p/x $xmm0.uint128' 'x/2gx $rdi' \
   'set $was = $rax' 'set $rax = 0x1234' 'p/x $rax' 'set $rax = $was' 'info auxv' \
   'p *(long *)$fs_base == $fs_base && $fs_base != 0' up \
-  'watch -l *(unsigned long long *)b' continue 'p $pc' 'delete 2' continue
+  'watch -l *(unsigned long long *)b' continue 'p $pc' 'delete 2' 'show remote noack-packet' continue
+grep -q "QStartNoAckMode.*currently enabled" "$s/gdb" || fail "gdb did not turn acknowledgements off"
 grep -q "Breakpoint 1, .*aes128_rounds" "$s/gdb" || fail "the breakpoint was not hit"
 grep -q '= 0x49506a0243ea5b6b2b359f68f27f9ca4$' "$s/gdb" || fail "XMM0 after the first round"
 grep -q '0xa6d2ae2816157e2b	0x3c4fcf098815f7ab' "$s/gdb" || fail "the round key at RDI"
@@ -56,11 +60,13 @@ grep -q 'exited normally' "$s/gdb" || fail "no normal exit"
 [ "$status" = 0 ] && [ "$(cat "$s/out")" = 3925841d02dc09fbdc118597196a0b32 ] ||
   fail "x64emu exited with $status, printing '$(cat "$s/out")'"
 
-debug "$crash" null-write -- continue 'p $pc' 'signal 0' 'p $pc' continue
+gdb_setup=(-ex "set remote noack-packet off")
+debug "$crash" null-write -- 'show remote noack-packet' continue 'p $pc' 'signal 0' 'p $pc' continue
 [ "$(grep -c '^Program received signal SIGSEGV, Segmentation fault.$' "$s/gdb")" = 2 ] ||
   fail "the SIGSEGV was not reported twice (once, then again after signal 0)"
 [ "$(grep '^\$1 = ' "$s/gdb" | cut -d' ' -f3-)" = "$(grep '^\$2 = ' "$s/gdb" | cut -d' ' -f3-)" ] ||
   fail "signal 0 did not run the faulting store again"
 grep -q '^Program terminated with signal SIGSEGV' "$s/gdb" || fail "passed on, the SIGSEGV did not end the program"
 [ "$status" = $((128 + 11)) ] || fail "x64emu exited with $status, not by SIGSEGV"
-echo "gdb.sh: breakpoint, stepi, XMM0 and memory as FIPS-197 has them, a register set, auxv, a watchpoint on the ciphertext's store, the exit; a SIGSEGV held back and passed on"
+grep -q "QStartNoAckMode' packet is currently disabled" "$s/gdb" || fail "the second session was not with acknowledgements"
+echo "gdb.sh: (without and with acknowledgements) breakpoint, stepi, XMM0 and memory as FIPS-197 has them, a register set, auxv, a watchpoint on the ciphertext's store, the exit; a SIGSEGV held back and passed on"
