@@ -1,9 +1,13 @@
 /* sys_futex.c: futex, which glibc uses for its locks even in a single-threaded process. */
 #include <linux/futex.h>
+#include <time.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "determinism.h"
 #include "sys_common.h"
+#include "threads.h"
+#include "virtual_time.h"
 
 /* What an operation reaches besides its futex word: the timeout (a timespec, read), or,
  * in the same argument, a count; and a second futex word. */
@@ -17,6 +21,41 @@ static unsigned reaches(int cmd) {
   case FUTEX_WAKE_OP: case FUTEX_CMP_REQUEUE_PI: return WORD2 | WORD2_WRITTEN;
   default: return 0;
   }
+}
+
+/* FUTEX_WAIT (a relative timeout) and FUTEX_WAIT_BITSET (an absolute one, on the
+ * monotonic or, with FUTEX_CLOCK_REALTIME, the real-time clock) under --deterministic:
+ * the timeout is on the virtual clock. In a process of one thread nobody else can wake
+ * the waiter: a look that does not wait (the host's wait with a timeout already over:
+ * EAGAIN if the word differs, ETIMEDOUT if not), the time let pass on the virtual clock
+ * at once (-EINTR if a timer's handler cuts it short), a second look. With other threads
+ * the host waits as long as the virtual clock's timeout says (the run lock is not this
+ * thread's then, and the virtual clock is left alone). -ENOSYS for the host to do it all
+ * (a timeout the host refuses). */
+static int64_t wait_virtually(Cpu *c, uint32_t *word, const uint64_t *a, const struct timespec *timeout) {
+  const int op = (int)a[1];
+  const bool absolute = (op & ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME)) == FUTEX_WAIT_BITSET;
+  if (timeout->tv_sec < 0 || timeout->tv_nsec < 0 || timeout->tv_nsec >= 1000000000) return -ENOSYS;
+  uint64_t ns = (uint64_t)timeout->tv_sec * 1000000000u + (uint64_t)timeout->tv_nsec;
+  if (absolute) {
+    uint64_t now = vt_now(c, op & FUTEX_CLOCK_REALTIME ? CLOCK_REALTIME : CLOCK_MONOTONIC);
+    ns = ns > now ? ns - now : 0;
+  }
+  const struct timespec over = {0, 0};
+  if (threads_count(c) > 1) {
+    struct timespec host_timeout = vt_timespec(ns);
+    if (absolute) { /* the host's monotonic clock that far on */
+      struct timespec now;
+      clock_gettime(CLOCK_MONOTONIC, &now);
+      host_timeout = vt_timespec((uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec + ns);
+    }
+    return host_result(syscall(SYS_futex, word, op & ~FUTEX_CLOCK_REALTIME, (uint32_t)a[2],
+                               &host_timeout, NULL, (uint32_t)a[5]));
+  }
+  int64_t r = host_result(syscall(SYS_futex, word, op, (uint32_t)a[2], &over, NULL, (uint32_t)a[5]));
+  if (r != -ETIMEDOUT || ns == 0) return r;
+  if ((r = vt_wait_out(c, ns)) != 0) return r;
+  return host_result(syscall(SYS_futex, word, op, (uint32_t)a[2], &over, NULL, (uint32_t)a[5]));
 }
 
 /* Futex words are guest memory, which is host memory, and the operations, flags and the
@@ -37,6 +76,10 @@ int64_t sys_futex(Cpu *c, const uint64_t *a) {
   if ((what & WORD2) &&
       (!a[4] || !guest_area(c, a[4], 4, what & WORD2_WRITTEN ? rw : GUEST_PROT_READ, &word2)))
     return -EFAULT;
+  if ((cmd == FUTEX_WAIT || cmd == FUTEX_WAIT_BITSET) && timeout && det_on(c)) {
+    int64_t r = wait_virtually(c, word, a, timeout);
+    if (r != -ENOSYS) return r;
+  }
   return host_result(syscall(SYS_futex, word, (int)a[1], (uint32_t)a[2], timeout, word2,
                              (uint32_t)a[5]));
 }

@@ -194,6 +194,29 @@ static int64_t wait_virtually(Cpu *c, uint64_t ns, int64_t (*look)(void *), void
   return n ? n : look(arg);
 }
 
+/* A wait with a timeout that the kernel writes back (ppoll, select, pselect6; a timeval,
+ * or a timespec when nsec) under --deterministic: the wait of wait_virtually, the time
+ * left written back as Linux writes it; -ENOSYS when the host is to wait (no
+ * --deterministic, no timeout, a zero one, or one the host refuses with its EINVAL). */
+static int64_t wait_virtually_left(Cpu *c, void *timeout, bool nsec, int64_t (*look)(void *), void *arg) {
+  if (!det_on(c) || !timeout) return -ENOSYS;
+  const struct timespec *ts = timeout;
+  const struct timeval *tv = timeout;
+  bool valid = nsec ? ts->tv_sec >= 0 && ts->tv_nsec >= 0 && ts->tv_nsec < 1000000000
+                    : tv->tv_sec >= 0 && tv->tv_usec >= 0; /* Linux carries whole seconds */
+  uint64_t ns = !valid ? 0
+                : nsec ? (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec
+                       : (uint64_t)tv->tv_sec * 1000000000u + (uint64_t)tv->tv_usec * 1000u;
+  if (ns == 0) return -ENOSYS;
+  uint64_t start = vt_now(c, CLOCK_MONOTONIC);
+  int64_t n = wait_virtually(c, ns, look, arg);
+  uint64_t passed = vt_now(c, CLOCK_MONOTONIC) - start, left = passed < ns ? ns - passed : 0;
+  if (nsec) *(struct timespec *)timeout = vt_timespec(left);
+  else *(struct timeval *)timeout = (struct timeval){(time_t)(left / 1000000000u),
+                                                     (suseconds_t)(left % 1000000000u / 1000u)};
+  return n;
+}
+
 /* poll's array of n struct pollfd: read, and the results written into it; 0, -EINVAL
  * (more than nr_open, the most RLIMIT_NOFILE allows) or -EFAULT. */
 static int64_t pollfds(Cpu *c, uint64_t addr, uint64_t n, struct pollfd **out) {
@@ -231,16 +254,23 @@ int64_t sys_ppoll(Cpu *c, const uint64_t *a) {
   int64_t bad = pollfds(c, a[0], a[1], &fds);
   if (bad < 0) return bad;
   if (!guest_area(c, a[2], 16, RW, &timeout)) return -EFAULT;
-  if (!a[3])
-    return host_result(syscall(SYS_ppoll, fds, (unsigned long)a[1], timeout, NULL, (size_t)a[4]));
+  PollLook look = {fds, (nfds_t)a[1]};
+  if (!a[3]) {
+    int64_t r = wait_virtually_left(c, timeout, true, poll_look, &look);
+    return r != -ENOSYS ? r
+                        : host_result(syscall(SYS_ppoll, fds, (unsigned long)a[1], timeout, NULL, (size_t)a[4]));
+  }
   if (a[4] != X64_SIGSET_SIZE) return -EINVAL;
   uint64_t mask, host_mask;
   int r = guest_copy_in(c, &mask, a[3], sizeof mask);
   if (r < 0) return r;
   int64_t ret = -EINTR;
-  if (signals_wait_mask_begin(c, mask, &host_mask))
-    ret = host_result(syscall(SYS_ppoll, fds, (unsigned long)a[1], timeout, &host_mask,
-                              sizeof host_mask));
+  if (signals_wait_mask_begin(c, mask, &host_mask)) {
+    ret = wait_virtually_left(c, timeout, true, poll_look, &look);
+    if (ret == -ENOSYS)
+      ret = host_result(syscall(SYS_ppoll, fds, (unsigned long)a[1], timeout, &host_mask,
+                                sizeof host_mask));
+  }
   signals_wait_mask_end(c, ret == -EINTR);
   return ret;
 }
@@ -275,30 +305,15 @@ static int64_t select_look(void *arg) {
   return host_result(select(s->nfds, s->sets[0], s->sets[1], s->sets[2], &none));
 }
 
-/* select and pselect6 under --deterministic with a finite timeout (a timeval, or a
- * timespec when nsec): the wait on the virtual clock, the time left written back as
- * Linux writes it; -ENOSYS when the host's select is to wait. */
+/* select and pselect6 under --deterministic (wait_virtually_left). */
 static int64_t select_virtually(Cpu *c, int nfds, void *sets[3], void *timeout, bool nsec) {
   if (!det_on(c) || !timeout) return -ENOSYS;
-  const struct timespec *ts = timeout;
-  const struct timeval *tv = timeout;
-  bool valid = nsec ? ts->tv_sec >= 0 && ts->tv_nsec >= 0 && ts->tv_nsec < 1000000000
-                    : tv->tv_sec >= 0 && tv->tv_usec >= 0; /* Linux carries whole seconds */
-  uint64_t ns = !valid ? 0
-                : nsec ? (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec
-                       : (uint64_t)tv->tv_sec * 1000000000u + (uint64_t)tv->tv_usec * 1000u;
-  if (ns == 0) return -ENOSYS; /* no wait, or the host's EINVAL */
   SelectLook look = {nfds, {sets[0], sets[1], sets[2]}, NULL, ((uint64_t)nfds + 63) / 64 * 8};
   if (!(look.given = malloc(3 * look.bytes + 1))) return -ENOMEM;
   for (int i = 0; i < 3; i++)
     if (sets[i]) memcpy(look.given + i * look.bytes, sets[i], look.bytes);
-  uint64_t start = vt_now(c, CLOCK_MONOTONIC);
-  int64_t n = wait_virtually(c, ns, select_look, &look);
+  int64_t n = wait_virtually_left(c, timeout, nsec, select_look, &look);
   free(look.given);
-  uint64_t passed = vt_now(c, CLOCK_MONOTONIC) - start, left = passed < ns ? ns - passed : 0;
-  if (nsec) *(struct timespec *)timeout = vt_timespec(left);
-  else *(struct timeval *)timeout = (struct timeval){(time_t)(left / 1000000000u),
-                                                     (suseconds_t)(left % 1000000000u / 1000u)};
   return n;
 }
 

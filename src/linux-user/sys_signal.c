@@ -5,9 +5,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "determinism.h"
 #include "sigframe.h"
 #include "signals.h"
 #include "sys_common.h"
+#include "virtual_time.h"
 
 #define NOT_BLOCKABLE (X64_SIGBIT(SIGKILL) | X64_SIGBIT(SIGSTOP))
 
@@ -60,9 +62,17 @@ int64_t sys_rt_sigsuspend(Cpu *c, const uint64_t *a) {
 
 int64_t sys_pause(Cpu *c, const uint64_t *a) { return signals_suspend(c, NULL); }
 
-/* rt_sigtimedwait(set, info, timeout, size). A signal already taken from the host is
- * dequeued here; otherwise the host waits (the guest's blocked signals are blocked on
- * the host, where they stay pending). */
+/* A signal of set that is pending on the host, without waiting: its number, or -EAGAIN. */
+static int64_t host_look(uint64_t set, uint8_t *info) {
+  struct timespec none = {0, 0};
+  return host_result(syscall(SYS_rt_sigtimedwait, &set, info, &none, sizeof set));
+}
+
+/* rt_sigtimedwait(set, info, timeout, size). A signal already taken from the host (or
+ * raised by a virtual timer) is dequeued here; otherwise the host waits (the guest's
+ * blocked signals are blocked on the host, where they stay pending). Under
+ * --deterministic a finite timeout passes on the virtual clock, ended early by a timer
+ * that raises a signal of the set. */
 int64_t sys_rt_sigtimedwait(Cpu *c, const uint64_t *a) {
   if (a[3] != X64_SIGSET_SIZE) return -EINVAL;
   uint64_t set;
@@ -75,7 +85,16 @@ int64_t sys_rt_sigtimedwait(Cpu *c, const uint64_t *a) {
     if (signals_handler_due(c)) return -EINTR; /* the handler runs first, as natively */
     struct timespec timeout;
     if (a[2] && guest_copy_in(c, &timeout, a[2], sizeof timeout) < 0) return -EFAULT;
-    sig = host_result(syscall(SYS_rt_sigtimedwait, &set, info, a[2] ? &timeout : NULL, sizeof set));
+    bool virtual_wait = det_on(c) && a[2] && timeout.tv_sec >= 0 && timeout.tv_nsec >= 0 &&
+                        timeout.tv_nsec < 1000000000 && (timeout.tv_sec || timeout.tv_nsec);
+    if (virtual_wait && (sig = host_look(set, info)) == -EAGAIN) {
+      uint64_t ns = (uint64_t)timeout.tv_sec * 1000000000u + (uint64_t)timeout.tv_nsec;
+      sig = vt_wait_signal(c, ns, set) ? signals_take_blocked(c, set, info) : 0;
+      if (!sig && signals_handler_due(c)) return -EINTR;
+      if (!sig) sig = host_look(set, info);
+    } else if (!virtual_wait) {
+      sig = host_result(syscall(SYS_rt_sigtimedwait, &set, info, a[2] ? &timeout : NULL, sizeof set));
+    }
     if (sig < 0) return sig;
   }
   if (a[1]) {

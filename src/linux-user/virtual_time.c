@@ -107,9 +107,11 @@ static void idle_until(Cpu *c, uint64_t to) {
   if (to > wall_now(c)) c->m->virtual_idle += to - wall_now(c);
 }
 
-int64_t vt_sleep(Cpu *c, clockid_t id, uint64_t until, uint64_t *left) {
-  if (is_cpu_clock(id)) return -EINVAL; /* the sleeper's own CPU time would never advance */
-  uint64_t now = vt_now(c, id), wake_wall = wall_now(c) + (until > now ? until - now : 0);
+/* Time passing on the wall clocks to wall time wake_wall, the timers due on the way
+ * fired: 0 at the end, -EINTR as soon as a handler is due, 1 as soon as a signal of
+ * `wanted` (blocked ones, taken by rt_sigtimedwait) is pending; *left the time still to
+ * pass then. */
+static int64_t pass_time(Cpu *c, uint64_t wake_wall, uint64_t wanted, uint64_t *left) {
   for (;;) {
     uint64_t next = next_wall_due(c);
     if (next > wake_wall) {
@@ -119,16 +121,26 @@ int64_t vt_sleep(Cpu *c, clockid_t id, uint64_t until, uint64_t *left) {
     idle_until(c, next);
     vt_expire(c);
     if (cpu_events(c) & EV_EXIT) return 0;
-    if (signals_handler_due(c)) {
-      *left = wake_wall - wall_now(c);
-      return -EINTR;
-    }
+    *left = wake_wall - wall_now(c);
+    if (signals_handler_due(c)) return -EINTR;
+    if (signals_pending(c) & wanted) return 1;
   }
+}
+
+int64_t vt_sleep(Cpu *c, clockid_t id, uint64_t until, uint64_t *left) {
+  if (is_cpu_clock(id)) return -EINVAL; /* the sleeper's own CPU time would never advance */
+  uint64_t now = vt_now(c, id);
+  return pass_time(c, wall_now(c) + (until > now ? until - now : 0), 0, left);
 }
 
 int64_t vt_wait_out(Cpu *c, uint64_t ns) {
   uint64_t left;
-  return vt_sleep(c, CLOCK_MONOTONIC, vt_now(c, CLOCK_MONOTONIC) + ns, &left);
+  return pass_time(c, wall_now(c) + ns, 0, &left);
+}
+
+bool vt_wait_signal(Cpu *c, uint64_t ns, uint64_t wanted) {
+  uint64_t left;
+  return pass_time(c, wall_now(c) + ns, wanted, &left) == 1;
 }
 
 bool vt_idle_to_next_timer(Cpu *c) {

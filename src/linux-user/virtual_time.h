@@ -53,6 +53,11 @@ int64_t vt_sleep(Cpu *c, clockid_t id, uint64_t until, uint64_t *left);
  * it short, else 0 (the caller looks once more, without waiting). */
 int64_t vt_wait_out(Cpu *c, uint64_t ns);
 
+/* rt_sigtimedwait's wait of ns (> 0) for a signal of `wanted`, none pending: the time
+ * passes as in a sleep until a timer raises one of them (true), a handler is due, or
+ * the time is out (the caller looks once more). */
+bool vt_wait_signal(Cpu *c, uint64_t ns, uint64_t wanted);
+
 /* pause and sigsuspend with nothing deliverable: lets the wall clocks run to the next
  * wall-clock timer and fires it; false if none is armed (the wait is then the host's). */
 bool vt_idle_to_next_timer(Cpu *c);

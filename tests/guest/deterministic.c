@@ -1,14 +1,19 @@
 /* deterministic.c: what --deterministic makes the same from run to run: AT_RANDOM,
  * getrandom, /dev/urandom, the clocks, gettimeofday, time, RDTSC, the process id, how
  * far a loop gets before a timer's SIGALRM stops it, a sleep that a timer interrupts,
- * and select's timeout (deterministic.sh). */
+ * and the timeouts of select, ppoll, rt_sigtimedwait and futex waits (deterministic.sh). */
+#include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
+#include <poll.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/auxv.h>
 #include <sys/random.h>
 #include <sys/select.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -32,6 +37,59 @@ static void hex(const char *what, const unsigned char *b, int n) {
   for (int i = 0; i < n; i++) printf("%02x", b[i]);
   printf("\n");
 }
+/* The monotonic clock's seconds since *from, to the millisecond. */
+static double since(const struct timespec *from) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (double)(now.tv_sec - from->tv_sec) + (now.tv_nsec - from->tv_nsec) / 1e9;
+}
+
+/* The other waits with timeouts, each on nothing that comes: the time passes at once on
+ * the virtual clock, and what can end them early still does. */
+static void timeouts(void) {
+  struct timespec m;
+  struct timespec wait = {1, 0};
+  clock_gettime(CLOCK_MONOTONIC, &m);
+  long n = syscall(SYS_ppoll, NULL, 0, &wait, NULL, 8); /* the raw call: the time left */
+  printf("ppoll(1 s) on nothing: %ld, %lld.%09ld s left, %.3f s on\n", n, (long long)wait.tv_sec,
+         wait.tv_nsec, since(&m));
+
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGUSR1);
+  sigaddset(&set, SIGALRM);
+  sigprocmask(SIG_BLOCK, &set, NULL);
+  wait = (struct timespec){1, 0};
+  clock_gettime(CLOCK_MONOTONIC, &m);
+  int sig = sigtimedwait(&set, NULL, &wait);
+  printf("sigtimedwait(1 s) for nothing: %d (%s), %.3f s on\n", sig, sig < 0 && errno == EAGAIN ? "EAGAIN" : "?",
+         since(&m));
+  struct itimerval later = {{0, 0}, {0, 300000}};
+  setitimer(ITIMER_REAL, &later, NULL);
+  wait = (struct timespec){5, 0};
+  clock_gettime(CLOCK_MONOTONIC, &m);
+  sig = sigtimedwait(&set, NULL, &wait);
+  printf("sigtimedwait(5 s) for a 0.3 s timer's SIGALRM: %d, %.3f s on\n", sig, since(&m));
+
+  uint32_t word = 0;
+  wait = (struct timespec){0, 500000000};
+  clock_gettime(CLOCK_MONOTONIC, &m);
+  n = syscall(SYS_futex, &word, FUTEX_WAIT_PRIVATE, 0, &wait, NULL, 0);
+  printf("futex wait(0.5 s): %ld (%s), %.3f s on\n", n, n < 0 && errno == ETIMEDOUT ? "ETIMEDOUT" : "?",
+         since(&m));
+  n = syscall(SYS_futex, &word, FUTEX_WAIT_PRIVATE, 1, &wait, NULL, 0);
+  printf("futex wait on a word that differs: %ld (%s)\n", n, n < 0 && errno == EAGAIN ? "EAGAIN" : "?");
+  sem_t sem;
+  sem_init(&sem, 0, 0);
+  struct timespec deadline;
+  clock_gettime(CLOCK_REALTIME, &deadline);
+  deadline.tv_sec += 2;
+  clock_gettime(CLOCK_MONOTONIC, &m);
+  n = sem_timedwait(&sem, &deadline);
+  printf("sem_timedwait(real time + 2 s): %ld (%s), %.3f s on\n", n, n < 0 && errno == ETIMEDOUT ? "ETIMEDOUT" : "?",
+         since(&m));
+}
+
 int main(void) {
   hex("AT_RANDOM", (const unsigned char *)getauxval(AT_RANDOM), 16);
   unsigned char b[16];
@@ -77,5 +135,6 @@ int main(void) {
   wait = (struct timeval){1, 0};
   ready = select(p[0] + 1, &readable, NULL, NULL, &wait);
   printf("select(1 s) on a readable pipe: %d, it is set: %d\n", ready, FD_ISSET(p[0], &readable) != 0);
+  timeouts();
   return 0;
 }

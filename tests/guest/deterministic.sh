@@ -5,7 +5,11 @@
 # 1,700,000,000 s, the monotonic clock and RDTSC from 0, moving with the instructions
 # run), the process id 1000; a 1 ms timer stops a loop after about a million
 # instructions, alarm(2) wakes a 5 s sleep with 3 s left, 2 s on, and select waits out
-# its 1 s timeout on nothing at once, 1 s on, but returns a readable pipe.
+# its 1 s timeout on nothing at once, 1 s on, but returns a readable pipe; ppoll,
+# sigtimedwait, a futex wait and sem_timedwait (an absolute real-time deadline) wait out
+# theirs the same way, a timer's signal ends a sigtimedwait at its time, and a futex
+# word that differs is EAGAIN at once. (Natively the program prints the same lines, the
+# times within a millisecond or so.)
 #
 # usage: deterministic.sh X64EMU PROGRAM
 set -u
@@ -42,5 +46,12 @@ awk '/^spins before/ { if ($NF < 100000 || $NF > 1000000) exit 1 }
 grep -q '^select(1 s) on nothing: 0, 0.000000 s left, 1 s on$' "$s/a.out" &&
   grep -q '^select(1 s) on a readable pipe: 1, it is set: 1$' "$s/a.out" ||
   fail "select: $(grep '^select' "$s/a.out")"
+timeouts="ppoll(1 s) on nothing: 0, 0.000000000 s left, 1.000 s on
+sigtimedwait(1 s) for nothing: -1 (EAGAIN), 1.000 s on
+sigtimedwait(5 s) for a 0.3 s timer's SIGALRM: 14, 0.300 s on
+futex wait(0.5 s): -1 (ETIMEDOUT), 0.500 s on
+futex wait on a word that differs: -1 (EAGAIN)
+sem_timedwait(real time + 2 s): -1 (ETIMEDOUT), 2.000 s on"
+[ "$(tail -6 "$s/a.out")" = "$timeouts" ] || fail "the timeouts: $(tail -6 "$s/a.out")"
 [ "$(grep '^spins' "$s/d.out")" != "$(grep '^spins' "$s/e.out")" ] || fail "two runs without --deterministic spun as long"
-echo "deterministic.sh: seed 42 twice: same output, trace, statistics and profile; seed 7 and no seed differ"
+echo "deterministic.sh: seed 42 twice: same output, trace, statistics and profile; seed 7 and no seed differ; the timeouts of select, ppoll, sigtimedwait and futex waits on the virtual clock"
