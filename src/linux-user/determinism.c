@@ -5,10 +5,15 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "sys_common.h"
+#include "threads.h"
 
-enum { VIRTUAL_PID = 1000 };
+/* The started process's id; its threads' are the next ones, in the order they were made
+ * (as a kernel that made no other process between would number them). NO_SUCH_ID is
+ * above any pid_max. */
+enum { VIRTUAL_PID = 1000, NO_SUCH_ID = 0x7fffffff };
 
 bool det_on(const Cpu *c) { return ((const Thread *)c->owner)->proc->opt.deterministic; }
 
@@ -51,16 +56,24 @@ int64_t det_read(Cpu *c, uint64_t dst, uint64_t n) {
 
 static int64_t root_pid(const Cpu *c) { return ((const Thread *)c->owner)->proc->opt.deterministic_pid; }
 
+/* Whether c's process is the one x64emu started (a forked child's ids are the host's). */
+static bool in_root(const Cpu *c) { return getpid() == root_pid(c); }
+
 int64_t det_pid_out(const Cpu *c, int64_t pid) {
   if (!det_on(c) || pid == 0) return pid;
   if (pid == root_pid(c)) return VIRTUAL_PID;
   if (pid == -root_pid(c)) return -VIRTUAL_PID;
-  return pid;
+  int64_t nth = in_root(c) && pid > 0 && pid <= INT32_MAX ? threads_nth(c, (int32_t)pid) : -1;
+  return nth > 0 ? VIRTUAL_PID + nth : pid;
 }
 
 int64_t det_pid_in(const Cpu *c, int64_t pid) {
   if (!det_on(c)) return pid;
   if (pid == VIRTUAL_PID) return root_pid(c);
   if (pid == -VIRTUAL_PID) return -root_pid(c);
+  if (in_root(c) && pid > VIRTUAL_PID && pid - VIRTUAL_PID <= threads_made(c)) {
+    int32_t tid = threads_host_tid(c, (unsigned)(pid - VIRTUAL_PID));
+    return tid > 0 ? tid : NO_SUCH_ID; /* an ended thread's: ESRCH, as for any dead id */
+  }
   return pid;
 }

@@ -1,9 +1,10 @@
 /* determinism.h: --deterministic: what a guest reads of randomness and time comes from a
  * seed and from its instruction count, not from the host, so that two runs with one seed
  * see the same (AT_RANDOM, getrandom, /dev/random and /dev/urandom; the clocks, sleeps
- * and timers of virtual_time.h), and the process x64emu started has the process id 1000.
- * The host's address-space randomization is off for it (the command runs itself again
- * so). The ids of other processes are still the host's. */
+ * and timers of virtual_time.h), and the process x64emu started has the process id 1000,
+ * its threads 1001, 1002... in the order they were made. The host's address-space
+ * randomization is off for it (the command runs itself again so). The ids of other
+ * processes (and their threads) are still the host's. */
 #ifndef X64EMU_DETERMINISM_H
 #define X64EMU_DETERMINISM_H
 
@@ -23,7 +24,8 @@ void det_random(Process *p, void *buf, size_t n);
 bool det_random_device(int fd);
 
 /* Process and thread ids as the guest sees them (out) and as the host knows them (in):
- * the started process's own id, and only it, reads as 1000 (and -1000 as its group). */
+ * the started process's own id reads as 1000 (and -1000 as its group), its threads' as
+ * 1000 + the n of the n-th thread it made; an ended thread's id is no host id (ESRCH). */
 int64_t det_pid_out(const Cpu *c, int64_t pid);
 int64_t det_pid_in(const Cpu *c, int64_t pid);
 

@@ -62,6 +62,8 @@ typedef struct Thread {
   struct Process *proc;
   ThreadSignals sig;
   uint64_t clear_child_tid, robust_list_head; /* set_tid_address, set_robust_list */
+  int32_t host_tid;      /* the host's id of its host thread */
+  unsigned nth;          /* 0 for the process's first thread, n for the n-th it made */
   sem_t turn;            /* posted when the run lock is handed to it (threads.c) */
   struct Thread *queued; /* the next thread waiting for the run lock */
 } Thread;

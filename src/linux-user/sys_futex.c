@@ -1,4 +1,5 @@
 /* sys_futex.c: futex, which glibc uses for its locks even in a single-threaded process. */
+#define _GNU_SOURCE /* gettid */
 #include <linux/futex.h>
 #include <time.h>
 #include <sys/syscall.h>
@@ -58,6 +59,63 @@ static int64_t wait_virtually(Cpu *c, uint32_t *word, const uint64_t *a, const s
   return host_result(syscall(SYS_futex, word, op, (uint32_t)a[2], &over, NULL, (uint32_t)a[5]));
 }
 
+/* The priority-inheritance futexes under --deterministic, where a futex word holds the
+ * owner's thread id as the guest knows it (determinism.h), which the host kernel cannot
+ * look up: kept here as plain futexes with the kernel's word protocol (the owner's id,
+ * FUTEX_WAITERS, FUTEX_OWNER_DIED kept by a new owner), without priority inheritance,
+ * which an emulator whose threads take turns has no use for. A new owner keeps
+ * FUTEX_WAITERS set, since others may still wait: its unlock then comes here and wakes
+ * one. deadline: the host's monotonic time at which a lock gives up, NULL for never. */
+static int64_t lock_pi(Cpu *c, uint32_t *word, int op, bool try, const struct timespec *deadline) {
+  const uint32_t tid = (uint32_t)det_pid_out(c, gettid());
+  const int wait_op = FUTEX_WAIT_BITSET | (op & FUTEX_PRIVATE_FLAG);
+  for (;;) {
+    uint32_t v = __atomic_load_n(word, __ATOMIC_SEQ_CST);
+    if (!(v & FUTEX_TID_MASK)) {
+      uint32_t mine = tid | (v & FUTEX_OWNER_DIED) | FUTEX_WAITERS;
+      if (__atomic_compare_exchange_n(word, &v, mine, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+        return 0;
+      continue;
+    }
+    if ((v & FUTEX_TID_MASK) == tid) return -EDEADLK;
+    if (try) return -EWOULDBLOCK;
+    if (!(v & FUTEX_WAITERS) &&
+        !__atomic_compare_exchange_n(word, &v, v | FUTEX_WAITERS, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+      continue;
+    int64_t r = host_result(syscall(SYS_futex, word, wait_op, v | FUTEX_WAITERS, deadline, NULL,
+                                    FUTEX_BITSET_MATCH_ANY));
+    if (r == -ETIMEDOUT) return r; /* a signal's EINTR restarts the lock, as the kernel's does */
+  }
+}
+
+static int64_t unlock_pi(Cpu *c, uint32_t *word, int op) {
+  const uint32_t tid = (uint32_t)det_pid_out(c, gettid());
+  uint32_t v = __atomic_load_n(word, __ATOMIC_SEQ_CST);
+  do
+    if ((v & FUTEX_TID_MASK) != tid) return -EPERM;
+  while (!__atomic_compare_exchange_n(word, &v, 0, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
+  if (v & FUTEX_WAITERS) syscall(SYS_futex, word, FUTEX_WAKE | (op & FUTEX_PRIVATE_FLAG), 1, NULL, NULL, 0);
+  return 0;
+}
+
+static int64_t pi_virtually(Cpu *c, int cmd, uint32_t *word, const uint64_t *a, const struct timespec *timeout) {
+  const int op = (int)a[1];
+  if (cmd == FUTEX_UNLOCK_PI) return unlock_pi(c, word, op);
+  if (cmd == FUTEX_WAIT_REQUEUE_PI || cmd == FUTEX_CMP_REQUEUE_PI) return -ENOSYS; /* unused by C libraries */
+  struct timespec deadline;
+  if (timeout) { /* LOCK_PI's is on the real-time clock, LOCK_PI2's on the one op names */
+    if (timeout->tv_sec < 0 || timeout->tv_nsec < 0 || timeout->tv_nsec >= 1000000000) return -EINVAL;
+    bool realtime = cmd == FUTEX_LOCK_PI || (op & FUTEX_CLOCK_REALTIME);
+    uint64_t at = (uint64_t)timeout->tv_sec * 1000000000u + (uint64_t)timeout->tv_nsec;
+    uint64_t now = vt_now(c, realtime ? CLOCK_REALTIME : CLOCK_MONOTONIC), host;
+    struct timespec h;
+    clock_gettime(CLOCK_MONOTONIC, &h);
+    host = (uint64_t)h.tv_sec * 1000000000u + (uint64_t)h.tv_nsec + (at > now ? at - now : 0);
+    deadline = vt_timespec(host);
+  }
+  return lock_pi(c, word, op, cmd == FUTEX_TRYLOCK_PI, timeout ? &deadline : NULL);
+}
+
 /* Futex words are guest memory, which is host memory, and the operations, flags and the
  * timespec layout are the same on every 64-bit Linux: the host kernel does the work, on
  * words found in the guest's memory (a wake reads none: the kernel only hashes its
@@ -76,6 +134,9 @@ int64_t sys_futex(Cpu *c, const uint64_t *a) {
   if ((what & WORD2) &&
       (!a[4] || !guest_area(c, a[4], 4, what & WORD2_WRITTEN ? rw : GUEST_PROT_READ, &word2)))
     return -EFAULT;
+  if (det_on(c) && (cmd == FUTEX_LOCK_PI || cmd == 13 || cmd == FUTEX_TRYLOCK_PI || cmd == FUTEX_UNLOCK_PI ||
+                    cmd == FUTEX_WAIT_REQUEUE_PI || cmd == FUTEX_CMP_REQUEUE_PI))
+    return pi_virtually(c, cmd, word, a, (what & TIMEOUT) ? timeout : NULL);
   if ((cmd == FUTEX_WAIT || cmd == FUTEX_WAIT_BITSET) && timeout && det_on(c)) {
     int64_t r = wait_virtually(c, word, a, timeout);
     if (r != -ENOSYS) return r;

@@ -58,6 +58,9 @@ static void reset(Threads *ts, Cpu *holder) {
   ts->first = ts->last = NULL;
   ts->n = 0;
   ts->retired = 0;
+  ts->made = 0;
+  thread_of(holder)->host_tid = gettid();
+  thread_of(holder)->nth = 0;
   sem_init(&thread_of(holder)->turn, 0, 0);
   add(ts, thread_of(holder)); /* the array has room: 8 at first, the old one after fork */
   __atomic_store_n(&holder->m->pause_events, 0, __ATOMIC_RELAXED);
@@ -74,6 +77,34 @@ void threads_destroy(Threads *ts) {
 void threads_forked_child(Cpu *c) {
   reset(threads_of(c), c);
   ranges_forked(&c->m->mem); /* a thread of the parent may have been reading it */
+}
+
+int32_t threads_host_tid(const Cpu *c, unsigned nth) {
+  Threads *ts = threads_of(c);
+  int32_t tid = -1;
+  pthread_mutex_lock(&ts->mutex);
+  for (unsigned i = 0; i < ts->n; i++)
+    if (ts->all[i]->nth == nth) tid = ts->all[i]->host_tid;
+  pthread_mutex_unlock(&ts->mutex);
+  return tid;
+}
+
+unsigned threads_made(const Cpu *c) {
+  Threads *ts = threads_of(c);
+  pthread_mutex_lock(&ts->mutex);
+  unsigned made = ts->made;
+  pthread_mutex_unlock(&ts->mutex);
+  return made;
+}
+
+int64_t threads_nth(const Cpu *c, int32_t tid) {
+  Threads *ts = threads_of(c);
+  int64_t nth = -1;
+  pthread_mutex_lock(&ts->mutex);
+  for (unsigned i = 0; i < ts->n; i++)
+    if (ts->all[i]->host_tid == tid) nth = ts->all[i]->nth;
+  pthread_mutex_unlock(&ts->mutex);
+  return nth;
 }
 
 unsigned threads_count(Cpu *c) {
@@ -258,6 +289,8 @@ int64_t threads_clone(Cpu *c, uint64_t flags, uint64_t stack, uint64_t parent_ti
 
   Threads *ts = threads_of(c);
   pthread_mutex_lock(&ts->mutex);
+  t->host_tid = -1; /* until its host thread has started */
+  t->nth = ++ts->made;
   bool added = add(ts, t);
   pthread_mutex_unlock(&ts->mutex);
   Start s = {.t = t};
@@ -280,6 +313,9 @@ int64_t threads_clone(Cpu *c, uint64_t flags, uint64_t stack, uint64_t parent_ti
   while (sem_wait(&s.started) != 0) {
   }
   sem_destroy(&s.started);
+  pthread_mutex_lock(&ts->mutex); /* known by its id before the guest can name it */
+  t->host_tid = s.tid;
+  pthread_mutex_unlock(&ts->mutex);
   int32_t tid = (int32_t)det_pid_out(c, s.tid);
   /* The kernel writes them before either thread runs on. */
   if (flags & X64_CLONE_PARENT_SETTID) guest_copy_out(c, parent_tid, &tid, sizeof tid);
@@ -308,11 +344,10 @@ static void owner_died(Cpu *c, uint64_t word_at, uint32_t tid) {
 /* The kernel's exit_robust_list(): the list set_robust_list registered (struct
  * robust_list_head: the first entry, the futex word's offset from an entry, the entry
  * being locked or unlocked), entries' low bit marking PI mutexes, at most ROBUST_LIST_LIMIT
- * of them, as the kernel walks it. */
-static void release_robust_mutexes(Cpu *c) {
+ * of them, as the kernel walks it; tid: the thread's id as the guest knows it. */
+static void release_robust_mutexes(Cpu *c, uint32_t tid) {
   uint64_t head = thread_of(c)->robust_list_head, h[3];
   if (!head || guest_copy_in(c, h, head, sizeof h) != 0) return;
-  uint32_t tid = (uint32_t)det_pid_out(c, gettid());
   uint64_t entry = h[0], pending = h[2] & ~1ull;
   int64_t offset = (int64_t)h[1];
   for (unsigned n = 0; (entry & ~1ull) != head && n < 2048; n++) {
@@ -327,6 +362,7 @@ static void release_robust_mutexes(Cpu *c) {
 bool threads_exit(Cpu *c) {
   Thread *t = thread_of(c);
   Threads *ts = threads_of(c);
+  const uint32_t tid = (uint32_t)det_pid_out(c, gettid()); /* while the thread is listed */
   pthread_mutex_lock(&ts->mutex);
   bool last = ts->n == 1;
   if (!last) {
@@ -335,7 +371,7 @@ bool threads_exit(Cpu *c) {
   }
   pthread_mutex_unlock(&ts->mutex);
   if (last) return false;
-  release_robust_mutexes(c);
+  release_robust_mutexes(c, tid);
   /* The kernel's mm_release(): a joiner waits on this word (pthread_join). */
   if (t->clear_child_tid) {
     uint32_t zero = 0;

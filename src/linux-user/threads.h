@@ -31,6 +31,7 @@ typedef struct Threads {
   struct Thread **all; /* the live threads, the process's first among them */
   unsigned n, room;
   uint64_t retired;    /* the instructions of the threads that ended */
+  unsigned made;       /* the threads made (Thread.nth) */
   bool parallel;       /* the threads run guest code in parallel (threads.c) */
 } Threads;
 
@@ -60,6 +61,12 @@ bool threads_exit(Cpu *c);
 /* How many threads the process has, and the instructions all of them ran. */
 unsigned threads_count(Cpu *c);
 uint64_t threads_instructions(Cpu *c);
+
+/* The live threads' ids: the host's id of the nth thread made (-1 if it has ended), and
+ * which one the host's id `tid` is (-1 if none); how many threads have been made. */
+int32_t threads_host_tid(const Cpu *c, unsigned nth);
+unsigned threads_made(const Cpu *c);
+int64_t threads_nth(const Cpu *c, int32_t tid);
 
 /* Frees the list of the process's threads, once the process is ended (process_destroy). */
 void threads_destroy(Threads *ts);
