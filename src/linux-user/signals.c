@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../interp/fault.h"
+#include "determinism.h"
 #include "sigframe.h"
 #include "sys_common.h"
 #include "virtual_time.h"
@@ -214,13 +215,26 @@ static int next_signal(uint64_t set) {
   return __builtin_ctzll(set) + 1;
 }
 
+/* The sender's id in a signal a process sent (kill, tgkill, sigqueue: si_code SI_USER
+ * or below) or a child's in a SIGCHLD, as the guest knows it (--deterministic's ids). */
+static X64Siginfo as_guest_sees(const Cpu *c, X64Siginfo info) {
+  if (info.si_code <= SI_USER || info.si_signo == SIGCHLD) {
+    int32_t pid;
+    memcpy(&pid, info.u.bytes, sizeof pid);
+    pid = (int32_t)det_pid_out(c, pid);
+    memcpy(info.u.bytes, &pid, sizeof pid);
+  }
+  return info;
+}
+
 int signals_take_blocked(Cpu *c, uint64_t set, void *info) {
   init_once(c);
   const ThreadSignals *t = &thread_of(c)->sig;
   uint64_t have = taken_now() & set & t->mask;
   if (!have) return 0;
   int sig = next_signal(have);
-  memcpy(info, &taken_info[sig], sizeof taken_info[sig]);
+  X64Siginfo seen = as_guest_sees(c, taken_info[sig]);
+  memcpy(info, &seen, sizeof seen);
   untake(sig);
   host_mask_sync(t);
   return sig;
@@ -547,7 +561,7 @@ static void deliver_pending(Cpu *c, uint64_t only) {
   uint64_t ready;
   while (!(cpu_events(c) & EV_EXIT) && (ready = deliverable(t) & only)) {
     int sig = next_signal(ready);
-    X64Siginfo info = taken_info[sig];
+    X64Siginfo info = as_guest_sees(c, taken_info[sig]);
     untake(sig);
     trace_signal(c, sig, &info);
     const X64Sigaction *act = &p->sig_action[sig];

@@ -56,7 +56,7 @@ int64_t sys_prlimit64(Cpu *c, const uint64_t *a) {
     int r = guest_copy_in(c, &new_rl, a[2], sizeof new_rl);
     if (r < 0) return r;
   }
-  if (prlimit((pid_t)a[0], (int)a[1], a[2] ? &new_rl : NULL, a[3] ? &old_rl : NULL) < 0)
+  if (prlimit((pid_t)det_pid_in(c, (pid_t)a[0]), (int)a[1], a[2] ? &new_rl : NULL, a[3] ? &old_rl : NULL) < 0)
     return -errno;
   return a[3] ? guest_copy_out(c, a[3], &old_rl, sizeof old_rl) : 0;
 }
@@ -65,13 +65,13 @@ int64_t sys_prlimit64(Cpu *c, const uint64_t *a) {
 int64_t sys_sched_getaffinity(Cpu *c, const uint64_t *a) {
   void *mask;
   if (!a[2] || !guest_area(c, a[2], a[1], GUEST_PROT_WRITE, &mask)) return -EFAULT;
-  return host_result(syscall(SYS_sched_getaffinity, (pid_t)a[0], (size_t)a[1], mask));
+  return host_result(syscall(SYS_sched_getaffinity, (pid_t)det_pid_in(c, (pid_t)a[0]), (size_t)a[1], mask));
 }
 
 int64_t sys_sched_setaffinity(Cpu *c, const uint64_t *a) {
   void *mask;
   if (!a[2] || !guest_area(c, a[2], a[1], GUEST_PROT_READ, &mask)) return -EFAULT;
-  return host_result(syscall(SYS_sched_setaffinity, (pid_t)a[0], (size_t)a[1], mask));
+  return host_result(syscall(SYS_sched_setaffinity, (pid_t)det_pid_in(c, (pid_t)a[0]), (size_t)a[1], mask));
 }
 
 int64_t sys_sched_yield(Cpu *c, const uint64_t *a) { return host_result(sched_yield()); }

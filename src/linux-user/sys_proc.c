@@ -102,23 +102,33 @@ int64_t sys_setresgid(Cpu *c, const uint64_t *a) {
 int64_t sys_setfsuid(Cpu *c, const uint64_t *a) { return setfsuid((uid_t)a[0]); }
 int64_t sys_setfsgid(Cpu *c, const uint64_t *a) { return setfsgid((gid_t)a[0]); }
 
-int64_t sys_getpgrp(Cpu *c, const uint64_t *a) { return host_result(getpgid(0)); }
-int64_t sys_getpgid(Cpu *c, const uint64_t *a) { return host_result(getpgid((pid_t)a[0])); }
-
-int64_t sys_setpgid(Cpu *c, const uint64_t *a) {
-  return host_result(setpgid((pid_t)a[0], (pid_t)a[1]));
+/* Process, group and session ids in and out as the guest knows them (determinism.h). */
+int64_t sys_getpgrp(Cpu *c, const uint64_t *a) { return det_pid_out(c, host_result(getpgid(0))); }
+int64_t sys_getpgid(Cpu *c, const uint64_t *a) {
+  return det_pid_out(c, host_result(getpgid((pid_t)det_pid_in(c, (pid_t)a[0]))));
 }
 
-int64_t sys_getsid(Cpu *c, const uint64_t *a) { return host_result(getsid((pid_t)a[0])); }
+int64_t sys_setpgid(Cpu *c, const uint64_t *a) {
+  return host_result(setpgid((pid_t)det_pid_in(c, (pid_t)a[0]), (pid_t)det_pid_in(c, (pid_t)a[1])));
+}
+
+int64_t sys_getsid(Cpu *c, const uint64_t *a) {
+  return det_pid_out(c, host_result(getsid((pid_t)det_pid_in(c, (pid_t)a[0]))));
+}
 int64_t sys_setsid(Cpu *c, const uint64_t *a) { return host_result(setsid()); }
 
 /* The raw call returns 20 - nice, as the guest's libc expects. */
+/* `who` is a process, thread or group id for PRIO_PROCESS and PRIO_PGRP. */
+static id_t priority_who(const Cpu *c, const uint64_t *a) {
+  return (int)a[0] == PRIO_USER ? (id_t)a[1] : (id_t)det_pid_in(c, (pid_t)a[1]);
+}
+
 int64_t sys_getpriority(Cpu *c, const uint64_t *a) {
-  return host_result(syscall(SYS_getpriority, (int)a[0], (id_t)a[1]));
+  return host_result(syscall(SYS_getpriority, (int)a[0], priority_who(c, a)));
 }
 
 int64_t sys_setpriority(Cpu *c, const uint64_t *a) {
-  return host_result(setpriority((int)a[0], (id_t)a[1], (int)a[2]));
+  return host_result(setpriority((int)a[0], priority_who(c, a), (int)a[2]));
 }
 
 /* ---- signals to processes (signal numbers are the same on every Linux host) ---- */

@@ -108,13 +108,14 @@ int64_t sys_rt_sigtimedwait(Cpu *c, const uint64_t *a) {
 int64_t sys_rt_sigqueueinfo(Cpu *c, const uint64_t *a) {
   X64Siginfo info;
   int r = guest_copy_in(c, &info, a[2], sizeof info);
-  return r < 0 ? r : host_result(syscall(SYS_rt_sigqueueinfo, (pid_t)a[0], (int)a[1], &info));
+  return r < 0 ? r : host_result(syscall(SYS_rt_sigqueueinfo, (pid_t)det_pid_in(c, (pid_t)a[0]), (int)a[1], &info));
 }
 
 int64_t sys_rt_tgsigqueueinfo(Cpu *c, const uint64_t *a) {
   X64Siginfo info;
   int r = guest_copy_in(c, &info, a[3], sizeof info);
-  return r < 0 ? r : host_result(syscall(SYS_rt_tgsigqueueinfo, (pid_t)a[0], (pid_t)a[1], (int)a[2], &info));
+  return r < 0 ? r : host_result(syscall(SYS_rt_tgsigqueueinfo, (pid_t)det_pid_in(c, (pid_t)a[0]),
+                                         (pid_t)det_pid_in(c, (pid_t)a[1]), (int)a[2], &info));
 }
 
 /* The new stack is read before anything changes; the old one is written only if the

@@ -2,7 +2,7 @@
  * threads 1001 on in the order they were made, each the same in gettid, in
  * pthread_create's record and to tgkill), an ended thread's id refused (ESRCH), and
  * priority-inheritance and robust mutexes, whose futex words hold those ids, locked by
- * several threads (deterministic_threads.sh). */
+ * several threads, and the sender's id in a signal (deterministic_threads.sh). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -16,11 +16,13 @@ static pthread_mutex_t pi, robust;
 static pthread_barrier_t all_made;
 static long counter;
 static int tids[THREADS];
-static volatile sig_atomic_t signalled_in;
+static volatile sig_atomic_t signalled_in, sender;
 
-static void on_usr1(int sig) {
+static void on_usr1(int sig, siginfo_t *info, void *context) {
   (void)sig;
+  (void)context;
   signalled_in = (sig_atomic_t)gettid();
+  sender = info->si_pid;
 }
 
 static void *worker(void *arg) {
@@ -47,7 +49,8 @@ int main(void) {
   pthread_mutexattr_init(&a);
   pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
   pthread_mutex_init(&robust, &a);
-  signal(SIGUSR1, on_usr1);
+  struct sigaction act = {.sa_sigaction = on_usr1, .sa_flags = SA_SIGINFO};
+  sigaction(SIGUSR1, &act, NULL);
   pthread_barrier_init(&all_made, NULL, THREADS + 1);
 
   printf("process %d, main thread %d\n", getpid(), gettid());
@@ -65,5 +68,7 @@ int main(void) {
   printf("tgkill to an ended thread: %ld (%s)\n", k, k < 0 && errno == ESRCH ? "ESRCH" : "?");
   pthread_kill(pthread_self(), SIGUSR1);
   printf("pthread_kill to itself: the handler ran in %d\n", (int)signalled_in);
+  kill(getpid(), SIGUSR1);
+  printf("kill to itself: the sender %d\n", (int)sender);
   return 0;
 }
