@@ -11,9 +11,10 @@
 
 #include "../decoder/block.h"
 #include "../loader/brk.h"
+#include "guest_pages.h"
 #include "sys_common.h"
 
-#define PAGE 4096ull
+#define PAGE GUEST_PAGE
 static inline uint64_t page_up(uint64_t v) { return (v + PAGE - 1) & ~(PAGE - 1); }
 
 /* The guest's ranges are its machine's (Machine.mem). */
@@ -176,6 +177,15 @@ int64_t sys_mmap(Cpu *c, const uint64_t *a) {
   }
 #endif
   int hprot = guest_prot_on_host(a[2]);
+  if (host_page() > GUEST_PAGE) {
+    int gflags = hflags & ~(X64_MAP_FIXED | X64_MAP_FIXED_NOREPLACE | X64_MAP_32BIT);
+    if (fixed || (flags & X64_MAP_FIXED_NOREPLACE))
+      return guest_pages_map_fixed(c, addr, span, (int)(a[2] & GUEST_PROT_ALL), gflags, arg_fd(a[4]),
+                                   off, !fixed);
+    bool low = flags & X64_MAP_32BIT; /* the first 2 GiB, as x86's MAP_32BIT gives */
+    return guest_pages_map(c, low && !addr ? 0x40000000 : addr, span, low ? 0x80000000 : 0,
+                           (int)(a[2] & GUEST_PROT_ALL), gflags, arg_fd(a[4]), off);
+  }
   /* An exact address is the host's to give or refuse; any other the guest's space's. */
   bool exact = fixed || (flags & X64_MAP_FIXED_NOREPLACE) || (hflags & X64_MAP_32BIT);
   void *r = exact ? mmap(GUEST_PTR(addr), len, hprot, hflags, arg_fd(a[4]), (off_t)off)
@@ -198,6 +208,7 @@ int64_t sys_munmap(Cpu *c, const uint64_t *a) {
   mem_init(c);
   if ((addr & (PAGE - 1)) || a[1] == 0 || span < a[1]) return -EINVAL;
   if (guest_mem_hits_emulator(c, addr, span)) return -EINVAL;
+  if (host_page() > GUEST_PAGE) return guest_pages_unmap(c, addr, span);
   if (munmap(GUEST_PTR(addr), span) < 0) return -errno;
   block_invalidate_range(&c->m->code, addr, span);
   ranges_remove(&c->m->mem, addr, addr + span);
@@ -213,6 +224,7 @@ int64_t sys_mprotect(Cpu *c, const uint64_t *a) {
   /* Nothing mapped there (the heap beyond the break): the kernel's ENOMEM. */
   if (span && proc_of(c)->mem_noted && !ranges_mapped(&c->m->mem, addr, addr + span))
     return -ENOMEM;
+  if (host_page() > GUEST_PAGE) return guest_pages_protect(c, addr, span, (int)(a[2] & GUEST_PROT_ALL));
   if (mprotect(GUEST_PTR(addr), span, guest_prot_on_host(a[2])) < 0) return -errno;
   block_invalidate_range(&c->m->code, addr, span);
   ranges_protect(&c->m->mem, addr, addr + span, (int)(a[2] & GUEST_PROT_ALL));
@@ -246,6 +258,13 @@ int64_t sys_mremap(Cpu *c, const uint64_t *a) {
   if (old & (PAGE - 1)) return -EINVAL;
   if (old_len && guest_mem_hits_emulator(c, old, old_len)) return -EFAULT;
   if ((flags & X64_MREMAP_FIXED) && guest_mem_hits_emulator(c, to, new_len)) return -ENOMEM;
+  /* Pieces of host pages: x64emu moves them itself (a whole host page and more, and to a
+   * host page, the host can). */
+  const uint64_t hp = host_page();
+  if (hp > GUEST_PAGE && ((old | old_len) & (hp - 1) || ((flags & X64_MREMAP_FIXED) && (to & (hp - 1))))) {
+    if (old_len == 0 || new_len == 0) return -EINVAL;
+    return guest_pages_remap(c, old, old_len, new_len, (int)flags);
+  }
   int prot = ranges_prot(&c->m->mem, old); /* the moved pages keep theirs */
   void *r = (flags & X64_MREMAP_MAYMOVE) && !(flags & X64_MREMAP_FIXED)
                 ? remap_in_guest_space(c, old, a[1], a[2], (int)flags)
@@ -281,13 +300,22 @@ int64_t sys_madvise(Cpu *c, const uint64_t *a) {
   if (addr & (PAGE - 1)) return -EINVAL;
   if (advice_is_destructive(advice) && span && guest_mem_hits_emulator(c, addr, span))
     return -EINVAL;
-  if (madvise(GUEST_PTR(addr), a[1], advice) < 0) return -errno;
+  if (host_page() > GUEST_PAGE) {
+    int64_t r = guest_pages_advise(c, addr, span, advice, advice_is_destructive(advice));
+    if (r < 0) return r;
+  } else if (madvise(GUEST_PTR(addr), a[1], advice) < 0) {
+    return -errno;
+  }
   if (advice_is_destructive(advice)) block_invalidate_range(&c->m->code, addr, span);
   return 0;
 }
 
+/* The host syncs from its page's start: on larger host pages, from the one holding a[0]. */
 int64_t sys_msync(Cpu *c, const uint64_t *a) {
-  return host_result(msync(GUEST_PTR(a[0]), a[1], (int)a[2]));
+  if (a[0] & (PAGE - 1)) return -EINVAL;
+  if (host_page() > GUEST_PAGE && !ranges_mapped(&c->m->mem, a[0], a[0] + page_up(a[1]))) return -ENOMEM;
+  uint64_t at = a[0] & ~(host_page() - 1);
+  return host_result(msync(GUEST_PTR(at), a[1] + (a[0] - at), (int)a[2]));
 }
 
 /* One byte per page of the range goes into the guest's vector. */
@@ -295,6 +323,11 @@ int64_t sys_mincore(Cpu *c, const uint64_t *a) {
   void *vec;
   if (page_up(a[1]) < a[1]) return -ENOMEM;
   if (!a[2] || !guest_area(c, a[2], page_up(a[1]) / PAGE, GUEST_PROT_WRITE, &vec)) return -EFAULT;
+  if (host_page() > GUEST_PAGE && !(a[0] & (PAGE - 1))) {
+    /* Any part not mapped: the kernel's ENOMEM, which the host's larger pages would hide. */
+    if (!ranges_mapped(&c->m->mem, a[0], a[0] + page_up(a[1]))) return -ENOMEM;
+    return guest_pages_mincore(a[0], a[1], vec);
+  }
   return host_result(mincore(GUEST_PTR(a[0]), a[1], vec));
 }
 

@@ -4,9 +4,21 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 
 #define GUEST_LO 0x10000ull /* the kernel's usual vm.mmap_min_addr */
+
+uint64_t host_page(void) {
+  static uint64_t page;
+  if (!page) {
+    uint64_t real = (uint64_t)sysconf(_SC_PAGESIZE), want = real;
+    const char *v = getenv("X64EMU_HOST_PAGE");
+    if (v) want = strtoull(v, NULL, 0);
+    page = want >= real && want <= (1u << 20) && !(want & (want - 1)) ? want : real;
+  }
+  return page;
+}
 
 void guest_space_init(GuestSpace *gs, RangeSet *mem) {
   *gs = (GuestSpace){.mem = mem};

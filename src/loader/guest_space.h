@@ -18,7 +18,14 @@
  * it or towards it only after using that much. */
 #define GUEST_USER_TOP 0x800000000000ull /* x86-64's user address space ends at 2^47 */
 
-static inline uint64_t host_page(void) { return (uint64_t)sysconf(_SC_PAGESIZE); }
+/* x86-64's page: the unit of the guest's mappings, protections and file offsets. */
+#define GUEST_PAGE 4096ull
+
+/* The host's page size, a multiple of GUEST_PAGE (16 or 64 KiB on many arm64 kernels):
+ * the unit of the host's mappings. X64EMU_HOST_PAGE (a larger power of two, up to
+ * 1 MiB) makes x64emu keep to that unit as if the host's pages were that large, which
+ * tests the guest's 4 KiB pages on large host pages on any machine. */
+uint64_t host_page(void);
 
 typedef struct GuestSpace {
   RangeSet *mem;     /* the guest's mappings, which placement steps around */
