@@ -188,10 +188,16 @@ int64_t sys_mmap(Cpu *c, const uint64_t *a) {
   }
   /* An exact address is the host's to give or refuse; any other the guest's space's. */
   bool exact = fixed || (flags & X64_MAP_FIXED_NOREPLACE) || (hflags & X64_MAP_32BIT);
+  bool noreplace = flags & X64_MAP_FIXED_NOREPLACE;
+  if (noreplace && ranges_meet(&c->m->mem, addr, addr + span)) return -EEXIST;
   void *r = exact ? mmap(GUEST_PTR(addr), len, hprot, hflags, arg_fd(a[4]), (off_t)off)
                   : guest_space_map(&proc_of(c)->space, addr, len, PAGE, 0, hprot, hflags,
                                     arg_fd(a[4]), (off_t)off);
   if (r == MAP_FAILED) return -errno;
+  if (noreplace && r != GUEST_PTR(addr)) { /* a host that took the flag for a hint */
+    munmap(r, len);
+    return -EEXIST;
+  }
   uint64_t got = (uint64_t)(uintptr_t)r;
   /* Code decoded from what was there before is gone. */
   if (fixed) block_invalidate_range(&c->m->code, got, span);
