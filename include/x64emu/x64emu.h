@@ -68,7 +68,9 @@ void x64emu_close(x64emu *machine);
 enum { X64EMU_PROT_NONE = 0, X64EMU_PROT_READ = 1, X64EMU_PROT_WRITE = 2, X64EMU_PROT_EXEC = 4 };
 
 /* Maps [address, address + size) as zeroed memory of this machine (both multiples of
- * 4096). X64EMU_ERR_MAP_IN_USE if anything is mapped there already. */
+ * 4096, or of the host's page where that is larger: 16 or 64 KiB on some arm64 kernels;
+ * likewise for unmap and protect). X64EMU_ERR_MAP_IN_USE if anything is mapped there
+ * already. */
 x64emu_status x64emu_mem_map(x64emu *m, uint64_t address, uint64_t size, int prot);
 x64emu_status x64emu_mem_unmap(x64emu *m, uint64_t address, uint64_t size);
 x64emu_status x64emu_mem_protect(x64emu *m, uint64_t address, uint64_t size, int prot);

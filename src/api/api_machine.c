@@ -12,6 +12,7 @@
 #include "../interp/run.h"
 #include "../linux-user/signals.h"
 #include "../loader/elf.h"
+#include "../loader/guest_space.h"
 #include "api.h"
 
 #define PAGE 4096ull
@@ -134,8 +135,11 @@ _Static_assert((int)X64EMU_PROT_READ == (int)GUEST_PROT_READ &&
                    (int)X64EMU_PROT_EXEC == (int)GUEST_PROT_EXEC,
                "the API's protections are the guest's");
 
+/* Whole host pages: the machine's memory is the host's, page for page (a host page may
+ * be larger than x86-64's 4 KiB). */
 static bool range_ok(uint64_t address, uint64_t size) {
-  return size && !(address % PAGE) && !(size % PAGE) && address + size > address &&
+  uint64_t page = host_page() > PAGE ? host_page() : PAGE;
+  return size && !(address % page) && !(size % page) && address + size > address &&
          address + size <= (1ull << 47);
 }
 
