@@ -165,6 +165,9 @@ int64_t sys_mmap(Cpu *c, const uint64_t *a) {
   uint64_t span = page_up(len);
   if (span < len) return -ENOMEM;
   bool fixed = (flags & X64_MAP_FIXED) && !(flags & X64_MAP_FIXED_NOREPLACE);
+  /* Past x86-64's user address space: the kernel's ENOMEM, whatever the host allows. */
+  if ((flags & (X64_MAP_FIXED | X64_MAP_FIXED_NOREPLACE)) && (addr + span < addr || addr + span > GUEST_USER_TOP))
+    return -ENOMEM;
   if (fixed) {
     if (addr & (PAGE - 1)) return -EINVAL;
     if (guest_mem_hits_emulator(c, addr, span)) return -ENOMEM;
@@ -263,6 +266,7 @@ int64_t sys_mremap(Cpu *c, const uint64_t *a) {
   mem_init(c);
   if (old & (PAGE - 1)) return -EINVAL;
   if (old_len && guest_mem_hits_emulator(c, old, old_len)) return -EFAULT;
+  if ((flags & X64_MREMAP_FIXED) && (to + new_len < to || to + new_len > GUEST_USER_TOP)) return -EINVAL;
   if ((flags & X64_MREMAP_FIXED) && guest_mem_hits_emulator(c, to, new_len)) return -ENOMEM;
   /* Pieces of host pages: x64emu moves them itself (a whole host page and more, and to a
    * host page, the host can). */
