@@ -12,7 +12,32 @@ __thread sigjmp_buf *fault_landing;
 __thread uint64_t fault_addr;
 __thread int fault_code;
 __thread uint64_t fault_err;
+__thread int fault_write = -1;
 void (*fault_user_signal)(int sig, siginfo_t *si, void *uc);
+
+#if defined(__aarch64__)
+/* Whether the data abort behind a fault was a write: the WnR bit of the exception
+ * syndrome, which the kernel leaves in the signal frame (an esr_context record among
+ * those after the registers); -1 when it is not there. */
+static int esr_write(void *uc) {
+  enum { ESR_RECORD = 0x45535201 /* ESR_MAGIC */, EC_DATA_ABORT_LOWER = 0x24, WNR = 1 << 6 };
+  const uint8_t *at = (const uint8_t *)((ucontext_t *)uc)->uc_mcontext.__reserved;
+  const uint8_t *end = at + sizeof ((ucontext_t *)uc)->uc_mcontext.__reserved;
+  while (at + 8 <= end) {
+    uint32_t magic, size;
+    memcpy(&magic, at, 4);
+    memcpy(&size, at + 4, 4);
+    if (magic == 0 || size < 8) break;
+    if (magic == ESR_RECORD && size >= 16) {
+      uint64_t esr;
+      memcpy(&esr, at + 8, 8);
+      return (esr >> 26) == EC_DATA_ABORT_LOWER ? (esr & WNR) != 0 : -1;
+    }
+    at += size;
+  }
+  return -1;
+}
+#endif
 
 static void on_fault(int sig, siginfo_t *si, void *uc) {
   void (*user)(int, siginfo_t *, void *) = __atomic_load_n(&fault_user_signal, __ATOMIC_RELAXED);
@@ -25,6 +50,8 @@ static void on_fault(int sig, siginfo_t *si, void *uc) {
     fault_code = si->si_code;
 #if defined(__x86_64__)
     fault_err = (uint64_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_ERR];
+#elif defined(__aarch64__)
+    fault_write = esr_write(uc);
 #endif
     siglongjmp(*fault_landing, sig);
   }

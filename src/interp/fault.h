@@ -19,6 +19,7 @@ extern __thread sigjmp_buf *fault_landing;
 extern __thread uint64_t fault_addr;  /* si_addr of the last guest fault */
 extern __thread int fault_code;       /* si_code of the last guest fault */
 extern __thread uint64_t fault_err;   /* the host's page-fault error code (x86-64 hosts), or 0 */
+extern __thread int fault_write;      /* whether it was a write (aarch64 hosts' syndrome), -1 unknown */
 
 /* Where a SIGSEGV or SIGBUS sent by kill/tgkill/sigqueue (not a fault) goes: the guest's
  * signal state takes it when set. */

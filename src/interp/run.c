@@ -366,7 +366,13 @@ StopReason cpu_run(Cpu *c, uint64_t until) {
         int prot = ranges_prot(map, fault_addr);
         if (prot < 0 || (prot & GUEST_PROT_RESERVED)) fault_code = SEGV_MAPERR;
       }
-      if (fault_code == SI_KERNEL || !canonical(fault_addr)) sig = noncanonical_fault(c);
+      bool noncanonical = fault_code == SI_KERNEL || !canonical(fault_addr);
+#if !defined(__x86_64__)
+      /* An aarch64 host ignores an address's top byte and reports the rest: the
+       * instruction's own address tells. */
+      noncanonical = noncanonical || (c->cur->mem && !canonical(ea(c, c->cur)));
+#endif
+      if (noncanonical) sig = noncanonical_fault(c);
     }
     c->icount += c->cur->nth;
     c->fault = (Fault){sig > 0 ? sig : -sig, fault_code, fault_addr, c->undefined,

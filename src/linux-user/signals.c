@@ -450,10 +450,11 @@ static bool is_x87_insn(uint64_t rip) {
 
 /* The page-fault error code: user mode, and present (protection) for SEGV_ACCERR; a
  * fault on the instruction's own bytes is a fetch. A data access takes the host's code,
- * which knows reads from writes, when the host has one. */
+ * which knows reads from writes, when the host has one; an aarch64 host tells writes
+ * (fault_write). */
 static uint64_t page_fault_error(const Cpu *c, int code, uint64_t addr) {
-  enum { PF_PROT = 1, PF_USER = 4, PF_INSTR = 16 };
-  uint64_t err = PF_USER | (code == SEGV_ACCERR ? PF_PROT : 0);
+  enum { PF_PROT = 1, PF_WRITE = 2, PF_USER = 4, PF_INSTR = 16 };
+  uint64_t err = PF_USER | (code == SEGV_ACCERR ? PF_PROT : 0) | (fault_write > 0 ? PF_WRITE : 0);
   if (addr - c->rip < 16) return err | PF_INSTR;
   return fault_err ? fault_err : err;
 }
