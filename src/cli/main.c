@@ -52,6 +52,10 @@ static void usage(FILE *to) {
           "  --serial-threads  run the guest's threads one at a time, taking turns (as\n"
           "                    --deterministic, --gdb, --trace, --profile and --stats=json\n"
           "                    do), not in parallel\n"
+          "  --memory-order=M  x86 (the default): threads in parallel see each other's\n"
+          "                    loads and stores in x86's order on any host; host: in the\n"
+          "                    host's, which on aarch64 is weaker, UNSAFE for most\n"
+          "                    threaded programs (it measures what x86's order costs)\n"
           "  --trace[=FILTER]  print each instruction run (address, symbol+offset, bytes,\n"
           "                    disassembly) and the registers it changed; FILTER is a\n"
           "                    comma-separated list of functions and hex address ranges\n"
@@ -274,7 +278,7 @@ int main(int argc, char **argv) {
   char *cpu_all = NULL; /* every --cpu list, joined by commas: carried over to execve */
   bool version = false;
   const char *trace = NULL, *trace_file = NULL; /* trace "" for everything */
-  bool deterministic = false, serial_threads = false;
+  bool deterministic = false, serial_threads = false, host_memory_order = false;
   uint64_t seed = 0;
   const char *gdb_port = getenv("X64EMU_GDB");
   const char *code_cache = getenv("X64EMU_CODE_CACHE");
@@ -332,6 +336,10 @@ int main(int argc, char **argv) {
       sysroot = argv[++i];
     } else if (strcmp(opt, "-serial-threads") == 0) {
       serial_threads = true;
+    } else if (strncmp(opt, "-memory-order=", 14) == 0) {
+      if (strcmp(opt + 14, "x86") && strcmp(opt + 14, "host"))
+        usage_error("--memory-order takes x86 or host, not '%s'", opt + 14);
+      host_memory_order = strcmp(opt + 14, "host") == 0;
     } else if (strcmp(opt, "-trace") == 0) {
       trace = "";
     } else if (strncmp(opt, "-trace=", 7) == 0) {
@@ -395,6 +403,7 @@ int main(int argc, char **argv) {
   reexec[r++] = self;
   if (strace) reexec[r++] = "--strace";
   if (serial_threads) reexec[r++] = "--serial-threads";
+  if (host_memory_order) reexec[r++] = "--memory-order=host";
   if (sysroot && *sysroot) { /* the program it runs finds its libraries there too */
     reexec[r++] = "-L";
     reexec[r++] = (char *)sysroot;
@@ -483,6 +492,7 @@ int main(int argc, char **argv) {
   /* The tools see, stop and step one thread at a time. */
   proc.opt.serial_threads = serial_threads || deterministic || tracer || counter || profiler ||
                             (gdb_port && *gdb_port);
+  proc.opt.host_memory_order = host_memory_order;
   report_stats = stats;
   proc.opt.finish = finish;
   if (gdb_port && *gdb_port) {

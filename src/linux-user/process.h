@@ -31,6 +31,8 @@ typedef struct Options {
   const char *sysroot; /* -L: absolute paths looked up under it first (sysroot.h), or NULL */
   bool serial_threads; /* the guest's threads take turns (threads.h): for --deterministic,
                           the tools, --serial-threads */
+  bool host_memory_order; /* --memory-order=host: threads in parallel without x86's order
+                             on a host whose own is weaker (unsafe: for measuring it) */
   uint64_t stop_signals; /* a debugger's: linux_run stops before it delivers these (bit
                             sig - 1), STOP_SIGNAL */
   int64_t deterministic_pid; /* the host's id of the process that reads as 1000 */

@@ -231,7 +231,8 @@ static void go_parallel(Cpu *c) {
   pthread_mutex_unlock(&ts->mutex);
   Machine *m = c->m;
   pthread_mutex_lock(&m->lock);
-  machine_order_memory(m); /* c is the only thread yet: nothing to bring out of the code */
+  /* c is the only thread yet: nothing to bring out of the code */
+  if (!proc_of(c)->opt.host_memory_order) machine_order_memory(m);
   m->parallel = true;
   m->code.before_flush = quiesce;
   m->code.flush_arg = ts;
