@@ -24,6 +24,13 @@ static unsigned reaches(int cmd) {
   }
 }
 
+/* The host's monotonic time ns from now, as a futex's absolute timeout. */
+static struct timespec host_deadline(uint64_t ns) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return vt_timespec(vt_ns(&now) + ns);
+}
+
 /* FUTEX_WAIT (a relative timeout) and FUTEX_WAIT_BITSET (an absolute one, on the
  * monotonic or, with FUTEX_CLOCK_REALTIME, the real-time clock) under --deterministic:
  * the timeout is on the virtual clock. In a process of one thread nobody else can wake
@@ -36,20 +43,15 @@ static unsigned reaches(int cmd) {
 static int64_t wait_virtually(Cpu *c, uint32_t *word, const uint64_t *a, const struct timespec *timeout) {
   const int op = (int)a[1];
   const bool absolute = (op & ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME)) == FUTEX_WAIT_BITSET;
-  if (timeout->tv_sec < 0 || timeout->tv_nsec < 0 || timeout->tv_nsec >= 1000000000) return -ENOSYS;
-  uint64_t ns = (uint64_t)timeout->tv_sec * 1000000000u + (uint64_t)timeout->tv_nsec;
+  if (!vt_valid_timespec(timeout)) return -ENOSYS;
+  uint64_t ns = vt_ns(timeout);
   if (absolute) {
     uint64_t now = vt_now(c, op & FUTEX_CLOCK_REALTIME ? CLOCK_REALTIME : CLOCK_MONOTONIC);
     ns = ns > now ? ns - now : 0;
   }
   const struct timespec over = {0, 0};
   if (threads_count(c) > 1) {
-    struct timespec host_timeout = vt_timespec(ns);
-    if (absolute) { /* the host's monotonic clock that far on */
-      struct timespec now;
-      clock_gettime(CLOCK_MONOTONIC, &now);
-      host_timeout = vt_timespec((uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec + ns);
-    }
+    struct timespec host_timeout = absolute ? host_deadline(ns) : vt_timespec(ns);
     return host_result(syscall(SYS_futex, word, op & ~FUTEX_CLOCK_REALTIME, (uint32_t)a[2],
                                &host_timeout, NULL, (uint32_t)a[5]));
   }
@@ -104,14 +106,10 @@ static int64_t pi_virtually(Cpu *c, int cmd, uint32_t *word, const uint64_t *a, 
   if (cmd == FUTEX_WAIT_REQUEUE_PI || cmd == FUTEX_CMP_REQUEUE_PI) return -ENOSYS; /* unused by C libraries */
   struct timespec deadline;
   if (timeout) { /* LOCK_PI's is on the real-time clock, LOCK_PI2's on the one op names */
-    if (timeout->tv_sec < 0 || timeout->tv_nsec < 0 || timeout->tv_nsec >= 1000000000) return -EINVAL;
+    if (!vt_valid_timespec(timeout)) return -EINVAL;
     bool realtime = cmd == FUTEX_LOCK_PI || (op & FUTEX_CLOCK_REALTIME);
-    uint64_t at = (uint64_t)timeout->tv_sec * 1000000000u + (uint64_t)timeout->tv_nsec;
-    uint64_t now = vt_now(c, realtime ? CLOCK_REALTIME : CLOCK_MONOTONIC), host;
-    struct timespec h;
-    clock_gettime(CLOCK_MONOTONIC, &h);
-    host = (uint64_t)h.tv_sec * 1000000000u + (uint64_t)h.tv_nsec + (at > now ? at - now : 0);
-    deadline = vt_timespec(host);
+    uint64_t at = vt_ns(timeout), now = vt_now(c, realtime ? CLOCK_REALTIME : CLOCK_MONOTONIC);
+    deadline = host_deadline(at > now ? at - now : 0);
   }
   return lock_pi(c, word, op, cmd == FUTEX_TRYLOCK_PI, timeout ? &deadline : NULL);
 }

@@ -202,10 +202,10 @@ static int64_t wait_virtually_left(Cpu *c, void *timeout, bool nsec, int64_t (*l
   if (!det_on(c) || !timeout) return -ENOSYS;
   const struct timespec *ts = timeout;
   const struct timeval *tv = timeout;
-  bool valid = nsec ? ts->tv_sec >= 0 && ts->tv_nsec >= 0 && ts->tv_nsec < 1000000000
+  bool valid = nsec ? vt_valid_timespec(ts)
                     : tv->tv_sec >= 0 && tv->tv_usec >= 0; /* Linux carries whole seconds */
   uint64_t ns = !valid ? 0
-                : nsec ? (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec
+                : nsec ? vt_ns(ts)
                        : (uint64_t)tv->tv_sec * 1000000000u + (uint64_t)tv->tv_usec * 1000u;
   if (ns == 0) return -ENOSYS;
   uint64_t start = vt_now(c, CLOCK_MONOTONIC);

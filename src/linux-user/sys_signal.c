@@ -85,11 +85,9 @@ int64_t sys_rt_sigtimedwait(Cpu *c, const uint64_t *a) {
     if (signals_handler_due(c)) return -EINTR; /* the handler runs first, as natively */
     struct timespec timeout;
     if (a[2] && guest_copy_in(c, &timeout, a[2], sizeof timeout) < 0) return -EFAULT;
-    bool virtual_wait = det_on(c) && a[2] && timeout.tv_sec >= 0 && timeout.tv_nsec >= 0 &&
-                        timeout.tv_nsec < 1000000000 && (timeout.tv_sec || timeout.tv_nsec);
+    bool virtual_wait = det_on(c) && a[2] && vt_valid_timespec(&timeout) && vt_ns(&timeout);
     if (virtual_wait && (sig = host_look(set, info)) == -EAGAIN) {
-      uint64_t ns = (uint64_t)timeout.tv_sec * 1000000000u + (uint64_t)timeout.tv_nsec;
-      sig = vt_wait_signal(c, ns, set) ? signals_take_blocked(c, set, info) : 0;
+      sig = vt_wait_signal(c, vt_ns(&timeout), set) ? signals_take_blocked(c, set, info) : 0;
       if (!sig && signals_handler_due(c)) return -EINTR;
       if (!sig) sig = host_look(set, info);
     } else if (!virtual_wait) {

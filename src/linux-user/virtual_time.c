@@ -153,11 +153,11 @@ bool vt_idle_to_next_timer(Cpu *c) {
 
 /* ---- the system calls ---- */
 
-static bool valid_timespec(const struct timespec *ts) {
+bool vt_valid_timespec(const struct timespec *ts) {
   return ts->tv_sec >= 0 && ts->tv_nsec >= 0 && ts->tv_nsec < (long)NS;
 }
 
-static uint64_t ns_of(const struct timespec *ts) {
+uint64_t vt_ns(const struct timespec *ts) {
   uint64_t s = (uint64_t)ts->tv_sec;
   return s >= UINT64_MAX / NS - 1 ? UINT64_MAX / 2 : s * NS + (uint64_t)ts->tv_nsec;
 }
@@ -226,7 +226,7 @@ int64_t vt_setitimer(Cpu *c, int which, uint64_t value, uint64_t old) {
   if (old && guest_copy_out(c, old, &w, sizeof w) < 0) return -EFAULT;
   struct timespec value_ts = {v.it_value.tv_sec, v.it_value.tv_usec * 1000L};
   struct timespec interval_ts = {v.it_interval.tv_sec, v.it_interval.tv_usec * 1000L};
-  timer_arm(c, t, ns_of(&value_ts), ns_of(&interval_ts));
+  timer_arm(c, t, vt_ns(&value_ts), vt_ns(&interval_ts));
   return 0;
 }
 
@@ -271,19 +271,19 @@ int64_t vt_timer_settime(Cpu *c, int timer, int flags, uint64_t value, uint64_t 
   if (!t) return -EINVAL;
   struct itimerspec s;
   if (guest_copy_in(c, &s, value, sizeof s) < 0) return -EFAULT;
-  if (!valid_timespec(&s.it_value) || !valid_timespec(&s.it_interval)) return -EINVAL;
+  if (!vt_valid_timespec(&s.it_value) || !vt_valid_timespec(&s.it_interval)) return -EINVAL;
   struct itimerspec was = timer_left(c, t);
   if (old && guest_copy_out(c, old, &was, sizeof was) < 0) return -EFAULT;
-  uint64_t v = ns_of(&s.it_value);
+  uint64_t v = vt_ns(&s.it_value);
   if ((flags & TIMER_ABSTIME) && v) { /* a time already past is due at once */
     uint64_t now = vt_now(c, t->clock);
     v = v > now ? v - now : 0;
     t->due = timer_now(c, t) + v;
-    t->interval = ns_of(&s.it_interval);
+    t->interval = vt_ns(&s.it_interval);
     t->overrun = 0;
     return 0;
   }
-  timer_arm(c, t, v, ns_of(&s.it_interval));
+  timer_arm(c, t, v, vt_ns(&s.it_interval));
   return 0;
 }
 

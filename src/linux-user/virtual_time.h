@@ -37,6 +37,10 @@ typedef struct VirtualTime {
  * 2023-11-14 22:13:20 UTC). */
 uint64_t vt_now(const Cpu *c, clockid_t id);
 struct timespec vt_timespec(uint64_t ns);
+/* Whether a timespec is one the kernel takes (seconds and nanoseconds in range), and its
+ * ns (saturated far beyond any timeout's need). */
+bool vt_valid_timespec(const struct timespec *ts);
+uint64_t vt_ns(const struct timespec *ts);
 
 /* The instruction count at which the next timer falls due, UINT64_MAX if none is armed;
  * and the signals of the timers due by now, raised (intervals re-armed). */
