@@ -348,5 +348,16 @@ int64_t sys_munlock(Cpu *c, const uint64_t *a) {
 }
 
 /* The heap lives in a reservation of its own (brk.c), which also drops decoded code when
- * the break shrinks. */
-int64_t sys_brk(Cpu *c, const uint64_t *a) { return (int64_t)brk_set(proc_of(c), a[0]); }
+ * the break shrinks. On a host with larger pages, the guest pages a shrink leaves in the
+ * host page of the new break are zeroed, so that they read as zero when it grows again. */
+int64_t sys_brk(Cpu *c, const uint64_t *a) {
+  Process *p = proc_of(c);
+  const uint64_t old_top = (p->brk_cur + GUEST_PAGE - 1) & ~(GUEST_PAGE - 1);
+  const uint64_t now = brk_set(p, a[0]), new_top = (now + GUEST_PAGE - 1) & ~(GUEST_PAGE - 1);
+  if (host_page() > GUEST_PAGE && new_top < old_top) {
+    uint64_t host_top = (new_top + host_page() - 1) & ~(host_page() - 1);
+    uint64_t kept_end = host_top < old_top ? host_top : old_top;
+    if (kept_end > new_top) guest_pages_advise(c, new_top, kept_end - new_top, MADV_DONTNEED, true);
+  }
+  return (int64_t)now;
+}

@@ -12,8 +12,9 @@
 #define MAP_FIXED_NOREPLACE 0x100000
 #endif
 
-
-
+/* The break's page is the guest's 4 KiB one (as /proc/self/maps and the guest's accesses
+ * see it); the host maps and protects whole host pages around it. */
+static uint64_t guest_page_up(uint64_t a) { return (a + GUEST_PAGE - 1) & ~(GUEST_PAGE - 1); }
 static uint64_t page_up(uint64_t a) { return (a + host_page() - 1) & ~(host_page() - 1); }
 
 void brk_adopt(Process *p, uint64_t start, uint64_t end) {
@@ -68,24 +69,27 @@ static bool reserve_more(Process *p, uint64_t new_top) {
 uint64_t brk_set(Process *p, uint64_t want) {
   const uint64_t old = p->brk_cur;
   if (want < p->brk_start) return old;
-  const uint64_t new_top = page_up(want), old_top = page_up(old);
-  if (new_top < want) return old;
+  const uint64_t new_top = guest_page_up(want), old_top = guest_page_up(old);
+  const uint64_t host_new = page_up(new_top), host_old = page_up(old_top);
+  if (host_new < want) return old;
   if (new_top > old_top && !within_rlimit(p, new_top)) return old;
-  if (new_top > p->brk_end && !reserve_more(p, new_top)) return old;
+  if (host_new > p->brk_end && !reserve_more(p, host_new)) return old;
   if (new_top > old_top) {
-    /* Pages beyond the break were dropped when it last shrank, so they read as zero. */
-    if (mprotect((void *)(uintptr_t)old_top, new_top - old_top, PROT_READ | PROT_WRITE) != 0 ||
+    /* Pages beyond the break were dropped or zeroed when it last shrank, so they read as
+     * zero. */
+    if ((host_new > host_old && mprotect((void *)(uintptr_t)host_old, host_new - host_old,
+                                         PROT_READ | PROT_WRITE) != 0) ||
         !ranges_add(&p->machine.mem, old_top, new_top, GUEST_PROT_READ | GUEST_PROT_WRITE))
       return old;
   } else if (new_top < old_top) {
-    void *from = (void *)(uintptr_t)new_top;
-    size_t len = old_top - new_top;
-    /* Replace the pages with fresh PROT_NONE ones: frees the memory, and growing again
-     * exposes zeros as the kernel's brk does. The range is our own reservation. */
-    if (mmap(from, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1,
-             0) == MAP_FAILED)
+    /* Replace whole host pages with fresh PROT_NONE ones: frees the memory, and growing
+     * again exposes zeros as the kernel's brk does. The range is our own reservation.
+     * Guest pages in a host page that stays are the caller's to zero (brk.h). */
+    if (host_new < host_old &&
+        mmap((void *)(uintptr_t)host_new, host_old - host_new, PROT_NONE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) == MAP_FAILED)
       return old;
-    block_invalidate_range(&p->machine.code, new_top, len);
+    block_invalidate_range(&p->machine.code, new_top, old_top - new_top);
     ranges_add(&p->machine.mem, new_top, old_top, GUEST_PROT_RESERVED);
   }
   p->brk_cur = want;

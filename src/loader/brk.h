@@ -17,8 +17,11 @@ void brk_adopt(Process *p, uint64_t start, uint64_t end);
 
 /* The brk system call: moves the break to want and returns the new break, or the old one
  * when want is below the start of the heap, beyond RLIMIT_DATA, or where the reservation
- * cannot grow (another mapping is in the way, as the kernel's brk would find). Pages up to
- * the break are read-write (newly exposed ones are zero); pages beyond it are PROT_NONE. */
+ * cannot grow (another mapping is in the way, as the kernel's brk would find). The break's
+ * pages are the guest's (GUEST_PAGE): those up to it are read-write, those beyond it
+ * the guest's no longer. Host pages wholly beyond it are PROT_NONE and read as zero when
+ * the break grows again; on a host with larger pages, the guest pages a shrink leaves in
+ * the break's host page keep their bytes: the caller zeroes them. */
 uint64_t brk_set(Process *p, uint64_t want);
 
 #endif

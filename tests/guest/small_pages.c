@@ -3,7 +3,8 @@
  * a fixed address inside another mapping; anonymous memory over part of a file mapping;
  * one page's protection or mapping changed in the middle of a mapping, as /proc/self/maps,
  * the kernel's checks of system call buffers, mincore and msync see it; mremap of a few
- * pages; MADV_DONTNEED on one page; MAP_FIXED_NOREPLACE on a taken page. The output is
+ * pages; MADV_DONTNEED on one page; MAP_FIXED_NOREPLACE on a taken page; the break moved
+ * by a page at a time. The output is
  * compared with the native run's. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -133,5 +134,15 @@ int main(void) {
   uint8_t *s = mremap(g, 5 * PAGE, 2 * PAGE, 0);
   printf("mremap 5 -> 2 pages in place: %s\n", s == g ? "yes" : "no");
   maps_of("after mremap", s, 5 * PAGE);
+
+  /* The break moves by 4 KiB pages: shrunk by one and grown again, that page is zero. */
+  uint8_t *top = sbrk(0), *edge = (uint8_t *)(((uintptr_t)top + PAGE - 1) & ~(uintptr_t)(PAGE - 1));
+  if (sbrk(edge - top + 3 * PAGE) == (void *)-1) return 1;
+  memset(edge, 0x44, 3 * PAGE);
+  sbrk(-2 * PAGE);
+  maps_of("heap after shrinking by 2 pages", edge, 3 * PAGE);
+  sbrk(2 * PAGE);
+  printf("heap grown again: page kept %s, pages given back zero %s\n", edge[PAGE - 1] == 0x44 ? "yes" : "no",
+         zeros(edge + PAGE, 2 * PAGE) ? "yes" : "no");
   return 0;
 }
