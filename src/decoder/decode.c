@@ -103,6 +103,38 @@ static bool is_legacy_prefix(uint8_t b) {
   }
 }
 
+/* A VEX prefix at i (in 64-bit mode C4 and C5 always are one): its map, the mandatory
+ * prefix its pp field stands for, REX's bits (inverted in the prefix), W, L and vvvv;
+ * then the opcode. False if the bytes run out. */
+static bool parse_vex(DecodeCtx *d, unsigned i) {
+  bool three = d->bytes[i] == 0xC4;
+  if (i + (three ? 3u : 2u) >= d->len) return false;
+  /* 66, F2, F3 or LOCK before VEX: #UD. (After a REX, C4 and C5 are no VEX: LES and
+   * LDS, #UD in 64-bit mode, which no row has.) */
+  d->vex_refused = d->p66 || d->rep || d->lock;
+  uint8_t b1 = d->bytes[i + 1], last = d->bytes[i + (three ? 2 : 1)];
+  d->vex = true;
+  d->rex_r = !(b1 & 0x80);
+  if (three) {
+    d->rex_x = !(b1 & 0x40);
+    d->rex_b = !(b1 & 0x20);
+    d->rex_w = last & 0x80;
+    unsigned mmmmm = b1 & 0x1F;
+    d->map = mmmmm == 1 ? MAP_0F : mmmmm == 2 ? MAP_0F38 : mmmmm == 3 ? MAP_0F3A : MAP_ONE;
+    if (d->map == MAP_ONE) d->vex_refused = true; /* a reserved map */
+  } else {
+    d->map = MAP_0F;
+  }
+  d->vvvv = (~last >> 3) & 15;
+  d->vex_l = last & 4;
+  static const uint8_t pp_class[4] = {CLASS_NP, CLASS_66, CLASS_F3, CLASS_F2};
+  d->pfx_class = pp_class[last & 3];
+  i += three ? 3 : 2;
+  d->opcode = d->bytes[i];
+  d->modrm_at = i + 1;
+  return true;
+}
+
 /* Legacy prefixes, REX and the opcode map; false if the bytes run out. */
 static bool parse_prefixes(DecodeCtx *d) {
   unsigned i = 0;
@@ -123,6 +155,7 @@ static bool parse_prefixes(DecodeCtx *d) {
                                                    mode: they do not undo an FS or GS */
     else break;
   }
+  if (i < d->len && (d->bytes[i] == 0xC4 || d->bytes[i] == 0xC5)) return parse_vex(d, i);
   if (i < d->len && (d->bytes[i] & 0xF0) == 0x40) {
     uint8_t rex = d->bytes[i++];
     d->rex = true;
@@ -152,7 +185,7 @@ static bool parse_prefixes(DecodeCtx *d) {
  * reserved NOPs, the CPU model's), and LFENCE/MFENCE/SFENCE (0F AE /5../7) with any
  * ModRM.rm; and MOV to and from segment registers with a REX.R, which the CPU ignores. */
 static unsigned rejected_form_length(const DecodeCtx *d, unsigned avail) {
-  if (d->modrm_at >= avail) return 0;
+  if (d->vex || d->modrm_at >= avail) return 0;
   unsigned n = modrm_operand_length(d->bytes, d->modrm_at, avail);
   if (!n || d->modrm_at + n > avail) return 0;
   if (d->map == MAP_ONE && (d->opcode == 0x8C || d->opcode == 0x8E)) return d->modrm_at + n;
@@ -182,12 +215,15 @@ static bool conditions_hold(unsigned attrs, const DecodeCtx *d) {
   if ((attrs & A_NO_O16) && d->p66) return false;
   if ((attrs & A_NO_REXB) && d->rex_b) return false;
   if ((attrs & A_NO_REXR) && d->rex_r) return false;
+  if ((attrs & A_L0) && d->vex_l) return false;
+  if ((attrs & A_NO_VVVV) && d->vvvv) return false;
   return true;
 }
 
 /* The first row of the instruction's map that fits its encoding, or NULL (#UD);
  * *lock_refused says whether that is because of a LOCK prefix the row does not take. */
 static const Form *find_form(const Decoder *dec, const DecodeCtx *d, bool *lock_refused) {
+  if (d->vex_refused) return NULL;
   const FormMap *m = &dec->maps[d->map];
   uint8_t modrm = d->has_modrm_byte ? d->bytes[d->modrm_at] : 0;
   for (unsigned k = m->first[d->opcode]; k < m->first[d->opcode + 1]; k++) {
@@ -197,6 +233,7 @@ static const Form *find_form(const Decoder *dec, const DecodeCtx *d, bool *lock_
     if (uses_modrm && !d->has_modrm_byte) continue;
     if ((modrm & f->modrm_mask) != f->modrm) continue;
     if (!(uses_modrm && mem ? f->mem : f->reg)) continue;
+    if (!(f->attrs & A_VEX) != !d->vex) continue; /* VEX rows for VEX encodings only */
     if (!conditions_hold(f->attrs, d)) continue;
     if (f->feature != BASE && !cpu_feature_enabled(d->model, (CpuFeature)f->feature)) continue;
     if ((f->attrs & A_MMX) && !cpu_feature_enabled(d->model, CPU_FEATURE_MMX)) continue;
@@ -268,6 +305,7 @@ static bool is_lock(uint8_t b) { return b == 0xF0; }
  * length is that of the instruction with one of each prefix it has (and no 67, which
  * changes the length only of A0..A3), plus the others. */
 static unsigned length_with_extra_prefixes(const Decoder *dec, const DecodeCtx *d) {
+  if (d->vex) return 0;
   unsigned escape = d->map == MAP_ONE ? 0 : d->map == MAP_0F ? 1 : 2;
   unsigned opcode_at = d->modrm_at - 1 - escape, prefixes = opcode_at - (d->rex ? 1 : 0);
   uint8_t rest[16];

@@ -43,8 +43,12 @@ typedef struct DecodeCtx {
   uint8_t rep;   /* 0, 0xF2 or 0xF3: the last of them, as the CPU takes it */
   uint8_t pfx_class; /* the mandatory-prefix class, CLASS_* of table.h */
   uint8_t seg;   /* SEG_NONE / SEG_FS / SEG_GS */
-  /* REX. */
+  /* REX, or the same bits from a VEX prefix. */
   bool rex, rex_w, rex_r, rex_x, rex_b;
+  /* VEX (C4, C5): its vector length bit and its extra register (vvvv, un-inverted);
+   * vex_refused: a prefix before it (66, F2, F3, LOCK) or its map field makes it #UD. */
+  bool vex, vex_l, vex_refused;
+  uint8_t vvvv;
   /* Opcode. */
   unsigned map;  /* 0: one byte, 1: 0F, 2: 0F 38, 3: 0F 3A */
   uint8_t opcode;

@@ -134,6 +134,7 @@ void decode_operands(DecodeCtx *d, Insn *in, const Form *f) {
   bool byte_regs = f->width == W_B;
   uint64_t next = d->rip + d->len;
   in->osz = (uint8_t)operand_size(d, f->width);
+  in->vreg = d->vvvv;
   if (shape_has_modrm(f->shape))
     decode_modrm(d, in, byte_regs || f->shape == S_MODRM_EB, f->shape == S_MODRM_R);
   switch (f->shape) {

@@ -107,6 +107,10 @@ enum {
   A_NO_REXR = 1 << 15, /* only without REX.R */
   A_STACK = 1 << 16,  /* implicit accesses through the stack segment at RBP (ENTER, LEAVE) */
   A_ATOMIC = 1 << 17, /* atomic with a memory operand even without LOCK (XCHG) */
+  A_VEX = 1 << 18,    /* VEX-encoded (the only rows a VEX encoding fits): the prefix
+                         column is VEX.pp, A_W0/A_W1 test VEX.W, Insn.vreg is VEX.vvvv */
+  A_L0 = 1 << 19,     /* only with VEX.L 0 (scalar and 128-bit forms) */
+  A_NO_VVVV = 1 << 20, /* only with VEX.vvvv 1111 (no register there) */
 };
 
 /* A row needs no CPUID feature beyond the x86-64 baseline. */

@@ -25,6 +25,9 @@
 #define ECX1_POPCNT (1u << 23)
 #define ECX1_AES (1u << 25)
 /* CPUID.7.0 */
+#define EBX7_BMI1 (1u << 3)
+#define EBX7_BMI2 (1u << 8)
+#define EBX7_ADX (1u << 19)
 #define EBX7_SHA (1u << 29)
 /* CPUID.80000001 */
 #define ECX81_LAHF (1u << 0)
@@ -39,7 +42,7 @@ static const uint32_t leaf1_edx =
 static const uint32_t leaf1_ecx = ECX1_SSE3 | ECX1_PCLMULQDQ | ECX1_SSSE3 | ECX1_CX16 |
                                   ECX1_SSE41 | ECX1_SSE42 | ECX1_MOVBE | ECX1_POPCNT |
                                   ECX1_AES;
-static const uint32_t leaf7_ebx = EBX7_SHA;
+static const uint32_t leaf7_ebx = EBX7_BMI1 | EBX7_BMI2 | EBX7_ADX | EBX7_SHA;
 static const uint32_t ext1_ecx = ECX81_LAHF | ECX81_ABM;
 static const uint32_t ext1_edx = EDX81_SYSCALL | EDX81_NX | EDX81_RDTSCP | EDX81_LM;
 
@@ -123,6 +126,8 @@ static const struct {
     {"aes", CPU_FEATURE_AES},
     {"abm", CPU_FEATURE_LZCNT},       {"lzcnt", CPU_FEATURE_LZCNT},
     {"sha-ni", CPU_FEATURE_SHA},      {"sha", CPU_FEATURE_SHA},
+    {"bmi1", CPU_FEATURE_BMI1},       {"bmi2", CPU_FEATURE_BMI2},
+    {"adx", CPU_FEATURE_ADX},
 };
 
 static uint32_t implemented(unsigned word) {
@@ -204,8 +209,18 @@ const char *cpuid_missing_set(const uint8_t *b, unsigned n) {
   }
   if (i < n && (b[i] & 0xF0) == 0x40) i++;
   if (i >= n) return NULL;
+  if ((b[i] == 0xC4 || b[i] == 0xC5) && i + 3 < n) {
+    /* BMI1 and BMI2 are the VEX instructions on general registers: map 0F 38 F2, F3, F5,
+     * F6, F7 and map 0F 3A F0 (RORX). */
+    bool three = b[i] == 0xC4;
+    unsigned map = three ? b[i + 1] & 0x1F : 1, opc = b[i + (three ? 3 : 2)];
+    if ((map == 2 && (opc == 0xF2 || opc == 0xF3 || opc == 0xF5 || opc == 0xF6 || opc == 0xF7)) ||
+        (map == 3 && opc == 0xF0))
+      return "BMI1 or BMI2 is off (--cpu=-bmi1, --cpu=-bmi2), or the encoding is one the CPU refuses";
+    return "the CPU model has no AVX, AVX2, FMA or F16C (VEX encoding): build for x86-64-v2 or lower";
+  }
   if (b[i] == 0xC4 || b[i] == 0xC5)
-    return "the CPU model has no AVX, AVX2, FMA or BMI (VEX encoding): build for x86-64-v2 or lower";
+    return "the CPU model has no AVX, AVX2, FMA or F16C (VEX encoding): build for x86-64-v2 or lower";
   if (b[i] == 0x62) return "the CPU model has no AVX-512 (EVEX encoding): build for x86-64-v2 or lower";
   if (b[i] != 0x0F || i + 1 >= n) return NULL;
   uint8_t op = b[i + 1], modrm = i + 2 < n ? b[i + 2] : 0, reg = (modrm >> 3) & 7;
@@ -214,7 +229,7 @@ const char *cpuid_missing_set(const uint8_t *b, unsigned n) {
   if (op == 0x38 && i + 2 < n) {
     uint8_t op3 = b[i + 2];
     if (op3 >= 0xC8 && op3 <= 0xCD && !p66 && !rep) return "the SHA extensions are off (--cpu=-sha)";
-    if (op3 == 0xF6 && (p66 || rep)) return "the CPU model has no ADX (ADCX, ADOX)";
+    if (op3 == 0xF6 && (p66 || rep)) return "ADX is off (--cpu=-adx)";
     return NULL;
   }
   if (op == 0x3A && i + 2 < n && b[i + 2] == 0xCC && !p66 && !rep)

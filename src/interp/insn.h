@@ -23,10 +23,13 @@ struct Insn {
   uint8_t rm;     /* ModRM.rm register when !mem */
   uint8_t base;   /* REG_NONE when absent */
   uint8_t index;  /* REG_NONE when absent */
-  uint8_t scale;  /* shift count 0..3 */
-  uint8_t seg;    /* SEG_NONE, SEG_FS or SEG_GS: the only segments with a base */
-  uint8_t mem : 1;    /* the ModRM.rm operand is memory */
+  uint8_t vreg;   /* VEX.vvvv: the register operand a VEX encoding adds (else 0) */
+  /* How the address is formed, in one byte so that ea() tests its rare cases at once. */
+  uint8_t scale : 2;  /* shift count 0..3 */
+  uint8_t seg : 2;    /* SEG_NONE, SEG_FS or SEG_GS: the only segments with a base */
   uint8_t addr32 : 1; /* 67 prefix: 32-bit address arithmetic */
+  uint8_t rep : 2;    /* REP_NONE, REP_E (F3), REP_NE (F2) for string instructions */
+  uint8_t mem : 1;    /* the ModRM.rm operand is memory */
   uint8_t ends : 1;   /* control may leave straight-line order: the block ends here */
   uint8_t chain : 1;  /* another instruction of the block follows (set by block.c) */
   uint8_t rep_once : 1; /* a REP string instruction runs one iteration per execution and
@@ -35,7 +38,6 @@ struct Insn {
   uint8_t lock : 1;   /* atomic: a LOCK prefix (on a lockable memory form: the others are
                          #UD), or XCHG with memory; an op_atomic record runs it (atomic.c) */
   uint8_t stack : 1;  /* accesses memory at RBP through the stack segment (ENTER, LEAVE) */
-  uint8_t rep;    /* REP_NONE, REP_E (F3), REP_NE (F2) for string instructions */
   uint8_t op;     /* sub-operation chosen by the decoder (ALU kind, condition code...) */
   uint8_t aux;    /* second small immediate or handler-specific detail */
   /* Arithmetic flags as FL_* bits: what the instruction reads, what it always writes,

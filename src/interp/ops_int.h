@@ -36,6 +36,18 @@ void op_bsf(Cpu *c, const Insn *in);
 void op_bsr(Cpu *c, const Insn *in);
 void op_lzcnt(Cpu *c, const Insn *in);
 void op_popcnt(Cpu *c, const Insn *in);
+/* bmi.c: BMI1, BMI2, ADX */
+void op_andn(Cpu *c, const Insn *in);
+void op_bextr(Cpu *c, const Insn *in);
+void op_bls(Cpu *c, const Insn *in);
+void op_tzcnt(Cpu *c, const Insn *in);
+void op_bzhi(Cpu *c, const Insn *in);
+void op_mulx(Cpu *c, const Insn *in);
+void op_pdep(Cpu *c, const Insn *in);
+void op_pext(Cpu *c, const Insn *in);
+void op_rorx(Cpu *c, const Insn *in);
+void op_shiftx(Cpu *c, const Insn *in);
+void op_adx(Cpu *c, const Insn *in);
 void op_bswap(Cpu *c, const Insn *in);
 
 /* Moves. */

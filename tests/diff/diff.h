@@ -85,6 +85,12 @@ typedef struct Spec {
   int opreg;          /* register in the opcode's low bits (REG_NO when none) */
   uint64_t imm;
   unsigned imm_size;
+  /* A VEX prefix instead of REX and the mandatory prefix: map (1: 0F, 2: 0F 38, 3: 0F 3A;
+   * 0: no VEX), pp (0: none, 1: 66, 2: F3, 3: F2), L, the vvvv register (REG_NO: 1111),
+   * and the two-byte C5 form where it can say as much. */
+  uint8_t vex_map, vex_pp;
+  bool vex_l, vex_short;
+  int vvvv;
 } Spec;
 
 /* Encodes s at address rip into out; returns the length. */
@@ -115,7 +121,13 @@ enum {
   X_LEA = 1 << 3,          /* the memory operand is only an address: any register values */
   X_NO_JUNK = 1 << 4,      /* no redundant prefixes */
   X_LOCK = 1 << 5,         /* always LOCK (forms where it is invalid: #UD) */
+  X_VEX_L1 = 1 << 6,       /* VEX.L 1 (BMI forms: #UD) */
+  X_VVVV_SET = 1 << 7,     /* a register in VEX.vvvv where the form has none (#UD) */
+  X_VEX_66 = 1 << 8,       /* a 66 prefix before VEX (#UD) */
 };
+
+/* What VEX.vvvv is to a form (Form.vv). */
+enum { VV_NONE, VV_SRC, VV_DEST };
 
 struct Form {
   char name[40];
@@ -133,6 +145,7 @@ struct Form {
   uint16_t x;        /* X_* */
   unsigned flags;    /* arithmetic flags compared, unless mask() says otherwise */
   uint8_t op;        /* a small parameter for the hooks (ALU kind, condition, shift op) */
+  uint8_t vex_map, vex_pp, vv; /* VEX-encoded forms: Spec's fields, and VV_* */
   /* Shapes operand values after the random draw; may set k->reject to draw again. */
   void (*prep)(Case *k, Rng *g);
   /* Arithmetic flags compared for this case (the SDM leaves the others undefined). */

@@ -647,11 +647,59 @@ static void add_invalid(void) {
   add("#UD 82 (invalid in 64-bit mode)", (Form){OPC(0x82), .enc = ENC_MODRM_DIGIT, .where = WHERE_BOTH, .imm = IMM_B, .x = ud}, S8);
 }
 
+/* BEXTR's control and BZHI's index: mostly inside and around the operand's width. */
+static void prep_bit_field(Case *k, Rng *g) {
+  uint64_t v = k->in.r[k->s.vvvv];
+  uint64_t start = rng_chance(g, 85) ? rng_below(g, 70) : rng_below(g, 256);
+  uint64_t len = rng_chance(g, 85) ? rng_below(g, 70) : rng_below(g, 256);
+  if (rng_chance(g, 90)) v = (v & ~0xffffull) | len << 8 | start;
+  k->in.r[k->s.vvvv] = v;
+}
+
+/* BMI1, BMI2 (VEX-encoded) and ADX, TZCNT. SDM: ANDN, BLSI, BLSR, BZHI define SF ZF CF
+ * OF; BLSMSK too (ZF always clear); BEXTR ZF CF OF; TZCNT CF ZF; the others change no
+ * flag; ADCX and ADOX only theirs. */
+static void add_bmi(void) {
+  unsigned szco = FL_SF | FL_ZF | FL_CF | FL_OF, keep = ARITH6;
+  unsigned y = S32 | S64;
+  add("andn Gy,By,Ey", (Form){OPC(0xF2), .vex_map = 2, .vv = VV_SRC, .enc = ENC_MODRM_REG, .where = WHERE_BOTH, .flags = szco}, y);
+  static const char *const bls[4] = {NULL, "blsr By,Ey", "blsmsk By,Ey", "blsi By,Ey"};
+  for (uint8_t d = 1; d <= 3; d++)
+    add(bls[d], (Form){OPC(0xF3), .vex_map = 2, .vv = VV_DEST, .enc = ENC_MODRM_DIGIT, .digit = d, .where = WHERE_BOTH, .flags = szco}, y);
+  add("bextr Gy,Ey,By", (Form){OPC(0xF7), .vex_map = 2, .vv = VV_SRC, .enc = ENC_MODRM_REG, .where = WHERE_BOTH,
+                               .flags = FL_ZF | FL_CF | FL_OF, .prep = prep_bit_field}, y);
+  add("bzhi Gy,Ey,By", (Form){OPC(0xF5), .vex_map = 2, .vv = VV_SRC, .enc = ENC_MODRM_REG, .where = WHERE_BOTH,
+                              .flags = szco, .prep = prep_bit_field}, y);
+  add("pdep Gy,By,Ey", (Form){OPC(0xF5), .vex_map = 2, .vex_pp = 3, .vv = VV_SRC, .enc = ENC_MODRM_REG, .where = WHERE_BOTH, .flags = keep}, y);
+  add("pext Gy,By,Ey", (Form){OPC(0xF5), .vex_map = 2, .vex_pp = 2, .vv = VV_SRC, .enc = ENC_MODRM_REG, .where = WHERE_BOTH, .flags = keep}, y);
+  add("mulx Gy,By,Ey", (Form){OPC(0xF6), .vex_map = 2, .vex_pp = 3, .vv = VV_DEST, .enc = ENC_MODRM_REG, .where = WHERE_BOTH,
+                              .fixed = 1u << RDX, .flags = keep}, y);
+  add("sarx Gy,Ey,By", (Form){OPC(0xF7), .vex_map = 2, .vex_pp = 2, .vv = VV_SRC, .enc = ENC_MODRM_REG, .where = WHERE_BOTH, .flags = keep}, y);
+  add("shlx Gy,Ey,By", (Form){OPC(0xF7), .vex_map = 2, .vex_pp = 1, .vv = VV_SRC, .enc = ENC_MODRM_REG, .where = WHERE_BOTH, .flags = keep}, y);
+  add("shrx Gy,Ey,By", (Form){OPC(0xF7), .vex_map = 2, .vex_pp = 3, .vv = VV_SRC, .enc = ENC_MODRM_REG, .where = WHERE_BOTH, .flags = keep}, y);
+  add("rorx Gy,Ey,Ib", (Form){OPC(0xF0), .vex_map = 3, .vex_pp = 3, .enc = ENC_MODRM_REG, .where = WHERE_BOTH, .imm = IMM_B, .flags = keep}, y);
+  add("tzcnt Gv,Ev", (Form){OPC(0x0F, 0xBC), .mandatory = 0xF3, .enc = ENC_MODRM_REG, .where = WHERE_BOTH,
+                            .flags = FL_CF | FL_ZF, .prep = prep_scan}, SV);
+  add("adcx Gy,Ey", (Form){OPC(0x0F, 0x38, 0xF6), .opc_len = 3, .mandatory = 0x66, .enc = ENC_MODRM_REG, .where = WHERE_BOTH,
+                           .flags = keep, .x = X_NO_JUNK}, y);
+  add("adox Gy,Ey", (Form){OPC(0x0F, 0x38, 0xF6), .opc_len = 3, .mandatory = 0xF3, .enc = ENC_MODRM_REG, .where = WHERE_BOTH,
+                           .flags = keep, .x = X_NO_JUNK}, y);
+  /* #UD: VEX.L 1, a register in RORX's vvvv, a 66 before VEX. */
+  uint16_t ud = X_MAY_FAULT | X_NO_JUNK;
+  add("#UD andn VEX.L1", (Form){OPC(0xF2), .vex_map = 2, .vv = VV_SRC, .enc = ENC_MODRM_REG, .where = WHERE_BOTH,
+                                .x = ud | X_VEX_L1}, S32);
+  add("#UD rorx with vvvv", (Form){OPC(0xF0), .vex_map = 3, .vex_pp = 3, .enc = ENC_MODRM_REG, .where = WHERE_BOTH, .imm = IMM_B,
+                                   .x = ud | X_VVVV_SET}, S64);
+  add("#UD 66 VEX mulx", (Form){OPC(0xF6), .vex_map = 2, .vex_pp = 3, .vv = VV_DEST, .enc = ENC_MODRM_REG, .where = WHERE_BOTH,
+                                .x = ud | X_VEX_66}, S64);
+}
+
 void forms_build(void) {
   add_alu();
   add_unary_muldiv();
   add_shifts();
   add_bits();
+  add_bmi();
   add_moves();
   add_strings();
   add_pairs();

@@ -127,9 +127,23 @@ unsigned encode(const Spec *s, uint8_t *out, uint64_t rip) {
   bool rex_x = s->modrm && s->mem && m->index != REG_NO && high(m->index);
   bool rex_b = s->modrm ? (s->mem ? (m->base != REG_NO && high(m->base)) : high(s->rm))
                         : (s->opreg != REG_NO && high(s->opreg));
-  if (s->rex_w || rex_r || rex_x || rex_b || s->force_rex)
-    out[n++] = (uint8_t)(0x40 | s->rex_w << 3 | rex_r << 2 | rex_x << 1 | rex_b);
-  for (unsigned i = 0; i < s->opc_len; i++) out[n++] = s->opc[i];
+  if (s->vex_map) { /* R, X, B and vvvv inverted; then the opcode byte alone */
+    unsigned vvvv = s->vvvv == REG_NO ? 15 : 15 - (unsigned)s->vvvv;
+    uint8_t last = (uint8_t)(vvvv << 3 | (unsigned)s->vex_l << 2 | s->vex_pp);
+    if (s->vex_short && s->vex_map == 1 && !rex_x && !rex_b && !s->rex_w) {
+      out[n++] = 0xC5;
+      out[n++] = (uint8_t)(!rex_r << 7 | last);
+    } else {
+      out[n++] = 0xC4;
+      out[n++] = (uint8_t)(!rex_r << 7 | !rex_x << 6 | !rex_b << 5 | s->vex_map);
+      out[n++] = (uint8_t)(s->rex_w << 7 | last);
+    }
+    out[n++] = s->opc[s->opc_len - 1];
+  } else {
+    if (s->rex_w || rex_r || rex_x || rex_b || s->force_rex)
+      out[n++] = (uint8_t)(0x40 | s->rex_w << 3 | rex_r << 2 | rex_x << 1 | rex_b);
+    for (unsigned i = 0; i < s->opc_len; i++) out[n++] = s->opc[i];
+  }
   if (s->opreg != REG_NO) out[n - 1] |= (uint8_t)low3(s->opreg);
   unsigned disp_at = 0, disp_size = 0;
   if (s->modrm) {
@@ -251,9 +265,54 @@ static void assign_address(Case *k, Rng *g) {
   }
 }
 
+/* A VEX-encoded form: no legacy prefix but a segment or 67 one (and 66 where the case
+ * is #UD), VEX.W for 64 bits, and the vvvv register the form has. */
+static void generic_vex(Case *k, Rng *g) {
+  const Form *f = k->f;
+  Spec *s = &k->s;
+  memcpy(s->opc, f->opc, sizeof s->opc);
+  s->opc_len = f->opc_len;
+  s->opreg = REG_NO;
+  s->rex_w = f->size == 8;
+  s->vex_map = f->vex_map;
+  s->vex_pp = f->vex_pp;
+  s->vex_l = f->x & X_VEX_L1;
+  s->vex_short = rng_chance(g, 50);
+  s->modrm = true;
+  unsigned avoid = f->fixed;
+  if (f->enc == ENC_MODRM_DIGIT) {
+    s->reg = f->digit;
+  } else {
+    s->reg = pick_gpr(g, 0, false);
+    avoid |= 1u << s->reg;
+  }
+  s->vvvv = f->vv != VV_NONE || (f->x & X_VVVV_SET) ? pick_gpr(g, 0, false) : REG_NO;
+  if (s->vvvv != REG_NO) avoid |= 1u << s->vvvv;
+  if (f->x & X_VEX_66) s->legacy[s->n_legacy++] = 0x66;
+  s->mem = f->where == WHERE_MEM || (f->where == WHERE_BOTH && rng_chance(g, 50));
+  if (s->mem) {
+    choose_address(k, g, avoid, false);
+    if (s->m.seg) s->legacy[s->n_legacy++] = s->m.seg;
+    if (s->m.addr32) s->legacy[s->n_legacy++] = 0x67;
+  } else {
+    s->rm = pick_gpr(g, 0, false);
+  }
+  s->imm_size = imm_bytes(f);
+  if (s->imm_size) s->imm = rng_value(g) & ((1ull << (8 * s->imm_size)) - 1);
+  if (f->prep) f->prep(k, g);
+  if (k->reject) return;
+  if (s->mem) assign_address(k, g);
+  k->flag_mask = f->mask ? f->mask(k) : f->flags;
+  case_emit(k, s);
+}
+
 static void generic(Case *k, Rng *g) {
   const Form *f = k->f;
   Spec *s = &k->s;
+  if (f->vex_map) {
+    generic_vex(k, g);
+    return;
+  }
   memcpy(s->opc, f->opc, sizeof s->opc);
   s->opc_len = f->opc_len;
   s->opreg = REG_NO;

@@ -52,6 +52,9 @@ static uint64_t string_count(const Case *k) {
 /* Flags the instruction reads (k NULL: may read, whatever its operands). */
 static unsigned flags_read(const Form *f, const Case *k) {
   uint8_t op = f->opc[0];
+  if (f->vex_map) return 0; /* BMI1, BMI2 */
+  if (op == 0x0F && f->opc[1] == 0x38 && f->opc[2] == 0xF6) /* ADCX, ADOX */
+    return f->mandatory == 0x66 ? FL_CF : FL_OF;
   if (op == 0x0F) {
     uint8_t op1 = f->opc[1] & 0xF0;
     return op1 == 0x40 || op1 == 0x90 ? cc_reads[(f->opc[1] & 15) >> 1] : 0;
@@ -70,6 +73,10 @@ static unsigned flags_read(const Form *f, const Case *k) {
  * this gives what is defined after it in a sequence. */
 static unsigned flags_kept(const Form *f, const Case *k) {
   uint8_t op = f->opc[0];
+  if (f->vex_map) /* ANDN, BLS*, BEXTR, BZHI write them all; the other BMI2 forms none */
+    return f->flags == ARITH6 ? ARITH6 : 0;
+  if (op == 0x0F && f->opc[1] == 0x38 && f->opc[2] == 0xF6) /* ADCX, ADOX */
+    return ARITH6 & ~(f->mandatory == 0x66 ? FL_CF : FL_OF);
   if (op == 0x0F) {
     if (is_double_shift(f)) return k && masked_count(f, k) == 0 ? ARITH6 : 0;
     switch (f->opc[1]) {
@@ -106,7 +113,7 @@ static unsigned flags_kept(const Form *f, const Case *k) {
 /* Forms whose handlers skip work for flags that are not live (liveness matters most). */
 static bool skips_dead_flags(const Form *f) {
   uint8_t op = f->opc[0];
-  if (f->gen) return false;
+  if (f->gen || f->vex_map) return false;
   if (op == 0x0F) {
     uint8_t op1 = f->opc[1];
     return is_double_shift(f) || is_bt_reg(f) || op1 == 0xBA || op1 == 0xAF || op1 == 0xBC || op1 == 0xBD;
