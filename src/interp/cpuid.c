@@ -24,6 +24,11 @@
 #define ECX1_MOVBE (1u << 22)
 #define ECX1_POPCNT (1u << 23)
 #define ECX1_AES (1u << 25)
+#define ECX1_XSAVE (1u << 26)
+#define ECX1_OSXSAVE (1u << 27) /* the OS enabled XSAVE (CR4.OSXSAVE): with XSAVE */
+/* CPUID.0D.1 */
+#define EAXD1_XSAVEOPT (1u << 0)
+#define EAXD1_XSAVEC (1u << 1)
 /* CPUID.7.0 */
 #define EBX7_BMI1 (1u << 3)
 #define EBX7_BMI2 (1u << 8)
@@ -41,10 +46,11 @@ static const uint32_t leaf1_edx =
     EDX1_FPU | EDX1_TSC | EDX1_CX8 | EDX1_CMOV | EDX1_MMX | EDX1_FXSR | EDX1_SSE | EDX1_SSE2;
 static const uint32_t leaf1_ecx = ECX1_SSE3 | ECX1_PCLMULQDQ | ECX1_SSSE3 | ECX1_CX16 |
                                   ECX1_SSE41 | ECX1_SSE42 | ECX1_MOVBE | ECX1_POPCNT |
-                                  ECX1_AES;
+                                  ECX1_AES | ECX1_XSAVE | ECX1_OSXSAVE;
 static const uint32_t leaf7_ebx = EBX7_BMI1 | EBX7_BMI2 | EBX7_ADX | EBX7_SHA;
 static const uint32_t ext1_ecx = ECX81_LAHF | ECX81_ABM;
 static const uint32_t ext1_edx = EDX81_SYSCALL | EDX81_NX | EDX81_RDTSCP | EDX81_LM;
+static const uint32_t leafd1_eax = EAXD1_XSAVEOPT | EAXD1_XSAVEC;
 
 uint32_t cpuid_hwcap(const CpuModel *m) { return leaf1_edx & ~m->removed[CPUID_1_EDX]; }
 
@@ -72,7 +78,7 @@ CpuidRegs cpuid_query(const CpuModel *m, uint32_t leaf, uint32_t subleaf) {
   CpuidRegs r = {0, 0, 0, 0};
   switch (leaf) {
   case 0:
-    r.eax = 7;
+    r.eax = 0xD;
     memcpy(&r.ebx, "Genu", 4);
     memcpy(&r.edx, "ineI", 4);
     memcpy(&r.ecx, "ntel", 4);
@@ -91,6 +97,16 @@ CpuidRegs cpuid_query(const CpuModel *m, uint32_t leaf, uint32_t subleaf) {
     break;
   case 7:
     if (subleaf == 0) r.ebx = leaf7_ebx & ~m->removed[CPUID_7_EBX]; /* EAX 0: no subleaf 1 */
+    break;
+  case 0xD: /* the XSAVE components: x87 and SSE, in the 576-byte area (xsave.c) */
+    if (m->removed[CPUID_1_ECX] & ECX1_XSAVE) break;
+    if (subleaf == 0) {
+      r.eax = (uint32_t)XCR0_MODEL;
+      r.ebx = r.ecx = XSAVE_AREA_SIZE; /* for XCR0 as it is, and for every component */
+    } else if (subleaf == 1) {
+      r.eax = leafd1_eax & ~m->removed[CPUID_D1_EAX];
+      r.ebx = XSAVE_AREA_SIZE;
+    }
     break;
   case 0x80000000:
     r.eax = 0x80000004;
@@ -127,7 +143,8 @@ static const struct {
     {"abm", CPU_FEATURE_LZCNT},       {"lzcnt", CPU_FEATURE_LZCNT},
     {"sha-ni", CPU_FEATURE_SHA},      {"sha", CPU_FEATURE_SHA},
     {"bmi1", CPU_FEATURE_BMI1},       {"bmi2", CPU_FEATURE_BMI2},
-    {"adx", CPU_FEATURE_ADX},
+    {"adx", CPU_FEATURE_ADX},         {"xsave", CPU_FEATURE_XSAVE},
+    {"xsaveopt", CPU_FEATURE_XSAVEOPT}, {"xsavec", CPU_FEATURE_XSAVEC},
 };
 
 static uint32_t implemented(unsigned word) {
@@ -136,6 +153,7 @@ static uint32_t implemented(unsigned word) {
   case CPUID_1_ECX: return leaf1_ecx;
   case CPUID_7_EBX: return leaf7_ebx;
   case CPUID_81_ECX: return ext1_ecx;
+  case CPUID_D1_EAX: return leafd1_eax;
   default: return ext1_edx;
   }
 }
@@ -157,8 +175,14 @@ static const char *apply_item(const char *item, uint32_t removed[CPUID_WORDS]) {
   for (size_t i = 0; i < sizeof feature_names / sizeof *feature_names; i++) {
     if (strlen(feature_names[i].name) != len || strncmp(feature_names[i].name, item, len))
       continue;
-    unsigned word = feature_names[i].feature / 32;
-    uint32_t bit = 1u << feature_names[i].feature % 32;
+    CpuFeature f = feature_names[i].feature;
+    unsigned word = f / 32;
+    uint32_t bit = 1u << f % 32;
+    bool needs_xsave = f == CPU_FEATURE_XSAVEOPT || f == CPU_FEATURE_XSAVEC;
+    if (on && needs_xsave && (removed[CPUID_1_ECX] & ECX1_XSAVE)) {
+      snprintf(why, sizeof why, "--cpu: '%.*s' needs xsave", (int)len, item);
+      return why;
+    }
     if (!on) {
       removed[word] |= bit;
     } else if (implemented(word) & bit) {
@@ -166,6 +190,11 @@ static const char *apply_item(const char *item, uint32_t removed[CPUID_WORDS]) {
     } else {
       snprintf(why, sizeof why, "--cpu: '%.*s' is not implemented by x64emu", (int)len, item);
       return why;
+    }
+    if (f == CPU_FEATURE_XSAVE) { /* the OS's enabling and the extensions go with it */
+      uint32_t d1 = EAXD1_XSAVEOPT | EAXD1_XSAVEC;
+      removed[CPUID_1_ECX] = on ? removed[CPUID_1_ECX] & ~ECX1_OSXSAVE : removed[CPUID_1_ECX] | ECX1_OSXSAVE;
+      removed[CPUID_D1_EAX] = on ? removed[CPUID_D1_EAX] & ~d1 : removed[CPUID_D1_EAX] | d1;
     }
     return NULL;
   }
@@ -235,8 +264,9 @@ const char *cpuid_missing_set(const uint8_t *b, unsigned n) {
   if (op == 0x3A && i + 2 < n && b[i + 2] == 0xCC && !p66 && !rep)
     return "the SHA extensions are off (--cpu=-sha)";
   if (op == 0xC7 && reg_form && (reg == 6 || reg == 7)) return "the CPU model has no RDRAND or RDSEED";
-  if ((op == 0xAE && !reg_form && (reg == 4 || reg == 5) && !p66 && !rep) ||
-      (op == 0xC7 && !reg_form && reg >= 3 && reg <= 5) || (op == 0x01 && (modrm == 0xD0 || modrm == 0xD1)))
-    return "the CPU model has no XSAVE";
+  if (op == 0xC7 && !reg_form && (reg == 3 || reg == 5)) return "the CPU model has no XSAVES or XRSTORS";
+  if ((op == 0xAE && !reg_form && reg >= 4 && reg <= 6 && !p66 && !rep) ||
+      (op == 0xC7 && !reg_form && reg == 4) || (op == 0x01 && (modrm == 0xD0 || modrm == 0xD1)))
+    return "XSAVE is off (--cpu=-xsave)";
   return NULL;
 }

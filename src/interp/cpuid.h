@@ -10,7 +10,7 @@ typedef struct CpuidRegs {
 } CpuidRegs;
 
 /* The CPUID words that hold feature bits. */
-enum { CPUID_1_EDX, CPUID_1_ECX, CPUID_7_EBX, CPUID_81_ECX, CPUID_81_EDX, CPUID_WORDS };
+enum { CPUID_1_EDX, CPUID_1_ECX, CPUID_7_EBX, CPUID_81_ECX, CPUID_81_EDX, CPUID_D1_EAX, CPUID_WORDS };
 
 /* One machine's CPU model: the documented model (docs/cpu-model.md) less the features
  * --cpu removed (their bits read as 0 and their instructions are #UD). Zeroed, it is
@@ -20,6 +20,11 @@ typedef struct CpuModel {
 } CpuModel;
 
 CpuidRegs cpuid_query(const CpuModel *m, uint32_t leaf, uint32_t subleaf);
+
+/* The model's XSAVE state components, x87 and SSE (its XCR0), and the size of their XSAVE
+ * area: the FXSAVE region's 512 bytes and the 64-byte header (xsave.c). */
+#define XCR0_MODEL 3ull
+enum { XSAVE_HEADER = 512, XSAVE_AREA_SIZE = XSAVE_HEADER + 64 };
 
 /* CPUID.1:EDX, which the kernel passes to programs as AT_HWCAP. */
 uint32_t cpuid_hwcap(const CpuModel *m);
@@ -38,6 +43,10 @@ typedef enum CpuFeature {
   CPU_FEATURE_MOVBE = CPUID_1_ECX * 32 + 22,
   CPU_FEATURE_POPCNT = CPUID_1_ECX * 32 + 23,
   CPU_FEATURE_AES = CPUID_1_ECX * 32 + 25,
+  CPU_FEATURE_XSAVE = CPUID_1_ECX * 32 + 26,
+  CPU_FEATURE_OSXSAVE = CPUID_1_ECX * 32 + 27,
+  CPU_FEATURE_XSAVEOPT = CPUID_D1_EAX * 32 + 0,
+  CPU_FEATURE_XSAVEC = CPUID_D1_EAX * 32 + 1,
   CPU_FEATURE_BMI1 = CPUID_7_EBX * 32 + 3,
   CPU_FEATURE_BMI2 = CPUID_7_EBX * 32 + 8,
   CPU_FEATURE_ADX = CPUID_7_EBX * 32 + 19,

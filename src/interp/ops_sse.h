@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cpuid.h"
 #include "insn.h"
 
 #define SSE_DECLARE_RM(name)                 \
@@ -111,6 +112,12 @@ SSE_DECLARE_RM(cvtsd2si) SSE_DECLARE_RM(cvttsd2si)
 enum { FX_IMAGE_SIZE = 512, FX_IMAGE_WRITTEN = 416 };
 void fx_image_save(const Cpu *c, uint8_t img[FX_IMAGE_WRITTEN], bool ptr64);
 bool fx_image_load(Cpu *c, const uint8_t img[FX_IMAGE_WRITTEN], bool ptr64);
+/* Its parts, as the XSAVE family loads them (xsave.c): the x87 state; MXCSR, after
+ * fx_mxcsr_valid said it may be loaded; the XMM registers. */
+void fx_load_x87(Cpu *c, const uint8_t img[FX_IMAGE_WRITTEN], bool ptr64);
+bool fx_mxcsr_valid(const uint8_t img[FX_IMAGE_WRITTEN]);
+void fx_load_mxcsr(Cpu *c, const uint8_t img[FX_IMAGE_WRITTEN]);
+void fx_load_xmm(Cpu *c, const uint8_t img[FX_IMAGE_WRITTEN]);
 
 void op_ldmxcsr(Cpu *c, const Insn *in);
 void op_stmxcsr(Cpu *c, const Insn *in);
@@ -120,5 +127,14 @@ void op_lfence(Cpu *c, const Insn *in);
 void op_mfence(Cpu *c, const Insn *in);
 void op_sfence(Cpu *c, const Insn *in);
 void op_clflush(Cpu *c, const Insn *in);
+
+/* xsave.c: the XSAVE feature set, for the model's XCR0 (cpuid.h). The area XSAVE64 with every component writes (a signal frame's fpstate). */
+void xsave_image(const Cpu *c, uint8_t area[XSAVE_AREA_SIZE]);
+/* XRSTOR64 of area for the components in rfbm (a subset of XCR0_MODEL): false, changing
+ * nothing, where XRSTOR would be #GP (a reserved header bit or MXCSR bit set). */
+bool xrstor_image(Cpu *c, const uint8_t area[XSAVE_AREA_SIZE], uint64_t rfbm, bool ptr64);
+void op_xgetbv(Cpu *c, const Insn *in);
+void op_xsave(Cpu *c, const Insn *in);    /* XSAVE, XSAVEOPT (op 1), XSAVEC (op 2) */
+void op_xrstor(Cpu *c, const Insn *in);
 
 #endif

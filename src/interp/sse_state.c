@@ -52,11 +52,13 @@ void fx_image_save(const Cpu *c, uint8_t img[FX_IMAGE_WRITTEN], bool ptr64) {
   memcpy(img + FX_XMM, c->xmm, 16 * 16);
 }
 
-bool fx_image_load(Cpu *c, const uint8_t img[FX_IMAGE_WRITTEN], bool ptr64) {
+bool fx_mxcsr_valid(const uint8_t img[FX_IMAGE_WRITTEN]) {
   uint32_t mxcsr;
   memcpy(&mxcsr, img + FX_MXCSR, 4);
-  if (mxcsr & ~(uint32_t)MXCSR_WRITABLE) return false;
-  c->mxcsr = mxcsr;
+  return !(mxcsr & ~(uint32_t)MXCSR_WRITABLE);
+}
+
+void fx_load_x87(Cpu *c, const uint8_t img[FX_IMAGE_WRITTEN], bool ptr64) {
   X87 *f = &c->fpu;
   uint16_t fsw, fop;
   memcpy(&f->cw, img + FX_FCW, 2);
@@ -82,7 +84,17 @@ bool fx_image_load(Cpu *c, const uint8_t img[FX_IMAGE_WRITTEN], bool ptr64) {
   }
   x87_set_abridged_tag(f, img[FX_FTW]);
   for (unsigned i = 0; i < 8; i++) x87_set_image(f, (f->top + i) & 7, img + FX_ST + 16 * i);
-  memcpy(c->xmm, img + FX_XMM, 16 * 16);
+}
+
+void fx_load_mxcsr(Cpu *c, const uint8_t img[FX_IMAGE_WRITTEN]) { memcpy(&c->mxcsr, img + FX_MXCSR, 4); }
+
+void fx_load_xmm(Cpu *c, const uint8_t img[FX_IMAGE_WRITTEN]) { memcpy(c->xmm, img + FX_XMM, 16 * 16); }
+
+bool fx_image_load(Cpu *c, const uint8_t img[FX_IMAGE_WRITTEN], bool ptr64) {
+  if (!fx_mxcsr_valid(img)) return false;
+  fx_load_mxcsr(c, img);
+  fx_load_x87(c, img, ptr64);
+  fx_load_xmm(c, img);
   return true;
 }
 

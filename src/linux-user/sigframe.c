@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../interp/flags.h"
+#include "../interp/machine.h"
 #include "../interp/ops_sse.h"
 #include "../interp/x87.h"
 #include "sys_common.h"
@@ -57,14 +58,44 @@ static void fpu_reset(Cpu *c) {
   x87_init(&c->fpu);
 }
 
+/* The kernel's frame on a CPU with XSAVE: the XSAVE area, the software-reserved bytes of
+ * its legacy region saying so (struct _fpx_sw_bytes) and FP_XSTATE_MAGIC2 after it. */
+enum {
+  SW_BYTES = 464, FP_XSTATE_MAGIC1 = 0x46505853u, FP_XSTATE_MAGIC2 = 0x46505845u,
+  SW_MAGIC1 = SW_BYTES, SW_EXTENDED_SIZE = SW_BYTES + 4, SW_XFEATURES = SW_BYTES + 8,
+  SW_XSTATE_SIZE = SW_BYTES + 16,
+};
+
+static bool has_xsave(const Cpu *c) { return cpu_feature_enabled(&c->m->model, CPU_FEATURE_XSAVE); }
+
+static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+static uint32_t get32(const uint8_t *p) {
+  uint32_t v;
+  memcpy(&v, p, 4);
+  return v;
+}
+
+static void xstate_frame(const Cpu *c, uint8_t fp[X64_FPSTATE_SIZE]) {
+  xsave_image(c, fp);
+  put32(fp + SW_MAGIC1, FP_XSTATE_MAGIC1);
+  put32(fp + SW_EXTENDED_SIZE, X64_FPSTATE_SIZE);
+  uint64_t features = XCR0_MODEL;
+  memcpy(fp + SW_XFEATURES, &features, 8);
+  put32(fp + SW_XSTATE_SIZE, XSAVE_AREA_SIZE);
+  put32(fp + XSAVE_AREA_SIZE, FP_XSTATE_MAGIC2);
+}
+
 bool sigframe_push(Cpu *c, uint64_t frame, uint64_t fpstate, const SigframeArgs *a) {
-  uint8_t fx[X64_FPSTATE_SIZE] = {0};
-  fx_image_save(c, fx, true);
+  uint8_t fp[X64_FPSTATE_SIZE] = {0};
+  if (has_xsave(c)) xstate_frame(c, fp);
+  else fx_image_save(c, fp, true); /* a CPU without XSAVE: the FXSAVE image alone */
   X64RtSigframe f;
   sigframe_fill(c, a, fpstate, &f);
+  if (has_xsave(c)) f.uc.uc_flags |= X64_UC_FP_XSTATE;
   /* Without SA_SIGINFO the kernel leaves the info area as the stack had it. */
   size_t len = a->info ? sizeof f : offsetof(X64RtSigframe, info);
-  if (guest_copy_out(c, fpstate, fx, sizeof fx) < 0 || guest_copy_out(c, frame, &f, len) < 0)
+  size_t fp_len = has_xsave(c) ? sizeof fp : FX_IMAGE_SIZE;
+  if (guest_copy_out(c, fpstate, fp, fp_len) < 0 || guest_copy_out(c, frame, &f, len) < 0)
     return false;
   c->r[RDI] = (uint64_t)a->sig;
   c->r[RSI] = frame + offsetof(X64RtSigframe, info);
@@ -93,7 +124,23 @@ bool sigcontext_restore(Cpu *c, const X64Sigcontext *sc) {
     fpu_reset(c);
     return true;
   }
-  uint8_t fx[FX_IMAGE_WRITTEN];
-  if (guest_copy_in(c, fx, sc->fpstate, sizeof fx) < 0) return false;
-  return fx_image_load(c, fx, true);
+  uint8_t fp[X64_FPSTATE_SIZE];
+  if (guest_copy_in(c, fp, sc->fpstate, FX_IMAGE_SIZE) < 0) return false;
+  /* The XSAVE area when the software bytes and the magic after it say there is one (the
+   * kernel's check), its components restored as XRSTOR would, those the frame's
+   * xfeatures leave out set to their initial state; else the FXSAVE image alone. */
+  if (has_xsave(c) && get32(fp + SW_MAGIC1) == FP_XSTATE_MAGIC1 &&
+      get32(fp + SW_XSTATE_SIZE) == XSAVE_AREA_SIZE && get32(fp + SW_EXTENDED_SIZE) == X64_FPSTATE_SIZE) {
+    if (guest_copy_in(c, fp + FX_IMAGE_SIZE, sc->fpstate + FX_IMAGE_SIZE, X64_FPSTATE_SIZE - FX_IMAGE_SIZE) < 0)
+      return false;
+    if (get32(fp + XSAVE_AREA_SIZE) == FP_XSTATE_MAGIC2) {
+      uint64_t features, bv;
+      memcpy(&features, fp + SW_XFEATURES, 8);
+      memcpy(&bv, fp + XSAVE_HEADER, 8);
+      bv &= features | ~XCR0_MODEL; /* bits beyond XCR0 stay, to be refused */
+      memcpy(fp + XSAVE_HEADER, &bv, 8);
+      return xrstor_image(c, fp, XCR0_MODEL, true);
+    }
+  }
+  return fx_image_load(c, fp, true);
 }

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "../interp/cpu.h"
+#include "../interp/cpuid.h"
 #include "sys_x64.h"
 
 /* siginfo_t: 128 bytes on every 64-bit Linux, the union at offset 16. */
@@ -54,13 +55,14 @@ _Static_assert(offsetof(X64RtSigframe, info) == 312 && sizeof(X64RtSigframe) == 
 
 enum {
   X64_REDZONE = 128,     /* below rsp, the interrupted function's own */
-  X64_FPSTATE_SIZE = 512, /* FXSAVE only: no XSAVE area, as we do not advertise OSXSAVE */
+  /* The XSAVE area of the model's components (x87, SSE) and FP_XSTATE_MAGIC2 after it. */
+  X64_FPSTATE_SIZE = XSAVE_AREA_SIZE + 4,
   X64_UC_FP_XSTATE = 1, X64_UC_SIGCONTEXT_SS = 2, X64_UC_STRICT_RESTORE_SS = 4,
   X64_USER_CS = 0x33, X64_USER_DS = 0x2b,
 };
 
-/* Where the kernel puts the frame below sp (red zone skipped, stack chosen): the FXSAVE
- * image 64-byte aligned under sp, the frame under it so that the handler starts as if
+/* Where the kernel puts the frame below sp (red zone skipped, stack chosen): the XSAVE
+ * area 64-byte aligned under sp, the frame under it so that the handler starts as if
  * called (rsp + 8 16-byte aligned). Returns the frame's address. */
 uint64_t sigframe_place(uint64_t sp, uint64_t *fpstate);
 

@@ -2,7 +2,8 @@
  * AES-256 in GCM, CTR, CBC, XTS, CCM and OCB, ChaCha20-Poly1305, and SHA-1, SHA-256 and
  * SHA-512 on fixed inputs of many lengths (whole and in pieces, so that OpenSSL's bulk
  * and tail code both run), and modular exponentiation of fixed numbers of 512 to 4096
- * bits (Montgomery multiplication, OpenSSL's bn_mul_mont family). Prints what it computes, to be compared byte for byte with
+ * bits (Montgomery multiplication, OpenSSL's bn_mul_mont family: with BMI2 and ADX its
+ * MULX/ADCX/ADOX code). Prints what it computes, to be compared byte for byte with
  * the native run; OpenSSL picks its code paths (AES-NI, PCLMULQDQ or software) from
  * CPUID, which is what runs under x64emu with and without --cpu=-aes,-pclmulqdq.
  *

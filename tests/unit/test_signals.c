@@ -82,14 +82,14 @@ static void test_layout_matches_the_host_libc(void **state) {
 
 static void test_frame_placement(void **state) {
   uint64_t fp;
-  /* fpstate = (sp - 512) rounded down to 64; frame = ((fpstate - 440) & ~15) - 8 */
-  assert_int_equal(sigframe_place(0x7fff0000, &fp), 0x7ffefc38);
-  assert_int_equal(fp, 0x7ffefe00);
-  assert_int_equal(sigframe_place(0x7fff0007, &fp), 0x7ffefc38);
-  assert_int_equal(fp, 0x7ffefe00);
-  assert_int_equal(sigframe_place(0x7fff003f, &fp), 0x7ffefc38);
-  assert_int_equal(sigframe_place(0x7fff0040, &fp), 0x7ffefc78);
-  assert_int_equal(fp, 0x7ffefe40);
+  /* fpstate = (sp - 580) rounded down to 64 (the XSAVE area of x87 and SSE, and the 4-byte
+   * FP_XSTATE_MAGIC2); frame = ((fpstate - 440) & ~15) - 8 */
+  assert_int_equal(sigframe_place(0x7fff0000, &fp), 0x7ffefbb8);
+  assert_int_equal(fp, 0x7ffefd80);
+  assert_int_equal(sigframe_place(0x7fff0003, &fp), 0x7ffefbb8);
+  assert_int_equal(fp, 0x7ffefd80);
+  assert_int_equal(sigframe_place(0x7fff0004, &fp), 0x7ffefbf8);
+  assert_int_equal(fp, 0x7ffefdc0);
   for (uint64_t sp = 0x10000; sp < 0x10100; sp += 7) {
     uint64_t frame = sigframe_place(sp, &fp);
     assert_int_equal(fp % 64, 0);
@@ -129,7 +129,7 @@ static void test_frame_contents_and_handler_entry(void **state) {
   const uint8_t *f = (const uint8_t *)(uintptr_t)frame;
 #define AT(off, type) (*(const type *)(f + (off)))
   assert_int_equal(AT(0, uint64_t), 0x403000);                   /* pretcode */
-  assert_int_equal(AT(8, uint64_t), 6);                          /* uc_flags: SS, STRICT_SS */
+  assert_int_equal(AT(8, uint64_t), 7);                          /* uc_flags: FP_XSTATE, SS, STRICT_SS */
   assert_int_equal(AT(8 + 16 + 8, int32_t), 2);                  /* uc_stack.ss_flags */
   assert_int_equal(AT(8 + 40 + 0, uint64_t), 0x1000 + R8);       /* r8 */
   assert_int_equal(AT(8 + 40 + 64, uint64_t), 0x1000 + RDI);     /* rdi */
@@ -154,6 +154,15 @@ static void test_frame_contents_and_handler_entry(void **state) {
   assert_int_equal(*(const uint16_t *)fx, 0x027f);
   assert_int_equal(fx[160], 0x40);
   assert_int_equal(fx[400 + 15], 0x4f);
+  /* The XSAVE frame's marks (the kernel's struct _fpx_sw_bytes at 464): FP_XSTATE_MAGIC1,
+   * the extended size (576 + 4), the features (x87 | SSE), the XSAVE size (576); the XSAVE
+   * header's XSTATE_BV at 512, and FP_XSTATE_MAGIC2 after the area. */
+  assert_int_equal(*(const uint32_t *)(fx + 464), 0x46505853);
+  assert_int_equal(*(const uint32_t *)(fx + 468), 580);
+  assert_int_equal(*(const uint64_t *)(fx + 472), 3);
+  assert_int_equal(*(const uint32_t *)(fx + 480), 576);
+  assert_int_equal(*(const uint64_t *)(fx + 512), 3);
+  assert_int_equal(*(const uint32_t *)(fx + 576), 0x46505845);
 
   /* The handler's registers. */
   assert_int_equal(c->rip, 0x402000);
@@ -208,6 +217,31 @@ static void test_sigreturn_takes_the_changed_frame(void **state) {
   uc.uc_mcontext.fpstate = 0; /* no FPU state: a fresh one */
   assert_true(sigcontext_restore(c, &uc.uc_mcontext));
   assert_int_equal(c->mxcsr, 0x1f80);
+}
+
+/* rt_sigreturn reads the XSAVE area as the kernel does: a component whose XSTATE_BV bit
+ * the handler cleared comes back in its initial state (XMM registers 0); without
+ * FP_XSTATE_MAGIC1, or with FP_XSTATE_MAGIC2 overwritten, the FXSAVE image alone. */
+static void test_sigreturn_reads_the_xsave_header(void **state) {
+  catch_guest_faults();
+  for (int how = 0; how < 3; how++) {
+    Cpu *c = test_cpu("/prog");
+    fill_cpu(c);
+    uint64_t fp, frame = sigframe_place(c->r[RSP] - X64_REDZONE, &fp);
+    SigframeArgs a = {.sig = SIGUSR1, .handler = 0x402000, .restorer = 0x403000, .mask = 0};
+    assert_true(sigframe_push(c, frame, fp, &a));
+    uint8_t *fx = (uint8_t *)(uintptr_t)fp;
+    *(uint64_t *)(fx + 512) &= ~2ull; /* XSTATE_BV: SSE in its initial state */
+    if (how == 1) *(uint32_t *)(fx + 464) = 0;
+    if (how == 2) *(uint32_t *)(fx + 576) = 0;
+    c->r[RSP] = frame + 8;
+    X64Ucontext uc;
+    assert_true(sigframe_read(c, &uc));
+    assert_true(sigcontext_restore(c, &uc.uc_mcontext));
+    assert_int_equal(c->xmm[5].b[0], how == 0 ? 0 : 0x45);
+    assert_int_equal(c->mxcsr, 0x7f80); /* taken from the area either way */
+    assert_int_equal(c->fpu.cw, 0x027f);
+  }
 }
 
 static void test_frame_on_an_unwritable_stack(void **state) {
@@ -329,6 +363,7 @@ int main(void) {
       cmocka_unit_test(test_frame_placement),
       cmocka_unit_test(test_frame_contents_and_handler_entry),
       cmocka_unit_test(test_sigreturn_takes_the_changed_frame),
+      cmocka_unit_test(test_sigreturn_reads_the_xsave_header),
       cmocka_unit_test(test_frame_on_an_unwritable_stack),
       cmocka_unit_test(test_delivery_and_sigreturn),
       cmocka_unit_test(test_syscall_restart_rules),

@@ -1,5 +1,6 @@
 /* test_sse_state.c: group 15 against the host CPU (LDMXCSR/STMXCSR, FXSAVE/FXRSTOR with
- * x87 and XMM state, fences, CLFLUSH, INCSSP), and the SSE encodings that are not
+ * x87 and XMM state, fences, CLFLUSH, INCSSP), the XSAVE family (XSAVE, XSAVEOPT, XSAVEC,
+ * XRSTOR for the model's x87 and SSE components), and the SSE encodings that are not
  * implemented becoming SIGILL. */
 #define _GNU_SOURCE /* ucontext register names for the native side */
 #include <setjmp.h>
@@ -243,6 +244,204 @@ static void test_fx_faults_match_host(void **state) {
   model_report("  fxrstor of MXCSR bit 17");
 }
 
+/* ---- XSAVE, XSAVEOPT, XSAVEC, XRSTOR ----
+ *
+ * The host's XCR0 has more components than the model's (x87 and SSE), so every case
+ * names only those two in EDX:EAX. A case: XRSTOR64 of area A with both (the state is
+ * then A's, or the initial one where A's XSTATE_BV says so), XRSTOR (or XRSTOR64) of area B
+ * for some of them, then XSAVE, XSAVEOPT or XSAVEC of some of them into an area filled
+ * with noise; that area must be the host's to the byte. */
+
+enum { XS_SIZE = 576, XS_BV = 512, XS_COMP = 520 };
+typedef struct XsArea {
+  uint8_t b[XS_SIZE];
+} __attribute__((aligned(64))) XsArea;
+
+static uint64_t xs_get(const XsArea *a, unsigned at) {
+  uint64_t v;
+  memcpy(&v, a->b + at, 8);
+  return v;
+}
+
+/* An area XRSTOR takes: a loadable legacy region, XSTATE_BV of x87 and SSE, the standard
+ * or the compacted form (XCOMP_BV covering XSTATE_BV), the rest of the header zero. */
+static void random_xs_area(XsArea *a) {
+  static FxImage fx;
+  random_fx_image(&fx);
+  memcpy(a->b, fx.b, FX_SIZE);
+  memset(a->b + FX_SIZE, 0, XS_SIZE - FX_SIZE);
+  uint64_t bv = rnd_below(4), comp = rnd_below(2) ? 1ull << 63 | bv | rnd_below(4) : 0;
+  memcpy(a->b + XS_BV, &bv, 8);
+  memcpy(a->b + XS_COMP, &comp, 8);
+}
+
+enum { XS_XSAVE, XS_XSAVEOPT, XS_XSAVEC };
+static const char *const xs_names[3] = {"xsave", "xsaveopt", "xsavec"};
+
+#define NATIVE_XS(name, rstor, save)                                                        \
+  static void name(const XsArea *a, const XsArea *b, XsArea *out, uint32_t rb, uint32_t rs) { \
+    static FxImage saved;                                                                    \
+    __asm__ volatile("fxsave64 %0\n\tmov $3, %%eax\n\txor %%edx, %%edx\n\txrstor64 %2\n\t"    \
+                     "mov %4, %%eax\n\t" rstor " %3\n\tmov %5, %%eax\n\t" save " %1\n\t"         \
+                     "fxrstor64 %0"                                                          \
+                     : "+m"(saved), "+m"(*out)                                               \
+                     : "m"(*a), "m"(*b), "r"(rb), "r"(rs)                                    \
+                     : "rax", "rdx", "memory");                                              \
+  }
+NATIVE_XS(native_xsave64, "xrstor64", "xsave64")
+NATIVE_XS(native_xsave, "xrstor", "xsave")
+NATIVE_XS(native_xsaveopt64, "xrstor64", "xsaveopt64")
+NATIVE_XS(native_xsaveopt, "xrstor", "xsaveopt")
+NATIVE_XS(native_xsavec64, "xrstor64", "xsavec64")
+NATIVE_XS(native_xsavec, "xrstor", "xsavec")
+
+static void native_xs(const XsArea *a, const XsArea *b, XsArea *out, uint32_t rb, uint32_t rs,
+                      int variant, bool rex_w) {
+  void (*const fns[3][2])(const XsArea *, const XsArea *, XsArea *, uint32_t, uint32_t) = {
+      {native_xsave, native_xsave64}, {native_xsaveopt, native_xsaveopt64}, {native_xsavec, native_xsavec64}};
+  fns[variant][rex_w](a, b, out, rb, rs);
+}
+
+/* The same three instructions, decoded and run, the areas addressed by RCX. */
+static void emu_xs(const XsArea *a, const XsArea *b, XsArea *out, uint32_t rb, uint32_t rs,
+                   int variant, bool rex_w) {
+  static const uint8_t rstor[] = {0x48, 0x0F, 0xAE, 0x29};
+  static const uint8_t saves[3][4] = {{0x48, 0x0F, 0xAE, 0x21}, {0x48, 0x0F, 0xAE, 0x31}, {0x48, 0x0F, 0xC7, 0x21}};
+  struct {
+    const uint8_t *insn;
+    const XsArea *area;
+    uint32_t rfbm;
+  } steps[3] = {{rstor, a, 3}, {rex_w ? rstor : rstor + 1, b, rb},
+                {rex_w ? saves[variant] : saves[variant] + 1, out, rs}};
+  Cpu *c = &emu_cpu;
+  memset(c, 0, sizeof *c);
+  c->m = test_machine();
+  c->mxcsr = MXCSR_DEFAULT;
+  for (unsigned i = 0; i < 3; i++) {
+    Insn in;
+    uint64_t fault_at;
+    unsigned len = steps[i].insn[0] == 0x48 ? 4 : 3;
+    assert_int_equal(decode_insn(&test_machine()->dec, (uint64_t)(uintptr_t)steps[i].insn, &in, &fault_at), (int)len);
+    c->r[RAX] = steps[i].rfbm;
+    c->r[RDX] = 0;
+    c->r[RCX] = (uint64_t)(uintptr_t)steps[i].area;
+    in.fn(c, &in);
+  }
+}
+
+/* On a host taken for another vendor: the model's FOP, FIP, FDP (from the area the x87
+ * state came from, or the initial state's zeros) where the save wrote the x87 component,
+ * and its MXCSR_MASK where the host wrote its own (AMD's 0x2FFFF: noise is never that). */
+static void xs_model_fields(const XsArea *a, const XsArea *b, uint32_t rb, uint32_t rs, int variant,
+                            bool rex_w, XsArea *nat) {
+  const XsArea *from = rb & 1 ? b : a;
+  bool x87_init = !(xs_get(from, XS_BV) & 1);
+  bool x87_saved = (rs & 1) && (variant == XS_XSAVE || !x87_init);
+  static FxImage src, out;
+  memset(src.b, 0, FX_SIZE);
+  if (!x87_init) memcpy(src.b, from->b, FX_SIZE);
+  memcpy(out.b, nat->b, FX_SIZE);
+  model_fx_fields(&src, &out, rex_w);
+  if (x87_saved) memcpy(nat->b + 6, out.b + 6, 18);
+  uint32_t mask;
+  memcpy(&mask, nat->b + FX_MXCSR_MASK, 4);
+  if (mask == (MODEL_MXCSR_MASK | AMD_MM_BIT)) memcpy(nat->b + FX_MXCSR_MASK, out.b + FX_MXCSR_MASK, 4);
+}
+
+static unsigned xs_cases(int variant, bool rex_w) {
+  harness_begin();
+  unsigned iterations = diff_iterations(), bad = 0;
+  for (unsigned it = 0; it < iterations && bad < 3; it++) {
+    static XsArea a, b, nat, emu;
+    random_xs_area(&a);
+    random_xs_area(&b);
+    uint32_t rb = rnd_below(4), rs = rnd_below(4);
+    for (unsigned i = 0; i < XS_SIZE; i++) nat.b[i] = emu.b[i] = (uint8_t)rnd();
+    native_xs(&a, &b, &nat, rb, rs, variant, rex_w);
+    if (!host_follows_model()) {
+      xs_model_fields(&a, &b, rb, rs, variant, rex_w, &nat);
+      model_judged++;
+    }
+    emu_xs(&a, &b, &emu, rb, rs, variant, rex_w);
+    if (memcmp(nat.b, emu.b, XS_SIZE)) {
+      fprintf(stderr, "  %s%s case %u (restore %u of B, save %u) differs:\n", xs_names[variant],
+              rex_w ? "64" : "", it, rb, rs);
+      for (unsigned i = 0; i < XS_SIZE; i++)
+        if (nat.b[i] != emu.b[i])
+          fprintf(stderr, "    byte %u: A %02x B %02x native %02x emulated %02x\n", i, a.b[i], b.b[i],
+                  nat.b[i], emu.b[i]);
+      test_print_reproduce(stderr, rng_seed_used);
+      bad++;
+    }
+  }
+  model_report("  xsave areas (FOP, FIP, FDP, MXCSR_MASK)");
+  return bad;
+}
+
+static void test_xsave_family_matches_host(void **state) {
+  (void)state;
+  unsigned bad = 0;
+  for (int variant = XS_XSAVE; variant <= XS_XSAVEC; variant++)
+    for (int rex_w = 0; rex_w < 2; rex_w++) bad += xs_cases(variant, rex_w);
+  assert_int_equal(bad, 0);
+}
+
+/* XRSTOR's #GP, with every register left alone: a misaligned area, a reserved header
+ * byte set, XSTATE_BV naming a component beyond XCR0 (bit 62, beyond the host's too) or,
+ * in the compacted form, one XCOMP_BV does not; an MXCSR with reserved bits. And XSAVE's,
+ * for a misaligned area. (Every XRSTOR here faults, so the host's state stays.) */
+static void test_xsave_faults_match_host(void **state) {
+  (void)state;
+  harness_begin();
+  static XsArea area, mem_before, mem_nat;
+  static const uint8_t xrstor_rcx[] = {0x48, 0x0F, 0xAE, 0x29}, xsave_rcx[] = {0x48, 0x0F, 0xAE, 0x21};
+  for (unsigned it = 0; it < 400; it++) {
+    random_xs_area(&area);
+    unsigned kind = it % 6;
+    bool rstor = kind != 5;
+    uint64_t v;
+    switch (kind) {
+    case 0: break; /* misaligned */
+    case 1: area.b[XS_BV + 8 + rnd_below(56)] |= (uint8_t)(1 + rnd_below(255)); break;
+    case 2: v = xs_get(&area, XS_BV) | 1ull << 62; memcpy(area.b + XS_BV, &v, 8); break;
+    case 3:
+      v = 1ull << 63 | 1;
+      memcpy(area.b + XS_COMP, &v, 8);
+      v = 2;
+      memcpy(area.b + XS_BV, &v, 8);
+      break;
+    case 4: area.b[26] = (uint8_t)(1 + rnd_below(255)); v = 2; memcpy(area.b + XS_BV, &v, 8); break;
+    default: break; /* XSAVE, misaligned */
+    }
+    if (kind == 1 && !(xs_get(&area, XS_COMP) >> 63)) area.b[XS_BV + 8 + rnd_below(16)] |= 1;
+    bool misalign = kind == 0 || kind == 5;
+    MachineState before = {0}, nat, emu;
+    for (unsigned i = 0; i < 16; i++) {
+      before.r[i] = rand_gpr();
+      before.xmm[i].q[0] = rnd();
+      before.xmm[i].q[1] = rnd();
+    }
+    for (unsigned i = 0; i < 8; i++) before.mm[i] = rnd();
+    x87_image_untouched(&before);
+    before.rflags = 0x202;
+    before.mxcsr = MXCSR_DEFAULT;
+    before.r[RAX] = 3;
+    before.r[RDX] = 0;
+    before.r[RCX] = (uint64_t)(uintptr_t)area.b + (misalign ? 8 * (1 + rnd_below(7)) : 0);
+    const uint8_t *insn = rstor ? xrstor_rcx : xsave_rcx;
+    mem_before = area;
+    nat = before;
+    Outcome on = native_run(&nat, insn, 4);
+    mem_nat = area;
+    area = mem_before;
+    emu = before;
+    Outcome oe = emu_run(&emu, insn, 4);
+    if (on.sig != SIGSEGV) fprintf(stderr, "  case %u: the host did not fault\n", kind);
+    assert_int_equal(on.sig, SIGSEGV);
+    assert_true(states_match(&nat, &on, &emu, &oe, mem_nat.b, area.b, XS_SIZE, F_ARITH));
+  }
+}
+
 /* ---- encodings outside the CPU model, which must be SIGILL ---- */
 
 static void test_unimplemented_sse_encodings_are_sigill(void **state) {
@@ -253,8 +452,8 @@ static void test_unimplemented_sse_encodings_are_sigill(void **state) {
     uint8_t bytes[8];
     unsigned len;
   } cases[] = {
-    {"xsave", {0x0F, 0xAE, 0x20}, 3},
-    {"xrstor", {0x0F, 0xAE, 0x28}, 3},
+    {"xsaves", {0x0F, 0xC7, 0x28}, 3},
+    {"xrstors", {0x0F, 0xC7, 0x18}, 3},
     {"rdfsbase", {0xF3, 0x48, 0x0F, 0xAE, 0xC0}, 5},
     {"wrgsbase", {0xF3, 0x48, 0x0F, 0xAE, 0xD8}, 5},
     {"clflushopt", {0x66, 0x0F, 0xAE, 0x38}, 4},
@@ -279,6 +478,8 @@ int main(void) {
     cmocka_unit_test(test_fxsave64_fxrstor64_match_host),
     cmocka_unit_test(test_fxsave_fxrstor_32bit_pointers_match_host),
     cmocka_unit_test(test_fx_faults_match_host),
+    cmocka_unit_test(test_xsave_family_matches_host),
+    cmocka_unit_test(test_xsave_faults_match_host),
     cmocka_unit_test(test_unimplemented_sse_encodings_are_sigill),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

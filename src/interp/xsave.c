@@ -1,0 +1,162 @@
+/* xsave.c: the XSAVE feature set for the model's XCR0, x87 | SSE (no AVX yet): XGETBV,
+ * XSAVE, XSAVEOPT, XSAVEC and XRSTOR, and the image a signal frame holds. An XSAVE area is
+ * then the FXSAVE region (x87: bytes 0-23 and 32-159; SSE: MXCSR at 24-31 and the XMM
+ * registers at 160-415) and the 64-byte header (XSTATE_BV, XCOMP_BV, reserved).
+ *
+ * XINUSE, the components not in their initial configuration, is read off the values
+ * (the SDM lets a CPU report a component in use whenever it is not in that
+ * configuration): it decides the XSTATE_BV bits XSAVE writes and what XSAVEOPT and
+ * XSAVEC may leave out. */
+#include <string.h>
+
+#include "access.h"
+#include "cpuid.h"
+#include "fault.h"
+#include "mxcsr.h"
+#include "ops_sse.h"
+#include "sse_operand.h"
+#include "x87.h"
+
+enum { X87_STATE = 1, SSE_STATE = 2 };
+enum { XSTATE_BV = XSAVE_HEADER, XCOMP_BV = XSAVE_HEADER + 8 };
+#define COMPACTED (1ull << 63)
+
+/* The legacy region's bytes of each component, [from, to) pairs. */
+static const unsigned x87_bytes[][2] = {{0, 24}, {32, 160}};
+static const unsigned mxcsr_bytes[2] = {24, 32}, xmm_bytes[2] = {160, 416};
+
+static uint64_t get64(const uint8_t *p) {
+  uint64_t v;
+  memcpy(&v, p, 8);
+  return v;
+}
+
+static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
+
+/* The components not in their initial configuration: x87 as after FNINIT with every
+ * register 0, SSE with every XMM register 0 (MXCSR is not part of it). */
+static uint64_t xinuse(const Cpu *c) {
+  uint8_t img[FX_IMAGE_WRITTEN], init[FX_IMAGE_WRITTEN] = {0x7F, 0x03};
+  fx_image_save(c, img, true);
+  uint64_t used = 0;
+  for (unsigned k = 0; k < 2; k++)
+    if (memcmp(img + x87_bytes[k][0], init + x87_bytes[k][0], x87_bytes[k][1] - x87_bytes[k][0]))
+      used |= X87_STATE;
+  for (unsigned i = xmm_bytes[0]; i < xmm_bytes[1]; i++)
+    if (img[i]) {
+      used |= SSE_STATE;
+      break;
+    }
+  return used;
+}
+
+/* EDX:EAX masked by XCR0. */
+static uint64_t rfbm_of(const Cpu *c) {
+  return ((uint64_t)(uint32_t)c->r[RDX] << 32 | (uint32_t)c->r[RAX]) & XCR0_MODEL;
+}
+
+/* The legacy-region bytes of the components in `save` and, with `mxcsr`, MXCSR and its
+ * mask, copied from the machine's image into area. */
+static void put_components(const Cpu *c, uint8_t *area, uint64_t save, bool mxcsr, bool ptr64) {
+  uint8_t img[FX_IMAGE_WRITTEN];
+  fx_image_save(c, img, ptr64);
+  if (save & X87_STATE)
+    for (unsigned k = 0; k < 2; k++)
+      memcpy(area + x87_bytes[k][0], img + x87_bytes[k][0], x87_bytes[k][1] - x87_bytes[k][0]);
+  if (mxcsr) memcpy(area + mxcsr_bytes[0], img + mxcsr_bytes[0], mxcsr_bytes[1] - mxcsr_bytes[0]);
+  if (save & SSE_STATE) memcpy(area + xmm_bytes[0], img + xmm_bytes[0], xmm_bytes[1] - xmm_bytes[0]);
+}
+
+void xsave_image(const Cpu *c, uint8_t area[XSAVE_AREA_SIZE]) {
+  memset(area, 0, XSAVE_AREA_SIZE);
+  put_components(c, area, XCR0_MODEL, true, true);
+  put64(area + XSTATE_BV, XCR0_MODEL); /* the kernel marks x87 and SSE present in frames */
+}
+
+/* The checks of the header, whose failure is #GP: in the standard form XSTATE_BV within
+ * XCR0 and bytes 8-23 zero; in the compacted form XCOMP_BV within XCR0, XSTATE_BV within
+ * XCOMP_BV and bytes 16-63 zero. */
+static bool header_valid(const uint8_t *area) {
+  uint64_t bv = get64(area + XSTATE_BV), comp = get64(area + XCOMP_BV);
+  unsigned zero_from = comp & COMPACTED ? 16 : 8, zero_to = comp & COMPACTED ? 64 : 24;
+  for (unsigned i = zero_from; i < zero_to; i++)
+    if (area[XSAVE_HEADER + i]) return false;
+  if (comp & COMPACTED) return !(comp & ~COMPACTED & ~XCR0_MODEL) && !(bv & ~(comp & ~COMPACTED));
+  return !(bv & ~XCR0_MODEL);
+}
+
+bool xrstor_image(Cpu *c, const uint8_t area[XSAVE_AREA_SIZE], uint64_t rfbm, bool ptr64) {
+  if (!header_valid(area)) return false;
+  uint64_t bv = get64(area + XSTATE_BV);
+  bool compacted = get64(area + XCOMP_BV) & COMPACTED;
+  /* MXCSR: the standard form loads it with the SSE component requested, whatever
+   * XSTATE_BV says; the compacted form with the component itself, else its default. */
+  bool load_mxcsr = (rfbm & SSE_STATE) && (!compacted || (bv & SSE_STATE));
+  if (load_mxcsr && !fx_mxcsr_valid(area)) return false;
+  if (rfbm & X87_STATE) {
+    if (bv & X87_STATE) {
+      fx_load_x87(c, area, ptr64);
+    } else {
+      memset(&c->fpu, 0, sizeof c->fpu);
+      x87_init(&c->fpu);
+    }
+  }
+  if (rfbm & SSE_STATE) {
+    if (bv & SSE_STATE) fx_load_xmm(c, area);
+    else memset(c->xmm, 0, sizeof c->xmm);
+    if (load_mxcsr) fx_load_mxcsr(c, area);
+    else c->mxcsr = MXCSR_DEFAULT;
+  }
+  return true;
+}
+
+/* 0F 01 D0: XCR0 for ECX 0; any other XCR is #GP. */
+void op_xgetbv(Cpu *c, const Insn *in) {
+  if ((uint32_t)c->r[RCX] != 0) guest_gp(c, 0);
+  c->r[RAX] = (uint32_t)XCR0_MODEL;
+  c->r[RDX] = XCR0_MODEL >> 32;
+  DISPATCH_NEXT(c, in);
+}
+
+/* The area's address: 64-byte aligned, else #GP. */
+static uint64_t area_at(Cpu *c, const Insn *in) {
+  uint64_t a = ea(c, in);
+  if (a & 63) guest_gp(c, 0);
+  return a;
+}
+
+/* 0F AE /4 XSAVE, 0F AE /6 XSAVEOPT (op 1), 0F C7 /4 XSAVEC (op 2); osz 8: the REX.W
+ * forms' 64-bit FPU pointers. XSAVE writes each requested component and sets its
+ * XSTATE_BV bit to XINUSE, leaving the others; XSAVEOPT leaves out the components in
+ * their initial configuration; both write MXCSR with a requested SSE component. XSAVEC
+ * writes only the components in use, MXCSR with SSE, all of XSTATE_BV, and XCOMP_BV. */
+enum { XSAVE, XSAVEOPT, XSAVEC };
+void op_xsave(Cpu *c, const Insn *in) {
+  uint64_t a = area_at(c, in), rfbm = rfbm_of(c), used = xinuse(c);
+  uint8_t area[XSAVE_AREA_SIZE];
+  (void)probe_write8(a + XSAVE_AREA_SIZE - 1); /* fault before anything is written */
+  ld_bytes(a, area, sizeof area);
+  uint64_t bv = get64(area + XSTATE_BV);
+  /* XSAVEC keeps an MXCSR other than its default by saving SSE as in use: its XRSTOR
+   * sets MXCSR to the default with the component's initial state. */
+  if (in->op == XSAVEC && c->mxcsr != MXCSR_DEFAULT) used |= SSE_STATE;
+  uint64_t save = in->op == XSAVE ? rfbm : rfbm & used;
+  put_components(c, area, save, (in->op == XSAVEC ? save : rfbm) & SSE_STATE, in->osz == 8);
+  if (in->op == XSAVEC) {
+    put64(area + XSTATE_BV, rfbm & used);
+    put64(area + XCOMP_BV, COMPACTED | rfbm);
+  } else {
+    put64(area + XSTATE_BV, (bv & ~rfbm) | (rfbm & used));
+  }
+  st_bytes(a, area, sizeof area);
+  DISPATCH_NEXT(c, in);
+}
+
+/* 0F AE /5 XRSTOR (osz 8: XRSTOR64). */
+void op_xrstor(Cpu *c, const Insn *in) {
+  uint64_t a = area_at(c, in);
+  uint8_t area[XSAVE_AREA_SIZE];
+  ld_bytes(a, area, sizeof area);
+  if (!xrstor_image(c, area, rfbm_of(c), in->osz == 8)) guest_gp(c, 0);
+  DISPATCH_NEXT(c, in);
+}
