@@ -57,6 +57,21 @@ static inline void before_store(void) {
 
 /* ---- guest memory ---- */
 
+/* Every access checks its address on a host other than x86-64: an aarch64 CPU ignores an
+ * address's top byte (TBI), so a non-canonical guest address would reach the memory
+ * below it, where the x86 CPU raises #GP (or #SS) before any access. An x86-64 host
+ * raises its own #GP. */
+#if !defined(__x86_64__)
+_Noreturn void fault_noncanonical(void); /* fault.c */
+#define HOST_ADDR_CHECK(a)                                                                     \
+  do {                                                                                         \
+    if (__builtin_expect((uint64_t)((int64_t)((uint64_t)(a) << 16) >> 16) != (uint64_t)(a), 0)) \
+      fault_noncanonical();                                                                    \
+  } while (0)
+#else
+#define HOST_ADDR_CHECK(a) ((void)0)
+#endif
+
 /* Between two guest accesses of one instruction that may fault: the compiler keeps them in
  * this order, so that the fault reported is the one the CPU reports first. */
 static inline void access_in_order(void) { __asm__ volatile("" ::: "memory"); }
@@ -64,16 +79,17 @@ static inline void access_in_order(void) { __asm__ volatile("" ::: "memory"); }
 /* The bare accesses, reported to no hook: for the typed ones below, and for a probe that
  * makes a fault come where the CPU's does, before the instruction's real accesses. */
 #ifdef ORDERED_ACCESS
-static inline uint8_t probe8(uint64_t a) { return __atomic_load_n((uint8_t *)(uintptr_t)a, __ATOMIC_ACQUIRE); }
-static inline void put8(uint64_t a, uint8_t v) { __atomic_store_n((uint8_t *)(uintptr_t)a, v, __ATOMIC_RELEASE); }
+static inline uint8_t probe8(uint64_t a) { HOST_ADDR_CHECK(a); return __atomic_load_n((uint8_t *)(uintptr_t)a, __ATOMIC_ACQUIRE); }
+static inline void put8(uint64_t a, uint8_t v) { HOST_ADDR_CHECK(a); __atomic_store_n((uint8_t *)(uintptr_t)a, v, __ATOMIC_RELEASE); }
 #else
-static inline uint8_t probe8(uint64_t a) { return *(const volatile uint8_t *)(uintptr_t)a; }
-static inline void put8(uint64_t a, uint8_t v) { *(volatile uint8_t *)(uintptr_t)a = v; }
+static inline uint8_t probe8(uint64_t a) { HOST_ADDR_CHECK(a); return *(const volatile uint8_t *)(uintptr_t)a; }
+static inline void put8(uint64_t a, uint8_t v) { HOST_ADDR_CHECK(a); *(volatile uint8_t *)(uintptr_t)a = v; }
 #endif
 /* A write that changes nothing, atomic so that no other thread's store is lost: where the
  * CPU checks that it may store, as ENTER does at its new stack pointer. Not an atomic OR
  * of 0 in C: clang turns that into a load, which faults on no read-only page. */
 static inline void probe_write8(uint64_t a) {
+  HOST_ADDR_CHECK(a);
   uint8_t *p = (uint8_t *)(uintptr_t)a;
 #if defined(__x86_64__)
   __asm__ volatile("lock orb $0, %0" : "+m"(*p));
@@ -114,12 +130,14 @@ static inline uint8_t ld8(uint64_t a) { uint8_t v = probe8(a); WATCHED(a, 1, &v,
 #define TYPED_ACCESS(bits)                                               \
   static inline uint##bits##_t ld##bits(uint64_t a) {                   \
     uint##bits##_t v;                                                    \
+    HOST_ADDR_CHECK(a);                                                  \
     ALIGNED(a, bits / 8);                                                \
     TYPED_LOAD(bits, v, a);                                              \
     WATCHED(a, bits / 8, &v, false);                                     \
     return v;                                                            \
   }                                                                      \
   static inline void st##bits(uint64_t a, uint##bits##_t v) {           \
+    HOST_ADDR_CHECK(a);                                                  \
     ALIGNED(a, bits / 8);                                                \
     TYPED_STORE(bits, a, v);                                             \
     WATCHED(a, bits / 8, &v, true);                                      \
@@ -137,6 +155,7 @@ static inline void st8(uint64_t a, uint8_t v) { put8(a, v); WATCHED(a, 1, &v, tr
 static inline void ld80(uint64_t a, uint8_t b[10]) {
   uint64_t low;
   uint16_t high;
+  HOST_ADDR_CHECK(a);
   ALIGNED(a, 10);
   memcpy(&low, (const void *)(uintptr_t)a, 8);
   access_in_order();
@@ -150,12 +169,14 @@ static inline void ld80(uint64_t a, uint8_t b[10]) {
 /* Accesses of n bytes that the CPU makes as one: the x87's 10-byte operands, its
  * environment and state images, FXSAVE's. */
 static inline void ld_bytes(uint64_t a, void *to, size_t n) {
+  HOST_ADDR_CHECK(a);
   ALIGNED(a, (unsigned)n);
   memcpy(to, (const void *)(uintptr_t)a, n);
   after_load();
   WATCHED(a, (unsigned)n, to, false);
 }
 static inline void st_bytes(uint64_t a, const void *from, size_t n) {
+  HOST_ADDR_CHECK(a);
   ALIGNED(a, (unsigned)n);
   before_store();
   memcpy((void *)(uintptr_t)a, from, n);
@@ -187,6 +208,7 @@ static inline void ld128(uint64_t a, Xmm *x) {
 #ifdef __x86_64__
   _mm_store_si128((__m128i *)x, *(const volatile __m128i_u *)(uintptr_t)a);
 #else
+  HOST_ADDR_CHECK(a);
   memcpy(x, (const void *)(uintptr_t)a, 16);
   after_load();
 #endif

@@ -4,6 +4,7 @@
 
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -36,6 +37,17 @@ static int esr_write(void *uc) {
     at += size;
   }
   return -1;
+}
+#endif
+
+#if !defined(__x86_64__)
+/* A non-canonical guest address, found before the access (access.h): the host fault's
+ * way out, as the x86 host's #GP takes it (cpu_run decides #GP or #SS). */
+_Noreturn void fault_noncanonical(void) {
+  if (!fault_landing) abort();
+  fault_code = SI_KERNEL;
+  fault_addr = 0;
+  siglongjmp(*fault_landing, SIGSEGV);
 }
 #endif
 

@@ -53,12 +53,16 @@ static bool string_bulk(Cpu *c, const Insn *in, uint64_t n) {
 #endif
   if (in->osz != 1 || in->seg != SEG_NONE || (c->rflags & F_DF)) return false;
   uint64_t d = c->r[RDI];
+  /* A run into non-canonical addresses goes an iteration at a time, to fault as the CPU
+   * does (an aarch64 host would not: access.h). */
+  if (!canonical(d) || !canonical(d + n - 1)) return false;
   before_store(); /* the string in order with what comes before and after it */
   if (in->op == STOS) {
     memset((void *)(uintptr_t)d, (int)(uint8_t)c->r[RAX], n);
   } else if (in->op == MOVS) {
     uint64_t s = c->r[RSI];
     if (d > s && d < s + n) return false; /* overlap replicates a pattern, byte by byte */
+    if (!canonical(s) || !canonical(s + n - 1)) return false;
     memmove((void *)(uintptr_t)d, (const void *)(uintptr_t)s, n);
     c->r[RSI] += n;
   } else {

@@ -11,11 +11,13 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
 
 #include "../interp/fault.h"
+#include "../loader/guest_space.h"
 #include "determinism.h"
 #include "sigframe.h"
 #include "sys_common.h"
@@ -448,14 +450,32 @@ static bool is_x87_insn(uint64_t rip) {
   return false;
 }
 
-/* The page-fault error code: user mode, and present (protection) for SEGV_ACCERR; a
- * fault on the instruction's own bytes is a fetch. A data access takes the host's code,
- * which knows reads from writes, when the host has one; an aarch64 host tells writes
- * (fault_write). */
-static uint64_t page_fault_error(const Cpu *c, int code, uint64_t addr) {
+/* Whether x86 would have a present page-table entry at addr: a page the guest may access
+ * at all (x86's PROT_NONE entries are not present) that the host has populated. */
+static bool page_present(const Cpu *c, uint64_t addr) {
+  int prot = ranges_prot(&c->m->mem, addr);
+  if (prot <= 0 || !(prot & (GUEST_PROT_READ | GUEST_PROT_WRITE | GUEST_PROT_EXEC))) return false;
+  /* One entry for the host page from a kernel with pages that size; one for each of its
+   * own 4 KiB pages from qemu-user emulating larger ones, or from a 4 KiB kernel under
+   * X64EMU_HOST_PAGE. An entry holds bit 0 alone, so 0xFF marks one not written. */
+  uint64_t hp = host_page();
+  unsigned char v[(1u << 20) / GUEST_PAGE];
+  memset(v, 0xFF, sizeof v);
+  if (mincore(GUEST_PTR(addr & ~(hp - 1)), hp, v) < 0) return true;
+  unsigned i = v[1] != 0xFF ? (unsigned)((addr & (hp - 1)) / GUEST_PAGE) : 0;
+  return v[i] & 1;
+}
+
+/* The page-fault error code: user mode; present (protection) for a SIGSEGV SEGV_ACCERR
+ * on a present page (SIGBUS's BUS_ADRERR shares the number); a fault on the instruction's
+ * own bytes is a fetch, never a write. A data access takes the host's code, which knows
+ * reads from writes, when the host has one; an aarch64 host tells writes (fault_write). */
+static uint64_t page_fault_error(const Cpu *c, int sig, int code, uint64_t addr) {
   enum { PF_PROT = 1, PF_WRITE = 2, PF_USER = 4, PF_INSTR = 16 };
-  uint64_t err = PF_USER | (code == SEGV_ACCERR ? PF_PROT : 0) | (fault_write > 0 ? PF_WRITE : 0);
-  if (addr - c->rip < 16) return err | PF_INSTR;
+  bool fetch = addr - c->rip < 16;
+  uint64_t err = PF_USER | (fetch ? PF_INSTR : fault_write > 0 ? PF_WRITE : 0);
+  if (sig == SIGSEGV && code == SEGV_ACCERR && page_present(c, addr)) err |= PF_PROT;
+  if (fetch) return err;
   return fault_err ? fault_err : err;
 }
 
@@ -473,7 +493,7 @@ static void note_fault(const Cpu *c, int sig, int code, uint64_t addr) {
       return;
     }
     t->trapno = TRAP_PF;
-    t->err = page_fault_error(c, code, addr);
+    t->err = page_fault_error(c, sig, code, addr);
     t->cr2 = addr;
     return;
   case SIGILL: t->trapno = TRAP_UD; return;

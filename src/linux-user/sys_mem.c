@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "sys_mem.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,12 +110,30 @@ bool guest_mem_hits_emulator(Cpu *c, uint64_t lo, uint64_t len) {
 
 /* ---- vfork: the memory a child shares with its parent ---- */
 
+/* The vfork child whose memory the parent reads: by process_vm_readv, or through the
+ * child's /proc/PID/mem where that system call is refused (a seccomp filter, qemu-user). */
+typedef struct ChildMemory {
+  pid_t pid;
+  int fd; /* /proc/PID/mem once opened, else -1 */
+} ChildMemory;
+
+static ssize_t child_read(ChildMemory *cm, void *buf, size_t len, uint64_t at) {
+  if (cm->fd < 0) {
+    struct iovec mine = {buf, len}, theirs = {GUEST_PTR(at), len};
+    ssize_t got = process_vm_readv(cm->pid, &mine, 1, &theirs, 1, 0);
+    if (got >= 0 || (errno != ENOSYS && errno != EPERM)) return got;
+    char path[32];
+    snprintf(path, sizeof path, "/proc/%d/mem", (int)cm->pid);
+    if ((cm->fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) return -1;
+  }
+  return pread(cm->fd, buf, len, (off_t)at);
+}
+
 /* Copies the pages of [lo, hi) that differ in the child into ours. */
-static void take_range(pid_t child, uint64_t lo, uint64_t hi, uint8_t *buf, size_t cap) {
+static void take_range(ChildMemory *cm, uint64_t lo, uint64_t hi, uint8_t *buf, size_t cap) {
   for (uint64_t at = lo; at < hi;) {
     size_t len = hi - at < cap ? (size_t)(hi - at) : cap;
-    struct iovec mine = {buf, len}, theirs = {GUEST_PTR(at), len};
-    ssize_t got = process_vm_readv(child, &mine, 1, &theirs, 1, 0);
+    ssize_t got = child_read(cm, buf, len, at);
     if (got <= 0) {
       at += PAGE; /* not mapped in the child any more */
       continue;
@@ -132,14 +152,16 @@ void guest_mem_take_from(Cpu *c, int child) {
   size_t n = read_host_maps(&m);
   size_t cap = 1u << 20;
   uint8_t *buf = malloc(cap);
+  ChildMemory cm = {child, -1};
   for (size_t i = 0; buf && i < n; i++) {
     if (!m[i].writable) continue;
     for (size_t j = 0; j < ranges->n; j++) {
       uint64_t lo = m[i].lo > ranges->r[j].lo ? m[i].lo : ranges->r[j].lo;
       uint64_t hi = m[i].hi < ranges->r[j].hi ? m[i].hi : ranges->r[j].hi;
-      if (lo < hi) take_range(child, lo, hi, buf, cap);
+      if (lo < hi) take_range(&cm, lo, hi, buf, cap);
     }
   }
+  if (cm.fd >= 0) close(cm.fd);
   free(buf);
   free(m);
 }
