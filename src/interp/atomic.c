@@ -109,6 +109,7 @@ void op_atomic(Cpu *c, const Insn *in) {
   int64_t offset = bit_offset_bytes(c, in, op);
   uint64_t a = ea(c, op) + (uint64_t)offset;
   if (size == 16 && (a & 15)) guest_gp(c, 0); /* CMPXCHG16B's alignment */
+  HOST_ADDR_CHECK(a); /* the host atomics below take the address as it is */
   ALIGNED(a, size);
   _Alignas(16) uint8_t now[16], copy[16];
   /* The handler, on the copy: its operand is the copy, less the bit offset it adds. */

@@ -202,6 +202,10 @@ static const char *apply_item(const char *item, uint32_t removed[CPUID_WORDS]) {
   return why;
 }
 
+/* "x86-64-v2": the model without the features that came with its x86-64-v3 work, so that
+ * runs can be compared with the model before it (AES-NI, SHA, MOVBE, LZCNT stay). */
+static const char *const v2_removes[] = {"-bmi1", "-bmi2", "-adx", "-xsave"};
+
 const char *cpuid_apply_option(CpuModel *m, const char *list) {
   uint32_t removed[CPUID_WORDS];
   memcpy(removed, m->removed, sizeof removed);
@@ -211,7 +215,9 @@ const char *cpuid_apply_option(CpuModel *m, const char *list) {
     if (n == 0 || n >= sizeof item) return "--cpu: expected a list like -aes,-pclmulqdq";
     memcpy(item, p, n);
     item[n] = 0;
-    if (strcmp(item, "max") != 0) {
+    if (!strcmp(item, "x86-64-v2")) {
+      for (size_t i = 0; i < sizeof v2_removes / sizeof *v2_removes; i++) apply_item(v2_removes[i], removed);
+    } else if (strcmp(item, "max") != 0) {
       const char *why = apply_item(item, removed);
       if (why) return why;
     }

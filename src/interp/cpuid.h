@@ -62,7 +62,7 @@ static inline bool cpu_feature_enabled(const CpuModel *m, CpuFeature f) {
 
 /* Applies a QEMU-style feature list, items separated by commas: "-aes" or "aes=off"
  * removes a feature, "+aes", "aes" or "aes=on" gives it back; "max" (the default model,
- * everything implemented) changes nothing. Only implemented features can be given.
+ * everything implemented) changes nothing; "x86-64-v2" removes BMI1, BMI2, ADX and XSAVE. Only implemented features can be given.
  * Returns NULL, or a message saying what is wrong (changing nothing). */
 const char *cpuid_apply_option(CpuModel *m, const char *list);
 

@@ -1,6 +1,8 @@
 /* test_cpu_model_sets.c: the unimplemented-instruction message names the instruction set
  * the CPU model lacks, for encodings taken from the Intel SDM; instructions of the model
- * (SSE and MMX) name none. */
+ * (SSE and MMX) name none. And the CPUID bits (the SDM's positions) of the feature sets
+ * --cpu takes away and gives back together: XSAVE with OSXSAVE and its extensions, and
+ * the x86-64-v2 model. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -54,7 +56,41 @@ static void test_messages_name_the_missing_set(void **state) {
   }
 }
 
+enum { ECX1_XSAVE = 1u << 26, ECX1_OSXSAVE = 1u << 27, EBX7_BMI1 = 1u << 3, EBX7_BMI2 = 1u << 8,
+       EBX7_ADX = 1u << 19, EAXD1_XSAVEOPT = 1, EAXD1_XSAVEC = 2 };
+
+static void test_feature_sets_and_named_models(void **state) {
+  CpuModel model = {0}, *m = &model;
+  CpuidRegs r1 = cpuid_query(m, 1, 0), r7 = cpuid_query(m, 7, 0), d0 = cpuid_query(m, 0xD, 0),
+            d1 = cpuid_query(m, 0xD, 1);
+  assert_int_equal(r1.ecx & (ECX1_XSAVE | ECX1_OSXSAVE), ECX1_XSAVE | ECX1_OSXSAVE);
+  assert_int_equal(r7.ebx & (EBX7_BMI1 | EBX7_BMI2 | EBX7_ADX), EBX7_BMI1 | EBX7_BMI2 | EBX7_ADX);
+  assert_int_equal(d0.eax, 3);   /* x87 | SSE */
+  assert_int_equal(d0.ebx, 576); /* the legacy region and the XSAVE header */
+  assert_int_equal(d0.ecx, 576);
+  assert_int_equal(d1.eax & 3, EAXD1_XSAVEOPT | EAXD1_XSAVEC);
+  assert_true(cpuid_query(m, 0, 0).eax >= 0xD);
+
+  assert_null(cpuid_apply_option(m, "-xsave")); /* OSXSAVE and the extensions go with it */
+  assert_int_equal(cpuid_query(m, 1, 0).ecx & (ECX1_XSAVE | ECX1_OSXSAVE), 0);
+  assert_int_equal(cpuid_query(m, 0xD, 0).eax, 0);
+  assert_int_equal(cpuid_query(m, 0xD, 1).eax, 0);
+  assert_non_null(cpuid_apply_option(m, "+xsavec")); /* not without XSAVE */
+  assert_null(cpuid_apply_option(m, "+xsave"));
+  assert_int_equal(cpuid_query(m, 0xD, 1).eax & 3, EAXD1_XSAVEOPT | EAXD1_XSAVEC);
+  assert_int_equal(cpuid_query(m, 1, 0).ecx & ECX1_OSXSAVE, ECX1_OSXSAVE);
+
+  assert_null(cpuid_apply_option(m, "x86-64-v2"));
+  assert_int_equal(cpuid_query(m, 7, 0).ebx & (EBX7_BMI1 | EBX7_BMI2 | EBX7_ADX), 0);
+  assert_int_equal(cpuid_query(m, 1, 0).ecx & (ECX1_XSAVE | ECX1_OSXSAVE), 0);
+  assert_int_equal(cpuid_query(m, 1, 0).ecx & (1u << 25), 1u << 25); /* AES-NI stays */
+  assert_null(cpuid_apply_option(m, "x86-64-v2,+bmi2"));
+  assert_int_equal(cpuid_query(m, 7, 0).ebx & (EBX7_BMI1 | EBX7_BMI2), EBX7_BMI2);
+  (void)state;
+}
+
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_messages_name_the_missing_set)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_messages_name_the_missing_set),
+                                     cmocka_unit_test(test_feature_sets_and_named_models)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

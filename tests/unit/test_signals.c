@@ -180,13 +180,20 @@ static void test_frame_contents_and_handler_entry(void **state) {
 #undef AT
 }
 
+/* A CPU as fill_cpu leaves it, interrupted by SIGUSR1: its frame (and *fp, the fpstate). */
+static uint64_t usr1_frame(Cpu **cpu, uint64_t *fp) {
+  Cpu *c = *cpu = test_cpu("/prog");
+  fill_cpu(c);
+  uint64_t frame = sigframe_place(c->r[RSP] - X64_REDZONE, fp);
+  SigframeArgs a = {.sig = SIGUSR1, .handler = 0x402000, .restorer = 0x403000, .mask = 0};
+  assert_true(sigframe_push(c, frame, *fp, &a));
+  return frame;
+}
+
 static void test_sigreturn_takes_the_changed_frame(void **state) {
   catch_guest_faults();
-  Cpu *c = test_cpu("/prog");
-  fill_cpu(c);
-  uint64_t fp, frame = sigframe_place(c->r[RSP] - X64_REDZONE, &fp);
-  SigframeArgs a = {.sig = SIGUSR1, .handler = 0x402000, .restorer = 0x403000, .mask = 0};
-  assert_true(sigframe_push(c, frame, fp, &a));
+  Cpu *c;
+  uint64_t fp, frame = usr1_frame(&c, &fp);
 
   /* The handler changes the interrupted context. */
   X64RtSigframe *f = (X64RtSigframe *)(uintptr_t)frame;
@@ -225,11 +232,8 @@ static void test_sigreturn_takes_the_changed_frame(void **state) {
 static void test_sigreturn_reads_the_xsave_header(void **state) {
   catch_guest_faults();
   for (int how = 0; how < 3; how++) {
-    Cpu *c = test_cpu("/prog");
-    fill_cpu(c);
-    uint64_t fp, frame = sigframe_place(c->r[RSP] - X64_REDZONE, &fp);
-    SigframeArgs a = {.sig = SIGUSR1, .handler = 0x402000, .restorer = 0x403000, .mask = 0};
-    assert_true(sigframe_push(c, frame, fp, &a));
+    Cpu *c;
+    uint64_t fp, frame = usr1_frame(&c, &fp);
     uint8_t *fx = (uint8_t *)(uintptr_t)fp;
     *(uint64_t *)(fx + 512) &= ~2ull; /* XSTATE_BV: SSE in its initial state */
     if (how == 1) *(uint32_t *)(fx + 464) = 0;

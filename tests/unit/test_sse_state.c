@@ -186,6 +186,21 @@ static void test_fxsave_fxrstor_32bit_pointers_match_host(void **state) {
   assert_int_equal(fx_roundtrips(false), 0);
 }
 
+/* Registers for a case that must fault and leave them alone: random general and XMM
+ * registers, MMX values in the x87 registers, default MXCSR. */
+static void random_state(MachineState *s) {
+  memset(s, 0, sizeof *s);
+  for (unsigned i = 0; i < 16; i++) {
+    s->r[i] = rand_gpr();
+    s->xmm[i].q[0] = rnd();
+    s->xmm[i].q[1] = rnd();
+  }
+  for (unsigned i = 0; i < 8; i++) s->mm[i] = rnd();
+  x87_image_untouched(s);
+  s->rflags = 0x202;
+  s->mxcsr = MXCSR_DEFAULT;
+}
+
 /* FXSAVE and FXRSTOR need a 16-byte aligned image, and FXRSTOR of reserved MXCSR bits
  * is #GP too; the fault leaves every register alone. (Every FXRSTOR here faults, so the
  * host's own x87 state is never replaced.) */
@@ -200,16 +215,8 @@ static void test_fx_faults_match_host(void **state) {
     bool reserved = rstor && (!misalign || (it & 4));
     random_fx_image(&image);
     if (reserved) image.b[26 + rnd_below(2)] = (uint8_t)(1 + rnd_below(255));
-    MachineState before = {0}, nat, emu;
-    for (unsigned i = 0; i < 16; i++) {
-      before.r[i] = rand_gpr();
-      before.xmm[i].q[0] = rnd();
-      before.xmm[i].q[1] = rnd();
-    }
-    for (unsigned i = 0; i < 8; i++) before.mm[i] = rnd();
-    x87_image_untouched(&before);
-    before.rflags = 0x202;
-    before.mxcsr = MXCSR_DEFAULT;
+    MachineState before, nat, emu;
+    random_state(&before);
     before.r[RAX] = (uint64_t)(uintptr_t)image.b + (misalign ? 1 + rnd_below(15) : 0);
     const uint8_t *insn = rstor ? fxrstor_rax : fxsave_rax;
     mem_before = image;
@@ -402,7 +409,10 @@ static void test_xsave_faults_match_host(void **state) {
     uint64_t v;
     switch (kind) {
     case 0: break; /* misaligned */
-    case 1: area.b[XS_BV + 8 + rnd_below(56)] |= (uint8_t)(1 + rnd_below(255)); break;
+    case 1: /* a header byte that must be 0: 8-23 in the standard form, 16-63 in the compacted */
+      if (xs_get(&area, XS_COMP) >> 63) area.b[XS_BV + 16 + rnd_below(48)] = (uint8_t)(1 + rnd_below(255));
+      else area.b[XS_BV + 8 + rnd_below(16)] = (uint8_t)(1 + rnd_below(255));
+      break;
     case 2: v = xs_get(&area, XS_BV) | 1ull << 62; memcpy(area.b + XS_BV, &v, 8); break;
     case 3:
       v = 1ull << 63 | 1;
@@ -413,18 +423,9 @@ static void test_xsave_faults_match_host(void **state) {
     case 4: area.b[26] = (uint8_t)(1 + rnd_below(255)); v = 2; memcpy(area.b + XS_BV, &v, 8); break;
     default: break; /* XSAVE, misaligned */
     }
-    if (kind == 1 && !(xs_get(&area, XS_COMP) >> 63)) area.b[XS_BV + 8 + rnd_below(16)] |= 1;
     bool misalign = kind == 0 || kind == 5;
-    MachineState before = {0}, nat, emu;
-    for (unsigned i = 0; i < 16; i++) {
-      before.r[i] = rand_gpr();
-      before.xmm[i].q[0] = rnd();
-      before.xmm[i].q[1] = rnd();
-    }
-    for (unsigned i = 0; i < 8; i++) before.mm[i] = rnd();
-    x87_image_untouched(&before);
-    before.rflags = 0x202;
-    before.mxcsr = MXCSR_DEFAULT;
+    MachineState before, nat, emu;
+    random_state(&before);
     before.r[RAX] = 3;
     before.r[RDX] = 0;
     before.r[RCX] = (uint64_t)(uintptr_t)area.b + (misalign ? 8 * (1 + rnd_below(7)) : 0);
