@@ -11,10 +11,9 @@
 
 #include "access.h"
 #include "cpuid.h"
-#include "fault.h"
 #include "mxcsr.h"
 #include "ops_sse.h"
-#include "sse_operand.h"
+#include "run.h"
 #include "x87.h"
 
 enum { X87_STATE = 1, SSE_STATE = 2 };

@@ -11,8 +11,6 @@
 #include "../loader/guest_space.h"
 #include "sys_common.h"
 
-static uint64_t down(uint64_t a) { return a & ~(host_page() - 1); }
-static uint64_t up(uint64_t a) { return (a + host_page() - 1) & ~(host_page() - 1); }
 
 /* What host page `at` needs: the union of its guest pages' host protections, or -1 when
  * no guest page is in it. Reserved guest memory (the heap beyond the break) counts as
@@ -32,7 +30,7 @@ static int host_prot_of(const RangeSet *mem, uint64_t at) {
  * call a run of pages that need the same): 0 or -errno. */
 static int settle(const RangeSet *mem, uint64_t lo, uint64_t hi) {
   const uint64_t page = host_page();
-  for (uint64_t at = down(lo), end = up(hi); at < end;) {
+  for (uint64_t at = host_page_down(lo), end = host_page_up(hi); at < end;) {
     int prot = host_prot_of(mem, at);
     uint64_t run = at + page;
     while (run < end && host_prot_of(mem, run) == prot) run += page;
@@ -58,7 +56,7 @@ static int read_into(uint64_t to, uint64_t len, int fd, uint64_t off) {
 
 int64_t guest_pages_map_fixed(Cpu *c, uint64_t addr, uint64_t len, int prot, int flags, int fd,
                               uint64_t off, bool noreplace) {
-  const uint64_t page = host_page(), lo = down(addr), hi = up(addr + len);
+  const uint64_t page = host_page(), lo = host_page_down(addr), hi = host_page_up(addr + len);
   RangeSet *mem = &c->m->mem;
   if (noreplace && ranges_meet(mem, addr, addr + len)) return -EEXIST;
   const bool anon = flags & MAP_ANONYMOUS, shared = (flags & MAP_TYPE) != MAP_PRIVATE;
@@ -103,9 +101,9 @@ int64_t guest_pages_map(Cpu *c, uint64_t hint, uint64_t len, uint64_t top, int p
   const uint64_t page = host_page();
   const bool anon = flags & MAP_ANONYMOUS, shared = (flags & MAP_TYPE) != MAP_PRIVATE;
   /* The host maps a file from a host page boundary: the mapping starts that much early. */
-  const uint64_t lead = anon ? 0 : off % page, span = up(len + lead);
+  const uint64_t lead = anon ? 0 : off % page, span = host_page_up(len + lead);
   if (span < len) return -ENOMEM;
-  uint64_t at = hint >= lead && (hint - lead) % page == 0 ? hint - lead : down(hint);
+  uint64_t at = hint >= lead && (hint - lead) % page == 0 ? hint - lead : host_page_down(hint);
   void *r = guest_space_map(&proc_of(c)->space, at, span, page, top, guest_prot_on_host((unsigned)prot),
                             flags, fd, (off_t)(off - lead));
   if (r == MAP_FAILED) return -errno;
@@ -140,7 +138,7 @@ int64_t guest_pages_remap(Cpu *c, uint64_t old, uint64_t old_len, uint64_t new_l
   if ((flags & (FIXED | DONTUNMAP)) || prot < 0 || (prot & GUEST_MAP_SHARED)) return -EINVAL;
   int64_t to = guest_pages_map(c, 0, new_len, 0, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (to < 0) return to;
-  if (mprotect(GUEST_PTR(down(old)), up(old + old_len) - down(old), PROT_READ) != 0) {
+  if (mprotect(GUEST_PTR(host_page_down(old)), host_page_up(old + old_len) - host_page_down(old), PROT_READ) != 0) {
     int e = -errno;
     guest_pages_unmap(c, (uint64_t)to, new_len);
     settle(&c->m->mem, old, old + old_len);
@@ -153,7 +151,7 @@ int64_t guest_pages_remap(Cpu *c, uint64_t old, uint64_t old_len, uint64_t new_l
 }
 
 int64_t guest_pages_advise(Cpu *c, uint64_t addr, uint64_t len, int advice, bool destructive) {
-  const uint64_t whole_lo = up(addr), whole_hi = down(addr + len);
+  const uint64_t whole_lo = host_page_up(addr), whole_hi = host_page_down(addr + len);
   if (whole_lo < whole_hi && madvise(GUEST_PTR(whole_lo), whole_hi - whole_lo, advice) != 0) return -errno;
   if (!destructive) return 0; /* advice on pieces of host pages: taken as given, and left */
   /* The pieces read back as zeros, as discarded private memory does. */
@@ -163,7 +161,7 @@ int64_t guest_pages_advise(Cpu *c, uint64_t addr, uint64_t len, int advice, bool
   for (int i = 0; i < 2; i++) {
     uint64_t lo = pieces[i][0], hi = pieces[i][1];
     if (lo >= hi) continue;
-    if (mprotect(GUEST_PTR(down(lo)), up(hi) - down(lo), PROT_READ | PROT_WRITE) != 0) return -errno;
+    if (mprotect(GUEST_PTR(host_page_down(lo)), host_page_up(hi) - host_page_down(lo), PROT_READ | PROT_WRITE) != 0) return -errno;
     memset(GUEST_PTR(lo), 0, hi - lo);
     int r = settle(&c->m->mem, lo, hi);
     if (r < 0) return r;
@@ -175,12 +173,12 @@ int64_t guest_pages_mincore(uint64_t addr, uint64_t len, uint8_t *vec) {
   const uint64_t page = host_page(), n = (len + GUEST_PAGE - 1) / GUEST_PAGE;
   uint8_t host[256];
   for (uint64_t i = 0; i < n;) { /* a host page's byte for each guest page in it */
-    uint64_t at = addr + i * GUEST_PAGE, first = down(at);
-    uint64_t pages = (up(addr + len) - first) / page;
+    uint64_t at = addr + i * GUEST_PAGE, first = host_page_down(at);
+    uint64_t pages = (host_page_up(addr + len) - first) / page;
     if (pages > sizeof host) pages = sizeof host;
     if (mincore(GUEST_PTR(first), pages * page, host) != 0) return -errno;
-    for (; i < n && down(addr + i * GUEST_PAGE) < first + pages * page; i++)
-      vec[i] = host[(down(addr + i * GUEST_PAGE) - first) / page];
+    for (; i < n && host_page_down(addr + i * GUEST_PAGE) < first + pages * page; i++)
+      vec[i] = host[(host_page_down(addr + i * GUEST_PAGE) - first) / page];
   }
   return 0;
 }

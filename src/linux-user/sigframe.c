@@ -87,14 +87,15 @@ static void xstate_frame(const Cpu *c, uint8_t fp[X64_FPSTATE_SIZE]) {
 
 bool sigframe_push(Cpu *c, uint64_t frame, uint64_t fpstate, const SigframeArgs *a) {
   uint8_t fp[X64_FPSTATE_SIZE] = {0};
-  if (has_xsave(c)) xstate_frame(c, fp);
+  bool xstate = has_xsave(c);
+  if (xstate) xstate_frame(c, fp);
   else fx_image_save(c, fp, true); /* a CPU without XSAVE: the FXSAVE image alone */
   X64RtSigframe f;
   sigframe_fill(c, a, fpstate, &f);
-  if (has_xsave(c)) f.uc.uc_flags |= X64_UC_FP_XSTATE;
+  if (xstate) f.uc.uc_flags |= X64_UC_FP_XSTATE;
   /* Without SA_SIGINFO the kernel leaves the info area as the stack had it. */
   size_t len = a->info ? sizeof f : offsetof(X64RtSigframe, info);
-  size_t fp_len = has_xsave(c) ? sizeof fp : FX_IMAGE_SIZE;
+  size_t fp_len = xstate ? sizeof fp : FX_IMAGE_SIZE;
   if (guest_copy_out(c, fpstate, fp, fp_len) < 0 || guest_copy_out(c, frame, &f, len) < 0)
     return false;
   c->r[RDI] = (uint64_t)a->sig;

@@ -374,10 +374,10 @@ int64_t sys_munlock(Cpu *c, const uint64_t *a) {
  * host page of the new break are zeroed, so that they read as zero when it grows again. */
 int64_t sys_brk(Cpu *c, const uint64_t *a) {
   Process *p = proc_of(c);
-  const uint64_t old_top = (p->brk_cur + GUEST_PAGE - 1) & ~(GUEST_PAGE - 1);
-  const uint64_t now = brk_set(p, a[0]), new_top = (now + GUEST_PAGE - 1) & ~(GUEST_PAGE - 1);
+  const uint64_t old_top = guest_page_up(p->brk_cur);
+  const uint64_t now = brk_set(p, a[0]), new_top = guest_page_up(now);
   if (host_page() > GUEST_PAGE && new_top < old_top) {
-    uint64_t host_top = (new_top + host_page() - 1) & ~(host_page() - 1);
+    uint64_t host_top = host_page_up(new_top);
     uint64_t kept_end = host_top < old_top ? host_top : old_top;
     if (kept_end > new_top) guest_pages_advise(c, new_top, kept_end - new_top, MADV_DONTNEED, true);
   }

@@ -14,8 +14,6 @@
 
 /* The break's page is the guest's 4 KiB one (as /proc/self/maps and the guest's accesses
  * see it); the host maps and protects whole host pages around it. */
-static uint64_t guest_page_up(uint64_t a) { return (a + GUEST_PAGE - 1) & ~(GUEST_PAGE - 1); }
-static uint64_t page_up(uint64_t a) { return (a + host_page() - 1) & ~(host_page() - 1); }
 
 void brk_adopt(Process *p, uint64_t start, uint64_t end) {
   p->brk_start = p->brk_cur = start;
@@ -70,7 +68,7 @@ uint64_t brk_set(Process *p, uint64_t want) {
   const uint64_t old = p->brk_cur;
   if (want < p->brk_start) return old;
   const uint64_t new_top = guest_page_up(want), old_top = guest_page_up(old);
-  const uint64_t host_new = page_up(new_top), host_old = page_up(old_top);
+  const uint64_t host_new = host_page_up(new_top), host_old = host_page_up(old_top);
   if (host_new < want) return old;
   if (new_top > old_top && !within_rlimit(p, new_top)) return old;
   if (host_new > p->brk_end && !reserve_more(p, host_new)) return old;

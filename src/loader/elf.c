@@ -57,8 +57,6 @@ static int fail(Loader *l, const char *fmt, ...) {
   return -1;
 }
 
-static uint64_t page_down(uint64_t a) { return a & ~(host_page() - 1); }
-static uint64_t page_up(uint64_t a) { return (a + host_page() - 1) & ~(host_page() - 1); }
 
 /* Whether [off, off + len) lies inside the file. */
 static bool in_file(const Loader *l, uint64_t off, uint64_t len) {
@@ -237,7 +235,7 @@ static int prot_of_page(const Loader *l, uint64_t page, uint64_t bias) {
   for (unsigned i = 0; i < l->phnum; i++) {
     const Elf64_Phdr *ph = &l->ph[i];
     if (ph->p_type != PT_LOAD || ph->p_memsz == 0) continue;
-    uint64_t s = page_down(ph->p_vaddr + bias), e = page_up(ph->p_vaddr + bias + ph->p_memsz);
+    uint64_t s = host_page_down(ph->p_vaddr + bias), e = host_page_up(ph->p_vaddr + bias + ph->p_memsz);
     if (page >= s && page < e) prot |= prot_of(ph);
   }
   return prot;
@@ -280,8 +278,8 @@ static int reserve(Loader *l, ElfImage *img, uint64_t lo, uint64_t hi, uint64_t 
     if (l->ph[i].p_type == PT_LOAD && l->ph[i].p_align > align && l->ph[i].p_align <= MAX_PIE_ALIGN &&
         !(l->ph[i].p_align & (l->ph[i].p_align - 1))) /* the kernel ignores the others */
       align = l->ph[i].p_align;
-  brk_room = page_up(brk_room);
-  for (;; brk_room = brk_room > host_page() ? page_down(brk_room / 2) : 0) {
+  brk_room = host_page_up(brk_room);
+  for (;; brk_room = brk_room > host_page() ? host_page_down(brk_room / 2) : 0) {
     uint64_t total = span + (align - host_page()) + brk_room;
     void *got = guest_space_map(l->space, 0, total, host_page(), 0, PROT_NONE,
                                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -335,10 +333,10 @@ static int map_segments(Loader *l, ElfImage *img) {
     const uint64_t have = file_bytes(l, ph);
     if (!read_fully(l->fd, (void *)(uintptr_t)(ph->p_vaddr + b), have, ph->p_offset))
       return fail(l, "cannot read segment %u: %s", i, strerror(errno));
-    const uint64_t gone = page_up(ph->p_vaddr + b + have), end = page_up(ph->p_vaddr + b + ph->p_filesz);
+    const uint64_t gone = host_page_up(ph->p_vaddr + b + have), end = host_page_up(ph->p_vaddr + b + ph->p_filesz);
     if (gone < end &&
         mmap((void *)(uintptr_t)gone, end - gone, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED,
-             l->fd, (off_t)(page_down(ph->p_offset) + (gone - page_down(ph->p_vaddr + b)))) == MAP_FAILED)
+             l->fd, (off_t)(host_page_down(ph->p_offset) + (gone - host_page_down(ph->p_vaddr + b)))) == MAP_FAILED)
       return fail(l, "cannot map segment %u past the end of the file: %s", i, strerror(errno));
   }
   unsigned order[MAX_PHDRS_SIZE / sizeof(Elf64_Phdr)];
@@ -347,7 +345,7 @@ static int map_segments(Loader *l, ElfImage *img) {
   for (unsigned k = 0; k < n; k++) {
     const unsigned i = order[k];
     const Elf64_Phdr *ph = &l->ph[i];
-    uint64_t s = page_down(ph->p_vaddr + b), e = page_up(ph->p_vaddr + b + ph->p_memsz);
+    uint64_t s = host_page_down(ph->p_vaddr + b), e = host_page_up(ph->p_vaddr + b + ph->p_memsz);
     const uint64_t pg = host_page();
     if (mprotect((void *)(uintptr_t)s, e - s, prot_of(ph)) != 0 ||
         mprotect((void *)(uintptr_t)s, pg, prot_of_page(l, s, b)) != 0 ||
@@ -360,8 +358,8 @@ static int map_segments(Loader *l, ElfImage *img) {
     if (s > prev_end) munmap((void *)(uintptr_t)prev_end, s - prev_end);
     if (e > prev_end) prev_end = e;
     if (ph->p_filesz && img->nseg < IMAGE_MAX_SEGMENTS)
-      img->seg[img->nseg++] = (ImageSegment){s, page_up(ph->p_vaddr + b + ph->p_filesz),
-                                              page_down(ph->p_offset)};
+      img->seg[img->nseg++] = (ImageSegment){s, host_page_up(ph->p_vaddr + b + ph->p_filesz),
+                                              host_page_down(ph->p_offset)};
   }
   return 0;
 }
@@ -396,8 +394,8 @@ int elf_map(const char *path, ElfImage *img, uint64_t brk_room, const GuestSpace
       const Elf64_Phdr *ph = &l.ph[i];
       if (ph->p_type == PT_GNU_STACK) img->exec_stack = (ph->p_flags & PF_X) != 0;
       if (ph->p_type != PT_LOAD || ph->p_memsz == 0) continue;
-      if (page_down(ph->p_vaddr) < lo) lo = page_down(ph->p_vaddr);
-      if (page_up(ph->p_vaddr + ph->p_memsz) > hi) hi = page_up(ph->p_vaddr + ph->p_memsz);
+      if (host_page_down(ph->p_vaddr) < lo) lo = host_page_down(ph->p_vaddr);
+      if (host_page_up(ph->p_vaddr + ph->p_memsz) > hi) hi = host_page_up(ph->p_vaddr + ph->p_memsz);
     }
     rc = reserve(&l, img, lo, hi, brk_room) ? ELF_FATAL : 0;
     if (rc == 0) {

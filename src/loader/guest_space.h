@@ -27,6 +27,11 @@
  * tests the guest's 4 KiB pages on large host pages on any machine. */
 uint64_t host_page(void);
 
+/* a rounded to the guest's page, or to the host's, up or down. */
+static inline uint64_t guest_page_up(uint64_t a) { return (a + GUEST_PAGE - 1) & ~(GUEST_PAGE - 1); }
+static inline uint64_t host_page_up(uint64_t a) { return (a + host_page() - 1) & ~(host_page() - 1); }
+static inline uint64_t host_page_down(uint64_t a) { return a & ~(host_page() - 1); }
+
 typedef struct GuestSpace {
   RangeSet *mem;     /* the guest's mappings, which placement steps around */
   uint64_t lo;       /* the lowest address given out */
