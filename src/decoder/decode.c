@@ -216,6 +216,7 @@ static bool conditions_hold(unsigned attrs, const DecodeCtx *d) {
   if ((attrs & A_NO_REXB) && d->rex_b) return false;
   if ((attrs & A_NO_REXR) && d->rex_r) return false;
   if ((attrs & A_L0) && d->vex_l) return false;
+  if ((attrs & A_L1) && !d->vex_l) return false;
   if ((attrs & A_NO_VVVV) && d->vvvv) return false;
   return true;
 }

@@ -111,6 +111,7 @@ enum {
                          column is VEX.pp, A_W0/A_W1 test VEX.W, Insn.vreg is VEX.vvvv */
   A_L0 = 1 << 19,     /* only with VEX.L 0 (scalar and 128-bit forms) */
   A_NO_VVVV = 1 << 20, /* only with VEX.vvvv 1111 (no register there) */
+  A_L1 = 1 << 21,     /* only with VEX.L 1 (256-bit forms) */
 };
 
 /* A row needs no CPUID feature beyond the x86-64 baseline. */
@@ -155,6 +156,18 @@ enum {
   FORM(opc, 0xFF, pfx, ALL_RM, S_MODRM_UB, W_X, handlers, 0, 0, 0, feature, 0, FL_ALL, NOFAST)
 #define SSE_FLYI(opc, pfx, handlers, feature) \
   FORM(opc, 0xFF, pfx, ALL_RM, S_MODRM_UB, W_Y, handlers, 0, 0, 0, feature, 0, FL_ALL, NOFAST)
+
+/* AVX forms of SSE operations (sse_operand.h's AVX_RM and AVX_128): VEX.128 rows with
+ * feature f128 and VEX.256 rows with f256 (AVX for floating point, AVX2 for integers);
+ * scalar ones ignore VEX.L. _NV: no vvvv register (VEX.vvvv must be 1111). */
+#define VEX_RM(opc, pfx, name, f128, f256)                                                  \
+  FORM(opc, 0xFF, pfx, ALL_RM, S_MODRM, W_X, HRM(v##name), 0, 0, A_VEX | A_L0, f128, 0, 0, NOFAST) \
+  FORM(opc, 0xFF, pfx, ALL_RM, S_MODRM, W_X, HPAIR(v##name##_256, v##name##_256_m), 0, 0, A_VEX | A_L1, f256, 0, 0, NOFAST)
+#define VEX_SCALAR(opc, pfx, name) \
+  FORM(opc, 0xFF, pfx, ALL_RM, S_MODRM, W_X, HRM(v##name), 0, 0, A_VEX, CPU_FEATURE_AVX, 0, 0, NOFAST)
+#define VEX_NV(opc, pfx, r128, m128, r256, m256, f)                                          \
+  FORM(opc, 0xFF, pfx, ALL_RM, S_MODRM, W_X, r128, m128, 0, 0, A_VEX | A_L0 | A_NO_VVVV, f, 0, 0, NOFAST) \
+  FORM(opc, 0xFF, pfx, ALL_RM, S_MODRM, W_X, r256, m256, 0, 0, A_VEX | A_L1 | A_NO_VVVV, f, 0, 0, NOFAST)
 
 /* MMX forms: ModRM with an MMX register or m64; feature BASE or the SSE-era set that
  * added the form (MMX itself is A_MMX). */

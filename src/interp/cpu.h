@@ -113,6 +113,8 @@ typedef struct Cpu {
   uint64_t fs_base, gs_base;
   uint16_t sreg[6];  /* segment selectors ES CS SS DS FS GS: only what MOV Sreg shows */
   Xmm xmm[16];
+  Xmm ymmh[16];      /* bits 255:128 of YMM0-15: VEX.128 writes zero them, legacy SSE
+                        writes keep them */
   uint32_t mxcsr;
   X87 fpu;
 

@@ -26,11 +26,13 @@
 #define ECX1_AES (1u << 25)
 #define ECX1_XSAVE (1u << 26)
 #define ECX1_OSXSAVE (1u << 27) /* the OS enabled XSAVE (CR4.OSXSAVE): with XSAVE */
+#define ECX1_AVX (1u << 28)
 /* CPUID.0D.1 */
 #define EAXD1_XSAVEOPT (1u << 0)
 #define EAXD1_XSAVEC (1u << 1)
 /* CPUID.7.0 */
 #define EBX7_BMI1 (1u << 3)
+#define EBX7_AVX2 (1u << 5)
 #define EBX7_BMI2 (1u << 8)
 #define EBX7_ADX (1u << 19)
 #define EBX7_SHA (1u << 29)
@@ -46,13 +48,38 @@ static const uint32_t leaf1_edx =
     EDX1_FPU | EDX1_TSC | EDX1_CX8 | EDX1_CMOV | EDX1_MMX | EDX1_FXSR | EDX1_SSE | EDX1_SSE2;
 static const uint32_t leaf1_ecx = ECX1_SSE3 | ECX1_PCLMULQDQ | ECX1_SSSE3 | ECX1_CX16 |
                                   ECX1_SSE41 | ECX1_SSE42 | ECX1_MOVBE | ECX1_POPCNT |
-                                  ECX1_AES | ECX1_XSAVE | ECX1_OSXSAVE;
-static const uint32_t leaf7_ebx = EBX7_BMI1 | EBX7_BMI2 | EBX7_ADX | EBX7_SHA;
+                                  ECX1_AES | ECX1_XSAVE | ECX1_OSXSAVE | ECX1_AVX;
+static const uint32_t leaf7_ebx = EBX7_BMI1 | EBX7_AVX2 | EBX7_BMI2 | EBX7_ADX | EBX7_SHA;
 static const uint32_t ext1_ecx = ECX81_LAHF | ECX81_ABM;
 static const uint32_t ext1_edx = EDX81_SYSCALL | EDX81_NX | EDX81_RDTSCP | EDX81_LM;
 static const uint32_t leafd1_eax = EAXD1_XSAVEOPT | EAXD1_XSAVEC;
 
-uint32_t cpuid_hwcap(const CpuModel *m) { return leaf1_edx & ~m->removed[CPUID_1_EDX]; }
+static uint32_t implemented(unsigned word) {
+  switch (word) {
+  case CPUID_1_EDX: return leaf1_edx;
+  case CPUID_1_ECX: return leaf1_ecx;
+  case CPUID_7_EBX: return leaf7_ebx;
+  case CPUID_81_ECX: return ext1_ecx;
+  case CPUID_D1_EAX: return leafd1_eax;
+  default: return ext1_edx;
+  }
+}
+
+/* The bits of a feature word the model m shows. */
+static uint32_t enabled(const CpuModel *m, unsigned word) {
+  return implemented(word) & ~m->removed[word] & (~cpuid_preview[word] | m->added[word]);
+}
+
+uint32_t cpuid_hwcap(const CpuModel *m) { return enabled(m, CPUID_1_EDX); }
+
+uint64_t cpuid_xcr0(const CpuModel *m) {
+  if (!(enabled(m, CPUID_1_ECX) & ECX1_XSAVE)) return XSTATE_X87 | XSTATE_SSE;
+  return XSTATE_X87 | XSTATE_SSE | (enabled(m, CPUID_1_ECX) & ECX1_AVX ? XSTATE_AVX : 0);
+}
+
+unsigned cpuid_xsave_size(const CpuModel *m) {
+  return cpuid_xcr0(m) & XSTATE_AVX ? XSAVE_AREA_MAX : XSAVE_YMM;
+}
 
 /* Deterministic cache descriptions (leaf 4) so that glibc sizes its memcpy thresholds
  * the same way on every host: 32 KiB L1d/L1i, 1 MiB L2, 8 MiB L3, 64-byte lines. */
@@ -86,8 +113,8 @@ CpuidRegs cpuid_query(const CpuModel *m, uint32_t leaf, uint32_t subleaf) {
   case 1:
     r.eax = 0x000106A5;      /* family 6, model 0x1A, stepping 5 */
     r.ebx = 8u << 8 | 1u << 16; /* 64-byte CLFLUSH line, one logical processor */
-    r.ecx = leaf1_ecx & ~m->removed[CPUID_1_ECX];
-    r.edx = leaf1_edx & ~m->removed[CPUID_1_EDX];
+    r.ecx = enabled(m, CPUID_1_ECX);
+    r.edx = enabled(m, CPUID_1_EDX);
     break;
   case 2:
     r.eax = 0x0000FF01; /* one round; descriptor FF: "see leaf 4" */
@@ -96,24 +123,27 @@ CpuidRegs cpuid_query(const CpuModel *m, uint32_t leaf, uint32_t subleaf) {
     r = cache_leaf(subleaf);
     break;
   case 7:
-    if (subleaf == 0) r.ebx = leaf7_ebx & ~m->removed[CPUID_7_EBX]; /* EAX 0: no subleaf 1 */
+    if (subleaf == 0) r.ebx = enabled(m, CPUID_7_EBX); /* EAX 0: no subleaf 1 */
     break;
-  case 0xD: /* the XSAVE components: x87 and SSE, in the 576-byte area (xsave.c) */
-    if (m->removed[CPUID_1_ECX] & ECX1_XSAVE) break;
+  case 0xD: /* the XSAVE components: x87, SSE and AVX (xsave.c) */
+    if (!(enabled(m, CPUID_1_ECX) & ECX1_XSAVE)) break;
     if (subleaf == 0) {
-      r.eax = (uint32_t)XCR0_MODEL;
-      r.ebx = r.ecx = XSAVE_AREA_SIZE; /* for XCR0 as it is, and for every component */
+      r.eax = (uint32_t)cpuid_xcr0(m);
+      r.ebx = r.ecx = cpuid_xsave_size(m); /* for XCR0 as it is, and for every component */
     } else if (subleaf == 1) {
-      r.eax = leafd1_eax & ~m->removed[CPUID_D1_EAX];
-      r.ebx = XSAVE_AREA_SIZE;
+      r.eax = enabled(m, CPUID_D1_EAX);
+      r.ebx = cpuid_xsave_size(m);
+    } else if (subleaf == 2 && (cpuid_xcr0(m) & XSTATE_AVX)) {
+      r.eax = XSAVE_AREA_MAX - XSAVE_YMM; /* YMM upper halves: size, offset */
+      r.ebx = XSAVE_YMM;
     }
     break;
   case 0x80000000:
     r.eax = 0x80000004;
     break;
   case 0x80000001:
-    r.ecx = ext1_ecx & ~m->removed[CPUID_81_ECX];
-    r.edx = ext1_edx & ~m->removed[CPUID_81_EDX];
+    r.ecx = enabled(m, CPUID_81_ECX);
+    r.edx = enabled(m, CPUID_81_EDX);
     break;
   case 0x80000002: case 0x80000003: case 0x80000004:
     brand(leaf, &r);
@@ -145,21 +175,22 @@ static const struct {
     {"bmi1", CPU_FEATURE_BMI1},       {"bmi2", CPU_FEATURE_BMI2},
     {"adx", CPU_FEATURE_ADX},         {"xsave", CPU_FEATURE_XSAVE},
     {"xsaveopt", CPU_FEATURE_XSAVEOPT}, {"xsavec", CPU_FEATURE_XSAVEC},
+    {"avx", CPU_FEATURE_AVX},         {"avx2", CPU_FEATURE_AVX2},
 };
 
-static uint32_t implemented(unsigned word) {
-  switch (word) {
-  case CPUID_1_EDX: return leaf1_edx;
-  case CPUID_1_ECX: return leaf1_ecx;
-  case CPUID_7_EBX: return leaf7_ebx;
-  case CPUID_81_ECX: return ext1_ecx;
-  case CPUID_D1_EAX: return leafd1_eax;
-  default: return ext1_edx;
+/* Sets feature bits of m on or off. */
+static void set_bits(CpuModel *m, unsigned word, uint32_t bits, bool on) {
+  if (on) {
+    m->removed[word] &= ~bits;
+    m->added[word] |= bits & cpuid_preview[word];
+  } else {
+    m->removed[word] |= bits;
+    m->added[word] &= ~bits;
   }
 }
 
-/* One item of the list, applied to removed[]; NULL or why it cannot be. */
-static const char *apply_item(const char *item, uint32_t removed[CPUID_WORDS]) {
+/* One item of the list, applied to m; NULL or why it cannot be. */
+static const char *apply_item(const char *item, CpuModel *m) {
   static __thread char why[96]; /* the message returned */
   bool on = true;
   size_t len = strlen(item);
@@ -178,23 +209,28 @@ static const char *apply_item(const char *item, uint32_t removed[CPUID_WORDS]) {
     CpuFeature f = feature_names[i].feature;
     unsigned word = f / 32;
     uint32_t bit = 1u << f % 32;
-    bool needs_xsave = f == CPU_FEATURE_XSAVEOPT || f == CPU_FEATURE_XSAVEC;
-    if (on && needs_xsave && (removed[CPUID_1_ECX] & ECX1_XSAVE)) {
+    bool needs_xsave = f == CPU_FEATURE_XSAVEOPT || f == CPU_FEATURE_XSAVEC || f == CPU_FEATURE_AVX;
+    if (on && needs_xsave && !(enabled(m, CPUID_1_ECX) & ECX1_XSAVE)) {
       snprintf(why, sizeof why, "--cpu: '%.*s' needs xsave", (int)len, item);
       return why;
     }
-    if (!on) {
-      removed[word] |= bit;
-    } else if (implemented(word) & bit) {
-      removed[word] &= ~bit;
-    } else {
+    if (on && f == CPU_FEATURE_AVX2 && !(enabled(m, CPUID_1_ECX) & ECX1_AVX)) {
+      snprintf(why, sizeof why, "--cpu: '%.*s' needs avx", (int)len, item);
+      return why;
+    }
+    if (on && !(implemented(word) & bit)) {
       snprintf(why, sizeof why, "--cpu: '%.*s' is not implemented by x64emu", (int)len, item);
       return why;
     }
+    set_bits(m, word, bit, on);
+    if (f == CPU_FEATURE_AVX && !on) set_bits(m, CPUID_7_EBX, EBX7_AVX2, false);
     if (f == CPU_FEATURE_XSAVE) { /* the OS's enabling and the extensions go with it */
-      uint32_t d1 = EAXD1_XSAVEOPT | EAXD1_XSAVEC;
-      removed[CPUID_1_ECX] = on ? removed[CPUID_1_ECX] & ~ECX1_OSXSAVE : removed[CPUID_1_ECX] | ECX1_OSXSAVE;
-      removed[CPUID_D1_EAX] = on ? removed[CPUID_D1_EAX] & ~d1 : removed[CPUID_D1_EAX] | d1;
+      set_bits(m, CPUID_1_ECX, ECX1_OSXSAVE, on);
+      set_bits(m, CPUID_D1_EAX, EAXD1_XSAVEOPT | EAXD1_XSAVEC, on);
+      if (!on) { /* and AVX's state with it */
+        set_bits(m, CPUID_1_ECX, ECX1_AVX, false);
+        set_bits(m, CPUID_7_EBX, EBX7_AVX2, false);
+      }
     }
     return NULL;
   }
@@ -204,11 +240,10 @@ static const char *apply_item(const char *item, uint32_t removed[CPUID_WORDS]) {
 
 /* "x86-64-v2": the model without the features that came with its x86-64-v3 work, so that
  * runs can be compared with the model before it (AES-NI, SHA, MOVBE, LZCNT stay). */
-static const char *const v2_removes[] = {"-bmi1", "-bmi2", "-adx", "-xsave"};
+static const char *const v2_removes[] = {"-bmi1", "-bmi2", "-adx", "-xsave", "-avx", "-avx2"};
 
 const char *cpuid_apply_option(CpuModel *m, const char *list) {
-  uint32_t removed[CPUID_WORDS];
-  memcpy(removed, m->removed, sizeof removed);
+  CpuModel next = *m;
   for (const char *p = list; *p;) {
     size_t n = strcspn(p, ",");
     char item[64];
@@ -216,19 +251,19 @@ const char *cpuid_apply_option(CpuModel *m, const char *list) {
     memcpy(item, p, n);
     item[n] = 0;
     if (!strcmp(item, "x86-64-v2")) {
-      for (size_t i = 0; i < sizeof v2_removes / sizeof *v2_removes; i++) apply_item(v2_removes[i], removed);
+      for (size_t i = 0; i < sizeof v2_removes / sizeof *v2_removes; i++) apply_item(v2_removes[i], &next);
     } else if (strcmp(item, "max") != 0) {
-      const char *why = apply_item(item, removed);
+      const char *why = apply_item(item, &next);
       if (why) return why;
     }
     p += n;
     if (*p == ',' && *++p == 0) return "--cpu: expected a list like -aes,-pclmulqdq";
   }
-  memcpy(m->removed, removed, sizeof removed);
+  *m = next;
   return NULL;
 }
 
-void cpuid_reset_features(CpuModel *m) { memset(m->removed, 0, sizeof m->removed); }
+void cpuid_reset_features(CpuModel *m) { memset(m, 0, sizeof *m); }
 
 /* ---- what the model lacks, for messages ---- */
 

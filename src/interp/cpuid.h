@@ -13,18 +13,32 @@ typedef struct CpuidRegs {
 enum { CPUID_1_EDX, CPUID_1_ECX, CPUID_7_EBX, CPUID_81_ECX, CPUID_81_EDX, CPUID_D1_EAX, CPUID_WORDS };
 
 /* One machine's CPU model: the documented model (docs/cpu-model.md) less the features
- * --cpu removed (their bits read as 0 and their instructions are #UD). Zeroed, it is
- * the whole model. */
+ * --cpu removed (their bits read as 0 and their instructions are #UD), plus the preview
+ * features --cpu added. Zeroed, it is the default model. */
 typedef struct CpuModel {
   uint32_t removed[CPUID_WORDS];
+  uint32_t added[CPUID_WORDS]; /* preview features (cpuid_preview) turned on */
 } CpuModel;
+
+/* Preview features: implemented in part, so CPUID leaves them out unless --cpu asks for
+ * them ("+avx"); their instructions not yet written stay unimplemented (SIGILL with a
+ * message), never a wrong answer. AVX (CPUID.1:ECX bit 28) and AVX2 (CPUID.7:EBX bit 5)
+ * while their VEX forms are written. */
+static const uint32_t cpuid_preview[CPUID_WORDS] = {[CPUID_1_ECX] = 1u << 28, [CPUID_7_EBX] = 1u << 5};
 
 CpuidRegs cpuid_query(const CpuModel *m, uint32_t leaf, uint32_t subleaf);
 
-/* The model's XSAVE state components, x87 and SSE (its XCR0), and the size of their XSAVE
- * area: the FXSAVE region's 512 bytes and the 64-byte header (xsave.c). */
-#define XCR0_MODEL 3ull
-enum { XSAVE_HEADER = 512, XSAVE_AREA_SIZE = XSAVE_HEADER + 64 };
+/* The XSAVE state components (XCR0 bits): x87 and SSE always, AVX (the upper halves of
+ * the YMM registers) with the AVX feature. Their XSAVE area: the FXSAVE region's 512
+ * bytes, the 64-byte header, then 256 bytes of YMM upper halves (xsave.c). */
+enum { XSTATE_X87 = 1, XSTATE_SSE = 2, XSTATE_AVX = 4 };
+enum {
+  XSAVE_HEADER = 512, XSAVE_YMM = XSAVE_HEADER + 64,
+  XSAVE_AREA_MAX = XSAVE_YMM + 256, /* every component */
+};
+/* The model's XCR0, and the size of its XSAVE area (standard and compacted alike). */
+uint64_t cpuid_xcr0(const CpuModel *m);
+unsigned cpuid_xsave_size(const CpuModel *m);
 
 /* CPUID.1:EDX, which the kernel passes to programs as AT_HWCAP. */
 uint32_t cpuid_hwcap(const CpuModel *m);
@@ -45,9 +59,11 @@ typedef enum CpuFeature {
   CPU_FEATURE_AES = CPUID_1_ECX * 32 + 25,
   CPU_FEATURE_XSAVE = CPUID_1_ECX * 32 + 26,
   CPU_FEATURE_OSXSAVE = CPUID_1_ECX * 32 + 27,
+  CPU_FEATURE_AVX = CPUID_1_ECX * 32 + 28,
   CPU_FEATURE_XSAVEOPT = CPUID_D1_EAX * 32 + 0,
   CPU_FEATURE_XSAVEC = CPUID_D1_EAX * 32 + 1,
   CPU_FEATURE_BMI1 = CPUID_7_EBX * 32 + 3,
+  CPU_FEATURE_AVX2 = CPUID_7_EBX * 32 + 5,
   CPU_FEATURE_BMI2 = CPUID_7_EBX * 32 + 8,
   CPU_FEATURE_ADX = CPUID_7_EBX * 32 + 19,
   CPU_FEATURE_SHA = CPUID_7_EBX * 32 + 29,
@@ -57,12 +73,14 @@ typedef enum CpuFeature {
 /* For the decoder, once per decoded instruction of an implemented feature: false when
  * --cpu removed the feature, whose instructions are then #UD as on a CPU without it. */
 static inline bool cpu_feature_enabled(const CpuModel *m, CpuFeature f) {
-  return !(m->removed[f / 32] >> (f % 32) & 1);
+  uint32_t off = m->removed[f / 32] | (cpuid_preview[f / 32] & ~m->added[f / 32]);
+  return !(off >> (f % 32) & 1);
 }
 
 /* Applies a QEMU-style feature list, items separated by commas: "-aes" or "aes=off"
  * removes a feature, "+aes", "aes" or "aes=on" gives it back; "max" (the default model,
- * everything implemented) changes nothing; "x86-64-v2" removes BMI1, BMI2, ADX and XSAVE. Only implemented features can be given.
+ * the default) changes nothing; "x86-64-v2" removes BMI1, BMI2, ADX, XSAVE and AVX. Only
+ * implemented features can be given.
  * Returns NULL, or a message saying what is wrong (changing nothing). */
 const char *cpuid_apply_option(CpuModel *m, const char *list);
 
@@ -71,7 +89,7 @@ const char *cpuid_apply_option(CpuModel *m, const char *list);
  * x86-64-v2 or lower"), or NULL when it is not one of those. */
 const char *cpuid_missing_set(const uint8_t *bytes, unsigned n);
 
-/* Gives back every removed feature. */
+/* The default model again: every removed feature back, every preview feature off. */
 void cpuid_reset_features(CpuModel *m);
 
 #endif

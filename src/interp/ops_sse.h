@@ -18,6 +18,16 @@
   void op_##name(Cpu *c, const Insn *in);    \
   void op_##name##_m(Cpu *c, const Insn *in);
 
+/* The AVX forms of an SSE_RM operation (sse_operand.h's AVX_128 and AVX_RM): VEX.128
+ * op_v<name>[_m], VEX.256 op_v<name>_256[_m]. */
+#define AVX_DECLARE_128(name)                  \
+  void op_v##name(Cpu *c, const Insn *in);     \
+  void op_v##name##_m(Cpu *c, const Insn *in);
+#define AVX_DECLARE_RM(name)                       \
+  AVX_DECLARE_128(name)                            \
+  void op_v##name##_256(Cpu *c, const Insn *in);   \
+  void op_v##name##_256_m(Cpu *c, const Insn *in);
+
 /* sse_move.c */
 SSE_DECLARE_RM(movu_load)   /* MOVUPS/MOVUPD/MOVDQU loads */
 SSE_DECLARE_RM(mova_load)   /* MOVAPS/MOVAPD/MOVDQA loads (aligned memory) */
@@ -48,6 +58,19 @@ SSE_DECLARE_RM(pinsrw)        /* rm: general register or m16 */
 void op_pextrw(Cpu *c, const Insn *in);         /* destination: general register */
 void op_movnti_m(Cpu *c, const Insn *in);
 void op_maskmovdqu(Cpu *c, const Insn *in);
+/* AVX moves: VEX.128 loads, then the VEX.256 ones (the register form is shared), the
+ * register destinations of the store forms, the 256-bit stores (the VEX.128 ones are
+ * the SSE handlers), VZEROUPPER and VZEROALL. */
+AVX_DECLARE_128(movu_load) AVX_DECLARE_128(mova_load)
+void op_vmov_load_256(Cpu *c, const Insn *in);
+void op_vmovu_load_256_m(Cpu *c, const Insn *in);
+void op_vmova_load_256_m(Cpu *c, const Insn *in);
+void op_vmov_to_rm(Cpu *c, const Insn *in);
+void op_vmov_to_rm_256(Cpu *c, const Insn *in);
+void op_vmovu_store_256_m(Cpu *c, const Insn *in);
+void op_vmova_store_256_m(Cpu *c, const Insn *in);
+void op_vzeroupper(Cpu *c, const Insn *in);
+void op_vzeroall(Cpu *c, const Insn *in);
 
 /* sse_int.c */
 SSE_DECLARE_RM(pand) SSE_DECLARE_RM(pandn) SSE_DECLARE_RM(por) SSE_DECLARE_RM(pxor)
@@ -76,6 +99,18 @@ void op_psrad_imm(Cpu *c, const Insn *in);
 void op_pslldq(Cpu *c, const Insn *in);
 void op_psrldq(Cpu *c, const Insn *in);
 
+AVX_DECLARE_RM(pand) AVX_DECLARE_RM(pandn) AVX_DECLARE_RM(por) AVX_DECLARE_RM(pxor)
+AVX_DECLARE_RM(pcmpeqb) AVX_DECLARE_RM(pcmpeqw) AVX_DECLARE_RM(pcmpeqd)
+AVX_DECLARE_RM(pcmpgtb) AVX_DECLARE_RM(pcmpgtw) AVX_DECLARE_RM(pcmpgtd)
+AVX_DECLARE_RM(paddb) AVX_DECLARE_RM(paddw) AVX_DECLARE_RM(paddd) AVX_DECLARE_RM(paddq)
+AVX_DECLARE_RM(psubb) AVX_DECLARE_RM(psubw) AVX_DECLARE_RM(psubd) AVX_DECLARE_RM(psubq)
+AVX_DECLARE_RM(paddusb) AVX_DECLARE_RM(paddusw) AVX_DECLARE_RM(psubusb) AVX_DECLARE_RM(psubusw)
+AVX_DECLARE_RM(paddsb) AVX_DECLARE_RM(paddsw) AVX_DECLARE_RM(psubsb) AVX_DECLARE_RM(psubsw)
+AVX_DECLARE_RM(pminub) AVX_DECLARE_RM(pmaxub) AVX_DECLARE_RM(pminsw) AVX_DECLARE_RM(pmaxsw)
+AVX_DECLARE_RM(pavgb) AVX_DECLARE_RM(pavgw) AVX_DECLARE_RM(psadbw)
+AVX_DECLARE_RM(pmullw) AVX_DECLARE_RM(pmulhw) AVX_DECLARE_RM(pmulhuw)
+AVX_DECLARE_RM(pmuludq) AVX_DECLARE_RM(pmaddwd)
+
 /* sse_shuffle.c */
 SSE_DECLARE_RM(punpcklbw) SSE_DECLARE_RM(punpckhbw) SSE_DECLARE_RM(punpcklwd)
 SSE_DECLARE_RM(punpckhwd) SSE_DECLARE_RM(punpckldq) SSE_DECLARE_RM(punpckhdq)
@@ -83,6 +118,10 @@ SSE_DECLARE_RM(punpcklqdq) SSE_DECLARE_RM(punpckhqdq)
 SSE_DECLARE_RM(packsswb) SSE_DECLARE_RM(packuswb) SSE_DECLARE_RM(packssdw)
 SSE_DECLARE_RM(pshufd) SSE_DECLARE_RM(pshuflw) SSE_DECLARE_RM(pshufhw)
 SSE_DECLARE_RM(shufps) SSE_DECLARE_RM(shufpd)
+AVX_DECLARE_RM(punpcklbw) AVX_DECLARE_RM(punpckhbw) AVX_DECLARE_RM(punpcklwd)
+AVX_DECLARE_RM(punpckhwd) AVX_DECLARE_RM(punpckldq) AVX_DECLARE_RM(punpckhdq)
+AVX_DECLARE_RM(punpcklqdq) AVX_DECLARE_RM(punpckhqdq)
+AVX_DECLARE_RM(packsswb) AVX_DECLARE_RM(packuswb) AVX_DECLARE_RM(packssdw)
 
 /* sse_float.c */
 SSE_DECLARE_RM(addps) SSE_DECLARE_RM(addpd) SSE_DECLARE_RM(addss) SSE_DECLARE_RM(addsd)
@@ -95,6 +134,13 @@ SSE_DECLARE_RM(sqrtps) SSE_DECLARE_RM(sqrtpd) SSE_DECLARE_RM(sqrtss) SSE_DECLARE
 SSE_DECLARE_RM(cmpps) SSE_DECLARE_RM(cmppd) SSE_DECLARE_RM(cmpss) SSE_DECLARE_RM(cmpsd)
 SSE_DECLARE_RM(comiss) SSE_DECLARE_RM(comisd) SSE_DECLARE_RM(ucomiss) SSE_DECLARE_RM(ucomisd)
 SSE_DECLARE_RM(rcpps) SSE_DECLARE_RM(rcpss) SSE_DECLARE_RM(rsqrtps) SSE_DECLARE_RM(rsqrtss)
+AVX_DECLARE_RM(addps) AVX_DECLARE_RM(addpd) AVX_DECLARE_128(addss) AVX_DECLARE_128(addsd)
+AVX_DECLARE_RM(subps) AVX_DECLARE_RM(subpd) AVX_DECLARE_128(subss) AVX_DECLARE_128(subsd)
+AVX_DECLARE_RM(mulps) AVX_DECLARE_RM(mulpd) AVX_DECLARE_128(mulss) AVX_DECLARE_128(mulsd)
+AVX_DECLARE_RM(divps) AVX_DECLARE_RM(divpd) AVX_DECLARE_128(divss) AVX_DECLARE_128(divsd)
+AVX_DECLARE_RM(minps) AVX_DECLARE_RM(minpd) AVX_DECLARE_128(minss) AVX_DECLARE_128(minsd)
+AVX_DECLARE_RM(maxps) AVX_DECLARE_RM(maxpd) AVX_DECLARE_128(maxss) AVX_DECLARE_128(maxsd)
+AVX_DECLARE_RM(sqrtps) AVX_DECLARE_RM(sqrtpd) AVX_DECLARE_128(sqrtss) AVX_DECLARE_128(sqrtsd)
 
 /* sse_convert.c */
 SSE_DECLARE_RM(cvtss2sd) SSE_DECLARE_RM(cvtsd2ss) SSE_DECLARE_RM(cvtps2pd) SSE_DECLARE_RM(cvtpd2ps)
@@ -128,11 +174,12 @@ void op_mfence(Cpu *c, const Insn *in);
 void op_sfence(Cpu *c, const Insn *in);
 void op_clflush(Cpu *c, const Insn *in);
 
-/* xsave.c: the XSAVE feature set, for the model's XCR0 (cpuid.h). The area XSAVE64 with every component writes (a signal frame's fpstate). */
-void xsave_image(const Cpu *c, uint8_t area[XSAVE_AREA_SIZE]);
-/* XRSTOR64 of area for the components in rfbm (a subset of XCR0_MODEL): false, changing
- * nothing, where XRSTOR would be #GP (a reserved header bit or MXCSR bit set). */
-bool xrstor_image(Cpu *c, const uint8_t area[XSAVE_AREA_SIZE], uint64_t rfbm, bool ptr64);
+/* xsave.c: the XSAVE feature set, for the model's XCR0 (cpuid.h). The area the kernel's
+ * XSAVE64 of every component writes in a signal frame (cpuid_xsave_size bytes of it). */
+void xsave_image(const Cpu *c, uint8_t area[XSAVE_AREA_MAX]);
+/* XRSTOR64 of area for the components in rfbm (a subset of the model's XCR0): false,
+ * changing nothing, where XRSTOR would be #GP (a reserved header bit or MXCSR bit set). */
+bool xrstor_image(Cpu *c, const uint8_t area[XSAVE_AREA_MAX], uint64_t rfbm, bool ptr64);
 void op_xgetbv(Cpu *c, const Insn *in);
 void op_xsave(Cpu *c, const Insn *in);    /* XSAVE, XSAVEOPT (op 1), XSAVEC (op 2) */
 void op_xrstor(Cpu *c, const Insn *in);

@@ -104,3 +104,14 @@ FP_RCP(rcpss, FP_SS, false, load_m32)
 /* 0F 52, F3 0F 52 */
 FP_RCP(rsqrtps, FP_PS, true, load_m128a)
 FP_RCP(rsqrtss, FP_SS, true, load_m32)
+
+/* ---- AVX forms: packed ones in both lengths, scalar ones (VEX.L ignored) merge into
+ * the first source ---- */
+
+AVX_RM(addps, load_m128u) AVX_RM(addpd, load_m128u) AVX_128(addss, load_m32) AVX_128(addsd, load_m64)
+AVX_RM(subps, load_m128u) AVX_RM(subpd, load_m128u) AVX_128(subss, load_m32) AVX_128(subsd, load_m64)
+AVX_RM(mulps, load_m128u) AVX_RM(mulpd, load_m128u) AVX_128(mulss, load_m32) AVX_128(mulsd, load_m64)
+AVX_RM(divps, load_m128u) AVX_RM(divpd, load_m128u) AVX_128(divss, load_m32) AVX_128(divsd, load_m64)
+AVX_RM(minps, load_m128u) AVX_RM(minpd, load_m128u) AVX_128(minss, load_m32) AVX_128(minsd, load_m64)
+AVX_RM(maxps, load_m128u) AVX_RM(maxpd, load_m128u) AVX_128(maxss, load_m32) AVX_128(maxsd, load_m64)
+AVX_RM(sqrtps, load_m128u) AVX_RM(sqrtpd, load_m128u) AVX_128(sqrtss, load_m32) AVX_128(sqrtsd, load_m64)

@@ -318,3 +318,18 @@ MMX_SHIFT_IMM(psrld_imm, shr_lanes, 32)
 MMX_SHIFT_IMM(psrlq_imm, shr_lanes, 64)
 MMX_SHIFT_IMM(psraw_imm, sar_lanes, 16)
 MMX_SHIFT_IMM(psrad_imm, sar_lanes, 32)
+
+/* ---- AVX forms (VEX.128: AVX; VEX.256: AVX2), on the bodies above ---- */
+
+AVX_RM(pand, load_m128u) AVX_RM(pandn, load_m128u) AVX_RM(por, load_m128u) AVX_RM(pxor, load_m128u)
+AVX_RM(pcmpeqb, load_m128u) AVX_RM(pcmpeqw, load_m128u) AVX_RM(pcmpeqd, load_m128u)
+AVX_RM(pcmpgtb, load_m128u) AVX_RM(pcmpgtw, load_m128u) AVX_RM(pcmpgtd, load_m128u)
+AVX_RM(paddb, load_m128u) AVX_RM(paddw, load_m128u) AVX_RM(paddd, load_m128u) AVX_RM(paddq, load_m128u)
+AVX_RM(psubb, load_m128u) AVX_RM(psubw, load_m128u) AVX_RM(psubd, load_m128u) AVX_RM(psubq, load_m128u)
+AVX_RM(paddusb, load_m128u) AVX_RM(paddusw, load_m128u) AVX_RM(psubusb, load_m128u)
+AVX_RM(psubusw, load_m128u) AVX_RM(paddsb, load_m128u) AVX_RM(paddsw, load_m128u)
+AVX_RM(psubsb, load_m128u) AVX_RM(psubsw, load_m128u)
+AVX_RM(pminub, load_m128u) AVX_RM(pmaxub, load_m128u) AVX_RM(pminsw, load_m128u) AVX_RM(pmaxsw, load_m128u)
+AVX_RM(pavgb, load_m128u) AVX_RM(pavgw, load_m128u) AVX_RM(psadbw, load_m128u)
+AVX_RM(pmullw, load_m128u) AVX_RM(pmulhw, load_m128u) AVX_RM(pmulhuw, load_m128u)
+AVX_RM(pmuludq, load_m128u) AVX_RM(pmaddwd, load_m128u)

@@ -4,6 +4,8 @@
 #include <emmintrin.h>
 #endif
 
+#include <string.h>
+
 #include "ops_sse.h"
 #include "sse_operand.h"
 
@@ -27,6 +29,66 @@ void op_movu_store_m(Cpu *c, const Insn *in) {
 /* 0F 29, 66 0F 29, 66 0F 7F, and MOVNTPS/MOVNTPD/MOVNTDQ (0F 2B, 66 0F 2B, 66 0F E7) */
 void op_mova_store_m(Cpu *c, const Insn *in) {
   st128(sse_ea_aligned(c, in), &c->xmm[in->reg]);
+  DISPATCH_NEXT(c, in);
+}
+
+/* ---- their AVX forms: VEX.128 writes zero the upper half, VEX.256 moves 32 bytes, the
+ * aligned ones (VMOVAPS, VMOVDQA, VMOVNTPS...) from and to 32-byte aligned memory ---- */
+
+AVX_128(movu_load, load_m128u)
+AVX_128(mova_load, load_m128a)
+
+static inline uint64_t ea_aligned32(Cpu *c, const Insn *in) {
+  uint64_t a = ea(c, in);
+  if (__builtin_expect(a & 31, 0)) guest_gp(c, 0);
+  return a;
+}
+
+void op_vmov_load_256(Cpu *c, const Insn *in) {
+  c->xmm[in->reg] = c->xmm[in->rm];
+  c->ymmh[in->reg] = c->ymmh[in->rm];
+  DISPATCH_NEXT(c, in);
+}
+void op_vmovu_load_256_m(Cpu *c, const Insn *in) {
+  Xmm v[2];
+  load_m256(c, in, v);
+  c->xmm[in->reg] = v[0];
+  c->ymmh[in->reg] = v[1];
+  DISPATCH_NEXT(c, in);
+}
+void op_vmova_load_256_m(Cpu *c, const Insn *in) {
+  (void)ea_aligned32(c, in);
+  op_vmovu_load_256_m(c, in);
+}
+/* The store forms with a register destination (ModRM.rm). */
+void op_vmov_to_rm(Cpu *c, const Insn *in) {
+  Xmm v = c->xmm[in->reg];
+  vex128_put(c, in->rm, &v);
+  DISPATCH_NEXT(c, in);
+}
+void op_vmov_to_rm_256(Cpu *c, const Insn *in) {
+  c->xmm[in->rm] = c->xmm[in->reg];
+  c->ymmh[in->rm] = c->ymmh[in->reg];
+  DISPATCH_NEXT(c, in);
+}
+void op_vmovu_store_256_m(Cpu *c, const Insn *in) {
+  store_m256(ea(c, in), &c->xmm[in->reg], &c->ymmh[in->reg]);
+  DISPATCH_NEXT(c, in);
+}
+void op_vmova_store_256_m(Cpu *c, const Insn *in) {
+  store_m256(ea_aligned32(c, in), &c->xmm[in->reg], &c->ymmh[in->reg]);
+  DISPATCH_NEXT(c, in);
+}
+
+/* VEX 0F 77: VZEROUPPER (VEX.L 0) clears bits 255:128 of every YMM register,
+ * VZEROALL (VEX.L 1) all of them. */
+void op_vzeroupper(Cpu *c, const Insn *in) {
+  memset(c->ymmh, 0, sizeof c->ymmh);
+  DISPATCH_NEXT(c, in);
+}
+void op_vzeroall(Cpu *c, const Insn *in) {
+  memset(c->ymmh, 0, sizeof c->ymmh);
+  memset(c->xmm, 0, sizeof c->xmm);
   DISPATCH_NEXT(c, in);
 }
 

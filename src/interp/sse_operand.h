@@ -6,6 +6,7 @@
 #include <signal.h>
 
 #include "access.h"
+#include "mxcsr.h"
 #include "run.h"
 
 /* A misaligned operand of an aligned SSE form is #GP(0): the kernel sends SIGSEGV with
@@ -29,6 +30,26 @@ static inline void load_m32(Cpu *c, const Insn *in, Xmm *t) {
   t->q[1] = 0;
 }
 
+/* The 32-byte memory operand of a VEX.256 form, as its low and high halves (no alignment
+ * needed). A fault in the second half comes before any register is written. */
+static inline void load_m256(Cpu *c, const Insn *in, Xmm hv[2]) {
+  uint64_t a = ea(c, in);
+  ld128(a, &hv[0]);
+  ld128(a + 16, &hv[1]);
+}
+/* Stores 32 bytes, none of them when the second page faults (as one access of the CPU). */
+static inline void store_m256(uint64_t a, const Xmm *lo, const Xmm *hi) {
+  if ((a ^ (a + 31)) >> 12) probe_write8(a + 31);
+  st128(a, lo);
+  st128(a + 16, hi);
+}
+
+/* A VEX.128 result: the destination's upper half becomes zero. */
+static inline void vex128_put(Cpu *c, unsigned reg, const Xmm *v) {
+  c->xmm[reg] = *v;
+  c->ymmh[reg] = (Xmm){.q = {0, 0}};
+}
+
 /* Defines op_<name> (source is xmm[in->rm]) and op_<name>_m (source loaded by `load`),
  * both running the body that follows with d = the destination xmm[in->reg] and s = the
  * source. The body works on local copies, stored back when it returns: they cannot
@@ -50,5 +71,66 @@ static inline void load_m32(Cpu *c, const Insn *in, Xmm *t) {
     DISPATCH_NEXT(c, in);                                                               \
   }                                                                                     \
   static inline void name##_body(Cpu *c, const Insn *in, Xmm *d, const Xmm *s)
+
+/* The AVX forms of an SSE_RM body, defined after it, with a first source the SSE form
+ * does not have: the register VEX.vvvv (in->vreg), ModRM.rm the second.
+ *
+ * AVX_128: op_v<name> and op_v<name>_m, the VEX.128 forms: the body runs on
+ * xmm[in->vreg] and the source, the result goes to xmm[in->reg] and zeroes its upper
+ * half; memory operands need no alignment (`load`: load_m128u, or the scalar width).
+ *
+ * AVX_256: op_v<name>_256 and op_v<name>_256_m, the VEX.256 forms, whose operation works
+ * on each 128-bit lane as the SSE one does on its register: the body runs on the low
+ * halves, then on the high ones. Its floating-point exceptions are those of both lanes
+ * together (one #XM, or one MXCSR update), so they are collected with every exception
+ * masked and committed once, before the destination is written. */
+#define AVX_128(name, load)                                                             \
+  void op_v##name(Cpu *c, const Insn *in) {                                             \
+    Xmm dv = c->xmm[in->vreg], sv = c->xmm[in->rm];                                     \
+    name##_body(c, in, &dv, &sv);                                                       \
+    vex128_put(c, in->reg, &dv);                                                        \
+    DISPATCH_NEXT(c, in);                                                               \
+  }                                                                                     \
+  void op_v##name##_m(Cpu *c, const Insn *in) {                                         \
+    Xmm dv = c->xmm[in->vreg], sv;                                                      \
+    load(c, in, &sv);                                                                   \
+    name##_body(c, in, &dv, &sv);                                                       \
+    vex128_put(c, in->reg, &dv);                                                        \
+    DISPATCH_NEXT(c, in);                                                               \
+  }
+#define AVX_256(name)                                                                   \
+  void op_v##name##_256(Cpu *c, const Insn *in) {                                       \
+    Xmm dv[2] = {c->xmm[in->vreg], c->ymmh[in->vreg]}, sv[2] = {c->xmm[in->rm], c->ymmh[in->rm]}; \
+    uint32_t guest = vex256_begin(c);                                                   \
+    name##_body(c, in, &dv[0], &sv[0]);                                                 \
+    name##_body(c, in, &dv[1], &sv[1]);                                                 \
+    vex256_put(c, in->reg, guest, dv);                                                  \
+    DISPATCH_NEXT(c, in);                                                               \
+  }                                                                                     \
+  void op_v##name##_256_m(Cpu *c, const Insn *in) {                                     \
+    Xmm dv[2] = {c->xmm[in->vreg], c->ymmh[in->vreg]}, sv[2];                           \
+    load_m256(c, in, sv);                                                               \
+    uint32_t guest = vex256_begin(c);                                                   \
+    name##_body(c, in, &dv[0], &sv[0]);                                                 \
+    name##_body(c, in, &dv[1], &sv[1]);                                                 \
+    vex256_put(c, in->reg, guest, dv);                                                  \
+    DISPATCH_NEXT(c, in);                                                               \
+  }
+#define AVX_RM(name, load) AVX_128(name, load) AVX_256(name)
+
+/* Around the two lanes of AVX_256: MXCSR with every exception masked and no flag set,
+ * then the guest's back with what the lanes raised committed (fp_commit may fault). */
+static inline uint32_t vex256_begin(Cpu *c) {
+  uint32_t guest = c->mxcsr;
+  c->mxcsr = (guest & ~MXCSR_FLAGS) | MXCSR_MASKS;
+  return guest;
+}
+static inline void vex256_put(Cpu *c, unsigned reg, uint32_t guest, const Xmm v[2]) {
+  uint32_t raised = c->mxcsr & MXCSR_FLAGS;
+  c->mxcsr = guest;
+  if (raised) fp_commit(c, raised);
+  c->xmm[reg] = v[0];
+  c->ymmh[reg] = v[1];
+}
 
 #endif

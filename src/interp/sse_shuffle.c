@@ -126,3 +126,10 @@ MMX_FROM_SSE(packuswb, packuswb, mmx_paired)
 MMX_FROM_SSE(packssdw, packssdw, mmx_paired)
 /* 0F 70 ib: PSHUFW is PSHUFLW's low half. */
 MMX_FROM_SSE(pshufw, pshuflw, mmx_lanes)
+
+/* ---- AVX forms (VEX.128: AVX; VEX.256: AVX2), lane by lane ---- */
+
+AVX_RM(punpcklbw, load_m128u) AVX_RM(punpckhbw, load_m128u) AVX_RM(punpcklwd, load_m128u)
+AVX_RM(punpckhwd, load_m128u) AVX_RM(punpckldq, load_m128u) AVX_RM(punpckhdq, load_m128u)
+AVX_RM(punpcklqdq, load_m128u) AVX_RM(punpckhqdq, load_m128u)
+AVX_RM(packsswb, load_m128u) AVX_RM(packuswb, load_m128u) AVX_RM(packssdw, load_m128u)

@@ -1,7 +1,9 @@
-/* xsave.c: the XSAVE feature set for the model's XCR0, x87 | SSE (no AVX yet): XGETBV,
- * XSAVE, XSAVEOPT, XSAVEC and XRSTOR, and the image a signal frame holds. An XSAVE area is
- * then the FXSAVE region (x87: bytes 0-23 and 32-159; SSE: MXCSR at 24-31 and the XMM
- * registers at 160-415) and the 64-byte header (XSTATE_BV, XCOMP_BV, reserved).
+/* xsave.c: the XSAVE feature set for the model's XCR0 (x87 | SSE, and AVX with the AVX
+ * feature): XGETBV, XSAVE, XSAVEOPT, XSAVEC and XRSTOR, and the image a signal frame
+ * holds. An XSAVE area is the FXSAVE region (x87: bytes 0-23 and 32-159; SSE: MXCSR at
+ * 24-31 and the XMM registers at 160-415), the 64-byte header (XSTATE_BV, XCOMP_BV,
+ * reserved), then the AVX component: the upper halves of YMM0-15, at 576 in the standard
+ * and in the compacted form alike (the components before it live in the legacy region).
  *
  * XINUSE, the components not in their initial configuration, is read off the values
  * (the SDM lets a CPU report a component in use whenever it is not in that
@@ -11,12 +13,13 @@
 
 #include "access.h"
 #include "cpuid.h"
+#include "machine.h"
 #include "mxcsr.h"
 #include "ops_sse.h"
 #include "run.h"
 #include "x87.h"
 
-enum { X87_STATE = 1, SSE_STATE = 2 };
+enum { X87_STATE = XSTATE_X87, SSE_STATE = XSTATE_SSE, AVX_STATE = XSTATE_AVX };
 enum { XSTATE_BV = XSAVE_HEADER, XCOMP_BV = XSAVE_HEADER + 8 };
 #define COMPACTED (1ull << 63)
 
@@ -33,7 +36,8 @@ static uint64_t get64(const uint8_t *p) {
 static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
 
 /* The components not in their initial configuration: x87 as after FNINIT with every
- * register 0, SSE with every XMM register 0 (MXCSR is not part of it). */
+ * register 0, SSE with every XMM register 0 (MXCSR is not part of it), AVX with every
+ * upper half 0. */
 static uint64_t xinuse(const Cpu *c) {
   uint8_t img[FX_IMAGE_WRITTEN], init[FX_IMAGE_WRITTEN] = {0x7F, 0x03};
   fx_image_save(c, img, true);
@@ -46,16 +50,20 @@ static uint64_t xinuse(const Cpu *c) {
       used |= SSE_STATE;
       break;
     }
+  static const Xmm zero[16];
+  if (memcmp(c->ymmh, zero, sizeof zero)) used |= AVX_STATE;
   return used;
 }
 
+static uint64_t xcr0(const Cpu *c) { return cpuid_xcr0(&c->m->model); }
+
 /* EDX:EAX masked by XCR0. */
 static uint64_t rfbm_of(const Cpu *c) {
-  return ((uint64_t)(uint32_t)c->r[RDX] << 32 | (uint32_t)c->r[RAX]) & XCR0_MODEL;
+  return ((uint64_t)(uint32_t)c->r[RDX] << 32 | (uint32_t)c->r[RAX]) & xcr0(c);
 }
 
-/* The legacy-region bytes of the components in `save` and, with `mxcsr`, MXCSR and its
- * mask, copied from the machine's image into area. */
+/* The bytes of the components in `save` and, with `mxcsr`, MXCSR and its mask, copied
+ * from the machine's state into area. */
 static void put_components(const Cpu *c, uint8_t *area, uint64_t save, bool mxcsr, bool ptr64) {
   uint8_t img[FX_IMAGE_WRITTEN];
   fx_image_save(c, img, ptr64);
@@ -64,28 +72,30 @@ static void put_components(const Cpu *c, uint8_t *area, uint64_t save, bool mxcs
       memcpy(area + x87_bytes[k][0], img + x87_bytes[k][0], x87_bytes[k][1] - x87_bytes[k][0]);
   if (mxcsr) memcpy(area + mxcsr_bytes[0], img + mxcsr_bytes[0], mxcsr_bytes[1] - mxcsr_bytes[0]);
   if (save & SSE_STATE) memcpy(area + xmm_bytes[0], img + xmm_bytes[0], xmm_bytes[1] - xmm_bytes[0]);
+  if (save & AVX_STATE) memcpy(area + XSAVE_YMM, c->ymmh, sizeof c->ymmh);
 }
 
-void xsave_image(const Cpu *c, uint8_t area[XSAVE_AREA_SIZE]) {
-  memset(area, 0, XSAVE_AREA_SIZE);
-  put_components(c, area, XCR0_MODEL, true, true);
-  put64(area + XSTATE_BV, XCR0_MODEL); /* the kernel marks x87 and SSE present in frames */
+void xsave_image(const Cpu *c, uint8_t area[XSAVE_AREA_MAX]) {
+  memset(area, 0, XSAVE_AREA_MAX);
+  put_components(c, area, xcr0(c), true, true);
+  /* The kernel marks x87 and SSE present in frames, AVX as XINUSE says. */
+  put64(area + XSTATE_BV, (X87_STATE | SSE_STATE) | (xcr0(c) & xinuse(c)));
 }
 
 /* The checks of the header, whose failure is #GP: in the standard form XSTATE_BV within
  * XCR0 and bytes 8-23 zero; in the compacted form XCOMP_BV within XCR0, XSTATE_BV within
  * XCOMP_BV and bytes 16-63 zero. */
-static bool header_valid(const uint8_t *area) {
+static bool header_valid(const uint8_t *area, uint64_t xcr0) {
   uint64_t bv = get64(area + XSTATE_BV), comp = get64(area + XCOMP_BV);
   unsigned zero_from = comp & COMPACTED ? 16 : 8, zero_to = comp & COMPACTED ? 64 : 24;
   for (unsigned i = zero_from; i < zero_to; i++)
     if (area[XSAVE_HEADER + i]) return false;
-  if (comp & COMPACTED) return !(comp & ~COMPACTED & ~XCR0_MODEL) && !(bv & ~(comp & ~COMPACTED));
-  return !(bv & ~XCR0_MODEL);
+  if (comp & COMPACTED) return !(comp & ~COMPACTED & ~xcr0) && !(bv & ~(comp & ~COMPACTED));
+  return !(bv & ~xcr0);
 }
 
-bool xrstor_image(Cpu *c, const uint8_t area[XSAVE_AREA_SIZE], uint64_t rfbm, bool ptr64) {
-  if (!header_valid(area)) return false;
+bool xrstor_image(Cpu *c, const uint8_t area[XSAVE_AREA_MAX], uint64_t rfbm, bool ptr64) {
+  if (!header_valid(area, xcr0(c))) return false;
   uint64_t bv = get64(area + XSTATE_BV);
   bool compacted = get64(area + XCOMP_BV) & COMPACTED;
   /* MXCSR: the standard form loads it with the SSE component requested, whatever
@@ -106,14 +116,18 @@ bool xrstor_image(Cpu *c, const uint8_t area[XSAVE_AREA_SIZE], uint64_t rfbm, bo
     if (load_mxcsr) fx_load_mxcsr(c, area);
     else c->mxcsr = MXCSR_DEFAULT;
   }
+  if (rfbm & AVX_STATE) {
+    if (bv & AVX_STATE) memcpy(c->ymmh, area + XSAVE_YMM, sizeof c->ymmh);
+    else memset(c->ymmh, 0, sizeof c->ymmh);
+  }
   return true;
 }
 
 /* 0F 01 D0: XCR0 for ECX 0; any other XCR is #GP. */
 void op_xgetbv(Cpu *c, const Insn *in) {
   if ((uint32_t)c->r[RCX] != 0) guest_gp(c, 0);
-  c->r[RAX] = (uint32_t)XCR0_MODEL;
-  c->r[RDX] = XCR0_MODEL >> 32;
+  c->r[RAX] = (uint32_t)xcr0(c);
+  c->r[RDX] = xcr0(c) >> 32;
   DISPATCH_NEXT(c, in);
 }
 
@@ -132,9 +146,10 @@ static uint64_t area_at(Cpu *c, const Insn *in) {
 enum { XSAVE, XSAVEOPT, XSAVEC };
 void op_xsave(Cpu *c, const Insn *in) {
   uint64_t a = area_at(c, in), rfbm = rfbm_of(c), used = xinuse(c);
-  uint8_t area[XSAVE_AREA_SIZE];
-  (void)probe_write8(a + XSAVE_AREA_SIZE - 1); /* fault before anything is written */
-  ld_bytes(a, area, sizeof area);
+  unsigned size = rfbm & AVX_STATE ? XSAVE_AREA_MAX : XSAVE_YMM; /* what it may write */
+  uint8_t area[XSAVE_AREA_MAX];
+  (void)probe_write8(a + size - 1); /* fault before anything is written */
+  ld_bytes(a, area, size);
   uint64_t bv = get64(area + XSTATE_BV);
   /* XSAVEC keeps an MXCSR other than its default by saving SSE as in use: its XRSTOR
    * sets MXCSR to the default with the component's initial state. */
@@ -147,15 +162,18 @@ void op_xsave(Cpu *c, const Insn *in) {
   } else {
     put64(area + XSTATE_BV, (bv & ~rfbm) | (rfbm & used));
   }
-  st_bytes(a, area, sizeof area);
+  st_bytes(a, area, size);
   DISPATCH_NEXT(c, in);
 }
 
 /* 0F AE /5 XRSTOR (osz 8: XRSTOR64). */
 void op_xrstor(Cpu *c, const Insn *in) {
-  uint64_t a = area_at(c, in);
-  uint8_t area[XSAVE_AREA_SIZE];
-  ld_bytes(a, area, sizeof area);
-  if (!xrstor_image(c, area, rfbm_of(c), in->osz == 8)) guest_gp(c, 0);
+  uint64_t a = area_at(c, in), rfbm = rfbm_of(c);
+  uint8_t area[XSAVE_AREA_MAX];
+  ld_bytes(a, area, XSAVE_YMM);
+  /* The AVX component is read only when it is to be loaded from the area. */
+  if (rfbm & get64(area + XSTATE_BV) & AVX_STATE)
+    ld_bytes(a + XSAVE_YMM, area + XSAVE_YMM, XSAVE_AREA_MAX - XSAVE_YMM);
+  if (!xrstor_image(c, area, rfbm, in->osz == 8)) guest_gp(c, 0);
   DISPATCH_NEXT(c, in);
 }

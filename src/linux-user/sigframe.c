@@ -15,14 +15,16 @@
  * the interpreter does not keep. */
 #define SIGRETURN_FLAGS (F_AC | F_OF | F_DF | F_TF | F_SF | F_ZF | F_AF | F_PF | F_CF)
 
-uint64_t sigframe_place(uint64_t sp, uint64_t *fpstate) {
-  uint64_t fp = (sp - X64_FPSTATE_SIZE) & ~63ull;
+unsigned sigframe_fpstate_size(const CpuModel *m) { return cpuid_xsave_size(m) + 4; }
+
+uint64_t sigframe_place(uint64_t sp, unsigned fp_size, uint64_t *fpstate) {
+  uint64_t fp = (sp - fp_size) & ~63ull;
   *fpstate = fp;
   return ((fp - sizeof(X64RtSigframe)) & ~15ull) - 8;
 }
 
-uint64_t sigframe_max_size(void) {
-  return (X64_FPSTATE_SIZE + 63 + sizeof(X64RtSigframe) + 15 + 8 + 15) & ~15ull;
+uint64_t sigframe_max_size(const CpuModel *m) {
+  return (sigframe_fpstate_size(m) + 63 + sizeof(X64RtSigframe) + 15 + 8 + 15) & ~15ull;
 }
 
 void sigframe_fill(const Cpu *c, const SigframeArgs *a, uint64_t fpstate, X64RtSigframe *f) {
@@ -50,9 +52,10 @@ void sigframe_fill(const Cpu *c, const SigframeArgs *a, uint64_t fpstate, X64RtS
 }
 
 /* fpu__clear_user_states(): the handler starts with the FPU as after FNINIT, MXCSR at
- * its default and the XMM registers clear. */
+ * its default and the XMM and YMM registers clear. */
 static void fpu_reset(Cpu *c) {
   memset(c->xmm, 0, sizeof c->xmm);
+  memset(c->ymmh, 0, sizeof c->ymmh);
   c->mxcsr = 0x1F80;
   memset(&c->fpu, 0, sizeof c->fpu);
   x87_init(&c->fpu);
@@ -75,18 +78,19 @@ static uint32_t get32(const uint8_t *p) {
   return v;
 }
 
-static void xstate_frame(const Cpu *c, uint8_t fp[X64_FPSTATE_SIZE]) {
+static void xstate_frame(const Cpu *c, uint8_t fp[X64_FPSTATE_MAX]) {
+  const CpuModel *m = &c->m->model;
   xsave_image(c, fp);
   put32(fp + SW_MAGIC1, FP_XSTATE_MAGIC1);
-  put32(fp + SW_EXTENDED_SIZE, X64_FPSTATE_SIZE);
-  uint64_t features = XCR0_MODEL;
+  put32(fp + SW_EXTENDED_SIZE, sigframe_fpstate_size(m));
+  uint64_t features = cpuid_xcr0(m);
   memcpy(fp + SW_XFEATURES, &features, 8);
-  put32(fp + SW_XSTATE_SIZE, XSAVE_AREA_SIZE);
-  put32(fp + XSAVE_AREA_SIZE, FP_XSTATE_MAGIC2);
+  put32(fp + SW_XSTATE_SIZE, cpuid_xsave_size(m));
+  put32(fp + cpuid_xsave_size(m), FP_XSTATE_MAGIC2);
 }
 
 bool sigframe_push(Cpu *c, uint64_t frame, uint64_t fpstate, const SigframeArgs *a) {
-  uint8_t fp[X64_FPSTATE_SIZE] = {0};
+  uint8_t fp[X64_FPSTATE_MAX] = {0};
   bool xstate = has_xsave(c);
   if (xstate) xstate_frame(c, fp);
   else fx_image_save(c, fp, true); /* a CPU without XSAVE: the FXSAVE image alone */
@@ -95,7 +99,7 @@ bool sigframe_push(Cpu *c, uint64_t frame, uint64_t fpstate, const SigframeArgs 
   if (xstate) f.uc.uc_flags |= X64_UC_FP_XSTATE;
   /* Without SA_SIGINFO the kernel leaves the info area as the stack had it. */
   size_t len = a->info ? sizeof f : offsetof(X64RtSigframe, info);
-  size_t fp_len = xstate ? sizeof fp : FX_IMAGE_SIZE;
+  size_t fp_len = xstate ? sigframe_fpstate_size(&c->m->model) : FX_IMAGE_SIZE;
   if (guest_copy_out(c, fpstate, fp, fp_len) < 0 || guest_copy_out(c, frame, &f, len) < 0)
     return false;
   c->r[RDI] = (uint64_t)a->sig;
@@ -125,22 +129,24 @@ bool sigcontext_restore(Cpu *c, const X64Sigcontext *sc) {
     fpu_reset(c);
     return true;
   }
-  uint8_t fp[X64_FPSTATE_SIZE];
+  const CpuModel *m = &c->m->model;
+  unsigned xsave_size = cpuid_xsave_size(m), fp_size = sigframe_fpstate_size(m);
+  uint8_t fp[X64_FPSTATE_MAX];
   if (guest_copy_in(c, fp, sc->fpstate, FX_IMAGE_SIZE) < 0) return false;
   /* The XSAVE area when the software bytes and the magic after it say there is one (the
    * kernel's check), its components restored as XRSTOR would, those the frame's
    * xfeatures leave out set to their initial state; else the FXSAVE image alone. */
   if (has_xsave(c) && get32(fp + SW_MAGIC1) == FP_XSTATE_MAGIC1 &&
-      get32(fp + SW_XSTATE_SIZE) == XSAVE_AREA_SIZE && get32(fp + SW_EXTENDED_SIZE) == X64_FPSTATE_SIZE) {
-    if (guest_copy_in(c, fp + FX_IMAGE_SIZE, sc->fpstate + FX_IMAGE_SIZE, X64_FPSTATE_SIZE - FX_IMAGE_SIZE) < 0)
+      get32(fp + SW_XSTATE_SIZE) == xsave_size && get32(fp + SW_EXTENDED_SIZE) == fp_size) {
+    if (guest_copy_in(c, fp + FX_IMAGE_SIZE, sc->fpstate + FX_IMAGE_SIZE, fp_size - FX_IMAGE_SIZE) < 0)
       return false;
-    if (get32(fp + XSAVE_AREA_SIZE) == FP_XSTATE_MAGIC2) {
-      uint64_t features, bv;
+    if (get32(fp + xsave_size) == FP_XSTATE_MAGIC2) {
+      uint64_t features, bv, xcr0 = cpuid_xcr0(m);
       memcpy(&features, fp + SW_XFEATURES, 8);
       memcpy(&bv, fp + XSAVE_HEADER, 8);
-      bv &= features | ~XCR0_MODEL; /* bits beyond XCR0 stay, to be refused */
+      bv &= features | ~xcr0; /* bits beyond XCR0 stay, to be refused */
       memcpy(fp + XSAVE_HEADER, &bv, 8);
-      return xrstor_image(c, fp, XCR0_MODEL, true);
+      return xrstor_image(c, fp, xcr0, true);
     }
   }
   return fx_image_load(c, fp, true);

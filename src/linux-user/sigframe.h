@@ -55,20 +55,25 @@ _Static_assert(offsetof(X64RtSigframe, info) == 312 && sizeof(X64RtSigframe) == 
 
 enum {
   X64_REDZONE = 128,     /* below rsp, the interrupted function's own */
-  /* The XSAVE area of the model's components (x87, SSE) and FP_XSTATE_MAGIC2 after it. */
-  X64_FPSTATE_SIZE = XSAVE_AREA_SIZE + 4,
+  /* The most an fpstate takes: the XSAVE area of every component and FP_XSTATE_MAGIC2
+   * after it (sigframe_fpstate_size gives the model's). */
+  X64_FPSTATE_MAX = XSAVE_AREA_MAX + 4,
   X64_UC_FP_XSTATE = 1, X64_UC_SIGCONTEXT_SS = 2, X64_UC_STRICT_RESTORE_SS = 4,
   X64_USER_CS = 0x33, X64_USER_DS = 0x2b,
 };
 
-/* Where the kernel puts the frame below sp (red zone skipped, stack chosen): the XSAVE
- * area 64-byte aligned under sp, the frame under it so that the handler starts as if
- * called (rsp + 8 16-byte aligned). Returns the frame's address. */
-uint64_t sigframe_place(uint64_t sp, uint64_t *fpstate);
+/* The bytes the model's fpstate takes: its XSAVE area and FP_XSTATE_MAGIC2 (the same
+ * room without XSAVE, where the FXSAVE image is written). */
+unsigned sigframe_fpstate_size(const CpuModel *m);
+
+/* Where the kernel puts the frame below sp (red zone skipped, stack chosen): the fpstate
+ * (fp_size bytes) 64-byte aligned under sp, the frame under it so that the handler starts
+ * as if called (rsp + 8 16-byte aligned). Returns the frame's address. */
+uint64_t sigframe_place(uint64_t sp, unsigned fp_size, uint64_t *fpstate);
 
 /* The most stack a signal frame takes below the stack pointer (sigframe_place's, with its
  * alignments at their worst): AT_MINSIGSTKSZ, as the kernel computes it for its frame. */
-uint64_t sigframe_max_size(void);
+uint64_t sigframe_max_size(const CpuModel *m);
 
 /* The frame's contents besides the registers. */
 typedef struct SigframeArgs {

@@ -389,7 +389,7 @@ static bool run_handler(Cpu *c, int sig, const X64Siginfo *info, bool fault) {
     sp = t->altstack.ss_sp + t->altstack.ss_size;
     entering = true;
   }
-  uint64_t fpstate, frame = sigframe_place(sp, &fpstate);
+  uint64_t fpstate, frame = sigframe_place(sp, sigframe_fpstate_size(&c->m->model), &fpstate);
   /* A frame that would run off the alternate stack is not written past it. */
   if ((nested || entering) && !within_altstack(t, frame)) return false;
   SigframeArgs a = {

@@ -26,7 +26,7 @@ void stack_args_from_host(StackArgs *a, const CpuModel *model) {
   /* The guest is as "secure" as the exec of x64emu itself was (setuid and the like). */
   a->secure = getauxval(AT_SECURE);
   a->hwcap = cpuid_hwcap(model);
-  a->minsigstksz = sigframe_max_size();
+  a->minsigstksz = sigframe_max_size(model);
   size_t got = 0;
   while (got < sizeof a->random) {
     ssize_t n = getrandom(a->random + got, sizeof a->random - got, 0);

@@ -51,6 +51,7 @@ typedef struct MachineState {
   uint32_t pad;
   uint64_t mm[8];
   X87Image fpu; /* after a case */
+  Xmm ymmh[16]; /* bits 255:128 of the YMM registers (the host's only with harness_avx) */
 } MachineState;
 
 /* s->fpu as an instruction that leaves the x87 unit alone leaves it (the models' rules
@@ -103,6 +104,10 @@ static inline unsigned diff_iterations(void) {
 
 /* ---- the native stub ---- */
 
+/* Set before the first case by tests of VEX forms: the stub then loads and stores the
+ * YMM upper halves too (VINSERTI128, VEXTRACTI128: the host must have AVX2). */
+static bool harness_avx;
+
 typedef struct NativeData {
   uint8_t fx[512] __attribute__((aligned(16))); /* FXSAVE after the case */
   MachineState st;
@@ -141,6 +146,19 @@ static void emit_riprel(Emitter *e, unsigned reg, const void *target) {
   e->p += 4;
 }
 
+/* VINSERTI128 ymmi, ymmi, [target], 1 (op 0x38), or VEXTRACTI128 [target], ymmi, 1
+ * (op 0x39): the RIP-relative displacement counts the imm8 after it. */
+static void emit_ymm_half(Emitter *e, uint8_t op, unsigned i, const void *target) {
+  unsigned vvvv = op == 0x38 ? i : 0; /* VEXTRACTI128 has none: 1111 */
+  emit(e, 3, 0xC4, (i < 8 ? 0x80 : 0) | 0x63, (~vvvv & 15) << 3 | 0x05);
+  emit(e, 1, op);
+  *e->p++ = (uint8_t)(((i & 7) << 3) | 5);
+  int32_t d32 = (int32_t)((int64_t)((uintptr_t)target - (uintptr_t)(e->p + 5)));
+  memcpy(e->p, &d32, 4);
+  e->p += 4;
+  emit(e, 1, 1);
+}
+
 static void emit_prologue(Emitter *e) {
   NativeData *d = stub_data;
   emit(e, 8, 0x53, 0x55, 0x41, 0x54, 0x41, 0x55, 0x41, 0x56); /* push rbx rbp r12 r13 r14 */
@@ -151,6 +169,7 @@ static void emit_prologue(Emitter *e) {
     emit(e, 1, 0xF3);
     if (i >= 8) emit(e, 1, 0x44);
     emit(e, 2, 0x0F, 0x6F); emit_riprel(e, i, &d->st.xmm[i]);
+    if (harness_avx) emit_ymm_half(e, 0x38, i, &d->st.ymmh[i]);
   }
   emit(e, 2, 0x0F, 0xAE); emit_riprel(e, 2, &d->st.mxcsr);    /* ldmxcsr [st.mxcsr] */
   emit(e, 2, 0xDB, 0xE3);                                     /* fninit */
@@ -178,7 +197,9 @@ static void emit_epilogue(Emitter *e) {
     emit(e, 1, 0xF3);
     if (i >= 8) emit(e, 1, 0x44);
     emit(e, 2, 0x0F, 0x7F); emit_riprel(e, i, &d->st.xmm[i]);
+    if (harness_avx) emit_ymm_half(e, 0x39, i, &d->st.ymmh[i]);
   }
+  if (harness_avx) emit(e, 3, 0xC5, 0xF8, 0x77);              /* vzeroupper */
   emit(e, 2, 0x0F, 0xAE); emit_riprel(e, 0, d->fx);           /* fxsave [fx] */
   emit(e, 2, 0xDB, 0xE3);                                     /* fninit: the C code's x87 */
   emit(e, 2, 0x0F, 0xAE); emit_riprel(e, 2, &d->host_mxcsr);  /* ldmxcsr [host_mxcsr] */
@@ -203,6 +224,13 @@ static void native_on_signal(int sig, siginfo_t *si, void *ucv) {
   native_fault_state.rflags = (uint64_t)g[REG_EFL];
   native_fault_state.mxcsr = uc->uc_mcontext.fpregs->mxcsr;
   memcpy(native_fault_state.xmm, uc->uc_mcontext.fpregs->_xmm, sizeof native_fault_state.xmm);
+  /* The YMM upper halves: in the frame's XSAVE area at 576 when its XSTATE_BV has AVX,
+   * else in their initial state (zero). */
+  const uint8_t *area = (const uint8_t *)uc->uc_mcontext.fpregs;
+  uint64_t bv;
+  memcpy(&bv, area + 512, 8);
+  memset(native_fault_state.ymmh, 0, sizeof native_fault_state.ymmh);
+  if (bv & 4) memcpy(native_fault_state.ymmh, area + 576, sizeof native_fault_state.ymmh);
   x87_image_from_fxsave(&native_fault_state.fpu, (const uint8_t *)uc->uc_mcontext.fpregs);
   /* The handler's own x87 state: clean for the C code after the jump. */
   __asm__ volatile("fninit");
@@ -266,9 +294,12 @@ static Outcome native_run(MachineState *s, const uint8_t *insn, unsigned len) {
     uint32_t dflt = MXCSR_DEFAULT;
     __asm__ volatile("ldmxcsr %0" : : "m"(dflt));
     uint64_t mm[8];
+    Xmm ymmh[16];
     memcpy(mm, s->mm, sizeof mm);
+    memcpy(ymmh, s->ymmh, sizeof ymmh);
     *s = native_fault_state;
     memcpy(s->mm, mm, sizeof mm);
+    if (!harness_avx) memcpy(s->ymmh, ymmh, sizeof ymmh);
     return native_fault;
   }
   native_active = 1;
@@ -289,6 +320,7 @@ static Outcome emu_run(MachineState *s, const uint8_t *insn, unsigned len) {
   c->m = test_machine();
   memcpy(c->r, s->r, sizeof s->r);
   memcpy(c->xmm, s->xmm, sizeof c->xmm);
+  memcpy(c->ymmh, s->ymmh, sizeof c->ymmh);
   c->mxcsr = s->mxcsr;
   flags_set(c, s->rflags);
   x87_init(&c->fpu); /* FNINIT, then MOVQ MMi, mm[i]: all valid, exponents all ones */
@@ -328,6 +360,7 @@ static Outcome emu_run(MachineState *s, const uint8_t *insn, unsigned len) {
   }
   memcpy(s->r, c->r, sizeof s->r);
   memcpy(s->xmm, c->xmm, sizeof c->xmm);
+  memcpy(s->ymmh, c->ymmh, sizeof c->ymmh);
   s->mxcsr = c->mxcsr;
   s->rflags = flags_get(c);
   uint8_t fx[FX_IMAGE_WRITTEN];
@@ -361,6 +394,12 @@ static bool states_match(const MachineState *nat, const Outcome *on, const Machi
     if (memcmp(&nat->xmm[i], &emu->xmm[i], 16)) {
       print_xmm("native  ", i, &nat->xmm[i]);
       print_xmm("emulated", i, &emu->xmm[i]);
+      ok = false;
+    }
+  for (unsigned i = 0; i < 16; i++)
+    if (memcmp(&nat->ymmh[i], &emu->ymmh[i], 16)) {
+      print_xmm("native   upper", i, &nat->ymmh[i]);
+      print_xmm("emulated upper", i, &emu->ymmh[i]);
       ok = false;
     }
   for (unsigned i = 0; i < 16; i++)
@@ -441,6 +480,10 @@ typedef struct Form {
                           or address registers: implicit operands the test sets itself */
   uint8_t reg_mm;    /* ModRM.reg names an MMX register (REX.R, set at random, is ignored) */
   uint8_t rm_mm;     /* a register ModRM.rm names an MMX register (REX.B likewise) */
+  uint8_t vex;       /* VEX-encoded (pfx becomes VEX.pp, opc[0] 0x38 or 0x3A the map);
+                        needs harness_avx */
+  uint8_t vex_l;     /* VEX.L: 256-bit operands (an aligned form then needs 32 bytes) */
+  uint8_t vex_nv;    /* no VEX.vvvv register (1111); else a random first source */
 } Form;
 
 /* The XMM register number in ModRM.reg of the case make_case built last. */
@@ -563,6 +606,44 @@ static uint32_t rand_mxcsr(uint32_t unmask) {
   return m;
 }
 
+/* ModRM (register, or [base + index << scale + disp8]) and the form's imm8, at p;
+ * returns their end. */
+static uint8_t *emit_modrm_imm(const Form *f, unsigned reg_field, unsigned rm, bool mem,
+                               unsigned base, int index, unsigned scale, int8_t disp, uint8_t *p) {
+  if (!mem) {
+    *p++ = (uint8_t)(0xC0 | (reg_field & 7) << 3 | (rm & 7));
+  } else if (index >= 0 || (base & 7) == 4) {
+    *p++ = (uint8_t)(0x44 | (reg_field & 7) << 3);
+    *p++ = (uint8_t)(scale << 6 | (index >= 0 ? (unsigned)index & 7 : 4) << 3 | (base & 7));
+    *p++ = (uint8_t)disp;
+  } else {
+    *p++ = (uint8_t)(0x40 | (reg_field & 7) << 3 | (base & 7));
+    *p++ = (uint8_t)disp;
+  }
+  if (f->imm8) *p++ = forced_imm >= 0 ? (uint8_t)forced_imm : (uint8_t)rnd();
+  return p;
+}
+
+/* The VEX encoding of make_case's operands, at p; returns its end. */
+static uint8_t *vex_encode(const Form *f, unsigned reg, unsigned vreg, unsigned rm, bool mem,
+                           unsigned base, int index, unsigned scale, int8_t disp, uint8_t *p) {
+  unsigned reg_field = f->ext >= 0 ? (unsigned)f->ext : reg;
+  unsigned map = f->opc[0] == 0x38 ? 2 : f->opc[0] == 0x3A ? 3 : 1;
+  unsigned pp = f->pfx == 0x66 ? 1 : f->pfx == 0xF3 ? 2 : f->pfx == 0xF2 ? 3 : 0;
+  bool r = reg_field >= 8, x = mem && index >= 8, b = (mem ? base : rm) >= 8;
+  uint8_t last = (uint8_t)((f->rexw ? 0x80 : 0) | (~vreg & 15) << 3 | (f->vex_l ? 4 : 0) | pp);
+  if (map == 1 && !x && !b && !f->rexw && rnd_below(2)) {
+    *p++ = 0xC5;
+    *p++ = (uint8_t)((r ? 0 : 0x80) | (last & 0x7F));
+  } else {
+    *p++ = 0xC4;
+    *p++ = (uint8_t)((r ? 0 : 0x80) | (x ? 0 : 0x40) | (b ? 0 : 0x20) | map);
+    *p++ = last;
+  }
+  for (unsigned i = map == 1 ? 0 : 1; i < f->nopc; i++) *p++ = f->opc[i];
+  return emit_modrm_imm(f, reg_field, rm, mem, base, index, scale, disp, p);
+}
+
 /* Builds a random case of form f: the instruction bytes (returned length), the state,
  * and the memory contents. */
 static unsigned make_case(const Form *f, MachineState *s, uint32_t unmask, uint8_t *insn) {
@@ -570,6 +651,8 @@ static unsigned make_case(const Form *f, MachineState *s, uint32_t unmask, uint8
   for (unsigned i = 0; i < 16; i++) {
     s->xmm[i].q[0] = rnd();
     s->xmm[i].q[1] = rnd();
+    s->ymmh[i].q[0] = rnd_below(4) ? rnd() : 0;
+    s->ymmh[i].q[1] = rnd();
   }
   for (unsigned i = 0; i < 16; i++) s->r[i] = rand_gpr();
   for (unsigned i = 0; i < 8; i++) s->mm[i] = rnd();
@@ -585,25 +668,32 @@ static unsigned make_case(const Form *f, MachineState *s, uint32_t unmask, uint8
   unsigned avoid = f->avoid_gprs;
   unsigned reg = f->reg_gpr ? rand_gpr_number_avoiding(avoid) : rnd_below(16);
   unsigned rm = f->rm_zero ? 0 : f->rm_gpr ? rand_gpr_number_avoiding(avoid) : rnd_below(16);
+  unsigned vreg = f->vex && !f->vex_nv ? rnd_below(16) : 0;
+  if (f->vex && !f->vex_nv) {
+    rand_fill(s->xmm[vreg].b, 16, vals);
+    rand_fill(s->ymmh[vreg].b, 16, vals);
+  }
   if (f->reg_mm) rand_fill((uint8_t *)&s->mm[reg & 7], 8, vals);
   else if (!f->reg_gpr) rand_fill(s->xmm[reg].b, 16, vals);
   if (f->rm_mm && !mem) {
     rand_fill((uint8_t *)&s->mm[rm & 7], 8, f->vals == VAL_SHIFT ? VAL_SHIFT : vals);
   } else if (!f->rm_gpr && !mem) {
     rand_fill(s->xmm[rm].b, 16, vals);
+    if (f->vex_l) rand_fill(s->ymmh[rm].b, 16, vals);
     if (f->vals == VAL_SHIFT) rand_fill(s->xmm[rm].b, 8, VAL_SHIFT);
   }
   unsigned base = rand_gpr_number_avoiding(avoid), scale = 0;
   int index = -1;
   int8_t disp = (int8_t)rnd();
   if (mem) {
-    unsigned off = f->align16 ? 16 * rnd_below(MEM_SIZE / 16 - 1) : rnd_below(MEM_SIZE - 16);
-    if (force_misaligned) off = 16 * rnd_below(MEM_SIZE / 16 - 1) + 1 + rnd_below(15);
+    unsigned width = f->vex_l ? 32 : 16, align = f->align16 ? width : 1;
+    unsigned off = align * rnd_below((MEM_SIZE - 16) / align - (width - 16) / align);
+    if (force_misaligned) off = 16 * rnd_below(MEM_SIZE / 16 - 3) + 1 + rnd_below(15);
     uint64_t addr = (uint64_t)(uintptr_t)(test_mem + off);
     if (mem_operand_at) {
       addr = (uint64_t)(uintptr_t)mem_operand_at;
     } else {
-      rand_fill(test_mem + (off & ~7u), 24, vals);
+      rand_fill(test_mem + (off & ~7u), f->vex_l ? 40 : 24, vals);
       if (f->vals == VAL_SHIFT) rand_fill(test_mem + off, 8, VAL_SHIFT);
     }
     uint64_t index_val = 0;
@@ -623,25 +713,19 @@ static unsigned make_case(const Form *f, MachineState *s, uint32_t unmask, uint8
                  : NULL;
 
   uint8_t *p = insn;
-  if (f->pfx) *p++ = f->pfx;
-  if (f->pfx2) *p++ = f->pfx2;
-  unsigned reg_field = f->ext >= 0 ? (unsigned)f->ext : reg;
-  unsigned rex = (f->rexw ? 8 : 0) | (reg_field >= 8 ? 4 : 0) |
-                 (mem && index >= 8 ? 2 : 0) | ((mem ? base : rm) >= 8 ? 1 : 0);
-  if (rex || rnd_below(8) == 0) *p++ = (uint8_t)(0x40 | rex);
-  *p++ = 0x0F;
-  for (unsigned i = 0; i < f->nopc; i++) *p++ = f->opc[i];
-  if (!mem) {
-    *p++ = (uint8_t)(0xC0 | (reg_field & 7) << 3 | (rm & 7));
-  } else if (index >= 0 || (base & 7) == 4) {
-    *p++ = (uint8_t)(0x44 | (reg_field & 7) << 3);
-    *p++ = (uint8_t)(scale << 6 | (index >= 0 ? (unsigned)index & 7 : 4) << 3 | (base & 7));
-    *p++ = (uint8_t)disp;
+  if (f->vex) {
+    p = vex_encode(f, reg, vreg, rm, mem, base, index, scale, disp, p);
   } else {
-    *p++ = (uint8_t)(0x40 | (reg_field & 7) << 3 | (base & 7));
-    *p++ = (uint8_t)disp;
+    if (f->pfx) *p++ = f->pfx;
+    if (f->pfx2) *p++ = f->pfx2;
+    unsigned reg_field = f->ext >= 0 ? (unsigned)f->ext : reg;
+    unsigned rex = (f->rexw ? 8 : 0) | (reg_field >= 8 ? 4 : 0) |
+                   (mem && index >= 8 ? 2 : 0) | ((mem ? base : rm) >= 8 ? 1 : 0);
+    if (rex || rnd_below(8) == 0) *p++ = (uint8_t)(0x40 | rex);
+    *p++ = 0x0F;
+    for (unsigned i = 0; i < f->nopc; i++) *p++ = f->opc[i];
+    p = emit_modrm_imm(f, reg_field, rm, mem, base, index, scale, disp, p);
   }
-  if (f->imm8) *p++ = forced_imm >= 0 ? (uint8_t)forced_imm : (uint8_t)rnd();
   if (case_hook) case_hook(f, s);
   x87_image_untouched(s);
   return (unsigned)(p - insn);

@@ -84,16 +84,23 @@ static void test_frame_placement(void **state) {
   uint64_t fp;
   /* fpstate = (sp - 580) rounded down to 64 (the XSAVE area of x87 and SSE, and the 4-byte
    * FP_XSTATE_MAGIC2); frame = ((fpstate - 440) & ~15) - 8 */
-  assert_int_equal(sigframe_place(0x7fff0000, &fp), 0x7ffefbb8);
+  CpuModel model = {0};
+  assert_int_equal(sigframe_fpstate_size(&model), 580);
+  assert_int_equal(sigframe_place(0x7fff0000, 580, &fp), 0x7ffefbb8);
   assert_int_equal(fp, 0x7ffefd80);
-  assert_int_equal(sigframe_place(0x7fff0003, &fp), 0x7ffefbb8);
+  assert_int_equal(sigframe_place(0x7fff0003, 580, &fp), 0x7ffefbb8);
   assert_int_equal(fp, 0x7ffefd80);
-  assert_int_equal(sigframe_place(0x7fff0004, &fp), 0x7ffefbf8);
+  assert_int_equal(sigframe_place(0x7fff0004, 580, &fp), 0x7ffefbf8);
   assert_int_equal(fp, 0x7ffefdc0);
+  /* With AVX, 256 bytes of YMM upper halves more: (sp - 836) rounded down to 64. */
+  assert_null(cpuid_apply_option(&model, "+avx"));
+  assert_int_equal(sigframe_fpstate_size(&model), 836);
+  assert_int_equal(sigframe_place(0x7fff0000, 836, &fp), 0x7ffefab8);
+  assert_int_equal(fp, 0x7ffefc80);
   for (uint64_t sp = 0x10000; sp < 0x10100; sp += 7) {
-    uint64_t frame = sigframe_place(sp, &fp);
+    uint64_t frame = sigframe_place(sp, 836, &fp);
     assert_int_equal(fp % 64, 0);
-    assert_true(fp + X64_FPSTATE_SIZE <= sp);
+    assert_true(fp + 836 <= sp);
     assert_true(frame + sizeof(X64RtSigframe) <= fp);
     assert_int_equal((frame + 8) % 16, 0); /* as after a call */
   }
@@ -118,7 +125,7 @@ static void test_frame_contents_and_handler_entry(void **state) {
   catch_guest_faults();
   Cpu *c = test_cpu("/prog");
   fill_cpu(c);
-  uint64_t fp, frame = sigframe_place(c->r[RSP] - X64_REDZONE, &fp);
+  uint64_t fp, frame = sigframe_place(c->r[RSP] - X64_REDZONE, sigframe_fpstate_size(&c->m->model), &fp);
   X64Siginfo info = {.si_signo = SIGSEGV, .si_code = 2};
   info.u.addr = 0xdead000;
   SigframeArgs a = {.sig = SIGSEGV, .handler = 0x402000, .restorer = 0x403000, .mask = 0x5,
@@ -184,7 +191,7 @@ static void test_frame_contents_and_handler_entry(void **state) {
 static uint64_t usr1_frame(Cpu **cpu, uint64_t *fp) {
   Cpu *c = *cpu = test_cpu("/prog");
   fill_cpu(c);
-  uint64_t frame = sigframe_place(c->r[RSP] - X64_REDZONE, fp);
+  uint64_t frame = sigframe_place(c->r[RSP] - X64_REDZONE, sigframe_fpstate_size(&c->m->model), fp);
   SigframeArgs a = {.sig = SIGUSR1, .handler = 0x402000, .restorer = 0x403000, .mask = 0};
   assert_true(sigframe_push(c, frame, *fp, &a));
   return frame;
@@ -255,7 +262,7 @@ static void test_frame_on_an_unwritable_stack(void **state) {
   uint8_t *page = mmap(NULL, 8192, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   assert_true(page != MAP_FAILED);
   c->r[RSP] = (uint64_t)(uintptr_t)(page + 8192);
-  uint64_t fp, frame = sigframe_place(c->r[RSP] - X64_REDZONE, &fp);
+  uint64_t fp, frame = sigframe_place(c->r[RSP] - X64_REDZONE, sigframe_fpstate_size(&c->m->model), &fp);
   SigframeArgs a = {.sig = SIGUSR1, .handler = 0x402000};
   assert_false(sigframe_push(c, frame, fp, &a));
   assert_int_equal(c->rip, 0x401234); /* nothing changed */

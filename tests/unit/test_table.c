@@ -48,7 +48,8 @@ static bool covers(const Form *a, const Form *b) {
   if ((a->modrm_mask & ~b->modrm_mask) || ((b->modrm ^ a->modrm) & a->modrm_mask)) return false;
   if (b->prefixes & ~a->prefixes) return false;
   if ((b->reg && !a->reg) || (b->mem && !a->mem)) return false;
-  unsigned conditions = A_W0 | A_W1 | A_O16 | A_NO_O16 | A_NO_REXB | A_NO_REXR;
+  if ((a->attrs & A_VEX) != (b->attrs & A_VEX)) return false; /* VEX rows fit VEX only */
+  unsigned conditions = A_W0 | A_W1 | A_O16 | A_NO_O16 | A_NO_REXB | A_NO_REXR | A_L0 | A_L1 | A_NO_VVVV;
   if ((a->attrs & conditions) & ~(b->attrs & conditions)) return false;
   if ((a->attrs & A_LOCK) != (b->attrs & A_LOCK) && (b->attrs & A_LOCK)) return false;
   return a->feature == BASE || a->feature == b->feature;

@@ -1,0 +1,186 @@
+/* test_avx.c: the VEX forms x64emu has of AVX and AVX2 (both vector lengths) against the
+ * host CPU: random registers (the YMM upper halves included), VEX.vvvv sources, 2- and
+ * 3-byte VEX prefixes, memory operands, unmasked floating-point exceptions and
+ * misaligned operands of the aligned moves; VZEROUPPER and VZEROALL; and the --cpu
+ * switches that make them #UD. */
+#define _GNU_SOURCE /* ucontext register names for the native side */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+/* The host CPU is the oracle: on other hosts there is nothing to compare with. */
+#ifdef __x86_64__
+#include "sse_harness.h"
+
+#pragma GCC diagnostic ignored "-Woverride-init"
+#define OP1(o) .opc = {o}, .nopc = 1
+/* A VEX form with a vvvv source, xmm/ymm or memory, no alignment needed. */
+#define VX(n, p, o, l, ...) {.name = n, .pfx = p, OP1(o), .modrm = MR_BOTH, .ext = -1, \
+                             .vals = VAL_INT, .vex = 1, .vex_l = l, ##__VA_ARGS__}
+/* Both lengths. */
+#define V2(n, p, o, ...) VX(n, p, o, 0, ##__VA_ARGS__), VX(n " ymm", p, o, 1, ##__VA_ARGS__)
+/* Moves: no vvvv. */
+#define VM(n, p, o, ...) V2(n, p, o, .vex_nv = 1, ##__VA_ARGS__)
+
+static const Form int_forms[] = {
+  V2("vpand", 0x66, 0xDB), V2("vpandn", 0x66, 0xDF), V2("vpor", 0x66, 0xEB),
+  V2("vpxor", 0x66, 0xEF), V2("vandps", 0, 0x54), V2("vandpd", 0x66, 0x54),
+  V2("vandnps", 0, 0x55), V2("vandnpd", 0x66, 0x55), V2("vorps", 0, 0x56),
+  V2("vorpd", 0x66, 0x56), V2("vxorps", 0, 0x57), V2("vxorpd", 0x66, 0x57),
+  V2("vpcmpeqb", 0x66, 0x74), V2("vpcmpeqw", 0x66, 0x75), V2("vpcmpeqd", 0x66, 0x76),
+  V2("vpcmpgtb", 0x66, 0x64), V2("vpcmpgtw", 0x66, 0x65), V2("vpcmpgtd", 0x66, 0x66),
+  V2("vpaddb", 0x66, 0xFC), V2("vpaddw", 0x66, 0xFD), V2("vpaddd", 0x66, 0xFE),
+  V2("vpaddq", 0x66, 0xD4), V2("vpsubb", 0x66, 0xF8), V2("vpsubw", 0x66, 0xF9),
+  V2("vpsubd", 0x66, 0xFA), V2("vpsubq", 0x66, 0xFB),
+  V2("vpaddusb", 0x66, 0xDC), V2("vpaddusw", 0x66, 0xDD), V2("vpsubusb", 0x66, 0xD8),
+  V2("vpsubusw", 0x66, 0xD9), V2("vpaddsb", 0x66, 0xEC), V2("vpaddsw", 0x66, 0xED),
+  V2("vpsubsb", 0x66, 0xE8), V2("vpsubsw", 0x66, 0xE9),
+  V2("vpminub", 0x66, 0xDA), V2("vpmaxub", 0x66, 0xDE), V2("vpminsw", 0x66, 0xEA),
+  V2("vpmaxsw", 0x66, 0xEE), V2("vpavgb", 0x66, 0xE0), V2("vpavgw", 0x66, 0xE3),
+  V2("vpsadbw", 0x66, 0xF6), V2("vpmullw", 0x66, 0xD5), V2("vpmulhw", 0x66, 0xE5),
+  V2("vpmulhuw", 0x66, 0xE4), V2("vpmuludq", 0x66, 0xF4), V2("vpmaddwd", 0x66, 0xF5),
+  V2("vpunpcklbw", 0x66, 0x60), V2("vpunpcklwd", 0x66, 0x61),
+  V2("vpunpckldq", 0x66, 0x62), V2("vpunpcklqdq", 0x66, 0x6C),
+  V2("vpunpckhbw", 0x66, 0x68), V2("vpunpckhwd", 0x66, 0x69),
+  V2("vpunpckhdq", 0x66, 0x6A), V2("vpunpckhqdq", 0x66, 0x6D),
+  V2("vpacksswb", 0x66, 0x63), V2("vpackuswb", 0x66, 0x67), V2("vpackssdw", 0x66, 0x6B),
+};
+
+static const Form move_forms[] = {
+  VM("vmovups load", 0, 0x10), VM("vmovupd load", 0x66, 0x10), VM("vmovdqu load", 0xF3, 0x6F),
+  VM("vmovaps load", 0, 0x28, .align16 = 1), VM("vmovapd load", 0x66, 0x28, .align16 = 1),
+  VM("vmovdqa load", 0x66, 0x6F, .align16 = 1),
+  VM("vmovups store", 0, 0x11), VM("vmovupd store", 0x66, 0x11), VM("vmovdqu store", 0xF3, 0x7F),
+  VM("vmovaps store", 0, 0x29, .align16 = 1), VM("vmovapd store", 0x66, 0x29, .align16 = 1),
+  VM("vmovdqa store", 0x66, 0x7F, .align16 = 1),
+  VM("vmovntps", 0, 0x2B, .align16 = 1, .modrm = MR_MEM),
+  VM("vmovntpd", 0x66, 0x2B, .align16 = 1, .modrm = MR_MEM),
+  VM("vmovntdq", 0x66, 0xE7, .align16 = 1, .modrm = MR_MEM),
+};
+
+/* Packed forms in both lengths, scalar ones with VEX.L 0 and 1 (it is ignored). */
+#define VFP(n, o)                                                                   \
+  V2("v" n "ps", 0, o, .vals = VAL_F32), V2("v" n "pd", 0x66, o, .vals = VAL_F64), \
+  V2("v" n "ss", 0xF3, o, .vals = VAL_F32), V2("v" n "sd", 0xF2, o, .vals = VAL_F64)
+static const Form float_forms[] = {
+  VFP("add", 0x58), VFP("sub", 0x5C), VFP("mul", 0x59), VFP("div", 0x5E),
+  VFP("min", 0x5D), VFP("max", 0x5F),
+  V2("vsqrtps", 0, 0x51, .vals = VAL_F32, .vex_nv = 1),
+  V2("vsqrtpd", 0x66, 0x51, .vals = VAL_F64, .vex_nv = 1),
+  V2("vsqrtss", 0xF3, 0x51, .vals = VAL_F32), V2("vsqrtsd", 0xF2, 0x51, .vals = VAL_F64),
+};
+
+#define COUNT(a) (sizeof(a) / sizeof(a)[0])
+
+/* The emulated machine has AVX and AVX2 (preview features, off by default); the host
+ * must have them to be the oracle. */
+static int setup(void **state) {
+  (void)state;
+  if (!__builtin_cpu_supports("avx2")) return -1;
+  harness_avx = true;
+  return cpuid_apply_option(&test_machine()->model, "+avx,+avx2") ? -1 : 0;
+}
+
+static void test_avx_integer_forms_match_host(void **state) {
+  (void)state;
+  assert_int_equal(run_forms(int_forms, COUNT(int_forms), 0, NULL), 0);
+}
+
+static void test_avx_move_forms_match_host(void **state) {
+  (void)state;
+  assert_int_equal(run_forms(move_forms, COUNT(move_forms), 0, NULL), 0);
+}
+
+static void test_avx_float_forms_match_host(void **state) {
+  (void)state;
+  static const enum FpTier tiers[] = {FP_TIER_HOST, FP_TIER_PORTABLE};
+  unsigned bad = 0;
+  for (unsigned t = 0; t < COUNT(tiers); t++) {
+    test_machine()->fp_tier = tiers[t];
+    bad += run_forms(float_forms, COUNT(float_forms), 0, NULL);
+    /* Unmasked exceptions: one #XM for both lanes of a 256-bit form, with the flags of
+     * both (overflow and underflow stay masked, as in test_sse_float). */
+    bad += run_forms(float_forms, COUNT(float_forms), MXCSR_IE | MXCSR_DE | MXCSR_ZE | MXCSR_PE, NULL);
+  }
+  test_machine()->fp_tier = FP_TIER_HOST;
+  assert_int_equal(bad, 0);
+}
+
+/* VMOVAPS and friends need 16 (VEX.128) or 32 (VEX.256) aligned operands, #GP
+ * otherwise; the other forms take any address. */
+static void test_avx_misaligned_operands_fault_like_host(void **state) {
+  (void)state;
+  unsigned bad = run_forms_misaligned(move_forms, COUNT(move_forms), NULL) +
+                 run_forms_misaligned(int_forms, COUNT(int_forms), NULL);
+  assert_int_equal(bad, 0);
+}
+
+/* VZEROUPPER (c5 f8 77) and VZEROALL (c5 fc 77) on random YMM registers. */
+static void test_avx_vzeroupper_and_vzeroall_match_host(void **state) {
+  (void)state;
+  harness_begin();
+  static const uint8_t insns[][3] = {{0xC5, 0xF8, 0x77}, {0xC5, 0xFC, 0x77}};
+  static const Form any = VX("registers", 0, 0x10, 1, .vex_nv = 1);
+  unsigned bad = 0;
+  for (unsigned k = 0; k < COUNT(insns); k++)
+    for (unsigned it = 0; it < 100; it++) {
+      MachineState before, nat, emu;
+      uint8_t unused[16];
+      (void)make_case(&any, &before, 0, unused);
+      nat = emu = before;
+      Outcome on = native_run(&nat, insns[k], 3), oe = emu_run(&emu, insns[k], 3);
+      if (!states_match(&nat, &on, &emu, &oe, NULL, NULL, 0, F_ARITH | F_DF)) {
+        print_bytes("bytes", insns[k], 3);
+        bad++;
+        break;
+      }
+    }
+  assert_int_equal(bad, 0);
+}
+
+static bool decodes(const uint8_t *bytes, unsigned len) {
+  Insn in;
+  uint64_t fault_at = 0;
+  return decode_insn(&test_machine()->dec, (uint64_t)(uintptr_t)bytes, &in, &fault_at) == (int)len;
+}
+
+/* --cpu=-avx2 leaves the VEX.256 integer forms #UD and the rest; -avx takes all of them
+ * (and AVX2) away; and the default model has neither. Also #UD: a vvvv register where
+ * the form has none. */
+static void test_avx_cpu_options_make_forms_undefined(void **state) {
+  (void)state;
+  static const uint8_t vpaddd_xmm[] = {0xC5, 0xF1, 0xFE, 0xC2}, vpaddd_ymm[] = {0xC5, 0xF5, 0xFE, 0xC2},
+                       vaddps_ymm[] = {0xC5, 0xF4, 0x58, 0xC2}, vzeroupper[] = {0xC5, 0xF8, 0x77},
+                       vmovups_vvvv[] = {0xC5, 0xF0, 0x10, 0xC2};
+  CpuModel *m = &test_machine()->model;
+  assert_true(decodes(vpaddd_xmm, 4) && decodes(vpaddd_ymm, 4) && decodes(vaddps_ymm, 4));
+  assert_false(decodes(vmovups_vvvv, 4));
+  assert_null(cpuid_apply_option(m, "-avx2"));
+  assert_true(decodes(vpaddd_xmm, 4) && decodes(vaddps_ymm, 4) && decodes(vzeroupper, 3));
+  assert_false(decodes(vpaddd_ymm, 4));
+  assert_null(cpuid_apply_option(m, "+avx2,-avx"));
+  assert_false(decodes(vpaddd_xmm, 4) || decodes(vpaddd_ymm, 4) || decodes(vzeroupper, 3));
+  assert_int_equal(cpuid_query(m, 7, 0).ebx & (1u << 5), 0);
+  assert_non_null(cpuid_apply_option(m, "+avx2")); /* needs avx */
+  cpuid_reset_features(m);
+  assert_false(decodes(vaddps_ymm, 4));
+  assert_null(cpuid_apply_option(m, "+avx,+avx2"));
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_avx_integer_forms_match_host),
+    cmocka_unit_test(test_avx_move_forms_match_host),
+    cmocka_unit_test(test_avx_float_forms_match_host),
+    cmocka_unit_test(test_avx_misaligned_operands_fault_like_host),
+    cmocka_unit_test(test_avx_vzeroupper_and_vzeroall_match_host),
+    cmocka_unit_test(test_avx_cpu_options_make_forms_undefined),
+  };
+  return cmocka_run_group_tests(tests, setup, NULL);
+}
+
+#else
+#include "needs_x86_64.h"
+#endif
