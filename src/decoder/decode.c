@@ -238,6 +238,7 @@ static const Form *find_form(const Decoder *dec, const DecodeCtx *d, bool *lock_
     if (!conditions_hold(f->attrs, d)) continue;
     if (f->feature != BASE && !cpu_feature_enabled(d->model, (CpuFeature)f->feature)) continue;
     if ((f->attrs & A_MMX) && !cpu_feature_enabled(d->model, CPU_FEATURE_MMX)) continue;
+    if ((f->attrs & A_AVX) && !cpu_feature_enabled(d->model, CPU_FEATURE_AVX)) continue;
     /* This is the instruction; LOCK makes it #UD unless it is lockable and has a memory
      * destination. */
     if (d->lock && !((f->attrs & A_LOCK) && uses_modrm && mem)) {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "../interp/cpuid.h"
+#include "../interp/ops_avx.h"
 #include "../interp/ops_crypto.h"
 #include "../interp/ops_fast.h"
 #include "../interp/ops_int.h"

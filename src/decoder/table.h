@@ -112,6 +112,7 @@ enum {
   A_L0 = 1 << 19,     /* only with VEX.L 0 (scalar and 128-bit forms) */
   A_NO_VVVV = 1 << 20, /* only with VEX.vvvv 1111 (no register there) */
   A_L1 = 1 << 21,     /* only with VEX.L 1 (256-bit forms) */
+  A_AVX = 1 << 22,    /* needs AVX too (the VEX forms of AES-NI, PCLMULQDQ, VAES...) */
 };
 
 /* A row needs no CPUID feature beyond the x86-64 baseline. */
@@ -165,9 +166,16 @@ enum {
   FORM(opc, 0xFF, pfx, ALL_RM, S_MODRM, W_X, HPAIR(v##name##_256, v##name##_256_m), 0, 0, A_VEX | A_L1, f256, 0, 0, NOFAST)
 #define VEX_SCALAR(opc, pfx, name) \
   FORM(opc, 0xFF, pfx, ALL_RM, S_MODRM, W_X, HRM(v##name), 0, 0, A_VEX, CPU_FEATURE_AVX, 0, 0, NOFAST)
-#define VEX_NV(opc, pfx, r128, m128, r256, m256, f)                                          \
-  FORM(opc, 0xFF, pfx, ALL_RM, S_MODRM, W_X, r128, m128, 0, 0, A_VEX | A_L0 | A_NO_VVVV, f, 0, 0, NOFAST) \
-  FORM(opc, 0xFF, pfx, ALL_RM, S_MODRM, W_X, r256, m256, 0, 0, A_VEX | A_L1 | A_NO_VVVV, f, 0, 0, NOFAST)
+#define VEX_NV(opc, pfx, r128, m128, r256, m256, f128, f256)                                 \
+  FORM(opc, 0xFF, pfx, ALL_RM, S_MODRM, W_X, r128, m128, 0, 0, A_VEX | A_L0 | A_NO_VVVV, f128, 0, 0, NOFAST) \
+  FORM(opc, 0xFF, pfx, ALL_RM, S_MODRM, W_X, r256, m256, 0, 0, A_VEX | A_L1 | A_NO_VVVV, f256, 0, 0, NOFAST)
+/* ...and those with an imm8 (_I). */
+#define VEX_RM_I(opc, pfx, name, f128, f256)                                                \
+  FORM(opc, 0xFF, pfx, ALL_RM, S_MODRM_UB, W_X, HRM(v##name), 0, 0, A_VEX | A_L0, f128, 0, 0, NOFAST) \
+  FORM(opc, 0xFF, pfx, ALL_RM, S_MODRM_UB, W_X, HPAIR(v##name##_256, v##name##_256_m), 0, 0, A_VEX | A_L1, f256, 0, 0, NOFAST)
+#define VEX_NV_I(opc, pfx, name, f128, f256)                                                \
+  FORM(opc, 0xFF, pfx, ALL_RM, S_MODRM_UB, W_X, HRM(v##name), 0, 0, A_VEX | A_L0 | A_NO_VVVV, f128, 0, 0, NOFAST) \
+  FORM(opc, 0xFF, pfx, ALL_RM, S_MODRM_UB, W_X, HPAIR(v##name##_256, v##name##_256_m), 0, 0, A_VEX | A_L1 | A_NO_VVVV, f256, 0, 0, NOFAST)
 
 /* MMX forms: ModRM with an MMX register or m64; feature BASE or the SSE-era set that
  * added the form (MMX itself is A_MMX). */

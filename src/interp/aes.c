@@ -1,10 +1,20 @@
 /* aes.c: AES-NI (AESENC, AESENCLAST, AESDEC, AESDECLAST, AESIMC, AESKEYGENASSIST) and
- * PCLMULQDQ, each the host primitive of host_crypto.h it is named after (operands and
- * tiers as crypto_forms.h says). */
+ * PCLMULQDQ, each the host primitive of host_crypto.h it is named after, in their SSE
+ * forms, their VEX.128 forms (AVX), and the VEX.256 forms of VAES and VPCLMULQDQ
+ * (operands and tiers as crypto_forms.h says). */
 #include "crypto_forms.h"
 
-/* 66 0F 38 DC: AESENC xmm1, xmm2/m128 */
-CRYPTO_TWO_OPERANDS(aesenc, aes_SB_SR_MC_AK)
+/* A round: out = p(a, s). */
+#define AES_ROUND(name, p)                                                                \
+  static inline __attribute__((always_inline)) void name##_op(                            \
+      Block128 *out, const Xmm *a, const Xmm *s, const Insn *in, bool accel) {            \
+    (void)in;                                                                             \
+    TIER(accel, p)(out, (const Block128 *)a, (const Block128 *)s);                        \
+  }                                                                                       \
+  CRYPTO_SSE_FROM_OP(name) CRYPTO_VEX128_HANDLERS(name) CRYPTO_VEX256_HANDLERS(name)
+
+/* 66 0F 38 DC: AESENC xmm1, xmm2/m128; VEX: VAESENC xmm1/ymm1, vvvv, xmm3/m128/ymm3/m256 */
+AES_ROUND(aesenc, aes_SB_SR_MC_AK)
 /* A fused run of n AESENCs (ops_crypto.h), one handler per length so that the rounds
  * are straight-line code: the pairs are read once, before any register is written. */
 static inline __attribute__((always_inline)) void aesenc_run_of(Cpu *c, const Insn *in, unsigned n,
@@ -24,32 +34,35 @@ static inline __attribute__((always_inline)) void aesenc_run_of(Cpu *c, const In
   void op_aesenc_run##n##_portable(Cpu *c, const Insn *in) { aesenc_run_of(c, in, n, false); }
 AESENC_RUNS(AESENC_RUN)
 
-/* 66 0F 38 DD: AESENCLAST xmm1, xmm2/m128 */
-CRYPTO_TWO_OPERANDS(aesenclast, aes_SB_SR_AK)
+/* 66 0F 38 DD: AESENCLAST xmm1, xmm2/m128 (and VEX, as above) */
+AES_ROUND(aesenclast, aes_SB_SR_AK)
 /* 66 0F 38 DE: AESDEC xmm1, xmm2/m128 */
-CRYPTO_TWO_OPERANDS(aesdec, aes_ISB_ISR_IMC_AK)
+AES_ROUND(aesdec, aes_ISB_ISR_IMC_AK)
 /* 66 0F 38 DF: AESDECLAST xmm1, xmm2/m128 */
-CRYPTO_TWO_OPERANDS(aesdeclast, aes_ISB_ISR_AK)
+AES_ROUND(aesdeclast, aes_ISB_ISR_AK)
 
-/* 66 0F 38 DB: AESIMC xmm1, xmm2/m128 */
-static inline __attribute__((always_inline)) void aesimc_run(Cpu *c, const Insn *in,
-                                                             Block128 *s, bool accel) {
-  TIER(accel, aes_IMC)(block(&c->xmm[in->reg]), s);
+/* 66 0F 38 DB: AESIMC xmm1, xmm2/m128 (VEX.128: no vvvv) */
+static inline __attribute__((always_inline)) void aesimc_op(Block128 *out, const Xmm *a,
+                                                            const Xmm *s, const Insn *in, bool accel) {
+  (void)a, (void)in;
+  TIER(accel, aes_IMC)(out, (const Block128 *)s);
 }
-CRYPTO_HANDLERS(aesimc)
+CRYPTO_SSE_FROM_OP(aesimc) CRYPTO_VEX128_HANDLERS(aesimc)
 
-/* 66 0F 3A DF ib: AESKEYGENASSIST xmm1, xmm2/m128, imm8 */
-static inline __attribute__((always_inline)) void aeskeygenassist_run(Cpu *c, const Insn *in,
-                                                                      Block128 *s, bool accel) {
-  TIER(accel, aes_keygen_assist)(block(&c->xmm[in->reg]), s, (uint8_t)in->imm);
+/* 66 0F 3A DF ib: AESKEYGENASSIST xmm1, xmm2/m128, imm8 (VEX.128: no vvvv) */
+static inline __attribute__((always_inline)) void aeskeygenassist_op(Block128 *out, const Xmm *a,
+                                                                     const Xmm *s, const Insn *in,
+                                                                     bool accel) {
+  (void)a;
+  TIER(accel, aes_keygen_assist)(out, (const Block128 *)s, (uint8_t)in->imm);
 }
-CRYPTO_HANDLERS(aeskeygenassist)
+CRYPTO_SSE_FROM_OP(aeskeygenassist) CRYPTO_VEX128_HANDLERS(aeskeygenassist)
 
-/* 66 0F 3A 44 ib: PCLMULQDQ xmm1, xmm2/m128, imm8. imm8 bit 0 picks the quadword of
- * xmm1, bit 4 that of the source; the other bits are ignored. */
-static inline __attribute__((always_inline)) void pclmulqdq_run(Cpu *c, const Insn *in,
-                                                                Block128 *s, bool accel) {
-  Xmm *d = &c->xmm[in->reg];
-  TIER(accel, clmul_64x64)(block(d), d->q[in->imm & 1], s->q[in->imm >> 4 & 1]);
+/* 66 0F 3A 44 ib: PCLMULQDQ xmm1, xmm2/m128, imm8. imm8 bit 0 picks the quadword of the
+ * first source, bit 4 that of the second; the other bits are ignored (in each lane of
+ * VPCLMULQDQ ymm alike). */
+static inline __attribute__((always_inline)) void pclmulqdq_op(Block128 *out, const Xmm *a,
+                                                               const Xmm *s, const Insn *in, bool accel) {
+  TIER(accel, clmul_64x64)(out, a->q[in->imm & 1], s->q[in->imm >> 4 & 1]);
 }
-CRYPTO_HANDLERS(pclmulqdq)
+CRYPTO_SSE_FROM_OP(pclmulqdq) CRYPTO_VEX128_HANDLERS(pclmulqdq) CRYPTO_VEX256_HANDLERS(pclmulqdq)

@@ -36,6 +36,8 @@
 #define EBX7_BMI2 (1u << 8)
 #define EBX7_ADX (1u << 19)
 #define EBX7_SHA (1u << 29)
+#define ECX7_VAES (1u << 9)
+#define ECX7_VPCLMULQDQ (1u << 10)
 /* CPUID.80000001 */
 #define ECX81_LAHF (1u << 0)
 #define ECX81_ABM (1u << 5) /* LZCNT */
@@ -50,6 +52,7 @@ static const uint32_t leaf1_ecx = ECX1_SSE3 | ECX1_PCLMULQDQ | ECX1_SSSE3 | ECX1
                                   ECX1_SSE41 | ECX1_SSE42 | ECX1_MOVBE | ECX1_POPCNT |
                                   ECX1_AES | ECX1_XSAVE | ECX1_OSXSAVE | ECX1_AVX;
 static const uint32_t leaf7_ebx = EBX7_BMI1 | EBX7_AVX2 | EBX7_BMI2 | EBX7_ADX | EBX7_SHA;
+static const uint32_t leaf7_ecx = ECX7_VAES | ECX7_VPCLMULQDQ;
 static const uint32_t ext1_ecx = ECX81_LAHF | ECX81_ABM;
 static const uint32_t ext1_edx = EDX81_SYSCALL | EDX81_NX | EDX81_RDTSCP | EDX81_LM;
 static const uint32_t leafd1_eax = EAXD1_XSAVEOPT | EAXD1_XSAVEC;
@@ -61,6 +64,7 @@ static uint32_t implemented(unsigned word) {
   case CPUID_7_EBX: return leaf7_ebx;
   case CPUID_81_ECX: return ext1_ecx;
   case CPUID_D1_EAX: return leafd1_eax;
+  case CPUID_7_ECX: return leaf7_ecx;
   default: return ext1_edx;
   }
 }
@@ -123,7 +127,10 @@ CpuidRegs cpuid_query(const CpuModel *m, uint32_t leaf, uint32_t subleaf) {
     r = cache_leaf(subleaf);
     break;
   case 7:
-    if (subleaf == 0) r.ebx = enabled(m, CPUID_7_EBX); /* EAX 0: no subleaf 1 */
+    if (subleaf == 0) { /* EAX 0: no subleaf 1 */
+      r.ebx = enabled(m, CPUID_7_EBX);
+      r.ecx = enabled(m, CPUID_7_ECX);
+    }
     break;
   case 0xD: /* the XSAVE components: x87, SSE and AVX (xsave.c) */
     if (!(enabled(m, CPUID_1_ECX) & ECX1_XSAVE)) break;
@@ -176,6 +183,7 @@ static const struct {
     {"adx", CPU_FEATURE_ADX},         {"xsave", CPU_FEATURE_XSAVE},
     {"xsaveopt", CPU_FEATURE_XSAVEOPT}, {"xsavec", CPU_FEATURE_XSAVEC},
     {"avx", CPU_FEATURE_AVX},         {"avx2", CPU_FEATURE_AVX2},
+    {"vaes", CPU_FEATURE_VAES},       {"vpclmulqdq", CPU_FEATURE_VPCLMULQDQ},
 };
 
 /* Sets feature bits of m on or off. */
@@ -187,6 +195,12 @@ static void set_bits(CpuModel *m, unsigned word, uint32_t bits, bool on) {
     m->removed[word] |= bits;
     m->added[word] &= ~bits;
   }
+}
+
+/* Without AVX: no AVX2, VAES, VPCLMULQDQ. */
+static void remove_avx_dependents(CpuModel *m) {
+  set_bits(m, CPUID_7_EBX, EBX7_AVX2, false);
+  set_bits(m, CPUID_7_ECX, ECX7_VAES | ECX7_VPCLMULQDQ, false);
 }
 
 /* One item of the list, applied to m; NULL or why it cannot be. */
@@ -214,7 +228,8 @@ static const char *apply_item(const char *item, CpuModel *m) {
       snprintf(why, sizeof why, "--cpu: '%.*s' needs xsave", (int)len, item);
       return why;
     }
-    if (on && f == CPU_FEATURE_AVX2 && !(enabled(m, CPUID_1_ECX) & ECX1_AVX)) {
+    bool needs_avx = f == CPU_FEATURE_AVX2 || f == CPU_FEATURE_VAES || f == CPU_FEATURE_VPCLMULQDQ;
+    if (on && needs_avx && !(enabled(m, CPUID_1_ECX) & ECX1_AVX)) {
       snprintf(why, sizeof why, "--cpu: '%.*s' needs avx", (int)len, item);
       return why;
     }
@@ -223,13 +238,13 @@ static const char *apply_item(const char *item, CpuModel *m) {
       return why;
     }
     set_bits(m, word, bit, on);
-    if (f == CPU_FEATURE_AVX && !on) set_bits(m, CPUID_7_EBX, EBX7_AVX2, false);
+    if (f == CPU_FEATURE_AVX && !on) remove_avx_dependents(m);
     if (f == CPU_FEATURE_XSAVE) { /* the OS's enabling and the extensions go with it */
       set_bits(m, CPUID_1_ECX, ECX1_OSXSAVE, on);
       set_bits(m, CPUID_D1_EAX, EAXD1_XSAVEOPT | EAXD1_XSAVEC, on);
       if (!on) { /* and AVX's state with it */
         set_bits(m, CPUID_1_ECX, ECX1_AVX, false);
-        set_bits(m, CPUID_7_EBX, EBX7_AVX2, false);
+        remove_avx_dependents(m);
       }
     }
     return NULL;
@@ -240,7 +255,7 @@ static const char *apply_item(const char *item, CpuModel *m) {
 
 /* "x86-64-v2": the model without the features that came with its x86-64-v3 work, so that
  * runs can be compared with the model before it (AES-NI, SHA, MOVBE, LZCNT stay). */
-static const char *const v2_removes[] = {"-bmi1", "-bmi2", "-adx", "-xsave", "-avx", "-avx2"};
+static const char *const v2_removes[] = {"-bmi1", "-bmi2", "-adx", "-xsave", "-avx"};
 
 const char *cpuid_apply_option(CpuModel *m, const char *list) {
   CpuModel next = *m;
@@ -287,10 +302,10 @@ const char *cpuid_missing_set(const uint8_t *b, unsigned n) {
     if ((map == 2 && (opc == 0xF2 || opc == 0xF3 || opc == 0xF5 || opc == 0xF6 || opc == 0xF7)) ||
         (map == 3 && opc == 0xF0))
       return "BMI1 or BMI2 is off (--cpu=-bmi1, --cpu=-bmi2), or the encoding is one the CPU refuses";
-    return "the CPU model has no AVX, AVX2, FMA or F16C (VEX encoding): build for x86-64-v2 or lower";
+    return "an AVX, AVX2, FMA or F16C instruction (VEX encoding) the CPU model does not have: build for x86-64-v2 or lower";
   }
   if (b[i] == 0xC4 || b[i] == 0xC5)
-    return "the CPU model has no AVX, AVX2, FMA or F16C (VEX encoding): build for x86-64-v2 or lower";
+    return "an AVX, AVX2, FMA or F16C instruction (VEX encoding) the CPU model does not have: build for x86-64-v2 or lower";
   if (b[i] == 0x62) return "the CPU model has no AVX-512 (EVEX encoding): build for x86-64-v2 or lower";
   if (b[i] != 0x0F || i + 1 >= n) return NULL;
   uint8_t op = b[i + 1], modrm = i + 2 < n ? b[i + 2] : 0, reg = (modrm >> 3) & 7;

@@ -10,7 +10,10 @@ typedef struct CpuidRegs {
 } CpuidRegs;
 
 /* The CPUID words that hold feature bits. */
-enum { CPUID_1_EDX, CPUID_1_ECX, CPUID_7_EBX, CPUID_81_ECX, CPUID_81_EDX, CPUID_D1_EAX, CPUID_WORDS };
+enum {
+  CPUID_1_EDX, CPUID_1_ECX, CPUID_7_EBX, CPUID_81_ECX, CPUID_81_EDX, CPUID_D1_EAX, CPUID_7_ECX,
+  CPUID_WORDS
+};
 
 /* One machine's CPU model: the documented model (docs/cpu-model.md) less the features
  * --cpu removed (their bits read as 0 and their instructions are #UD), plus the preview
@@ -22,9 +25,11 @@ typedef struct CpuModel {
 
 /* Preview features: implemented in part, so CPUID leaves them out unless --cpu asks for
  * them ("+avx"); their instructions not yet written stay unimplemented (SIGILL with a
- * message), never a wrong answer. AVX (CPUID.1:ECX bit 28) and AVX2 (CPUID.7:EBX bit 5)
- * while their VEX forms are written. */
-static const uint32_t cpuid_preview[CPUID_WORDS] = {[CPUID_1_ECX] = 1u << 28, [CPUID_7_EBX] = 1u << 5};
+ * message), never a wrong answer. AVX (CPUID.1:ECX bit 28), AVX2 (CPUID.7:EBX bit 5), and
+ * VAES and VPCLMULQDQ (CPUID.7:ECX bits 9, 10), which need AVX, while the VEX forms are
+ * written. */
+static const uint32_t cpuid_preview[CPUID_WORDS] = {
+    [CPUID_1_ECX] = 1u << 28, [CPUID_7_EBX] = 1u << 5, [CPUID_7_ECX] = 3u << 9};
 
 CpuidRegs cpuid_query(const CpuModel *m, uint32_t leaf, uint32_t subleaf);
 
@@ -67,6 +72,8 @@ typedef enum CpuFeature {
   CPU_FEATURE_BMI2 = CPUID_7_EBX * 32 + 8,
   CPU_FEATURE_ADX = CPUID_7_EBX * 32 + 19,
   CPU_FEATURE_SHA = CPUID_7_EBX * 32 + 29,
+  CPU_FEATURE_VAES = CPUID_7_ECX * 32 + 9,
+  CPU_FEATURE_VPCLMULQDQ = CPUID_7_ECX * 32 + 10,
   CPU_FEATURE_LZCNT = CPUID_81_ECX * 32 + 5,
 } CpuFeature;
 

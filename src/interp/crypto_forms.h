@@ -45,6 +45,56 @@ static inline Block128 *block(Xmm *x) { return (Block128 *)x; }
     DISPATCH_NEXT(c, in);                                                  \
   }
 
+/* The AES-NI and PCLMULQDQ instructions (aes.c) are name##_op(out, a, s, in, accel):
+ * out from the first source a (the destination's old value in the SSE forms, VEX.vvvv
+ * in the VEX ones) and the source s. These give an SSE form's _run, and the handlers of
+ * the VEX forms: VEX.128 writes out and clears the upper half, VEX.256 does each lane
+ * (memory operands of either need no alignment). */
+#define CRYPTO_SSE_FROM_OP(name)                                                           \
+  static inline __attribute__((always_inline)) void name##_run(Cpu *c, const Insn *in,   \
+                                                               Block128 *s, bool accel) { \
+    Xmm *d = &c->xmm[in->reg];                                                           \
+    name##_op(block(d), d, (const Xmm *)s, in, accel);                                   \
+  }                                                                                      \
+  CRYPTO_HANDLERS(name)
+
+#define CRYPTO_VEX128_FORM(name, accel, suffix)                                          \
+  void op_v##name##suffix(Cpu *c, const Insn *in) {                                      \
+    Xmm r;                                                                               \
+    name##_op(block(&r), &c->xmm[in->vreg], &c->xmm[in->rm], in, accel);                 \
+    vex128_put(c, in->reg, &r);                                                          \
+    DISPATCH_NEXT(c, in);                                                                \
+  }                                                                                      \
+  void op_v##name##suffix##_m(Cpu *c, const Insn *in) {                                  \
+    Xmm r, s;                                                                            \
+    load_m128u(c, in, &s);                                                               \
+    name##_op(block(&r), &c->xmm[in->vreg], &s, in, accel);                              \
+    vex128_put(c, in->reg, &r);                                                          \
+    DISPATCH_NEXT(c, in);                                                                \
+  }
+#define CRYPTO_VEX128_HANDLERS(name) \
+  CRYPTO_VEX128_FORM(name, true, ) CRYPTO_VEX128_FORM(name, false, _portable)
+
+#define CRYPTO_VEX256_LANES(name, accel, s)                                              \
+  Xmm r[2];                                                                              \
+  name##_op(block(&r[0]), &c->xmm[in->vreg], &(s)[0], in, accel);                        \
+  name##_op(block(&r[1]), &c->ymmh[in->vreg], &(s)[1], in, accel);                       \
+  c->xmm[in->reg] = r[0];                                                                \
+  c->ymmh[in->reg] = r[1];                                                               \
+  DISPATCH_NEXT(c, in);
+#define CRYPTO_VEX256_FORM(name, accel, suffix)                                          \
+  void op_v##name##_256##suffix(Cpu *c, const Insn *in) {                                \
+    Xmm s[2] = {c->xmm[in->rm], c->ymmh[in->rm]};                                        \
+    CRYPTO_VEX256_LANES(name, accel, s)                                                  \
+  }                                                                                      \
+  void op_v##name##_256##suffix##_m(Cpu *c, const Insn *in) {                            \
+    Xmm s[2];                                                                            \
+    load_m256(c, in, s);                                                                 \
+    CRYPTO_VEX256_LANES(name, accel, s)                                                  \
+  }
+#define CRYPTO_VEX256_HANDLERS(name) \
+  CRYPTO_VEX256_FORM(name, true, ) CRYPTO_VEX256_FORM(name, false, _portable)
+
 /* An instruction that is primitive p(xmm[reg], xmm[reg], source). */
 #define CRYPTO_TWO_OPERANDS(name, p)                                                     \
   static inline __attribute__((always_inline)) void name##_run(Cpu *c, const Insn *in, \

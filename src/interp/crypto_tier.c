@@ -11,7 +11,7 @@ static const struct {
 #define TWINS(name, feature)                                         \
   {op_##name, op_##name##_portable, HOST_CPU_##feature},             \
   {op_##name##_m, op_##name##_portable_m, HOST_CPU_##feature},
-    CRYPTO_INSNS(TWINS)
+    CRYPTO_INSNS(TWINS) CRYPTO_VEX128_INSNS(TWINS) CRYPTO_VEX256_INSNS(TWINS)
 #undef TWINS
 };
 

@@ -28,12 +28,25 @@
   X(sha256_msg2, SHA)     /* NP 0F 38 CD */                                    \
   X(sha1_rnds4, SHA)      /* NP 0F 3A CC ib */
 
+/* Their VEX forms (AVX): VEX.128 ones of AES-NI and PCLMULQDQ, op_v<name>..., with the
+ * first source in VEX.vvvv (AESIMC and AESKEYGENASSIST have none), and the VEX.256 ones
+ * of VAES and VPCLMULQDQ, op_v<name>_256..., which do each 128-bit lane as the VEX.128
+ * form does. Each has the same four handlers. */
+#define CRYPTO_VEX128_INSNS(X) \
+  X(vaesenc, AES) X(vaesenclast, AES) X(vaesdec, AES) X(vaesdeclast, AES) X(vaesimc, AES) \
+  X(vaeskeygenassist, AES) X(vpclmulqdq, CLMUL)
+#define CRYPTO_VEX256_INSNS(X) \
+  X(vaesenc_256, AES) X(vaesenclast_256, AES) X(vaesdec_256, AES) X(vaesdeclast_256, AES) \
+  X(vpclmulqdq_256, CLMUL)
+
 #define CRYPTO_DECLARE(name, feature)                  \
   void op_##name(Cpu *c, const Insn *in);              \
   void op_##name##_m(Cpu *c, const Insn *in);          \
   void op_##name##_portable(Cpu *c, const Insn *in);   \
   void op_##name##_portable_m(Cpu *c, const Insn *in);
 CRYPTO_INSNS(CRYPTO_DECLARE)
+CRYPTO_VEX128_INSNS(CRYPTO_DECLARE)
+CRYPTO_VEX256_INSNS(CRYPTO_DECLARE)
 #undef CRYPTO_DECLARE
 
 /* The table's picker for every crypto row (crypto_tier.c). */

@@ -71,6 +71,10 @@ void op_vmovu_store_256_m(Cpu *c, const Insn *in);
 void op_vmova_store_256_m(Cpu *c, const Insn *in);
 void op_vzeroupper(Cpu *c, const Insn *in);
 void op_vzeroall(Cpu *c, const Insn *in);
+/* VMOVSS, VMOVSD: register forms merge into VEX.vvvv (_to_rm: destination ModRM.rm) */
+AVX_DECLARE_128(movss) AVX_DECLARE_128(movsd)
+void op_vmovss_to_rm(Cpu *c, const Insn *in);
+void op_vmovsd_to_rm(Cpu *c, const Insn *in);
 
 /* sse_int.c */
 SSE_DECLARE_RM(pand) SSE_DECLARE_RM(pandn) SSE_DECLARE_RM(por) SSE_DECLARE_RM(pxor)
@@ -110,6 +114,17 @@ AVX_DECLARE_RM(pminub) AVX_DECLARE_RM(pmaxub) AVX_DECLARE_RM(pminsw) AVX_DECLARE
 AVX_DECLARE_RM(pavgb) AVX_DECLARE_RM(pavgw) AVX_DECLARE_RM(psadbw)
 AVX_DECLARE_RM(pmullw) AVX_DECLARE_RM(pmulhw) AVX_DECLARE_RM(pmulhuw)
 AVX_DECLARE_RM(pmuludq) AVX_DECLARE_RM(pmaddwd)
+/* Shifts by an XMM or m128 count (the same count for both lanes of VEX.256), and by an
+ * imm8: VEX 66 0F 71..73, source ModRM.rm, destination VEX.vvvv. */
+AVX_DECLARE_RM(psllw) AVX_DECLARE_RM(pslld) AVX_DECLARE_RM(psllq)
+AVX_DECLARE_RM(psrlw) AVX_DECLARE_RM(psrld) AVX_DECLARE_RM(psrlq)
+AVX_DECLARE_RM(psraw) AVX_DECLARE_RM(psrad)
+#define AVX_DECLARE_IMM(name)                 \
+  void op_v##name(Cpu *c, const Insn *in);    \
+  void op_v##name##_256(Cpu *c, const Insn *in);
+AVX_DECLARE_IMM(psllw_imm) AVX_DECLARE_IMM(pslld_imm) AVX_DECLARE_IMM(psllq_imm)
+AVX_DECLARE_IMM(psrlw_imm) AVX_DECLARE_IMM(psrld_imm) AVX_DECLARE_IMM(psrlq_imm)
+AVX_DECLARE_IMM(psraw_imm) AVX_DECLARE_IMM(psrad_imm) AVX_DECLARE_IMM(pslldq) AVX_DECLARE_IMM(psrldq)
 
 /* sse_shuffle.c */
 SSE_DECLARE_RM(punpcklbw) SSE_DECLARE_RM(punpckhbw) SSE_DECLARE_RM(punpcklwd)
@@ -118,6 +133,7 @@ SSE_DECLARE_RM(punpcklqdq) SSE_DECLARE_RM(punpckhqdq)
 SSE_DECLARE_RM(packsswb) SSE_DECLARE_RM(packuswb) SSE_DECLARE_RM(packssdw)
 SSE_DECLARE_RM(pshufd) SSE_DECLARE_RM(pshuflw) SSE_DECLARE_RM(pshufhw)
 SSE_DECLARE_RM(shufps) SSE_DECLARE_RM(shufpd)
+AVX_DECLARE_RM(pshufd) AVX_DECLARE_RM(pshuflw) AVX_DECLARE_RM(pshufhw) AVX_DECLARE_RM(shufps)
 AVX_DECLARE_RM(punpcklbw) AVX_DECLARE_RM(punpckhbw) AVX_DECLARE_RM(punpcklwd)
 AVX_DECLARE_RM(punpckhwd) AVX_DECLARE_RM(punpckldq) AVX_DECLARE_RM(punpckhdq)
 AVX_DECLARE_RM(punpcklqdq) AVX_DECLARE_RM(punpckhqdq)
@@ -141,6 +157,8 @@ AVX_DECLARE_RM(divps) AVX_DECLARE_RM(divpd) AVX_DECLARE_128(divss) AVX_DECLARE_1
 AVX_DECLARE_RM(minps) AVX_DECLARE_RM(minpd) AVX_DECLARE_128(minss) AVX_DECLARE_128(minsd)
 AVX_DECLARE_RM(maxps) AVX_DECLARE_RM(maxpd) AVX_DECLARE_128(maxss) AVX_DECLARE_128(maxsd)
 AVX_DECLARE_RM(sqrtps) AVX_DECLARE_RM(sqrtpd) AVX_DECLARE_128(sqrtss) AVX_DECLARE_128(sqrtsd)
+/* VCMPPS/PD/SS/SD: the 32 predicates of imm8 bits 4:0 */
+AVX_DECLARE_RM(cmpps_vex) AVX_DECLARE_RM(cmppd_vex) AVX_DECLARE_128(cmpss_vex) AVX_DECLARE_128(cmpsd_vex)
 
 /* sse_convert.c */
 SSE_DECLARE_RM(cvtss2sd) SSE_DECLARE_RM(cvtsd2ss) SSE_DECLARE_RM(cvtps2pd) SSE_DECLARE_RM(cvtpd2ps)
@@ -149,6 +167,11 @@ SSE_DECLARE_RM(cvtdq2pd) SSE_DECLARE_RM(cvtpd2dq) SSE_DECLARE_RM(cvttpd2dq)
 SSE_DECLARE_RM(cvtsi2ss) SSE_DECLARE_RM(cvtsi2sd)  /* rm: general register or memory */
 SSE_DECLARE_RM(cvtss2si) SSE_DECLARE_RM(cvttss2si) /* destination: general register */
 SSE_DECLARE_RM(cvtsd2si) SSE_DECLARE_RM(cvttsd2si)
+AVX_DECLARE_128(cvtsi2ss) AVX_DECLARE_128(cvtsi2sd) /* lanes from VEX.vvvv */
+AVX_DECLARE_128(cvtss2sd) AVX_DECLARE_128(cvtsd2ss)
+AVX_DECLARE_RM(cvtdq2ps) AVX_DECLARE_RM(cvtps2dq) AVX_DECLARE_RM(cvttps2dq)
+AVX_DECLARE_128(cvtps2pd) AVX_DECLARE_128(cvtpd2ps) AVX_DECLARE_128(cvtdq2pd)
+AVX_DECLARE_128(cvtpd2dq) AVX_DECLARE_128(cvttpd2dq)
 
 /* sse_state.c */
 /* The FXSAVE image (also the fpstate of signal frames): bytes [0, 416) hold x87, MXCSR

@@ -24,6 +24,12 @@ SSE_DECLARE_RM(phsubw) SSE_DECLARE_RM(phsubd) SSE_DECLARE_RM(phsubsw)
 SSE_DECLARE_RM(pmaddubsw) SSE_DECLARE_RM(pmulhrsw)
 SSE_DECLARE_RM(psignb) SSE_DECLARE_RM(psignw) SSE_DECLARE_RM(psignd)
 SSE_DECLARE_RM(pabsb) SSE_DECLARE_RM(pabsw) SSE_DECLARE_RM(pabsd)
+AVX_DECLARE_RM(pshufb) AVX_DECLARE_RM(palignr)
+AVX_DECLARE_RM(phaddw) AVX_DECLARE_RM(phaddd) AVX_DECLARE_RM(phaddsw)
+AVX_DECLARE_RM(phsubw) AVX_DECLARE_RM(phsubd) AVX_DECLARE_RM(phsubsw)
+AVX_DECLARE_RM(pmaddubsw) AVX_DECLARE_RM(pmulhrsw)
+AVX_DECLARE_RM(psignb) AVX_DECLARE_RM(psignw) AVX_DECLARE_RM(psignd)
+AVX_DECLARE_RM(pabsb) AVX_DECLARE_RM(pabsw) AVX_DECLARE_RM(pabsd)
 
 /* sse41.c: integer arithmetic, compares, blends */
 SSE_DECLARE_RM(pmulld) SSE_DECLARE_RM(pmuldq) SSE_DECLARE_RM(pcmpeqq) SSE_DECLARE_RM(packusdw)
@@ -34,6 +40,10 @@ SSE_DECLARE_RM(pblendw) SSE_DECLARE_RM(blendps) SSE_DECLARE_RM(blendpd)
 SSE_DECLARE_RM(pblendvb) SSE_DECLARE_RM(blendvps) SSE_DECLARE_RM(blendvpd) /* mask: XMM0 */
 SSE_DECLARE_RM(mpsadbw) SSE_DECLARE_RM(phminposuw)
 void op_movntdqa_m(Cpu *c, const Insn *in);
+AVX_DECLARE_RM(pmulld) AVX_DECLARE_RM(pmuldq) AVX_DECLARE_RM(pcmpeqq) AVX_DECLARE_RM(packusdw)
+AVX_DECLARE_RM(pminsb) AVX_DECLARE_RM(pminsd) AVX_DECLARE_RM(pminuw) AVX_DECLARE_RM(pminud)
+AVX_DECLARE_RM(pmaxsb) AVX_DECLARE_RM(pmaxsd) AVX_DECLARE_RM(pmaxuw) AVX_DECLARE_RM(pmaxud)
+AVX_DECLARE_RM(pblendw)
 
 /* sse41_move.c: widening moves, inserts and extracts */
 SSE_DECLARE_RM(pmovsxbw) SSE_DECLARE_RM(pmovsxbd) SSE_DECLARE_RM(pmovsxbq)
@@ -53,6 +63,7 @@ SSE_DECLARE_RM(dpps) SSE_DECLARE_RM(dppd)
 
 /* sse42.c */
 SSE_DECLARE_RM(pcmpgtq)
+AVX_DECLARE_RM(pcmpgtq)
 /* CRC32 r32/r64, r/m: in->osz is the destination size (4, 8), in->aux the source size
  * (1, 2, 4, 8); ModRM.rm is a general register (byte registers when aux is 1). */
 SSE_DECLARE_RM(crc32)

@@ -133,3 +133,11 @@ void op_movntdqa_m(Cpu *c, const Insn *in) {
   c->xmm[in->reg] = t;
   DISPATCH_NEXT(c, in);
 }
+
+/* ---- AVX forms (VEX.128: AVX; VEX.256: AVX2), lane by lane ---- */
+
+AVX_RM(pmulld, load_m128u) AVX_RM(pmuldq, load_m128u) AVX_RM(pcmpeqq, load_m128u)
+AVX_RM(pminsb, load_m128u) AVX_RM(pminsd, load_m128u) AVX_RM(pminuw, load_m128u)
+AVX_RM(pminud, load_m128u) AVX_RM(pmaxsb, load_m128u) AVX_RM(pmaxsd, load_m128u)
+AVX_RM(pmaxuw, load_m128u) AVX_RM(pmaxud, load_m128u) AVX_RM(packusdw, load_m128u)
+AVX_RM(pblendw, load_m128u)

@@ -37,3 +37,7 @@ void op_crc32_m(Cpu *c, const Insn *in) {
   c->r[in->reg] = crc32c((uint32_t)c->r[in->reg], ld(ea(c, in), in->aux), in->aux);
   DISPATCH_NEXT(c, in);
 }
+
+/* ---- AVX form (VEX.128: AVX; VEX.256: AVX2) ---- */
+
+AVX_RM(pcmpgtq, load_m128u)

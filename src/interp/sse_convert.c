@@ -40,46 +40,53 @@ FP_CVT(cvttpd2dq, CVT_TPD2DQ, load_m128a)
 
 /* ---- integer to float: the source is r/m32 or r/m64 (in->osz) ---- */
 
-static inline void cvtsi2ss_body(Cpu *c, const Insn *in, uint64_t v) {
-  Xmm r = c->xmm[in->reg];
+/* vex: VCVTSI2SS/SD, whose other lanes come from VEX.vvvv instead of ModRM.reg, and
+ * whose result clears the upper half. */
+static inline void cvtsi2ss_body(Cpu *c, const Insn *in, uint64_t v, bool vex) {
+  Xmm r = c->xmm[vex ? in->vreg : in->reg];
   uint32_t raised =
       in->osz == 8 ? HOST_OR_SOFT(c, host_cvtsi2ssq(&r, (int64_t)v, c->mxcsr),
                                   soft_cvt_from_int(false, (int64_t)v, &r, c->mxcsr))
                    : HOST_OR_SOFT(c, host_cvtsi2ssl(&r, (int32_t)v, c->mxcsr),
                                   soft_cvt_from_int(false, (int32_t)v, &r, c->mxcsr));
   fp_commit(c, raised);
-  c->xmm[in->reg] = r;
+  if (vex) vex128_put(c, in->reg, &r);
+  else c->xmm[in->reg] = r;
 }
 
-static inline void cvtsi2sd_body(Cpu *c, const Insn *in, uint64_t v) {
-  Xmm r = c->xmm[in->reg];
+static inline void cvtsi2sd_body(Cpu *c, const Insn *in, uint64_t v, bool vex) {
+  Xmm r = c->xmm[vex ? in->vreg : in->reg];
   uint32_t raised =
       in->osz == 8 ? HOST_OR_SOFT(c, host_cvtsi2sdq(&r, (int64_t)v, c->mxcsr),
                                   soft_cvt_from_int(true, (int64_t)v, &r, c->mxcsr))
                    : HOST_OR_SOFT(c, host_cvtsi2sdl(&r, (int32_t)v, c->mxcsr),
                                   soft_cvt_from_int(true, (int32_t)v, &r, c->mxcsr));
   fp_commit(c, raised);
-  c->xmm[in->reg] = r;
+  if (vex) vex128_put(c, in->reg, &r);
+  else c->xmm[in->reg] = r;
 }
 
-/* F3 [REX.W] 0F 2A */
-void op_cvtsi2ss(Cpu *c, const Insn *in) {
-  cvtsi2ss_body(c, in, reg_get(c, in->rm, in->osz));
-  DISPATCH_NEXT(c, in);
-}
-void op_cvtsi2ss_m(Cpu *c, const Insn *in) {
-  cvtsi2ss_body(c, in, ld(ea(c, in), in->osz));
-  DISPATCH_NEXT(c, in);
-}
-/* F2 [REX.W] 0F 2A */
-void op_cvtsi2sd(Cpu *c, const Insn *in) {
-  cvtsi2sd_body(c, in, reg_get(c, in->rm, in->osz));
-  DISPATCH_NEXT(c, in);
-}
-void op_cvtsi2sd_m(Cpu *c, const Insn *in) {
-  cvtsi2sd_body(c, in, ld(ea(c, in), in->osz));
-  DISPATCH_NEXT(c, in);
-}
+/* F3 [REX.W] 0F 2A, and VEX.F3.0F 2A */
+#define CVT_FROM_INT(name)                                                         \
+  void op_##name(Cpu *c, const Insn *in) {                                              \
+    name##_body(c, in, reg_get(c, in->rm, in->osz), false);                             \
+    DISPATCH_NEXT(c, in);                                                               \
+  }                                                                                     \
+  void op_##name##_m(Cpu *c, const Insn *in) {                                          \
+    name##_body(c, in, ld(ea(c, in), in->osz), false);                                  \
+    DISPATCH_NEXT(c, in);                                                               \
+  }                                                                                     \
+  void op_v##name(Cpu *c, const Insn *in) {                                             \
+    name##_body(c, in, reg_get(c, in->rm, in->osz), true);                              \
+    DISPATCH_NEXT(c, in);                                                               \
+  }                                                                                     \
+  void op_v##name##_m(Cpu *c, const Insn *in) {                                         \
+    name##_body(c, in, ld(ea(c, in), in->osz), true);                                   \
+    DISPATCH_NEXT(c, in);                                                               \
+  }
+CVT_FROM_INT(cvtsi2ss)
+/* F2 [REX.W] 0F 2A, and VEX.F2.0F 2A */
+CVT_FROM_INT(cvtsi2sd)
 
 /* ---- float to integer: into r32 or r64 (in->osz), out of range gives 1 << (bits-1) ---- */
 
@@ -162,3 +169,11 @@ TO_MMX(cvtps2pi, cvtps2dq, low_floats)
 TO_MMX(cvttps2pi, cvttps2dq, low_floats)
 TO_MMX(cvtpd2pi, cvtpd2dq, doubles)
 TO_MMX(cvttpd2pi, cvttpd2dq, doubles)
+
+/* ---- AVX forms: scalar ones merge into VEX.vvvv; packed ones of one width in both
+ * lengths, those that change the width VEX.128 only (their VEX.256 forms cross lanes) */
+
+AVX_128(cvtss2sd, load_m32) AVX_128(cvtsd2ss, load_m64)
+AVX_RM(cvtdq2ps, load_m128u) AVX_RM(cvtps2dq, load_m128u) AVX_RM(cvttps2dq, load_m128u)
+AVX_128(cvtps2pd, load_m64) AVX_128(cvtpd2ps, load_m128u) AVX_128(cvtdq2pd, load_m64)
+AVX_128(cvtpd2dq, load_m128u) AVX_128(cvttpd2dq, load_m128u)

@@ -115,3 +115,59 @@ AVX_RM(divps, load_m128u) AVX_RM(divpd, load_m128u) AVX_128(divss, load_m32) AVX
 AVX_RM(minps, load_m128u) AVX_RM(minpd, load_m128u) AVX_128(minss, load_m32) AVX_128(minsd, load_m64)
 AVX_RM(maxps, load_m128u) AVX_RM(maxpd, load_m128u) AVX_128(maxss, load_m32) AVX_128(maxsd, load_m64)
 AVX_RM(sqrtps, load_m128u) AVX_RM(sqrtpd, load_m128u) AVX_128(sqrtss, load_m32) AVX_128(sqrtsd, load_m64)
+
+/* ---- AVX compares: VCMPPS/PD/SS/SD with the 32 predicates of imm8 bits 4:0 ----
+ *
+ * Each predicate is a relation (bits 3:0) and whether a QNaN operand raises invalid
+ * (bit 4 flips the one of the first sixteen). The relations come from the eight SSE
+ * predicates: GE, GT, NGE and NGT are LE, LT, NLE and NLT with the operands swapped;
+ * EQ_UQ and NEQ_OQ combine two; FALSE and TRUE need none. The flags are those of an SSE
+ * compare that signals as the predicate does (LT_OS) or not (EQ_OQ). */
+
+/* SSE predicate pred (0..7) of shape sh on r and s, into r; the flags it raised. */
+static uint32_t cmp_sse(Cpu *c, enum FpShape sh, unsigned pred, Xmm *r, const Xmm *s) {
+  switch (sh) {
+  case FP_PS: return HOST_OR_SOFT(c, host_cmpps(r, s, c->mxcsr, pred), soft_cmp(sh, pred, r, s, c->mxcsr));
+  case FP_PD: return HOST_OR_SOFT(c, host_cmppd(r, s, c->mxcsr, pred), soft_cmp(sh, pred, r, s, c->mxcsr));
+  case FP_SS: return HOST_OR_SOFT(c, host_cmpss(r, s, c->mxcsr, pred), soft_cmp(sh, pred, r, s, c->mxcsr));
+  default: return HOST_OR_SOFT(c, host_cmpsd(r, s, c->mxcsr, pred), soft_cmp(sh, pred, r, s, c->mxcsr));
+  }
+}
+
+static void cmp_vex(Cpu *c, const Insn *in, enum FpShape sh, Xmm *d, const Xmm *s) {
+  unsigned pred = (unsigned)in->imm & 31, rel = pred & 15;
+  bool signaling = (0x6666u >> rel & 1) != (pred >= 16); /* 1, 2, 5, 6, 9, 10, 13, 14 */
+  Xmm m = *d, t = *d;
+  switch (rel) {
+  case 8: /* EQ_UQ: EQ or unordered */
+    (void)cmp_sse(c, sh, 0, &m, s);
+    (void)cmp_sse(c, sh, 3, &t, s);
+    m.q[0] |= t.q[0], m.q[1] |= t.q[1];
+    break;
+  case 9: m = *s; (void)cmp_sse(c, sh, 6, &m, d); break;  /* NGE: NLE swapped */
+  case 10: m = *s; (void)cmp_sse(c, sh, 5, &m, d); break; /* NGT: NLT swapped */
+  case 11: m = (Xmm){.q = {0, 0}}; break;                 /* FALSE */
+  case 12: /* NEQ_OQ: NEQ and ordered */
+    (void)cmp_sse(c, sh, 4, &m, s);
+    (void)cmp_sse(c, sh, 7, &t, s);
+    m.q[0] &= t.q[0], m.q[1] &= t.q[1];
+    break;
+  case 13: m = *s; (void)cmp_sse(c, sh, 2, &m, d); break; /* GE: LE swapped */
+  case 14: m = *s; (void)cmp_sse(c, sh, 1, &m, d); break; /* GT: LT swapped */
+  case 15: m = (Xmm){.q = {~0ull, ~0ull}}; break;         /* TRUE */
+  default: (void)cmp_sse(c, sh, rel, &m, s); break;
+  }
+  Xmm f = *d;
+  fp_commit(c, cmp_sse(c, sh, signaling ? 1 : 0, &f, s));
+  if (sh == FP_SS) d->d[0] = m.d[0];
+  else if (sh == FP_SD) d->q[0] = m.q[0];
+  else *d = m;
+}
+
+#define VCMP(name, shape)                                                                \
+  static inline void name##_body(Cpu *c, const Insn *in, Xmm *d, const Xmm *s) {         \
+    cmp_vex(c, in, shape, d, s);                                                         \
+  }
+VCMP(cmpps_vex, FP_PS) VCMP(cmppd_vex, FP_PD) VCMP(cmpss_vex, FP_SS) VCMP(cmpsd_vex, FP_SD)
+AVX_RM(cmpps_vex, load_m128u) AVX_RM(cmppd_vex, load_m128u)
+AVX_128(cmpss_vex, load_m32) AVX_128(cmpsd_vex, load_m64)

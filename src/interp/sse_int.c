@@ -235,20 +235,26 @@ void op_psrad_imm(Cpu *c, const Insn *in) {
 }
 
 /* Whole-register byte shifts; a count above 15 clears the register. */
+static inline void shl_bytes(Xmm *x, unsigned unused, uint64_t n) {
+  (void)unused;
+  Xmm r = {0};
+  for (unsigned i = (unsigned)n; i < 16; i++) r.b[i] = x->b[i - n];
+  *x = r;
+}
+static inline void shr_bytes(Xmm *x, unsigned unused, uint64_t n) {
+  (void)unused;
+  Xmm r = {0};
+  for (unsigned i = 0; i + n < 16; i++) r.b[i] = x->b[i + n];
+  *x = r;
+}
 /* 66 0F 73 /7 */
 void op_pslldq(Cpu *c, const Insn *in) {
-  Xmm *x = &c->xmm[in->rm], r = {0};
-  unsigned n = (unsigned)in->imm;
-  for (unsigned i = n; i < 16; i++) r.b[i] = x->b[i - n];
-  *x = r;
+  shl_bytes(&c->xmm[in->rm], 0, in->imm);
   DISPATCH_NEXT(c, in);
 }
 /* 66 0F 73 /3 */
 void op_psrldq(Cpu *c, const Insn *in) {
-  Xmm *x = &c->xmm[in->rm], r = {0};
-  unsigned n = (unsigned)in->imm;
-  for (unsigned i = 0; i + n < 16; i++) r.b[i] = x->b[i + n];
-  *x = r;
+  shr_bytes(&c->xmm[in->rm], 0, in->imm);
   DISPATCH_NEXT(c, in);
 }
 
@@ -333,3 +339,51 @@ AVX_RM(pminub, load_m128u) AVX_RM(pmaxub, load_m128u) AVX_RM(pminsw, load_m128u)
 AVX_RM(pavgb, load_m128u) AVX_RM(pavgw, load_m128u) AVX_RM(psadbw, load_m128u)
 AVX_RM(pmullw, load_m128u) AVX_RM(pmulhw, load_m128u) AVX_RM(pmulhuw, load_m128u)
 AVX_RM(pmuludq, load_m128u) AVX_RM(pmaddwd, load_m128u)
+
+/* Shifts by a count in an XMM register or m128: the count is the source's low quadword,
+ * the same for both lanes of VEX.256. */
+#define AVX_SHIFT_COUNT(name)                                                           \
+  AVX_128(name, load_m128u)                                                             \
+  static inline void name##_lanes(Cpu *c, const Insn *in, const Xmm *count) {           \
+    Xmm dv[2] = {c->xmm[in->vreg], c->ymmh[in->vreg]};                                  \
+    name##_body(c, in, &dv[0], count);                                                  \
+    name##_body(c, in, &dv[1], count);                                                  \
+    c->xmm[in->reg] = dv[0];                                                            \
+    c->ymmh[in->reg] = dv[1];                                                           \
+  }                                                                                     \
+  void op_v##name##_256(Cpu *c, const Insn *in) {                                       \
+    Xmm count = c->xmm[in->rm];                                                         \
+    name##_lanes(c, in, &count);                                                        \
+    DISPATCH_NEXT(c, in);                                                               \
+  }                                                                                     \
+  void op_v##name##_256_m(Cpu *c, const Insn *in) {                                     \
+    Xmm count;                                                                          \
+    load_m128u(c, in, &count);                                                          \
+    name##_lanes(c, in, &count);                                                        \
+    DISPATCH_NEXT(c, in);                                                               \
+  }
+AVX_SHIFT_COUNT(psllw) AVX_SHIFT_COUNT(pslld) AVX_SHIFT_COUNT(psllq)
+AVX_SHIFT_COUNT(psrlw) AVX_SHIFT_COUNT(psrld) AVX_SHIFT_COUNT(psrlq)
+AVX_SHIFT_COUNT(psraw) AVX_SHIFT_COUNT(psrad)
+
+/* Shifts by an imm8 (VEX 66 0F 71..73): ModRM.rm shifted into VEX.vvvv, lane by lane. */
+#define AVX_SHIFT_IMM(name, shift, bits)                                                \
+  void op_v##name(Cpu *c, const Insn *in) {                                             \
+    Xmm v = c->xmm[in->rm];                                                             \
+    shift(&v, bits, in->imm);                                                           \
+    vex128_put(c, in->vreg, &v);                                                        \
+    DISPATCH_NEXT(c, in);                                                               \
+  }                                                                                     \
+  void op_v##name##_256(Cpu *c, const Insn *in) {                                       \
+    Xmm lo = c->xmm[in->rm], hi = c->ymmh[in->rm];                                      \
+    shift(&lo, bits, in->imm);                                                          \
+    shift(&hi, bits, in->imm);                                                          \
+    c->xmm[in->vreg] = lo;                                                              \
+    c->ymmh[in->vreg] = hi;                                                             \
+    DISPATCH_NEXT(c, in);                                                               \
+  }
+AVX_SHIFT_IMM(psllw_imm, shl_lanes, 16) AVX_SHIFT_IMM(pslld_imm, shl_lanes, 32)
+AVX_SHIFT_IMM(psllq_imm, shl_lanes, 64) AVX_SHIFT_IMM(psrlw_imm, shr_lanes, 16)
+AVX_SHIFT_IMM(psrld_imm, shr_lanes, 32) AVX_SHIFT_IMM(psrlq_imm, shr_lanes, 64)
+AVX_SHIFT_IMM(psraw_imm, sar_lanes, 16) AVX_SHIFT_IMM(psrad_imm, sar_lanes, 32)
+AVX_SHIFT_IMM(pslldq, shl_bytes, 0) AVX_SHIFT_IMM(psrldq, shr_bytes, 0)

@@ -1,8 +1,5 @@
 /* sse_move.c: SSE/SSE2 data movement: whole-register, scalar and half moves, MOVD/MOVQ,
  * sign masks, word insert/extract and the non-temporal stores. */
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 #include <string.h>
 
@@ -136,6 +133,30 @@ void op_movsd_store_m(Cpu *c, const Insn *in) {
   DISPATCH_NEXT(c, in);
 }
 
+/* Their AVX forms: a register form merges the low lane into VEX.vvvv's, a load
+ * zero-extends; both clear the upper half. (The stores are the SSE handlers.) */
+#define VEX_SCALAR_MOVE(name, lane, load)                                               \
+  void op_v##name(Cpu *c, const Insn *in) {                                             \
+    Xmm v = c->xmm[in->vreg];                                                           \
+    v.lane[0] = c->xmm[in->rm].lane[0];                                                 \
+    vex128_put(c, in->reg, &v);                                                         \
+    DISPATCH_NEXT(c, in);                                                               \
+  }                                                                                     \
+  void op_v##name##_m(Cpu *c, const Insn *in) {                                         \
+    Xmm v = {.q = {load(ea(c, in)), 0}};                                                \
+    vex128_put(c, in->reg, &v);                                                         \
+    DISPATCH_NEXT(c, in);                                                               \
+  }                                                                                     \
+  void op_v##name##_to_rm(Cpu *c, const Insn *in) {                                     \
+    Xmm v = c->xmm[in->vreg];                                                           \
+    v.lane[0] = c->xmm[in->reg].lane[0];                                                \
+    vex128_put(c, in->rm, &v);                                                          \
+    DISPATCH_NEXT(c, in);                                                               \
+  }
+/* VEX.F3.0F 10 and 11, VEX.F2.0F 10 and 11 */
+VEX_SCALAR_MOVE(movss, d, ld32)
+VEX_SCALAR_MOVE(movsd, q, ld64)
+
 /* ---- quadword halves ---- */
 
 /* 0F 12 with a register: MOVHLPS */
@@ -235,22 +256,10 @@ void op_movmskpd(Cpu *c, const Insn *in) {
   c->r[in->reg] = (s->q[0] >> 63) | (s->q[1] >> 63) << 1;
   DISPATCH_NEXT(c, in);
 }
-#ifndef __SSE2__
-/* The top bits of the eight bytes of q, byte i's in bit i: each byte's bit lands in the
- * top byte of the product at its own position (the partial products cannot carry). */
-static inline uint64_t byte_signs(uint64_t q) {
-  return (((q & 0x8080808080808080ull) >> 7) * 0x0102040810204080ull) >> 56;
-}
-#endif
 
 /* 66 0F D7: half of the inner loop of glibc's string functions (with PCMPEQB) */
 void op_pmovmskb(Cpu *c, const Insn *in) {
-  const Xmm *s = &c->xmm[in->rm];
-#ifdef __SSE2__
-  c->r[in->reg] = (uint32_t)_mm_movemask_epi8(_mm_load_si128((const __m128i *)s));
-#else
-  c->r[in->reg] = byte_signs(s->q[0]) | byte_signs(s->q[1]) << 8;
-#endif
+  c->r[in->reg] = xmm_byte_signs(&c->xmm[in->rm]);
   DISPATCH_NEXT(c, in);
 }
 

@@ -4,6 +4,9 @@
 #define X64EMU_SSE_OPERAND_H
 
 #include <signal.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "access.h"
 #include "mxcsr.h"
@@ -42,6 +45,18 @@ static inline void store_m256(uint64_t a, const Xmm *lo, const Xmm *hi) {
   if ((a ^ (a + 31)) >> 12) probe_write8(a + 31);
   st128(a, lo);
   st128(a + 16, hi);
+}
+
+/* The top bits of the 16 bytes of x, byte i's in bit i (PMOVMSKB). Without SSE2: each
+ * byte's bit lands in the top byte of the product at its own position (the partial
+ * products cannot carry). */
+static inline uint32_t xmm_byte_signs(const Xmm *x) {
+#ifdef __SSE2__
+  return (uint32_t)_mm_movemask_epi8(_mm_load_si128((const __m128i *)x));
+#else
+  uint64_t m = 0x8080808080808080ull, spread = 0x0102040810204080ull;
+  return (uint32_t)(((x->q[0] & m) >> 7) * spread >> 56 | (((x->q[1] & m) >> 7) * spread >> 56) << 8);
+#endif
 }
 
 /* A VEX.128 result: the destination's upper half becomes zero. */

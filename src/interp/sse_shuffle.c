@@ -133,3 +133,5 @@ AVX_RM(punpcklbw, load_m128u) AVX_RM(punpckhbw, load_m128u) AVX_RM(punpcklwd, lo
 AVX_RM(punpckhwd, load_m128u) AVX_RM(punpckldq, load_m128u) AVX_RM(punpckhdq, load_m128u)
 AVX_RM(punpcklqdq, load_m128u) AVX_RM(punpckhqdq, load_m128u)
 AVX_RM(packsswb, load_m128u) AVX_RM(packuswb, load_m128u) AVX_RM(packssdw, load_m128u)
+AVX_RM(pshufd, load_m128u) AVX_RM(pshuflw, load_m128u) AVX_RM(pshufhw, load_m128u)
+AVX_RM(shufps, load_m128u)

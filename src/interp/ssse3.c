@@ -108,3 +108,12 @@ MMX_FROM_SSE(psignd, psignd, mmx_lanes)
 MMX_FROM_SSE(pabsb, pabsb, mmx_lanes)
 MMX_FROM_SSE(pabsw, pabsw, mmx_lanes)
 MMX_FROM_SSE(pabsd, pabsd, mmx_lanes)
+
+/* ---- AVX forms (VEX.128: AVX; VEX.256: AVX2), lane by lane; PABS* have no vvvv ---- */
+
+AVX_RM(pshufb, load_m128u) AVX_RM(palignr, load_m128u)
+AVX_RM(phaddw, load_m128u) AVX_RM(phaddd, load_m128u) AVX_RM(phaddsw, load_m128u)
+AVX_RM(phsubw, load_m128u) AVX_RM(phsubd, load_m128u) AVX_RM(phsubsw, load_m128u)
+AVX_RM(pmaddubsw, load_m128u) AVX_RM(pmulhrsw, load_m128u)
+AVX_RM(psignb, load_m128u) AVX_RM(psignw, load_m128u) AVX_RM(psignd, load_m128u)
+AVX_RM(pabsb, load_m128u) AVX_RM(pabsw, load_m128u) AVX_RM(pabsd, load_m128u)

@@ -98,9 +98,10 @@ bool xrstor_image(Cpu *c, const uint8_t area[XSAVE_AREA_MAX], uint64_t rfbm, boo
   if (!header_valid(area, xcr0(c))) return false;
   uint64_t bv = get64(area + XSTATE_BV);
   bool compacted = get64(area + XCOMP_BV) & COMPACTED;
-  /* MXCSR: the standard form loads it with the SSE component requested, whatever
-   * XSTATE_BV says; the compacted form with the component itself, else its default. */
-  bool load_mxcsr = (rfbm & SSE_STATE) && (!compacted || (bv & SSE_STATE));
+  /* MXCSR: the standard form loads it with the SSE or the AVX component requested,
+   * whatever XSTATE_BV says; the compacted form with the SSE component itself, else the
+   * requested SSE component's initial state has its default (measured). */
+  bool load_mxcsr = compacted ? rfbm & bv & SSE_STATE : rfbm & (SSE_STATE | AVX_STATE);
   if (load_mxcsr && !fx_mxcsr_valid(area)) return false;
   if (rfbm & X87_STATE) {
     if (bv & X87_STATE) {
@@ -113,9 +114,9 @@ bool xrstor_image(Cpu *c, const uint8_t area[XSAVE_AREA_MAX], uint64_t rfbm, boo
   if (rfbm & SSE_STATE) {
     if (bv & SSE_STATE) fx_load_xmm(c, area);
     else memset(c->xmm, 0, sizeof c->xmm);
-    if (load_mxcsr) fx_load_mxcsr(c, area);
-    else c->mxcsr = MXCSR_DEFAULT;
+    if (!load_mxcsr) c->mxcsr = MXCSR_DEFAULT;
   }
+  if (load_mxcsr) fx_load_mxcsr(c, area);
   if (rfbm & AVX_STATE) {
     if (bv & AVX_STATE) memcpy(c->ymmh, area + XSAVE_YMM, sizeof c->ymmh);
     else memset(c->ymmh, 0, sizeof c->ymmh);
@@ -141,8 +142,10 @@ static uint64_t area_at(Cpu *c, const Insn *in) {
 /* 0F AE /4 XSAVE, 0F AE /6 XSAVEOPT (op 1), 0F C7 /4 XSAVEC (op 2); osz 8: the REX.W
  * forms' 64-bit FPU pointers. XSAVE writes each requested component and sets its
  * XSTATE_BV bit to XINUSE, leaving the others; XSAVEOPT leaves out the components in
- * their initial configuration; both write MXCSR with a requested SSE component. XSAVEC
- * writes only the components in use, MXCSR with SSE, all of XSTATE_BV, and XCOMP_BV. */
+ * their initial configuration; both write MXCSR with a requested SSE or AVX component.
+ * XSAVEC writes only the components in use, MXCSR with a saved SSE component, all of
+ * XSTATE_BV, and XCOMP_BV. (The MXCSR rules were measured: the SDM ties MXCSR to AVX
+ * state as well as to SSE state.) */
 enum { XSAVE, XSAVEOPT, XSAVEC };
 void op_xsave(Cpu *c, const Insn *in) {
   uint64_t a = area_at(c, in), rfbm = rfbm_of(c), used = xinuse(c);
@@ -155,7 +158,8 @@ void op_xsave(Cpu *c, const Insn *in) {
    * sets MXCSR to the default with the component's initial state. */
   if (in->op == XSAVEC && c->mxcsr != MXCSR_DEFAULT) used |= SSE_STATE;
   uint64_t save = in->op == XSAVE ? rfbm : rfbm & used;
-  put_components(c, area, save, (in->op == XSAVEC ? save : rfbm) & SSE_STATE, in->osz == 8);
+  bool mxcsr = in->op == XSAVEC ? save & SSE_STATE : rfbm & (SSE_STATE | AVX_STATE);
+  put_components(c, area, save, mxcsr, in->osz == 8);
   if (in->op == XSAVEC) {
     put64(area + XSTATE_BV, rfbm & used);
     put64(area + XCOMP_BV, COMPACTED | rfbm);

@@ -484,6 +484,8 @@ typedef struct Form {
                         needs harness_avx */
   uint8_t vex_l;     /* VEX.L: 256-bit operands (an aligned form then needs 32 bytes) */
   uint8_t vex_nv;    /* no VEX.vvvv register (1111); else a random first source */
+  uint8_t host_ud;   /* #UD on the host by design: else a form the host rejects in every
+                        case is reported as a mistake */
 } Form;
 
 /* The XMM register number in ModRM.reg of the case make_case built last. */
@@ -778,7 +780,7 @@ typedef void (*Reconcile)(const Form *f, const MachineState *nat, MachineState *
  * unmask: the MXCSR exceptions that may be unmasked at random. */
 static unsigned run_form(const Form *f, unsigned iterations, uint32_t unmask, Reconcile fix) {
   static uint8_t mem_before[MEM_SIZE], mem_native[MEM_SIZE];
-  unsigned failures = 0;
+  unsigned failures = 0, undefined = 0;
   for (unsigned it = 0; it < iterations; it++) {
     MachineState before, nat, emu;
     uint8_t insn[16];
@@ -786,6 +788,7 @@ static unsigned run_form(const Form *f, unsigned iterations, uint32_t unmask, Re
     memcpy(mem_before, test_mem, MEM_SIZE);
     nat = before;
     Outcome on = native_run(&nat, insn, len);
+    undefined += on.sig == SIGILL;
     memcpy(mem_native, test_mem, MEM_SIZE);
     memcpy(test_mem, mem_before, MEM_SIZE);
     bool agree = apply_model(f, insn, len, &before, &nat, &on);
@@ -804,6 +807,11 @@ static unsigned run_form(const Form *f, unsigned iterations, uint32_t unmask, Re
       test_print_reproduce(stderr, rng_seed_used);
       if (++failures >= 3) break;
     }
+  }
+  /* A form the host never runs is a mistake in the form, not a match. */
+  if (iterations && undefined == iterations && !f->host_ud) {
+    fprintf(stderr, "  %s: the host CPU rejects every case (#UD)\n", f->name);
+    failures++;
   }
   return failures;
 }

@@ -16,6 +16,7 @@
 
 #pragma GCC diagnostic ignored "-Woverride-init"
 #define OP1(o) .opc = {o}, .nopc = 1
+#define OP2(o) .opc[1] = o, .nopc = 2 /* after OP1's 0x38 or 0x3A: the map */
 /* A VEX form with a vvvv source, xmm/ymm or memory, no alignment needed. */
 #define VX(n, p, o, l, ...) {.name = n, .pfx = p, OP1(o), .modrm = MR_BOTH, .ext = -1, \
                              .vals = VAL_INT, .vex = 1, .vex_l = l, ##__VA_ARGS__}
@@ -46,6 +47,58 @@ static const Form int_forms[] = {
   V2("vpunpckhbw", 0x66, 0x68), V2("vpunpckhwd", 0x66, 0x69),
   V2("vpunpckhdq", 0x66, 0x6A), V2("vpunpckhqdq", 0x66, 0x6D),
   V2("vpacksswb", 0x66, 0x63), V2("vpackuswb", 0x66, 0x67), V2("vpackssdw", 0x66, 0x6B),
+  V2("vunpcklps", 0, 0x14), V2("vunpcklpd", 0x66, 0x14), V2("vunpckhps", 0, 0x15),
+  V2("vunpckhpd", 0x66, 0x15), V2("vshufps", 0, 0xC6, .imm8 = 1),
+  V2("vpshufd", 0x66, 0x70, .imm8 = 1, .vex_nv = 1), V2("vpshufhw", 0xF3, 0x70, .imm8 = 1, .vex_nv = 1),
+  V2("vpshuflw", 0xF2, 0x70, .imm8 = 1, .vex_nv = 1),
+  /* shifts by a register or memory count, and by an immediate (into vvvv) */
+  V2("vpsllw", 0x66, 0xF1, .vals = VAL_SHIFT), V2("vpslld", 0x66, 0xF2, .vals = VAL_SHIFT),
+  V2("vpsllq", 0x66, 0xF3, .vals = VAL_SHIFT), V2("vpsrlw", 0x66, 0xD1, .vals = VAL_SHIFT),
+  V2("vpsrld", 0x66, 0xD2, .vals = VAL_SHIFT), V2("vpsrlq", 0x66, 0xD3, .vals = VAL_SHIFT),
+  V2("vpsraw", 0x66, 0xE1, .vals = VAL_SHIFT), V2("vpsrad", 0x66, 0xE2, .vals = VAL_SHIFT),
+  V2("vpsrlw imm", 0x66, 0x71, .ext = 2, .imm8 = 1, .modrm = MR_REG),
+  V2("vpsraw imm", 0x66, 0x71, .ext = 4, .imm8 = 1, .modrm = MR_REG),
+  V2("vpsllw imm", 0x66, 0x71, .ext = 6, .imm8 = 1, .modrm = MR_REG),
+  V2("vpsrld imm", 0x66, 0x72, .ext = 2, .imm8 = 1, .modrm = MR_REG),
+  V2("vpsrad imm", 0x66, 0x72, .ext = 4, .imm8 = 1, .modrm = MR_REG),
+  V2("vpslld imm", 0x66, 0x72, .ext = 6, .imm8 = 1, .modrm = MR_REG),
+  V2("vpsrlq imm", 0x66, 0x73, .ext = 2, .imm8 = 1, .modrm = MR_REG),
+  V2("vpsrldq", 0x66, 0x73, .ext = 3, .imm8 = 1, .modrm = MR_REG),
+  V2("vpsllq imm", 0x66, 0x73, .ext = 6, .imm8 = 1, .modrm = MR_REG),
+  V2("vpslldq", 0x66, 0x73, .ext = 7, .imm8 = 1, .modrm = MR_REG),
+  /* SSSE3, SSE4.1, SSE4.2 */
+  V2("vpshufb", 0x66, 0x38, OP2(0x00)), V2("vphaddw", 0x66, 0x38, OP2(0x01)),
+  V2("vphaddd", 0x66, 0x38, OP2(0x02)), V2("vphaddsw", 0x66, 0x38, OP2(0x03)),
+  V2("vpmaddubsw", 0x66, 0x38, OP2(0x04)), V2("vphsubw", 0x66, 0x38, OP2(0x05)),
+  V2("vphsubd", 0x66, 0x38, OP2(0x06)), V2("vphsubsw", 0x66, 0x38, OP2(0x07)),
+  V2("vpsignb", 0x66, 0x38, OP2(0x08)), V2("vpsignw", 0x66, 0x38, OP2(0x09)),
+  V2("vpsignd", 0x66, 0x38, OP2(0x0A)), V2("vpmulhrsw", 0x66, 0x38, OP2(0x0B)),
+  V2("vpabsb", 0x66, 0x38, OP2(0x1C), .vex_nv = 1), V2("vpabsw", 0x66, 0x38, OP2(0x1D), .vex_nv = 1),
+  V2("vpabsd", 0x66, 0x38, OP2(0x1E), .vex_nv = 1),
+  V2("vpmuldq", 0x66, 0x38, OP2(0x28)), V2("vpcmpeqq", 0x66, 0x38, OP2(0x29)),
+  V2("vpackusdw", 0x66, 0x38, OP2(0x2B)), V2("vpcmpgtq", 0x66, 0x38, OP2(0x37)),
+  V2("vpminsb", 0x66, 0x38, OP2(0x38)), V2("vpminsd", 0x66, 0x38, OP2(0x39)),
+  V2("vpminuw", 0x66, 0x38, OP2(0x3A)), V2("vpminud", 0x66, 0x38, OP2(0x3B)),
+  V2("vpmaxsb", 0x66, 0x38, OP2(0x3C)), V2("vpmaxsd", 0x66, 0x38, OP2(0x3D)),
+  V2("vpmaxuw", 0x66, 0x38, OP2(0x3E)), V2("vpmaxud", 0x66, 0x38, OP2(0x3F)),
+  V2("vpmulld", 0x66, 0x38, OP2(0x40)),
+  V2("vpalignr", 0x66, 0x3A, OP2(0x0F), .imm8 = 1), V2("vpblendw", 0x66, 0x3A, OP2(0x0E), .imm8 = 1),
+  V2("vptest", 0x66, 0x38, OP2(0x17), .vex_nv = 1),
+  /* broadcasts */
+  V2("vpbroadcastb", 0x66, 0x38, OP2(0x78), .vex_nv = 1), V2("vpbroadcastw", 0x66, 0x38, OP2(0x79), .vex_nv = 1),
+  V2("vpbroadcastd", 0x66, 0x38, OP2(0x58), .vex_nv = 1), V2("vpbroadcastq", 0x66, 0x38, OP2(0x59), .vex_nv = 1),
+  V2("vbroadcastss", 0x66, 0x38, OP2(0x18), .vex_nv = 1),
+  VX("vbroadcastsd", 0x66, 0x38, 1, OP2(0x19), .vex_nv = 1),
+  VX("vbroadcastf128", 0x66, 0x38, 1, OP2(0x1A), .vex_nv = 1, .modrm = MR_MEM),
+  VX("vbroadcasti128", 0x66, 0x38, 1, OP2(0x5A), .vex_nv = 1, .modrm = MR_MEM),
+  /* lanes and permutes (VEX.256 only) */
+  VX("vinsertf128", 0x66, 0x3A, 1, OP2(0x18), .imm8 = 1), VX("vinserti128", 0x66, 0x3A, 1, OP2(0x38), .imm8 = 1),
+  VX("vextractf128", 0x66, 0x3A, 1, OP2(0x19), .imm8 = 1, .vex_nv = 1),
+  VX("vextracti128", 0x66, 0x3A, 1, OP2(0x39), .imm8 = 1, .vex_nv = 1),
+  VX("vperm2f128", 0x66, 0x3A, 1, OP2(0x06), .imm8 = 1), VX("vperm2i128", 0x66, 0x3A, 1, OP2(0x46), .imm8 = 1),
+  VX("vpermq", 0x66, 0x3A, 1, OP2(0x00), .imm8 = 1, .rexw = 1, .vex_nv = 1),
+  VX("vpermpd", 0x66, 0x3A, 1, OP2(0x01), .imm8 = 1, .rexw = 1, .vex_nv = 1),
+  VX("vpermd", 0x66, 0x38, 1, OP2(0x36)), VX("vpermps", 0x66, 0x38, 1, OP2(0x16)),
 };
 
 static const Form move_forms[] = {
@@ -58,6 +111,14 @@ static const Form move_forms[] = {
   VM("vmovntps", 0, 0x2B, .align16 = 1, .modrm = MR_MEM),
   VM("vmovntpd", 0x66, 0x2B, .align16 = 1, .modrm = MR_MEM),
   VM("vmovntdq", 0x66, 0xE7, .align16 = 1, .modrm = MR_MEM),
+  /* VEX.128 only: VMOVD, VMOVQ, VPMOVMSKB (also VEX.256) */
+  VX("vmovd xmm, r/m32", 0x66, 0x6E, 0, .rm_gpr = 1, .vex_nv = 1),
+  VX("vmovq xmm, r/m64", 0x66, 0x6E, 0, .rm_gpr = 1, .rexw = 1, .vex_nv = 1),
+  VX("vmovd r/m32, xmm", 0x66, 0x7E, 0, .rm_gpr = 1, .vex_nv = 1),
+  VX("vmovq r/m64, xmm", 0x66, 0x7E, 0, .rm_gpr = 1, .rexw = 1, .vex_nv = 1),
+  VX("vmovq xmm, xmm/m64", 0xF3, 0x7E, 0, .vex_nv = 1),
+  VX("vmovq xmm/m64, xmm", 0x66, 0xD6, 0, .vex_nv = 1),
+  V2("vpmovmskb", 0x66, 0xD7, .modrm = MR_REG, .reg_gpr = 1, .vex_nv = 1),
 };
 
 /* Packed forms in both lengths, scalar ones with VEX.L 0 and 1 (it is ignored). */
@@ -70,6 +131,35 @@ static const Form float_forms[] = {
   V2("vsqrtps", 0, 0x51, .vals = VAL_F32, .vex_nv = 1),
   V2("vsqrtpd", 0x66, 0x51, .vals = VAL_F64, .vex_nv = 1),
   V2("vsqrtss", 0xF3, 0x51, .vals = VAL_F32), V2("vsqrtsd", 0xF2, 0x51, .vals = VAL_F64),
+  /* compares with the 32 predicates (and imm8 bits 7:5 set at random) */
+  V2("vcmpps", 0, 0xC2, .vals = VAL_F32, .imm8 = 1), V2("vcmppd", 0x66, 0xC2, .vals = VAL_F64, .imm8 = 1),
+  V2("vcmpss", 0xF3, 0xC2, .vals = VAL_F32, .imm8 = 1), V2("vcmpsd", 0xF2, 0xC2, .vals = VAL_F64, .imm8 = 1),
+  V2("vcomiss", 0, 0x2F, .vals = VAL_F32, .vex_nv = 1), V2("vcomisd", 0x66, 0x2F, .vals = VAL_F64, .vex_nv = 1),
+  V2("vucomiss", 0, 0x2E, .vals = VAL_F32, .vex_nv = 1), V2("vucomisd", 0x66, 0x2E, .vals = VAL_F64, .vex_nv = 1),
+  /* scalar moves: registers merge with vvvv, loads have none */
+  VX("vmovss xmm", 0xF3, 0x10, 0, .vals = VAL_F32, .modrm = MR_REG),
+  VX("vmovss load", 0xF3, 0x10, 0, .vals = VAL_F32, .modrm = MR_MEM, .vex_nv = 1),
+  VX("vmovsd xmm", 0xF2, 0x10, 0, .vals = VAL_F64, .modrm = MR_REG),
+  VX("vmovsd load", 0xF2, 0x10, 0, .vals = VAL_F64, .modrm = MR_MEM, .vex_nv = 1),
+  VX("vmovss xmm (11)", 0xF3, 0x11, 0, .vals = VAL_F32, .modrm = MR_REG),
+  VX("vmovss store", 0xF3, 0x11, 0, .vals = VAL_F32, .modrm = MR_MEM, .vex_nv = 1),
+  VX("vmovsd xmm (11)", 0xF2, 0x11, 0, .vals = VAL_F64, .modrm = MR_REG),
+  VX("vmovsd store", 0xF2, 0x11, 0, .vals = VAL_F64, .modrm = MR_MEM, .vex_nv = 1),
+  /* conversions */
+  VX("vcvtsi2ss r32", 0xF3, 0x2A, 0, .rm_gpr = 1), VX("vcvtsi2ss r64", 0xF3, 0x2A, 0, .rm_gpr = 1, .rexw = 1),
+  VX("vcvtsi2sd r32", 0xF2, 0x2A, 0, .rm_gpr = 1), VX("vcvtsi2sd r64", 0xF2, 0x2A, 0, .rm_gpr = 1, .rexw = 1),
+  VX("vcvtss2si", 0xF3, 0x2D, 0, .reg_gpr = 1, .vals = VAL_F32, .vex_nv = 1),
+  VX("vcvttss2si r64", 0xF3, 0x2C, 0, .reg_gpr = 1, .rexw = 1, .vals = VAL_F32, .vex_nv = 1),
+  VX("vcvtsd2si r64", 0xF2, 0x2D, 0, .reg_gpr = 1, .rexw = 1, .vals = VAL_F64, .vex_nv = 1),
+  VX("vcvttsd2si", 0xF2, 0x2C, 0, .reg_gpr = 1, .vals = VAL_F64, .vex_nv = 1),
+  V2("vcvtss2sd", 0xF3, 0x5A, .vals = VAL_F32), V2("vcvtsd2ss", 0xF2, 0x5A, .vals = VAL_F64),
+  V2("vcvtdq2ps", 0, 0x5B, .vex_nv = 1), V2("vcvtps2dq", 0x66, 0x5B, .vals = VAL_F32, .vex_nv = 1),
+  V2("vcvttps2dq", 0xF3, 0x5B, .vals = VAL_F32, .vex_nv = 1),
+  VX("vcvtps2pd", 0, 0x5A, 0, .vals = VAL_F32, .vex_nv = 1),
+  VX("vcvtpd2ps", 0x66, 0x5A, 0, .vals = VAL_F64, .vex_nv = 1),
+  VX("vcvtdq2pd", 0xF3, 0xE6, 0, .vex_nv = 1),
+  VX("vcvtpd2dq", 0xF2, 0xE6, 0, .vals = VAL_F64, .vex_nv = 1),
+  VX("vcvttpd2dq", 0x66, 0xE6, 0, .vals = VAL_F64, .vex_nv = 1),
 };
 
 #define COUNT(a) (sizeof(a) / sizeof(a)[0])

@@ -24,7 +24,7 @@ static const Form group15_forms[] = {
   G15("lfence", 0, 5, MR_REG, .rm_zero = 1), G15("mfence", 0, 6, MR_REG, .rm_zero = 1),
   G15("sfence", 0, 7, MR_REG, .rm_zero = 1), G15("clflush", 0, 7, MR_MEM),
   /* #UD with shadow stacks off, on the host as here */
-  G15("incssp", 0xF3, 5, MR_REG), G15("incssp r64", 0xF3, 5, MR_REG, .rexw = 1),
+  G15("incssp", 0xF3, 5, MR_REG, .host_ud = 1), G15("incssp r64", 0xF3, 5, MR_REG, .rexw = 1, .host_ud = 1),
 };
 
 /* ---- the CPU model's MXCSR_MASK (docs/cpu-model.md) ----
@@ -253,13 +253,15 @@ static void test_fx_faults_match_host(void **state) {
 
 /* ---- XSAVE, XSAVEOPT, XSAVEC, XRSTOR ----
  *
- * The host's XCR0 has more components than the model's (x87 and SSE), so every case
- * names only those two in EDX:EAX. A case: XRSTOR64 of area A with both (the state is
+ * The host's XCR0 has more components than the model's (x87 and SSE, and AVX with
+ * --cpu=+avx: xs_xcr0), so every case names only those in EDX:EAX. A case: XRSTOR64 of area A with both (the state is
  * then A's, or the initial one where A's XSTATE_BV says so), XRSTOR (or XRSTOR64) of area B
  * for some of them, then XSAVE, XSAVEOPT or XSAVEC of some of them into an area filled
  * with noise; that area must be the host's to the byte. */
 
-enum { XS_SIZE = 576, XS_BV = 512, XS_COMP = 520 };
+enum { XS_SIZE = 832, XS_BV = 512, XS_COMP = 520, XS_YMM = 576 };
+static uint64_t xs_xcr0 = 3; /* the model's XCR0 for the cases */
+static unsigned xs_size(void) { return xs_xcr0 & 4 ? XS_SIZE : XS_YMM; }
 typedef struct XsArea {
   uint8_t b[XS_SIZE];
 } __attribute__((aligned(64))) XsArea;
@@ -270,14 +272,21 @@ static uint64_t xs_get(const XsArea *a, unsigned at) {
   return v;
 }
 
-/* An area XRSTOR takes: a loadable legacy region, XSTATE_BV of x87 and SSE, the standard
- * or the compacted form (XCOMP_BV covering XSTATE_BV), the rest of the header zero. */
+/* An area XRSTOR takes: a loadable legacy region, XSTATE_BV within xs_xcr0, the standard
+ * or the compacted form (XCOMP_BV covering XSTATE_BV), the rest of the header zero, and
+ * YMM upper halves (sometimes all zero, their initial state). */
 static void random_xs_area(XsArea *a) {
   static FxImage fx;
   random_fx_image(&fx);
   memcpy(a->b, fx.b, FX_SIZE);
   memset(a->b + FX_SIZE, 0, XS_SIZE - FX_SIZE);
-  uint64_t bv = rnd_below(4), comp = rnd_below(2) ? 1ull << 63 | bv | rnd_below(4) : 0;
+  if (rnd_below(8))
+    for (unsigned i = XS_YMM; i < XS_SIZE; i += 8) {
+      uint64_t v = rnd_below(4) ? rnd() : 0;
+      memcpy(a->b + i, &v, 8);
+    }
+  unsigned choices = (unsigned)xs_xcr0 + 1;
+  uint64_t bv = rnd_below(choices), comp = rnd_below(2) ? 1ull << 63 | bv | rnd_below(choices) : 0;
   memcpy(a->b + XS_BV, &bv, 8);
   memcpy(a->b + XS_COMP, &comp, 8);
 }
@@ -288,11 +297,11 @@ static const char *const xs_names[3] = {"xsave", "xsaveopt", "xsavec"};
 #define NATIVE_XS(name, rstor, save)                                                        \
   static void name(const XsArea *a, const XsArea *b, XsArea *out, uint32_t rb, uint32_t rs) { \
     static FxImage saved;                                                                    \
-    __asm__ volatile("fxsave64 %0\n\tmov $3, %%eax\n\txor %%edx, %%edx\n\txrstor64 %2\n\t"    \
+    __asm__ volatile("fxsave64 %0\n\tmov %6, %%eax\n\txor %%edx, %%edx\n\txrstor64 %2\n\t"    \
                      "mov %4, %%eax\n\t" rstor " %3\n\tmov %5, %%eax\n\t" save " %1\n\t"         \
                      "fxrstor64 %0"                                                          \
                      : "+m"(saved), "+m"(*out)                                               \
-                     : "m"(*a), "m"(*b), "r"(rb), "r"(rs)                                    \
+                     : "m"(*a), "m"(*b), "r"(rb), "r"(rs), "r"((uint32_t)xs_xcr0)            \
                      : "rax", "rdx", "memory");                                              \
   }
 NATIVE_XS(native_xsave64, "xrstor64", "xsave64")
@@ -318,7 +327,7 @@ static void emu_xs(const XsArea *a, const XsArea *b, XsArea *out, uint32_t rb, u
     const uint8_t *insn;
     const XsArea *area;
     uint32_t rfbm;
-  } steps[3] = {{rstor, a, 3}, {rex_w ? rstor : rstor + 1, b, rb},
+  } steps[3] = {{rstor, a, (uint32_t)xs_xcr0}, {rex_w ? rstor : rstor + 1, b, rb},
                 {rex_w ? saves[variant] : saves[variant] + 1, out, rs}};
   Cpu *c = &emu_cpu;
   memset(c, 0, sizeof *c);
@@ -362,7 +371,7 @@ static unsigned xs_cases(int variant, bool rex_w) {
     static XsArea a, b, nat, emu;
     random_xs_area(&a);
     random_xs_area(&b);
-    uint32_t rb = rnd_below(4), rs = rnd_below(4);
+    uint32_t rb = rnd_below((unsigned)xs_xcr0 + 1), rs = rnd_below((unsigned)xs_xcr0 + 1);
     for (unsigned i = 0; i < XS_SIZE; i++) nat.b[i] = emu.b[i] = (uint8_t)rnd();
     native_xs(&a, &b, &nat, rb, rs, variant, rex_w);
     if (!host_follows_model()) {
@@ -370,10 +379,10 @@ static unsigned xs_cases(int variant, bool rex_w) {
       model_judged++;
     }
     emu_xs(&a, &b, &emu, rb, rs, variant, rex_w);
-    if (memcmp(nat.b, emu.b, XS_SIZE)) {
-      fprintf(stderr, "  %s%s case %u (restore %u of B, save %u) differs:\n", xs_names[variant],
-              rex_w ? "64" : "", it, rb, rs);
-      for (unsigned i = 0; i < XS_SIZE; i++)
+    if (memcmp(nat.b, emu.b, xs_size())) {
+      fprintf(stderr, "  %s%s case %u (XCR0 %u, restore %u of B, save %u) differs:\n", xs_names[variant],
+              rex_w ? "64" : "", it, (unsigned)xs_xcr0, rb, rs);
+      for (unsigned i = 0; i < xs_size(); i++)
         if (nat.b[i] != emu.b[i])
           fprintf(stderr, "    byte %u: A %02x B %02x native %02x emulated %02x\n", i, a.b[i], b.b[i],
                   nat.b[i], emu.b[i]);
@@ -390,6 +399,22 @@ static void test_xsave_family_matches_host(void **state) {
   unsigned bad = 0;
   for (int variant = XS_XSAVE; variant <= XS_XSAVEC; variant++)
     for (int rex_w = 0; rex_w < 2; rex_w++) bad += xs_cases(variant, rex_w);
+  assert_int_equal(bad, 0);
+}
+
+/* The same with the AVX component (--cpu=+avx): the YMM upper halves at 576, XINUSE
+ * for them read off the values as for the others. */
+static void test_xsave_family_with_avx_matches_host(void **state) {
+  (void)state;
+  if (!__builtin_cpu_supports("avx")) skip();
+  assert_null(cpuid_apply_option(&test_machine()->model, "+avx"));
+  assert_int_equal(cpuid_query(&test_machine()->model, 0xD, 0).eax, 7);
+  xs_xcr0 = 7;
+  unsigned bad = 0;
+  for (int variant = XS_XSAVE; variant <= XS_XSAVEC; variant++)
+    for (int rex_w = 0; rex_w < 2; rex_w++) bad += xs_cases(variant, rex_w);
+  xs_xcr0 = 3;
+  cpuid_reset_features(&test_machine()->model);
   assert_int_equal(bad, 0);
 }
 
@@ -480,6 +505,7 @@ int main(void) {
     cmocka_unit_test(test_fxsave_fxrstor_32bit_pointers_match_host),
     cmocka_unit_test(test_fx_faults_match_host),
     cmocka_unit_test(test_xsave_family_matches_host),
+    cmocka_unit_test(test_xsave_family_with_avx_matches_host),
     cmocka_unit_test(test_xsave_faults_match_host),
     cmocka_unit_test(test_unimplemented_sse_encodings_are_sigill),
   };

@@ -1,0 +1,36 @@
+/* ops_avx.h: handlers of avx.c, the AVX and AVX2 instructions without an SSE body (the VEX
+ * forms of SSE operations are declared beside them, in ops_sse.h and ops_sse4.h). Same
+ * conventions: _m for a memory ModRM.rm, _256 for VEX.256; the first source VEX.vvvv
+ * is in->vreg. */
+#ifndef X64EMU_OPS_AVX_H
+#define X64EMU_OPS_AVX_H
+
+#include "insn.h"
+
+void op_vmovd_to_xmm(Cpu *c, const Insn *in);   /* rm: general register, in->osz 4 or 8 */
+void op_vmovd_to_xmm_m(Cpu *c, const Insn *in);
+void op_vmovq_load(Cpu *c, const Insn *in);
+void op_vmovq_load_m(Cpu *c, const Insn *in);
+void op_vmovq_to_rm(Cpu *c, const Insn *in);
+void op_vpmovmskb_256(Cpu *c, const Insn *in);  /* destination: general register */
+void op_vptest(Cpu *c, const Insn *in);         /* flags only */
+void op_vptest_m(Cpu *c, const Insn *in);
+void op_vptest_256(Cpu *c, const Insn *in);
+void op_vptest_256_m(Cpu *c, const Insn *in);
+void op_vbroadcast(Cpu *c, const Insn *in);     /* in->op: element size */
+void op_vbroadcast_m(Cpu *c, const Insn *in);
+void op_vbroadcast_256(Cpu *c, const Insn *in);
+void op_vbroadcast_256_m(Cpu *c, const Insn *in);
+void op_vbroadcast128_m(Cpu *c, const Insn *in);
+void op_vinsert128(Cpu *c, const Insn *in);
+void op_vinsert128_m(Cpu *c, const Insn *in);
+void op_vextract128(Cpu *c, const Insn *in);    /* destination: ModRM.rm */
+void op_vextract128_m(Cpu *c, const Insn *in);
+void op_vperm2x128(Cpu *c, const Insn *in);
+void op_vperm2x128_m(Cpu *c, const Insn *in);
+void op_vpermq(Cpu *c, const Insn *in);
+void op_vpermq_m(Cpu *c, const Insn *in);
+void op_vpermd(Cpu *c, const Insn *in);
+void op_vpermd_m(Cpu *c, const Insn *in);
+
+#endif
