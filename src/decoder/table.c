@@ -12,6 +12,7 @@
 #include "../interp/ops_mmx.h"
 #include "../interp/ops_sse4.h"
 #include "../interp/ops_x87.h"
+#include "../interp/sse_fp.h"
 #include "../interp/x87_host.h"
 
 /* The shorthands in a row expand to several columns, so they must be expanded before

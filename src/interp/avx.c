@@ -209,3 +209,281 @@ void op_vpermd_m(Cpu *c, const Insn *in) {
   permd(c, in, s);
   DISPATCH_NEXT(c, in);
 }
+
+/* ---- blends (the VEX.256 forms take imm8 bits or mask elements for all 8 or 4) ---- */
+
+/* A YMM register, or the first half of one, as an array of n-byte elements. */
+typedef struct Ymm {
+  Xmm half[2];
+} Ymm;
+static inline Ymm ymm_of(const Cpu *c, unsigned r) { return (Ymm){{c->xmm[r], c->ymmh[r]}}; }
+static inline void ymm_put(Cpu *c, unsigned r, const Ymm *v, bool wide) {
+  c->xmm[r] = v->half[0];
+  c->ymmh[r] = wide ? v->half[1] : (Xmm){.q = {0, 0}};
+}
+/* The source operand ModRM.rm of a VEX form, 16 or 32 bytes (no alignment needed). */
+static inline Ymm source_of(Cpu *c, const Insn *in, bool wide) {
+  Ymm s = {{{.q = {0, 0}}, {.q = {0, 0}}}};
+  if (!in->mem) return ymm_of(c, in->rm);
+  if (wide) load_m256(c, in, s.half);
+  else load_m128u(c, in, &s.half[0]);
+  return s;
+}
+
+/* VPBLENDD (VEX.66.0F3A.W0 02), VBLENDPS (0C), VBLENDPD (0D): element i from the source
+ * where imm8 bit i is set, else from vvvv. in->op: the element size. */
+static void blend_imm(Cpu *c, const Insn *in, bool wide) {
+  Ymm a = ymm_of(c, in->vreg), s = source_of(c, in, wide);
+  unsigned size = in->op, n = (wide ? 32 : 16) / size;
+  uint8_t *pa = (uint8_t *)&a, *ps = (uint8_t *)&s;
+  for (unsigned i = 0; i < n; i++)
+    if (in->imm >> i & 1) memcpy(pa + i * size, ps + i * size, size);
+  ymm_put(c, in->reg, &a, wide);
+}
+void op_vblend_imm(Cpu *c, const Insn *in) {
+  blend_imm(c, in, false);
+  DISPATCH_NEXT(c, in);
+}
+void op_vblend_imm_256(Cpu *c, const Insn *in) {
+  blend_imm(c, in, true);
+  DISPATCH_NEXT(c, in);
+}
+
+/* VPBLENDVB (VEX.66.0F3A.W0 4C), VBLENDVPS (4A), VBLENDVPD (4B): element from the source
+ * where the top bit of the mask register's element (register imm8[7:4]) is set. */
+static void blend_var(Cpu *c, const Insn *in, bool wide) {
+  Ymm a = ymm_of(c, in->vreg), s = source_of(c, in, wide), m = ymm_of(c, (unsigned)in->imm >> 4 & 15);
+  unsigned size = in->op, n = (wide ? 32 : 16) / size;
+  uint8_t *pa = (uint8_t *)&a, *ps = (uint8_t *)&s, *pm = (uint8_t *)&m;
+  for (unsigned i = 0; i < n; i++)
+    if (pm[i * size + size - 1] & 0x80) memcpy(pa + i * size, ps + i * size, size);
+  ymm_put(c, in->reg, &a, wide);
+}
+void op_vblendv(Cpu *c, const Insn *in) {
+  blend_var(c, in, false);
+  DISPATCH_NEXT(c, in);
+}
+void op_vblendv_256(Cpu *c, const Insn *in) {
+  blend_var(c, in, true);
+  DISPATCH_NEXT(c, in);
+}
+
+/* ---- AVX2 variable shifts: each element by the count in the source's element ---- */
+
+/* VPSLLVD/Q (VEX.66.0F38 47, W0/W1), VPSRLVD/Q (45), VPSRAVD (46 W0): in->op 0 left,
+ * 1 logical right, 2 arithmetic right; in->osz the element size (4 or 8). */
+static void shift_var(Cpu *c, const Insn *in, bool wide) {
+  Ymm a = ymm_of(c, in->vreg), s = source_of(c, in, wide);
+  unsigned bits = in->osz * 8, n = (wide ? 32 : 16) / in->osz;
+  for (unsigned i = 0; i < n; i++) {
+    uint64_t v = 0, k = 0;
+    memcpy(&v, (uint8_t *)&a + i * in->osz, in->osz);
+    memcpy(&k, (uint8_t *)&s + i * in->osz, in->osz);
+    if (in->op == 2) { /* arithmetic: counts past the width fill with the sign */
+      int64_t x = bits == 32 ? (int64_t)(int32_t)v : (int64_t)v;
+      v = (uint64_t)(x >> (k < bits ? k : bits - 1));
+    } else if (k >= bits) {
+      v = 0;
+    } else {
+      v = in->op == 0 ? v << k : v >> k;
+    }
+    memcpy((uint8_t *)&a + i * in->osz, &v, in->osz);
+  }
+  ymm_put(c, in->reg, &a, wide);
+}
+void op_vshift_var(Cpu *c, const Insn *in) {
+  shift_var(c, in, false);
+  DISPATCH_NEXT(c, in);
+}
+void op_vshift_var_256(Cpu *c, const Insn *in) {
+  shift_var(c, in, true);
+  DISPATCH_NEXT(c, in);
+}
+
+/* ---- VEX.256 VPMOVSX/VPMOVZX: the low elements of xmm/m (16, 8 or 4 bytes) widened to
+ * fill a YMM register; in->op: source element size | 0x10 for sign extension, in->aux:
+ * destination element size ---- */
+
+static void widen256(Cpu *c, const Insn *in, const uint8_t *src) {
+  unsigned from = in->op & 15, to = in->aux, n = 32 / to;
+  Ymm r;
+  for (unsigned i = 0; i < n; i++) {
+    uint64_t v = 0;
+    memcpy(&v, src + i * from, from);
+    if ((in->op & 0x10) && (v >> (8 * from - 1) & 1)) v |= ~0ull << (8 * from);
+    memcpy((uint8_t *)&r + i * to, &v, to);
+  }
+  ymm_put(c, in->reg, &r, true);
+}
+void op_vpmovx_256(Cpu *c, const Insn *in) {
+  Xmm s = c->xmm[in->rm];
+  widen256(c, in, s.b);
+  DISPATCH_NEXT(c, in);
+}
+void op_vpmovx_256_m(Cpu *c, const Insn *in) {
+  uint8_t s[16];
+  ld_bytes(ea(c, in), s, 32 / in->aux * (in->op & 15));
+  widen256(c, in, s);
+  DISPATCH_NEXT(c, in);
+}
+
+/* ---- sign masks and tests of floating-point elements ---- */
+
+/* VMOVMSKPS, VMOVMSKPD (VEX.256.0F 50): the sign bits of the 8 or 4 elements
+ * (in->op: the element size) into a general register. */
+void op_vmovmsk_256(Cpu *c, const Insn *in) {
+  Ymm s = ymm_of(c, in->rm);
+  unsigned size = in->op, n = 32 / size;
+  uint64_t mask = 0;
+  for (unsigned i = 0; i < n; i++) mask |= (uint64_t)(((uint8_t *)&s)[i * size + size - 1] >> 7) << i;
+  c->r[in->reg] = mask;
+  DISPATCH_NEXT(c, in);
+}
+
+/* VTESTPS, VTESTPD (VEX.66.0F38 0E, 0F): VPTEST on the sign bits of the elements
+ * (in->op: the element size) alone. */
+static void test_signs(Cpu *c, const Insn *in, bool wide) {
+  Ymm d = ymm_of(c, in->reg), s = source_of(c, in, wide);
+  uint64_t sign = in->op == 4 ? 0x8000000080000000ull : 0x8000000000000000ull, and = 0, andn = 0;
+  for (unsigned h = 0; h < (wide ? 2u : 1u); h++)
+    for (unsigned q = 0; q < 2; q++) {
+      and |= d.half[h].q[q] & s.half[h].q[q] & sign;
+      andn |= ~d.half[h].q[q] & s.half[h].q[q] & sign;
+    }
+  flags_set(c, (flags_get(c) & ~(uint64_t)F_ARITH) | (and ? 0 : F_ZF) | (andn ? 0 : F_CF));
+}
+void op_vtest(Cpu *c, const Insn *in) {
+  test_signs(c, in, false);
+  DISPATCH_NEXT(c, in);
+}
+void op_vtest_256(Cpu *c, const Insn *in) {
+  test_signs(c, in, true);
+  DISPATCH_NEXT(c, in);
+}
+
+/* ---- shuffles within each 128-bit lane ---- */
+
+/* VPERMILPS (VEX.66.0F38.W0 0C: selectors in the source's dwords; 0F3A 04: imm8, the
+ * same for each lane), VPERMILPD (0D: bit 1 of the source's qwords; 0F3A 05: imm8 bit i
+ * for qword i). in->op: the element size; in->aux 1 for the imm8 forms, whose source is
+ * ModRM.rm and which have no vvvv. */
+static void permil(Cpu *c, const Insn *in, bool wide) {
+  Ymm data, sel;
+  if (in->aux) {
+    data = source_of(c, in, wide);
+  } else {
+    data = ymm_of(c, in->vreg);
+    sel = source_of(c, in, wide);
+  }
+  Ymm r;
+  for (unsigned h = 0; h < 2; h++)
+    for (unsigned i = 0; i < 16 / in->op; i++) {
+      unsigned k = in->op == 4 ? (in->aux ? (unsigned)in->imm >> (2 * i) : sel.half[h].d[i]) & 3
+                               : (in->aux ? (unsigned)in->imm >> (2 * h + i) : (unsigned)sel.half[h].q[i] >> 1) & 1;
+      if (in->op == 4) r.half[h].d[i] = data.half[h].d[k];
+      else r.half[h].q[i] = data.half[h].q[k];
+    }
+  ymm_put(c, in->reg, &r, wide);
+}
+void op_vpermil(Cpu *c, const Insn *in) {
+  permil(c, in, false);
+  DISPATCH_NEXT(c, in);
+}
+void op_vpermil_256(Cpu *c, const Insn *in) {
+  permil(c, in, true);
+  DISPATCH_NEXT(c, in);
+}
+
+/* VSHUFPD (VEX.66.0F C6): qword 0 of each lane from vvvv, qword 1 from the source,
+ * by imm8 bits 0 and 1 (low lane), 2 and 3 (high lane). */
+static void shufpd(Cpu *c, const Insn *in, bool wide) {
+  Ymm a = ymm_of(c, in->vreg), s = source_of(c, in, wide), r;
+  for (unsigned h = 0; h < 2; h++) {
+    r.half[h].q[0] = a.half[h].q[in->imm >> (2 * h) & 1];
+    r.half[h].q[1] = s.half[h].q[in->imm >> (2 * h + 1) & 1];
+  }
+  ymm_put(c, in->reg, &r, wide);
+}
+void op_vshufpd(Cpu *c, const Insn *in) {
+  shufpd(c, in, false);
+  DISPATCH_NEXT(c, in);
+}
+void op_vshufpd_256(Cpu *c, const Insn *in) {
+  shufpd(c, in, true);
+  DISPATCH_NEXT(c, in);
+}
+
+/* ---- VMOVLPS/VMOVHPS and friends (VEX.128): a quadword of memory or ModRM.rm with one
+ * of VEX.vvvv; in->op: which half of the result the new quadword becomes ---- */
+
+/* VMOVLPS/VMOVLPD (0F 12 memory: op 0), VMOVHPS/VMOVHPD (0F 16 memory: op 1) */
+void op_vmovlhps_load_m(Cpu *c, const Insn *in) {
+  Xmm v = c->xmm[in->vreg];
+  v.q[in->op] = ld64(ea(c, in));
+  vex128_put(c, in->reg, &v);
+  DISPATCH_NEXT(c, in);
+}
+/* VMOVHLPS (0F 12 register: the high quadword of rm low, vvvv's high kept) */
+void op_vmovhlps(Cpu *c, const Insn *in) {
+  Xmm v = {.q = {c->xmm[in->rm].q[1], c->xmm[in->vreg].q[1]}};
+  vex128_put(c, in->reg, &v);
+  DISPATCH_NEXT(c, in);
+}
+/* VMOVLHPS (0F 16 register: vvvv's low quadword, then rm's) */
+void op_vmovlhps(Cpu *c, const Insn *in) {
+  Xmm v = {.q = {c->xmm[in->vreg].q[0], c->xmm[in->rm].q[0]}};
+  vex128_put(c, in->reg, &v);
+  DISPATCH_NEXT(c, in);
+}
+
+/* ---- masked moves: only the elements whose mask (vvvv) has its top bit set are read or
+ * written, so the others cannot fault; a store faults before it writes anything ---- */
+
+/* VMASKMOVPS/PD loads (VEX.66.0F38 2C, 2D), VPMASKMOVD/Q loads (8C W0/W1): in->op the
+ * element size; masked-out elements become zero. */
+static void maskmov_load(Cpu *c, const Insn *in, bool wide) {
+  Ymm m = ymm_of(c, in->vreg), r = {{{.q = {0, 0}}, {.q = {0, 0}}}};
+  uint64_t a = ea(c, in);
+  unsigned size = in->op, n = (wide ? 32 : 16) / size;
+  for (unsigned i = 0; i < n; i++)
+    if (((uint8_t *)&m)[i * size + size - 1] & 0x80) {
+      uint64_t v = size == 4 ? ld32(a + i * size) : ld64(a + i * size);
+      memcpy((uint8_t *)&r + i * size, &v, size);
+    }
+  ymm_put(c, in->reg, &r, wide);
+}
+void op_vmaskmov_load_m(Cpu *c, const Insn *in) {
+  maskmov_load(c, in, false);
+  DISPATCH_NEXT(c, in);
+}
+void op_vmaskmov_load_256_m(Cpu *c, const Insn *in) {
+  maskmov_load(c, in, true);
+  DISPATCH_NEXT(c, in);
+}
+/* VMASKMOVPS/PD stores (2E, 2F), VPMASKMOVD/Q stores (8E W0/W1): ModRM.reg's elements */
+static void maskmov_store(Cpu *c, const Insn *in, bool wide) {
+  Ymm m = ymm_of(c, in->vreg), v = ymm_of(c, in->reg);
+  uint64_t a = ea(c, in);
+  unsigned size = in->op, n = (wide ? 32 : 16) / size;
+  for (unsigned pass = 0; pass < 2; pass++) /* first that every element may be written */
+    for (unsigned i = 0; i < n; i++) {
+      if (!(((uint8_t *)&m)[i * size + size - 1] & 0x80)) continue;
+      if (pass == 0) {
+        probe_write8(a + i * size);
+        probe_write8(a + i * size + size - 1);
+        continue;
+      }
+      uint64_t x = 0;
+      memcpy(&x, (uint8_t *)&v + i * size, size);
+      if (size == 4) st32(a + i * size, (uint32_t)x);
+      else st64(a + i * size, x);
+    }
+}
+void op_vmaskmov_store_m(Cpu *c, const Insn *in) {
+  maskmov_store(c, in, false);
+  DISPATCH_NEXT(c, in);
+}
+void op_vmaskmov_store_256_m(Cpu *c, const Insn *in) {
+  maskmov_store(c, in, true);
+  DISPATCH_NEXT(c, in);
+}

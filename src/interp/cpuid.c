@@ -18,6 +18,7 @@
 #define ECX1_SSE3 (1u << 0)
 #define ECX1_PCLMULQDQ (1u << 1)
 #define ECX1_SSSE3 (1u << 9)
+#define ECX1_FMA (1u << 12)
 #define ECX1_CX16 (1u << 13)
 #define ECX1_SSE41 (1u << 19)
 #define ECX1_SSE42 (1u << 20)
@@ -48,7 +49,7 @@
 
 static const uint32_t leaf1_edx =
     EDX1_FPU | EDX1_TSC | EDX1_CX8 | EDX1_CMOV | EDX1_MMX | EDX1_FXSR | EDX1_SSE | EDX1_SSE2;
-static const uint32_t leaf1_ecx = ECX1_SSE3 | ECX1_PCLMULQDQ | ECX1_SSSE3 | ECX1_CX16 |
+static const uint32_t leaf1_ecx = ECX1_SSE3 | ECX1_PCLMULQDQ | ECX1_SSSE3 | ECX1_FMA | ECX1_CX16 |
                                   ECX1_SSE41 | ECX1_SSE42 | ECX1_MOVBE | ECX1_POPCNT |
                                   ECX1_AES | ECX1_XSAVE | ECX1_OSXSAVE | ECX1_AVX;
 static const uint32_t leaf7_ebx = EBX7_BMI1 | EBX7_AVX2 | EBX7_BMI2 | EBX7_ADX | EBX7_SHA;
@@ -184,6 +185,7 @@ static const struct {
     {"xsaveopt", CPU_FEATURE_XSAVEOPT}, {"xsavec", CPU_FEATURE_XSAVEC},
     {"avx", CPU_FEATURE_AVX},         {"avx2", CPU_FEATURE_AVX2},
     {"vaes", CPU_FEATURE_VAES},       {"vpclmulqdq", CPU_FEATURE_VPCLMULQDQ},
+    {"fma", CPU_FEATURE_FMA},
 };
 
 /* Sets feature bits of m on or off. */
@@ -197,8 +199,9 @@ static void set_bits(CpuModel *m, unsigned word, uint32_t bits, bool on) {
   }
 }
 
-/* Without AVX: no AVX2, VAES, VPCLMULQDQ. */
+/* Without AVX: no FMA, AVX2, VAES, VPCLMULQDQ. */
 static void remove_avx_dependents(CpuModel *m) {
+  set_bits(m, CPUID_1_ECX, ECX1_FMA, false);
   set_bits(m, CPUID_7_EBX, EBX7_AVX2, false);
   set_bits(m, CPUID_7_ECX, ECX7_VAES | ECX7_VPCLMULQDQ, false);
 }
@@ -228,7 +231,8 @@ static const char *apply_item(const char *item, CpuModel *m) {
       snprintf(why, sizeof why, "--cpu: '%.*s' needs xsave", (int)len, item);
       return why;
     }
-    bool needs_avx = f == CPU_FEATURE_AVX2 || f == CPU_FEATURE_VAES || f == CPU_FEATURE_VPCLMULQDQ;
+    bool needs_avx = f == CPU_FEATURE_AVX2 || f == CPU_FEATURE_VAES || f == CPU_FEATURE_VPCLMULQDQ ||
+                     f == CPU_FEATURE_FMA;
     if (on && needs_avx && !(enabled(m, CPUID_1_ECX) & ECX1_AVX)) {
       snprintf(why, sizeof why, "--cpu: '%.*s' needs avx", (int)len, item);
       return why;

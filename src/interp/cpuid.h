@@ -25,11 +25,11 @@ typedef struct CpuModel {
 
 /* Preview features: implemented in part, so CPUID leaves them out unless --cpu asks for
  * them ("+avx"); their instructions not yet written stay unimplemented (SIGILL with a
- * message), never a wrong answer. AVX (CPUID.1:ECX bit 28), AVX2 (CPUID.7:EBX bit 5), and
- * VAES and VPCLMULQDQ (CPUID.7:ECX bits 9, 10), which need AVX, while the VEX forms are
- * written. */
+ * message), never a wrong answer. AVX (CPUID.1:ECX bit 28), and FMA (CPUID.1:ECX bit 12),
+ * AVX2 (CPUID.7:EBX bit 5), VAES and VPCLMULQDQ (CPUID.7:ECX bits 9, 10), which need AVX,
+ * while the VEX forms are written. */
 static const uint32_t cpuid_preview[CPUID_WORDS] = {
-    [CPUID_1_ECX] = 1u << 28, [CPUID_7_EBX] = 1u << 5, [CPUID_7_ECX] = 3u << 9};
+    [CPUID_1_ECX] = 1u << 28 | 1u << 12, [CPUID_7_EBX] = 1u << 5, [CPUID_7_ECX] = 3u << 9};
 
 CpuidRegs cpuid_query(const CpuModel *m, uint32_t leaf, uint32_t subleaf);
 
@@ -55,6 +55,7 @@ typedef enum CpuFeature {
   CPU_FEATURE_MMX = CPUID_1_EDX * 32 + 23,
   CPU_FEATURE_SSE3 = CPUID_1_ECX * 32 + 0,
   CPU_FEATURE_PCLMULQDQ = CPUID_1_ECX * 32 + 1,
+  CPU_FEATURE_FMA = CPUID_1_ECX * 32 + 12,
   CPU_FEATURE_SSSE3 = CPUID_1_ECX * 32 + 9,
   CPU_FEATURE_CX16 = CPUID_1_ECX * 32 + 13,
   CPU_FEATURE_SSE41 = CPUID_1_ECX * 32 + 19,

@@ -32,5 +32,34 @@ void op_vpermq(Cpu *c, const Insn *in);
 void op_vpermq_m(Cpu *c, const Insn *in);
 void op_vpermd(Cpu *c, const Insn *in);
 void op_vpermd_m(Cpu *c, const Insn *in);
+/* Handlers that take their memory operand themselves (one for both ModRM kinds): */
+void op_vblend_imm(Cpu *c, const Insn *in);     /* in->op: element size */
+void op_vblend_imm_256(Cpu *c, const Insn *in);
+void op_vblendv(Cpu *c, const Insn *in);        /* mask register imm8[7:4] */
+void op_vblendv_256(Cpu *c, const Insn *in);
+void op_vshift_var(Cpu *c, const Insn *in);     /* in->op 0 SLL, 1 SRL, 2 SRA; osz 4 or 8 */
+void op_vshift_var_256(Cpu *c, const Insn *in);
+void op_vtest(Cpu *c, const Insn *in);          /* in->op: element size; flags only */
+void op_vtest_256(Cpu *c, const Insn *in);
+void op_vpermil(Cpu *c, const Insn *in);        /* in->op: element size, aux 1: imm8 */
+void op_vpermil_256(Cpu *c, const Insn *in);
+void op_vshufpd(Cpu *c, const Insn *in);
+void op_vshufpd_256(Cpu *c, const Insn *in);
+void op_vpmovx_256(Cpu *c, const Insn *in);     /* in->op: source size | 0x10 signed; aux: to */
+void op_vpmovx_256_m(Cpu *c, const Insn *in);
+void op_vmovmsk_256(Cpu *c, const Insn *in);    /* in->op: element size */
+void op_vmovlhps_load_m(Cpu *c, const Insn *in); /* in->op: the half loaded */
+void op_vmovhlps(Cpu *c, const Insn *in);
+void op_vmovlhps(Cpu *c, const Insn *in);
+void op_vmaskmov_load_m(Cpu *c, const Insn *in); /* in->op: element size */
+void op_vmaskmov_load_256_m(Cpu *c, const Insn *in);
+void op_vmaskmov_store_m(Cpu *c, const Insn *in);
+void op_vmaskmov_store_256_m(Cpu *c, const Insn *in);
+
+/* fma.c: in->op = order << 4 | kind, in->aux = shape (sse_fp.h) */
+void op_vfma(Cpu *c, const Insn *in);
+void op_vfma_m(Cpu *c, const Insn *in);
+void op_vfma_256(Cpu *c, const Insn *in);
+void op_vfma_256_m(Cpu *c, const Insn *in);
 
 #endif

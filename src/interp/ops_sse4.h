@@ -16,6 +16,9 @@ SSE_DECLARE_RM(movsldup)
 SSE_DECLARE_RM(movshdup)
 SSE_DECLARE_RM(haddps) SSE_DECLARE_RM(haddpd) SSE_DECLARE_RM(hsubps) SSE_DECLARE_RM(hsubpd)
 SSE_DECLARE_RM(addsubps) SSE_DECLARE_RM(addsubpd)
+AVX_DECLARE_RM(movddup) AVX_DECLARE_RM(movsldup) AVX_DECLARE_RM(movshdup)
+AVX_DECLARE_RM(haddps) AVX_DECLARE_RM(haddpd) AVX_DECLARE_RM(hsubps) AVX_DECLARE_RM(hsubpd)
+AVX_DECLARE_RM(addsubps) AVX_DECLARE_RM(addsubpd)
 
 /* ssse3.c */
 SSE_DECLARE_RM(pshufb) SSE_DECLARE_RM(palignr)
@@ -44,6 +47,7 @@ AVX_DECLARE_RM(pmulld) AVX_DECLARE_RM(pmuldq) AVX_DECLARE_RM(pcmpeqq) AVX_DECLAR
 AVX_DECLARE_RM(pminsb) AVX_DECLARE_RM(pminsd) AVX_DECLARE_RM(pminuw) AVX_DECLARE_RM(pminud)
 AVX_DECLARE_RM(pmaxsb) AVX_DECLARE_RM(pmaxsd) AVX_DECLARE_RM(pmaxuw) AVX_DECLARE_RM(pmaxud)
 AVX_DECLARE_RM(pblendw)
+AVX_DECLARE_128(mpsadbw) AVX_DECLARE_128(phminposuw)
 
 /* sse41_move.c: widening moves, inserts and extracts */
 SSE_DECLARE_RM(pmovsxbw) SSE_DECLARE_RM(pmovsxbd) SSE_DECLARE_RM(pmovsxbq)
@@ -56,10 +60,18 @@ SSE_DECLARE_RM(insertps)                      /* source xmm or m32 */
 /* Destinations: a general register (ModRM.rm, zero-extended) or memory. */
 SSE_DECLARE_RM(pextrb) SSE_DECLARE_RM(pextrw_rm) SSE_DECLARE_RM(pextrd) /* PEXTRQ: osz 8 */
 SSE_DECLARE_RM(extractps)
+AVX_DECLARE_128(pmovsxbw) AVX_DECLARE_128(pmovsxbd) AVX_DECLARE_128(pmovsxbq)
+AVX_DECLARE_128(pmovsxwd) AVX_DECLARE_128(pmovsxwq) AVX_DECLARE_128(pmovsxdq)
+AVX_DECLARE_128(pmovzxbw) AVX_DECLARE_128(pmovzxbd) AVX_DECLARE_128(pmovzxbq)
+AVX_DECLARE_128(pmovzxwd) AVX_DECLARE_128(pmovzxwq) AVX_DECLARE_128(pmovzxdq)
+/* VPINSRB/W/D/Q, VINSERTPS: the other elements from VEX.vvvv */
+AVX_DECLARE_128(pinsrb) AVX_DECLARE_128(pinsrw) AVX_DECLARE_128(pinsrd) AVX_DECLARE_128(insertps)
 
 /* sse41_fp.c: rounding and dot products, through the floating-point tiers */
 SSE_DECLARE_RM(roundps) SSE_DECLARE_RM(roundpd) SSE_DECLARE_RM(roundss) SSE_DECLARE_RM(roundsd)
 SSE_DECLARE_RM(dpps) SSE_DECLARE_RM(dppd)
+AVX_DECLARE_RM(roundps) AVX_DECLARE_RM(roundpd) AVX_DECLARE_128(roundss) AVX_DECLARE_128(roundsd)
+AVX_DECLARE_128(dpps) AVX_DECLARE_128(dppd)
 
 /* sse42.c */
 SSE_DECLARE_RM(pcmpgtq)

@@ -51,3 +51,11 @@ FP_HORIZONTAL(hsubpd, FP_SUB, true)
 /* F2 0F D0, 66 0F D0 */
 FP_ADDSUB(addsubps, false)
 FP_ADDSUB(addsubpd, true)
+
+/* ---- AVX forms, lane by lane (VMOVDDUP's VEX.128 memory operand is m64, its VEX.256
+ * one m256) ---- */
+
+AVX_128(movddup, load_m64) AVX_256(movddup)
+AVX_RM(movsldup, load_m128u) AVX_RM(movshdup, load_m128u)
+AVX_RM(haddps, load_m128u) AVX_RM(haddpd, load_m128u) AVX_RM(hsubps, load_m128u)
+AVX_RM(hsubpd, load_m128u) AVX_RM(addsubps, load_m128u) AVX_RM(addsubpd, load_m128u)

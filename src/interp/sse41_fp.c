@@ -67,3 +67,10 @@ static bool any_nan(bool f64, const Xmm *x) {
 /* 66 0F 3A 40, 66 0F 3A 41 */
 FP_DOT(dpps, false)
 FP_DOT(dppd, true)
+
+/* ---- AVX forms: rounding in both lengths (scalar ones merge into vvvv); the dot
+ * products VEX.128 only ---- */
+
+AVX_RM(roundps, load_m128u) AVX_RM(roundpd, load_m128u)
+AVX_128(roundss, load_m32) AVX_128(roundsd, load_m64)
+AVX_128(dpps, load_m128u) AVX_128(dppd, load_m128u)

@@ -122,3 +122,41 @@ void op_extractps_m(Cpu *c, const Insn *in) {
   st32(ea(c, in), c->xmm[in->reg].d[in->imm & 3]);
   DISPATCH_NEXT(c, in);
 }
+
+/* ---- AVX forms: VEX.128 widening moves (VEX.256 ones are in avx.c); the inserts take
+ * the other elements from VEX.vvvv and clear the upper half ---- */
+
+AVX_128(pmovsxbw, load_m64) AVX_128(pmovsxbd, load_m32) AVX_128(pmovsxbq, load_m16)
+AVX_128(pmovsxwd, load_m64) AVX_128(pmovsxwq, load_m32) AVX_128(pmovsxdq, load_m64)
+AVX_128(pmovzxbw, load_m64) AVX_128(pmovzxbd, load_m32) AVX_128(pmovzxbq, load_m16)
+AVX_128(pmovzxwd, load_m64) AVX_128(pmovzxwq, load_m32) AVX_128(pmovzxdq, load_m64)
+
+/* VPINSRB, VPINSRD/Q, VINSERTPS: element into a copy of VEX.vvvv */
+#define VEX_INSERT(name, put, source, source_m)                                         \
+  void op_v##name(Cpu *c, const Insn *in) {                                             \
+    Xmm v = c->xmm[in->vreg];                                                           \
+    put(&v, in, source);                                                                \
+    vex128_put(c, in->reg, &v);                                                         \
+    DISPATCH_NEXT(c, in);                                                               \
+  }                                                                                     \
+  void op_v##name##_m(Cpu *c, const Insn *in) {                                         \
+    Xmm v = c->xmm[in->vreg];                                                           \
+    put(&v, in, source_m);                                                              \
+    vex128_put(c, in->reg, &v);                                                         \
+    DISPATCH_NEXT(c, in);                                                               \
+  }
+static inline void put_b(Xmm *v, const Insn *in, uint64_t x) { v->b[in->imm & 15] = (uint8_t)x; }
+static inline void put_w(Xmm *v, const Insn *in, uint64_t x) { v->w[in->imm & 7] = (uint16_t)x; }
+static inline void put_dq(Xmm *v, const Insn *in, uint64_t x) {
+  if (in->osz == 8) v->q[in->imm & 1] = x;
+  else v->d[in->imm & 3] = (uint32_t)x;
+}
+static inline void put_ps(Xmm *v, const Insn *in, uint64_t x) {
+  v->d[in->imm >> 4 & 3] = (uint32_t)x;
+  for (int i = 0; i < 4; i++)
+    if (in->imm >> i & 1) v->d[i] = 0;
+}
+VEX_INSERT(pinsrb, put_b, c->r[in->rm], ld8(ea(c, in)))
+VEX_INSERT(pinsrw, put_w, c->r[in->rm], ld16(ea(c, in)))
+VEX_INSERT(pinsrd, put_dq, c->r[in->rm], ld(ea(c, in), in->osz))
+VEX_INSERT(insertps, put_ps, c->xmm[in->rm].d[in->imm >> 6 & 3], ld32(ea(c, in)))

@@ -46,6 +46,16 @@ uint32_t soft_cvt_from_int(bool f64, int64_t v, Xmm *d, uint32_t mxcsr);
 uint32_t soft_cvt_to_int(bool f64, bool truncate, unsigned size, const Xmm *s, uint32_t mxcsr,
                          uint64_t *out);
 
+/* FMA3 (VFMADD132PS...): kind, and which operands are multiplied (order). */
+enum FmaKind { FMA_ADD, FMA_SUB, FMA_NADD, FMA_NSUB, FMA_ADDSUB, FMA_SUBADD };
+enum FmaOrder { FMA_132, FMA_213, FMA_231 };
+/* a = the instruction's first operand (destination), b its second (VEX.vvvv), c its third
+ * (ModRM.rm): 132 computes a*c + b, 213 b*a + c, 231 b*c + a, with the product negated
+ * (NADD, NSUB) and the addend (SUB, NSUB; the even lanes of ADDSUB, the odd ones of
+ * SUBADD); one rounding. The result goes to a (scalar shapes: its low lane). */
+uint32_t soft_fma(enum FpShape sh, enum FmaKind kind, enum FmaOrder order, Xmm *a, const Xmm *b,
+                  const Xmm *c, uint32_t mxcsr);
+
 /* HOST_OR_SOFT(c, h, s): the host expression where a host tier exists and c's machine
  * chose it. The host expression is not even compiled on other hosts. */
 #ifdef __x86_64__

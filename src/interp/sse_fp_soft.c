@@ -420,3 +420,87 @@ uint32_t soft_cvt_to_int(bool f64, bool truncate, unsigned size, const Xmm *s, u
              : to_int(&F32, s->d[0], truncate, size, mx, &fl);
   return fl;
 }
+
+/* ---- fused multiply-add ---- */
+
+/* The rounded host fma of m1*m2 + add; the inputs are not NaN. */
+static uint64_t host_fma(const Fmt *f, uint64_t m1, uint64_t m2, uint64_t add, uint32_t mx,
+                         uint32_t *raised) {
+  HostFp h = host_begin(mx);
+  uint64_t r;
+  if (f->f64) {
+    volatile double x = u2d(m1), y = u2d(m2), z = u2d(add), w;
+    w = fma(x, y, z);
+    r = d2u(w);
+  } else {
+    volatile float x = u2f((uint32_t)m1), y = u2f((uint32_t)m2), z = u2f((uint32_t)add), w;
+    w = fmaf(x, y, z);
+    r = f2u(w);
+  }
+  *raised |= host_end(h);
+  return r;
+}
+
+/* Whether m1*m2 + add, rounded with an unbounded exponent, is below the smallest normal
+ * (x86's tininess; see tiny_after_rounding): the same fma scaled by 2^64 (2^32 for f32)
+ * through the smaller factor and the addend. An addend too large to scale leaves no tiny
+ * result. */
+static bool fma_tiny_after_rounding(const Fmt *f, uint64_t m1, uint64_t m2, uint64_t add, uint32_t mx) {
+  HostFp h = host_begin(mx);
+  bool tiny;
+  if (f->f64) {
+    volatile double x = u2d(m1), y = u2d(m2), z = u2d(add) * 0x1p64, w;
+    if (fabs(x) > fabs(y)) y = y * 0x1p64;
+    else x = x * 0x1p64;
+    w = fma(x, y, z);
+    tiny = !isinf(z) && fabs(w) < 0x1p-958;
+  } else {
+    volatile float x = u2f((uint32_t)m1), y = u2f((uint32_t)m2), z = u2f((uint32_t)add) * 0x1p32f, w;
+    if (fabsf(x) > fabsf(y)) y = y * 0x1p32f;
+    else x = x * 0x1p32f;
+    w = fmaf(x, y, z);
+    tiny = !isinf(z) && fabsf(w) < 0x1p-94f;
+  }
+  host_end(h);
+  return tiny;
+}
+
+/* One lane: a, b, c are the instruction's operands in order; sub negates the addend. A
+ * NaN comes out as it went in, quieted: the negations apply to numbers only. */
+static uint64_t lane_fma(const Fmt *f, enum FmaKind kind, enum FmaOrder order, bool sub,
+                         uint64_t a, uint64_t b, uint64_t c, uint32_t mx, uint32_t *fl) {
+  a = daz(f, a, mx);
+  b = daz(f, b, mx);
+  c = daz(f, c, mx);
+  uint64_t m1 = order == FMA_132 ? a : b, m2 = order == FMA_213 ? a : c;
+  uint64_t add = order == FMA_132 ? b : order == FMA_213 ? c : a;
+  if (is_nan(f, a) || is_nan(f, b) || is_nan(f, c)) { /* even 0 * inf is valid then */
+    if (is_snan(f, a) || is_snan(f, b) || is_snan(f, c)) *fl |= MXCSR_IE;
+    /* The first NaN of the factors, in their order, then of the addend (measured). */
+    return (is_nan(f, m1) ? m1 : is_nan(f, m2) ? m2 : add) | f->quiet;
+  }
+  if (kind == FMA_NADD || kind == FMA_NSUB) m1 ^= f->sign;
+  if (sub) add ^= f->sign;
+  uint32_t raised = 0;
+  uint64_t r = host_fma(f, m1, m2, add, mx, &raised);
+  /* An invalid operation (0 * inf, inf - inf) outranks the denormal flag (measured). */
+  if (!(raised & MXCSR_IE) && (is_denormal(f, a) || is_denormal(f, b) || is_denormal(f, c)))
+    raised |= MXCSR_DE;
+  if ((raised & MXCSR_UE) && (r & ~f->sign) == f->min_normal &&
+      !fma_tiny_after_rounding(f, m1, m2, add, mx))
+    raised &= ~(uint32_t)MXCSR_UE;
+  return finish(f, r, mx, fl, raised);
+}
+
+uint32_t soft_fma(enum FpShape sh, enum FmaKind kind, enum FmaOrder order, Xmm *a, const Xmm *b,
+                  const Xmm *c, uint32_t mx) {
+  const Fmt *f = fmt_of(sh);
+  uint32_t fl = 0;
+  for (unsigned i = 0; i < lanes_of(sh); i++) {
+    bool sub = kind == FMA_SUB || kind == FMA_NSUB || (kind == FMA_ADDSUB && !(i & 1)) ||
+               (kind == FMA_SUBADD && (i & 1));
+    lane_set(f, a, i, lane_fma(f, kind, order, sub, lane_get(f, a, i), lane_get(f, b, i),
+                               lane_get(f, c, i), mx, &fl));
+  }
+  return fl;
+}

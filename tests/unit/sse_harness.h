@@ -104,9 +104,11 @@ static inline unsigned diff_iterations(void) {
 
 /* ---- the native stub ---- */
 
-/* Set before the first case by tests of VEX forms: the stub then loads and stores the
- * YMM upper halves too (VINSERTI128, VEXTRACTI128: the host must have AVX2). */
+/* Set by tests of VEX forms: the stub then loads and stores the YMM upper halves too
+ * (VINSERTI128, VEXTRACTI128: the host must have AVX2). harness_begin builds the stub
+ * anew when it changes. */
 static bool harness_avx;
+static bool stub_avx, have_epilogue; /* what the stub was built for; its epilogue is there */
 
 typedef struct NativeData {
   uint8_t fx[512] __attribute__((aligned(16))); /* FXSAVE after the case */
@@ -246,17 +248,21 @@ static void native_on_signal(int sig, siginfo_t *si, void *ucv) {
 }
 
 static void harness_init(void) {
-  if (stub_code) return;
-  rng_seed_from_env();
-  test_machine();
-  uint8_t *m = mmap(NULL, STUB_SIZE + 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
-                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (m == MAP_FAILED) {
-    perror("mmap");
-    abort();
+  if (stub_code && stub_avx == harness_avx) return;
+  if (!stub_code) {
+    rng_seed_from_env();
+    test_machine();
+    uint8_t *m = mmap(NULL, STUB_SIZE + 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) {
+      perror("mmap");
+      abort();
+    }
+    stub_code = m;
+    stub_data = (NativeData *)(m + STUB_SIZE);
   }
-  stub_code = m;
-  stub_data = (NativeData *)(m + STUB_SIZE);
+  stub_avx = harness_avx;
+  have_epilogue = false;
   Emitter e = {stub_code};
   emit_prologue(&e);
   stub_insn_at = (unsigned)(e.p - stub_code);
@@ -279,7 +285,6 @@ static void harness_begin(void) {
 enum { INSN_SLOT = 16 };
 
 static Outcome native_run(MachineState *s, const uint8_t *insn, unsigned len) {
-  static bool have_epilogue;
   if (!have_epilogue) {
     Emitter e = {stub_code + stub_insn_at + INSN_SLOT};
     emit_epilogue(&e);
@@ -488,8 +493,9 @@ typedef struct Form {
                         case is reported as a mistake */
 } Form;
 
-/* The XMM register number in ModRM.reg of the case make_case built last. */
-static unsigned case_reg;
+/* The XMM register number in ModRM.reg of the case make_case built last, and in VEX.vvvv
+ * (VEX forms with one). */
+static unsigned case_reg, case_vreg;
 /* Set: memory operands of aligned forms are misaligned, and memory forms are preferred. */
 static bool force_misaligned;
 /* The register ModRM.rm names (register forms) and the memory operand's address
@@ -709,6 +715,7 @@ static unsigned make_case(const Form *f, MachineState *s, uint32_t unmask, uint8
   }
   if (f->rdi_mem) s->r[RDI] = (uint64_t)(uintptr_t)(test_mem + rnd_below(MEM_SIZE - 16));
   case_reg = reg;
+  case_vreg = vreg;
   case_rm = rm;
   case_mem = mem ? (uint8_t *)(uintptr_t)(s->r[base] + (uint64_t)(int64_t)disp +
                                           (index >= 0 ? s->r[index] << scale : 0))

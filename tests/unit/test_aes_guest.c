@@ -347,6 +347,8 @@ static void test_gcm_spec_ghash_as_guest_code(void **state) {
 
 /* ---- against the host CPU ---- */
 
+#pragma GCC diagnostic ignored "-Woverride-init" /* later designators override CRYPTO's */
+
 #define CRYPTO(n, m, o, r, ...) {.name = n, .pfx = 0x66, .opc = {m, o}, .nopc = 2, .modrm = r, \
                                  .ext = -1, .align16 = 1, .vals = VAL_INT, ##__VA_ARGS__}
 #define REG_AND_MEM(n, m, o, ...) \
@@ -362,6 +364,22 @@ static const Form crypto_forms[] = {
 };
 enum { N_CRYPTO_FORMS = sizeof crypto_forms / sizeof *crypto_forms };
 
+/* The VEX forms (--cpu=+avx,+vaes,+vpclmulqdq): VEX.128 AES-NI and PCLMULQDQ with a
+ * vvvv source (none for VAESIMC and VAESKEYGENASSIST), VAES and VPCLMULQDQ on YMM; memory
+ * operands need no alignment. */
+#define VEX_CRYPTO(n, m, o, l, ...) CRYPTO(n, m, o, MR_BOTH, .vex = 1, .vex_l = l, .align16 = 0, ##__VA_ARGS__)
+static const Form vex_crypto_forms[] = {
+  VEX_CRYPTO("vaesenc", 0x38, 0xDC, 0),     VEX_CRYPTO("vaesenclast", 0x38, 0xDD, 0),
+  VEX_CRYPTO("vaesdec", 0x38, 0xDE, 0),     VEX_CRYPTO("vaesdeclast", 0x38, 0xDF, 0),
+  VEX_CRYPTO("vaesimc", 0x38, 0xDB, 0, .vex_nv = 1),
+  VEX_CRYPTO("vaeskeygenassist", 0x3A, 0xDF, 0, .imm8 = 1, .vex_nv = 1),
+  VEX_CRYPTO("vpclmulqdq", 0x3A, 0x44, 0, .imm8 = 1),
+  VEX_CRYPTO("vaesenc ymm", 0x38, 0xDC, 1), VEX_CRYPTO("vaesenclast ymm", 0x38, 0xDD, 1),
+  VEX_CRYPTO("vaesdec ymm", 0x38, 0xDE, 1), VEX_CRYPTO("vaesdeclast ymm", 0x38, 0xDF, 1),
+  VEX_CRYPTO("vpclmulqdq ymm", 0x3A, 0x44, 1, .imm8 = 1),
+};
+enum { N_VEX_CRYPTO_FORMS = sizeof vex_crypto_forms / sizeof *vex_crypto_forms };
+
 /* At least 100,000 random cases per form (X64EMU_DIFF_ITER may ask for more) through
  * each tier, comparing every XMM and general register, flags, MXCSR and memory. */
 static void test_every_form_matches_host_through_each_tier(void **state) {
@@ -373,6 +391,23 @@ static void test_every_form_matches_host_through_each_tier(void **state) {
                                           : run_forms_n(crypto_forms, N_CRYPTO_FORMS, n, 0, NULL);
     assert_int_equal(bad, 0);
   }
+}
+
+/* The VEX forms through each tier, as many cases; the host needs VAES and VPCLMULQDQ. */
+static void test_vex_forms_match_host_through_each_tier(void **state) {
+  (void)state;
+  if (!__builtin_cpu_supports("vaes") || !__builtin_cpu_supports("vpclmulqdq")) skip();
+  assert_null(cpuid_apply_option(&test_machine()->model, "+avx,+vaes,+vpclmulqdq"));
+  harness_avx = true;
+  unsigned n = diff_iterations() > 100000 ? diff_iterations() : 100000, bad = 0;
+  for (unsigned t = 0; t < n_tiers; t++) {
+    use_tier(t);
+    fprintf(stderr, "%s tier:\n", tier_name);
+    bad += run_forms_n(vex_crypto_forms, N_VEX_CRYPTO_FORMS, n, 0, NULL);
+  }
+  harness_avx = false;
+  cpuid_reset_features(&test_machine()->model);
+  assert_int_equal(bad, 0);
 }
 
 /* The legacy SSE encodings want 16-byte aligned memory: #GP (SIGSEGV) otherwise. */
@@ -476,6 +511,7 @@ int main(void) {
     cmocka_unit_test(test_fips197_appendix_c_as_guest_code),
     cmocka_unit_test(test_gcm_spec_ghash_as_guest_code),
     cmocka_unit_test(test_every_form_matches_host_through_each_tier),
+    cmocka_unit_test(test_vex_forms_match_host_through_each_tier),
     cmocka_unit_test(test_misaligned_memory_faults_like_host),
     cmocka_unit_test(test_other_prefixes_match_host),
     cmocka_unit_test(test_cpu_option_removes_features_and_instructions),

@@ -13,6 +13,7 @@
 /* The host CPU is the oracle: on other hosts there is nothing to compare with. */
 #ifdef __x86_64__
 #include "sse_harness.h"
+#include "dp_model.h"
 
 #pragma GCC diagnostic ignored "-Woverride-init"
 #define OP1(o) .opc = {o}, .nopc = 1
@@ -99,6 +100,39 @@ static const Form int_forms[] = {
   VX("vpermq", 0x66, 0x3A, 1, OP2(0x00), .imm8 = 1, .rexw = 1, .vex_nv = 1),
   VX("vpermpd", 0x66, 0x3A, 1, OP2(0x01), .imm8 = 1, .rexw = 1, .vex_nv = 1),
   VX("vpermd", 0x66, 0x38, 1, OP2(0x36)), VX("vpermps", 0x66, 0x38, 1, OP2(0x16)),
+  /* blends, variable shifts, widening moves, permutes within lanes */
+  V2("vpblendd", 0x66, 0x3A, OP2(0x02), .imm8 = 1), V2("vblendps", 0x66, 0x3A, OP2(0x0C), .imm8 = 1),
+  V2("vblendpd", 0x66, 0x3A, OP2(0x0D), .imm8 = 1),
+  V2("vpblendvb", 0x66, 0x3A, OP2(0x4C), .imm8 = 1), V2("vblendvps", 0x66, 0x3A, OP2(0x4A), .imm8 = 1),
+  V2("vblendvpd", 0x66, 0x3A, OP2(0x4B), .imm8 = 1),
+  V2("vpsllvd", 0x66, 0x38, OP2(0x47), .vals = VAL_SHIFT), V2("vpsllvq", 0x66, 0x38, OP2(0x47), .rexw = 1, .vals = VAL_SHIFT),
+  V2("vpsrlvd", 0x66, 0x38, OP2(0x45), .vals = VAL_SHIFT), V2("vpsrlvq", 0x66, 0x38, OP2(0x45), .rexw = 1, .vals = VAL_SHIFT),
+  V2("vpsravd", 0x66, 0x38, OP2(0x46), .vals = VAL_SHIFT),
+  V2("vpmovsxbw", 0x66, 0x38, OP2(0x20), .vex_nv = 1), V2("vpmovsxbd", 0x66, 0x38, OP2(0x21), .vex_nv = 1),
+  V2("vpmovsxbq", 0x66, 0x38, OP2(0x22), .vex_nv = 1), V2("vpmovsxwd", 0x66, 0x38, OP2(0x23), .vex_nv = 1),
+  V2("vpmovsxwq", 0x66, 0x38, OP2(0x24), .vex_nv = 1), V2("vpmovsxdq", 0x66, 0x38, OP2(0x25), .vex_nv = 1),
+  V2("vpmovzxbw", 0x66, 0x38, OP2(0x30), .vex_nv = 1), V2("vpmovzxbd", 0x66, 0x38, OP2(0x31), .vex_nv = 1),
+  V2("vpmovzxbq", 0x66, 0x38, OP2(0x32), .vex_nv = 1), V2("vpmovzxwd", 0x66, 0x38, OP2(0x33), .vex_nv = 1),
+  V2("vpmovzxwq", 0x66, 0x38, OP2(0x34), .vex_nv = 1), V2("vpmovzxdq", 0x66, 0x38, OP2(0x35), .vex_nv = 1),
+  V2("vpermilps", 0x66, 0x38, OP2(0x0C)), V2("vpermilpd", 0x66, 0x38, OP2(0x0D)),
+  V2("vpermilps imm", 0x66, 0x3A, OP2(0x04), .imm8 = 1, .vex_nv = 1),
+  V2("vpermilpd imm", 0x66, 0x3A, OP2(0x05), .imm8 = 1, .vex_nv = 1),
+  V2("vshufpd", 0x66, 0xC6, .imm8 = 1),
+  V2("vtestps", 0x66, 0x38, OP2(0x0E), .vex_nv = 1), V2("vtestpd", 0x66, 0x38, OP2(0x0F), .vex_nv = 1),
+  VX("vphminposuw", 0x66, 0x38, 0, OP2(0x41), .vex_nv = 1), VX("vmpsadbw", 0x66, 0x3A, 0, OP2(0x42), .imm8 = 1),
+  /* inserts and extracts (VEX.W1 ignored where it is for the SSE forms' REX.W) */
+  VX("vpinsrb", 0x66, 0x3A, 0, OP2(0x20), .imm8 = 1, .rm_gpr = 1),
+  VX("vpinsrw", 0x66, 0xC4, 0, .imm8 = 1, .rm_gpr = 1),
+  VX("vpinsrd", 0x66, 0x3A, 0, OP2(0x22), .imm8 = 1, .rm_gpr = 1),
+  VX("vpinsrq", 0x66, 0x3A, 0, OP2(0x22), .imm8 = 1, .rm_gpr = 1, .rexw = 1),
+  VX("vinsertps", 0x66, 0x3A, 0, OP2(0x21), .imm8 = 1),
+  VX("vpextrb", 0x66, 0x3A, 0, OP2(0x14), .imm8 = 1, .rm_gpr = 1, .vex_nv = 1),
+  VX("vpextrb W1", 0x66, 0x3A, 0, OP2(0x14), .imm8 = 1, .rm_gpr = 1, .vex_nv = 1, .rexw = 1),
+  VX("vpextrw", 0x66, 0x3A, 0, OP2(0x15), .imm8 = 1, .rm_gpr = 1, .vex_nv = 1),
+  VX("vpextrw r32", 0x66, 0xC5, 0, .imm8 = 1, .reg_gpr = 1, .modrm = MR_REG, .vex_nv = 1),
+  VX("vpextrd", 0x66, 0x3A, 0, OP2(0x16), .imm8 = 1, .rm_gpr = 1, .vex_nv = 1),
+  VX("vpextrq", 0x66, 0x3A, 0, OP2(0x16), .imm8 = 1, .rm_gpr = 1, .vex_nv = 1, .rexw = 1),
+  VX("vextractps", 0x66, 0x3A, 0, OP2(0x17), .imm8 = 1, .rm_gpr = 1, .vex_nv = 1),
 };
 
 static const Form move_forms[] = {
@@ -119,6 +153,25 @@ static const Form move_forms[] = {
   VX("vmovq xmm, xmm/m64", 0xF3, 0x7E, 0, .vex_nv = 1),
   VX("vmovq xmm/m64, xmm", 0x66, 0xD6, 0, .vex_nv = 1),
   V2("vpmovmskb", 0x66, 0xD7, .modrm = MR_REG, .reg_gpr = 1, .vex_nv = 1),
+  V2("vmovmskps", 0, 0x50, .modrm = MR_REG, .reg_gpr = 1, .vex_nv = 1),
+  V2("vmovmskpd", 0x66, 0x50, .modrm = MR_REG, .reg_gpr = 1, .vex_nv = 1),
+  /* halves, duplicates */
+  VX("vmovlps load", 0, 0x12, 0, .modrm = MR_MEM), VX("vmovlpd load", 0x66, 0x12, 0, .modrm = MR_MEM),
+  VX("vmovhps load", 0, 0x16, 0, .modrm = MR_MEM), VX("vmovhpd load", 0x66, 0x16, 0, .modrm = MR_MEM),
+  VX("vmovhlps", 0, 0x12, 0, .modrm = MR_REG), VX("vmovlhps", 0, 0x16, 0, .modrm = MR_REG),
+  VX("vmovlps store", 0, 0x13, 0, .modrm = MR_MEM, .vex_nv = 1),
+  VX("vmovhpd store", 0x66, 0x17, 0, .modrm = MR_MEM, .vex_nv = 1),
+  VM("vmovddup", 0xF2, 0x12), VM("vmovsldup", 0xF3, 0x12), VM("vmovshdup", 0xF3, 0x16),
+  VM("vlddqu", 0xF2, 0xF0, .modrm = MR_MEM),
+  /* masked loads and stores (the mask in vvvv) */
+  V2("vmaskmovps load", 0x66, 0x38, OP2(0x2C), .modrm = MR_MEM),
+  V2("vmaskmovpd load", 0x66, 0x38, OP2(0x2D), .modrm = MR_MEM),
+  V2("vmaskmovps store", 0x66, 0x38, OP2(0x2E), .modrm = MR_MEM),
+  V2("vmaskmovpd store", 0x66, 0x38, OP2(0x2F), .modrm = MR_MEM),
+  V2("vpmaskmovd load", 0x66, 0x38, OP2(0x8C), .modrm = MR_MEM),
+  V2("vpmaskmovq load", 0x66, 0x38, OP2(0x8C), .modrm = MR_MEM, .rexw = 1),
+  V2("vpmaskmovd store", 0x66, 0x38, OP2(0x8E), .modrm = MR_MEM),
+  V2("vpmaskmovq store", 0x66, 0x38, OP2(0x8E), .modrm = MR_MEM, .rexw = 1),
 };
 
 /* Packed forms in both lengths, scalar ones with VEX.L 0 and 1 (it is ignored). */
@@ -160,6 +213,51 @@ static const Form float_forms[] = {
   VX("vcvtdq2pd", 0xF3, 0xE6, 0, .vex_nv = 1),
   VX("vcvtpd2dq", 0xF2, 0xE6, 0, .vals = VAL_F64, .vex_nv = 1),
   VX("vcvttpd2dq", 0x66, 0xE6, 0, .vals = VAL_F64, .vex_nv = 1),
+  /* SSE3 and SSE4.1 arithmetic */
+  V2("vhaddps", 0xF2, 0x7C, .vals = VAL_F32), V2("vhaddpd", 0x66, 0x7C, .vals = VAL_F64),
+  V2("vhsubps", 0xF2, 0x7D, .vals = VAL_F32), V2("vhsubpd", 0x66, 0x7D, .vals = VAL_F64),
+  V2("vaddsubps", 0xF2, 0xD0, .vals = VAL_F32), V2("vaddsubpd", 0x66, 0xD0, .vals = VAL_F64),
+  V2("vroundps", 0x66, 0x3A, OP2(0x08), .imm8 = 1, .vals = VAL_F32, .vex_nv = 1),
+  V2("vroundpd", 0x66, 0x3A, OP2(0x09), .imm8 = 1, .vals = VAL_F64, .vex_nv = 1),
+  V2("vroundss", 0x66, 0x3A, OP2(0x0A), .imm8 = 1, .vals = VAL_F32),
+  V2("vroundsd", 0x66, 0x3A, OP2(0x0B), .imm8 = 1, .vals = VAL_F64),
+  VX("vdpps", 0x66, 0x3A, 0, OP2(0x40), .imm8 = 1, .vals = VAL_F32),
+  VX("vdppd", 0x66, 0x3A, 0, OP2(0x41), .imm8 = 1, .vals = VAL_F64),
+};
+
+
+/* FMA3: every kind, order and shape (the scalar ones with VEX.L 0 and 1) */
+static const Form fma_forms[] = {
+  V2("vfmaddsub132ps", 0x66, 0x38, OP2(0x96), .vals = VAL_F32), V2("vfmaddsub132pd", 0x66, 0x38, OP2(0x96), .vals = VAL_F64, .rexw = 1),
+  V2("vfmsubadd132ps", 0x66, 0x38, OP2(0x97), .vals = VAL_F32), V2("vfmsubadd132pd", 0x66, 0x38, OP2(0x97), .vals = VAL_F64, .rexw = 1),
+  V2("vfmadd132ps", 0x66, 0x38, OP2(0x98), .vals = VAL_F32), V2("vfmadd132pd", 0x66, 0x38, OP2(0x98), .vals = VAL_F64, .rexw = 1),
+  V2("vfmadd132ss", 0x66, 0x38, OP2(0x99), .vals = VAL_F32), V2("vfmadd132sd", 0x66, 0x38, OP2(0x99), .vals = VAL_F64, .rexw = 1),
+  V2("vfmsub132ps", 0x66, 0x38, OP2(0x9A), .vals = VAL_F32), V2("vfmsub132pd", 0x66, 0x38, OP2(0x9A), .vals = VAL_F64, .rexw = 1),
+  V2("vfmsub132ss", 0x66, 0x38, OP2(0x9B), .vals = VAL_F32), V2("vfmsub132sd", 0x66, 0x38, OP2(0x9B), .vals = VAL_F64, .rexw = 1),
+  V2("vfnmadd132ps", 0x66, 0x38, OP2(0x9C), .vals = VAL_F32), V2("vfnmadd132pd", 0x66, 0x38, OP2(0x9C), .vals = VAL_F64, .rexw = 1),
+  V2("vfnmadd132ss", 0x66, 0x38, OP2(0x9D), .vals = VAL_F32), V2("vfnmadd132sd", 0x66, 0x38, OP2(0x9D), .vals = VAL_F64, .rexw = 1),
+  V2("vfnmsub132ps", 0x66, 0x38, OP2(0x9E), .vals = VAL_F32), V2("vfnmsub132pd", 0x66, 0x38, OP2(0x9E), .vals = VAL_F64, .rexw = 1),
+  V2("vfnmsub132ss", 0x66, 0x38, OP2(0x9F), .vals = VAL_F32), V2("vfnmsub132sd", 0x66, 0x38, OP2(0x9F), .vals = VAL_F64, .rexw = 1),
+  V2("vfmaddsub213ps", 0x66, 0x38, OP2(0xA6), .vals = VAL_F32), V2("vfmaddsub213pd", 0x66, 0x38, OP2(0xA6), .vals = VAL_F64, .rexw = 1),
+  V2("vfmsubadd213ps", 0x66, 0x38, OP2(0xA7), .vals = VAL_F32), V2("vfmsubadd213pd", 0x66, 0x38, OP2(0xA7), .vals = VAL_F64, .rexw = 1),
+  V2("vfmadd213ps", 0x66, 0x38, OP2(0xA8), .vals = VAL_F32), V2("vfmadd213pd", 0x66, 0x38, OP2(0xA8), .vals = VAL_F64, .rexw = 1),
+  V2("vfmadd213ss", 0x66, 0x38, OP2(0xA9), .vals = VAL_F32), V2("vfmadd213sd", 0x66, 0x38, OP2(0xA9), .vals = VAL_F64, .rexw = 1),
+  V2("vfmsub213ps", 0x66, 0x38, OP2(0xAA), .vals = VAL_F32), V2("vfmsub213pd", 0x66, 0x38, OP2(0xAA), .vals = VAL_F64, .rexw = 1),
+  V2("vfmsub213ss", 0x66, 0x38, OP2(0xAB), .vals = VAL_F32), V2("vfmsub213sd", 0x66, 0x38, OP2(0xAB), .vals = VAL_F64, .rexw = 1),
+  V2("vfnmadd213ps", 0x66, 0x38, OP2(0xAC), .vals = VAL_F32), V2("vfnmadd213pd", 0x66, 0x38, OP2(0xAC), .vals = VAL_F64, .rexw = 1),
+  V2("vfnmadd213ss", 0x66, 0x38, OP2(0xAD), .vals = VAL_F32), V2("vfnmadd213sd", 0x66, 0x38, OP2(0xAD), .vals = VAL_F64, .rexw = 1),
+  V2("vfnmsub213ps", 0x66, 0x38, OP2(0xAE), .vals = VAL_F32), V2("vfnmsub213pd", 0x66, 0x38, OP2(0xAE), .vals = VAL_F64, .rexw = 1),
+  V2("vfnmsub213ss", 0x66, 0x38, OP2(0xAF), .vals = VAL_F32), V2("vfnmsub213sd", 0x66, 0x38, OP2(0xAF), .vals = VAL_F64, .rexw = 1),
+  V2("vfmaddsub231ps", 0x66, 0x38, OP2(0xB6), .vals = VAL_F32), V2("vfmaddsub231pd", 0x66, 0x38, OP2(0xB6), .vals = VAL_F64, .rexw = 1),
+  V2("vfmsubadd231ps", 0x66, 0x38, OP2(0xB7), .vals = VAL_F32), V2("vfmsubadd231pd", 0x66, 0x38, OP2(0xB7), .vals = VAL_F64, .rexw = 1),
+  V2("vfmadd231ps", 0x66, 0x38, OP2(0xB8), .vals = VAL_F32), V2("vfmadd231pd", 0x66, 0x38, OP2(0xB8), .vals = VAL_F64, .rexw = 1),
+  V2("vfmadd231ss", 0x66, 0x38, OP2(0xB9), .vals = VAL_F32), V2("vfmadd231sd", 0x66, 0x38, OP2(0xB9), .vals = VAL_F64, .rexw = 1),
+  V2("vfmsub231ps", 0x66, 0x38, OP2(0xBA), .vals = VAL_F32), V2("vfmsub231pd", 0x66, 0x38, OP2(0xBA), .vals = VAL_F64, .rexw = 1),
+  V2("vfmsub231ss", 0x66, 0x38, OP2(0xBB), .vals = VAL_F32), V2("vfmsub231sd", 0x66, 0x38, OP2(0xBB), .vals = VAL_F64, .rexw = 1),
+  V2("vfnmadd231ps", 0x66, 0x38, OP2(0xBC), .vals = VAL_F32), V2("vfnmadd231pd", 0x66, 0x38, OP2(0xBC), .vals = VAL_F64, .rexw = 1),
+  V2("vfnmadd231ss", 0x66, 0x38, OP2(0xBD), .vals = VAL_F32), V2("vfnmadd231sd", 0x66, 0x38, OP2(0xBD), .vals = VAL_F64, .rexw = 1),
+  V2("vfnmsub231ps", 0x66, 0x38, OP2(0xBE), .vals = VAL_F32), V2("vfnmsub231pd", 0x66, 0x38, OP2(0xBE), .vals = VAL_F64, .rexw = 1),
+  V2("vfnmsub231ss", 0x66, 0x38, OP2(0xBF), .vals = VAL_F32), V2("vfnmsub231sd", 0x66, 0x38, OP2(0xBF), .vals = VAL_F64, .rexw = 1),
 };
 
 #define COUNT(a) (sizeof(a) / sizeof(a)[0])
@@ -168,9 +266,9 @@ static const Form float_forms[] = {
  * must have them to be the oracle. */
 static int setup(void **state) {
   (void)state;
-  if (!__builtin_cpu_supports("avx2")) return -1;
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return -1;
   harness_avx = true;
-  return cpuid_apply_option(&test_machine()->model, "+avx,+avx2") ? -1 : 0;
+  return cpuid_apply_option(&test_machine()->model, "+avx,+avx2,+fma") ? -1 : 0;
 }
 
 static void test_avx_integer_forms_match_host(void **state) {
@@ -189,10 +287,27 @@ static void test_avx_float_forms_match_host(void **state) {
   unsigned bad = 0;
   for (unsigned t = 0; t < COUNT(tiers); t++) {
     test_machine()->fp_tier = tiers[t];
+    model_rule = dot_product_nan_rule; /* VDPPS, VDPPD with NaN operands */
     bad += run_forms(float_forms, COUNT(float_forms), 0, NULL);
     /* Unmasked exceptions: one #XM for both lanes of a 256-bit form, with the flags of
      * both (overflow and underflow stay masked, as in test_sse_float). */
     bad += run_forms(float_forms, COUNT(float_forms), MXCSR_IE | MXCSR_DE | MXCSR_ZE | MXCSR_PE, NULL);
+    model_rule = NULL;
+  }
+  test_machine()->fp_tier = FP_TIER_HOST;
+  assert_int_equal(bad, 0);
+}
+
+/* FMA3 through both tiers (the host tier runs the host's own FMA instructions), with
+ * unmasked exceptions too. */
+static void test_avx_fma_forms_match_host(void **state) {
+  (void)state;
+  static const enum FpTier tiers[] = {FP_TIER_HOST, FP_TIER_PORTABLE};
+  unsigned bad = 0;
+  for (unsigned t = 0; t < COUNT(tiers); t++) {
+    test_machine()->fp_tier = tiers[t];
+    bad += run_forms(fma_forms, COUNT(fma_forms), 0, NULL);
+    bad += run_forms(fma_forms, COUNT(fma_forms), MXCSR_IE | MXCSR_DE | MXCSR_ZE | MXCSR_PE, NULL);
   }
   test_machine()->fp_tier = FP_TIER_HOST;
   assert_int_equal(bad, 0);
@@ -256,7 +371,7 @@ static void test_avx_cpu_options_make_forms_undefined(void **state) {
   assert_non_null(cpuid_apply_option(m, "+avx2")); /* needs avx */
   cpuid_reset_features(m);
   assert_false(decodes(vaddps_ymm, 4));
-  assert_null(cpuid_apply_option(m, "+avx,+avx2"));
+  assert_null(cpuid_apply_option(m, "+avx,+avx2,+fma"));
 }
 
 int main(void) {
@@ -264,6 +379,7 @@ int main(void) {
     cmocka_unit_test(test_avx_integer_forms_match_host),
     cmocka_unit_test(test_avx_move_forms_match_host),
     cmocka_unit_test(test_avx_float_forms_match_host),
+    cmocka_unit_test(test_avx_fma_forms_match_host),
     cmocka_unit_test(test_avx_misaligned_operands_fault_like_host),
     cmocka_unit_test(test_avx_vzeroupper_and_vzeroall_match_host),
     cmocka_unit_test(test_avx_cpu_options_make_forms_undefined),
