@@ -1,11 +1,44 @@
-/* avx.c: the AVX and AVX2 instructions that are no VEX form of an SSE one, or whose
+/* avx.c: the AVX and AVX2 instructions that are no VEX form of an SSE body, or whose
  * VEX.256 form crosses lanes: VMOVD/VMOVQ, VPMOVMSKB, VPTEST, broadcasts, 128-bit inserts,
- * extracts and permutes, and the qword and dword permutes (VPERMQ, VPERMD...). */
+ * extracts and permutes, the qword and dword permutes (VPERMQ, VPERMD), blends, AVX2's
+ * variable shifts, VPMOVSX/ZX into YMM, VMOVMSKPS/PD, VTESTPS/PD, VPERMILPS/PD, VSHUFPD,
+ * the half moves and the masked moves. */
 #include <string.h>
 
 #include "flags.h"
 #include "ops_avx.h"
 #include "sse_operand.h"
+
+/* ---- operands ---- */
+
+/* A YMM register as its two halves; the helpers below read its elements as bytes. */
+typedef struct Ymm {
+  Xmm half[2];
+} Ymm;
+static inline Ymm ymm_of(const Cpu *c, unsigned r) { return (Ymm){{c->xmm[r], c->ymmh[r]}}; }
+static inline void ymm_put(Cpu *c, unsigned r, const Ymm *v, bool wide) {
+  c->xmm[r] = v->half[0];
+  c->ymmh[r] = wide ? v->half[1] : (Xmm){.q = {0, 0}};
+}
+/* The source operand ModRM.rm of a VEX form, 16 or 32 bytes (no alignment needed). */
+static inline Ymm source_of(Cpu *c, const Insn *in, bool wide) {
+  Ymm s = {{{.q = {0, 0}}, {.q = {0, 0}}}};
+  if (!in->mem) return ymm_of(c, in->rm);
+  if (wide) load_m256(c, in, s.half);
+  else load_m128u(c, in, &s.half[0]);
+  return s;
+}
+
+/* The VEX.128 handler op_<name> and the VEX.256 one op_<name>_256 of fn(c, in, wide). */
+#define BOTH_LENGTHS(name, fn)                                                          \
+  void op_##name(Cpu *c, const Insn *in) {                                              \
+    fn(c, in, false);                                                                   \
+    DISPATCH_NEXT(c, in);                                                               \
+  }                                                                                     \
+  void op_##name##_256(Cpu *c, const Insn *in) {                                        \
+    fn(c, in, true);                                                                    \
+    DISPATCH_NEXT(c, in);                                                               \
+  }
 
 /* ---- VEX.128 VMOVD/VMOVQ: as the SSE forms, and the upper half cleared ---- */
 
@@ -212,24 +245,6 @@ void op_vpermd_m(Cpu *c, const Insn *in) {
 
 /* ---- blends (the VEX.256 forms take imm8 bits or mask elements for all 8 or 4) ---- */
 
-/* A YMM register, or the first half of one, as an array of n-byte elements. */
-typedef struct Ymm {
-  Xmm half[2];
-} Ymm;
-static inline Ymm ymm_of(const Cpu *c, unsigned r) { return (Ymm){{c->xmm[r], c->ymmh[r]}}; }
-static inline void ymm_put(Cpu *c, unsigned r, const Ymm *v, bool wide) {
-  c->xmm[r] = v->half[0];
-  c->ymmh[r] = wide ? v->half[1] : (Xmm){.q = {0, 0}};
-}
-/* The source operand ModRM.rm of a VEX form, 16 or 32 bytes (no alignment needed). */
-static inline Ymm source_of(Cpu *c, const Insn *in, bool wide) {
-  Ymm s = {{{.q = {0, 0}}, {.q = {0, 0}}}};
-  if (!in->mem) return ymm_of(c, in->rm);
-  if (wide) load_m256(c, in, s.half);
-  else load_m128u(c, in, &s.half[0]);
-  return s;
-}
-
 /* VPBLENDD (VEX.66.0F3A.W0 02), VBLENDPS (0C), VBLENDPD (0D): element i from the source
  * where imm8 bit i is set, else from vvvv. in->op: the element size. */
 static void blend_imm(Cpu *c, const Insn *in, bool wide) {
@@ -240,14 +255,7 @@ static void blend_imm(Cpu *c, const Insn *in, bool wide) {
     if (in->imm >> i & 1) memcpy(pa + i * size, ps + i * size, size);
   ymm_put(c, in->reg, &a, wide);
 }
-void op_vblend_imm(Cpu *c, const Insn *in) {
-  blend_imm(c, in, false);
-  DISPATCH_NEXT(c, in);
-}
-void op_vblend_imm_256(Cpu *c, const Insn *in) {
-  blend_imm(c, in, true);
-  DISPATCH_NEXT(c, in);
-}
+BOTH_LENGTHS(vblend_imm, blend_imm)
 
 /* VPBLENDVB (VEX.66.0F3A.W0 4C), VBLENDVPS (4A), VBLENDVPD (4B): element from the source
  * where the top bit of the mask register's element (register imm8[7:4]) is set. */
@@ -259,14 +267,7 @@ static void blend_var(Cpu *c, const Insn *in, bool wide) {
     if (pm[i * size + size - 1] & 0x80) memcpy(pa + i * size, ps + i * size, size);
   ymm_put(c, in->reg, &a, wide);
 }
-void op_vblendv(Cpu *c, const Insn *in) {
-  blend_var(c, in, false);
-  DISPATCH_NEXT(c, in);
-}
-void op_vblendv_256(Cpu *c, const Insn *in) {
-  blend_var(c, in, true);
-  DISPATCH_NEXT(c, in);
-}
+BOTH_LENGTHS(vblendv, blend_var)
 
 /* ---- AVX2 variable shifts: each element by the count in the source's element ---- */
 
@@ -291,14 +292,7 @@ static void shift_var(Cpu *c, const Insn *in, bool wide) {
   }
   ymm_put(c, in->reg, &a, wide);
 }
-void op_vshift_var(Cpu *c, const Insn *in) {
-  shift_var(c, in, false);
-  DISPATCH_NEXT(c, in);
-}
-void op_vshift_var_256(Cpu *c, const Insn *in) {
-  shift_var(c, in, true);
-  DISPATCH_NEXT(c, in);
-}
+BOTH_LENGTHS(vshift_var, shift_var)
 
 /* ---- VEX.256 VPMOVSX/VPMOVZX: the low elements of xmm/m (16, 8 or 4 bytes) widened to
  * fill a YMM register; in->op: source element size | 0x10 for sign extension, in->aux:
@@ -352,14 +346,7 @@ static void test_signs(Cpu *c, const Insn *in, bool wide) {
     }
   flags_set(c, (flags_get(c) & ~(uint64_t)F_ARITH) | (and ? 0 : F_ZF) | (andn ? 0 : F_CF));
 }
-void op_vtest(Cpu *c, const Insn *in) {
-  test_signs(c, in, false);
-  DISPATCH_NEXT(c, in);
-}
-void op_vtest_256(Cpu *c, const Insn *in) {
-  test_signs(c, in, true);
-  DISPATCH_NEXT(c, in);
-}
+BOTH_LENGTHS(vtest, test_signs)
 
 /* ---- shuffles within each 128-bit lane ---- */
 
@@ -385,14 +372,7 @@ static void permil(Cpu *c, const Insn *in, bool wide) {
     }
   ymm_put(c, in->reg, &r, wide);
 }
-void op_vpermil(Cpu *c, const Insn *in) {
-  permil(c, in, false);
-  DISPATCH_NEXT(c, in);
-}
-void op_vpermil_256(Cpu *c, const Insn *in) {
-  permil(c, in, true);
-  DISPATCH_NEXT(c, in);
-}
+BOTH_LENGTHS(vpermil, permil)
 
 /* VSHUFPD (VEX.66.0F C6): qword 0 of each lane from vvvv, qword 1 from the source,
  * by imm8 bits 0 and 1 (low lane), 2 and 3 (high lane). */
@@ -404,14 +384,7 @@ static void shufpd(Cpu *c, const Insn *in, bool wide) {
   }
   ymm_put(c, in->reg, &r, wide);
 }
-void op_vshufpd(Cpu *c, const Insn *in) {
-  shufpd(c, in, false);
-  DISPATCH_NEXT(c, in);
-}
-void op_vshufpd_256(Cpu *c, const Insn *in) {
-  shufpd(c, in, true);
-  DISPATCH_NEXT(c, in);
-}
+BOTH_LENGTHS(vshufpd, shufpd)
 
 /* ---- VMOVLPS/VMOVHPS and friends (VEX.128): a quadword of memory or ModRM.rm with one
  * of VEX.vvvv; in->op: which half of the result the new quadword becomes ---- */

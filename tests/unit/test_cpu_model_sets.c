@@ -1,8 +1,8 @@
 /* test_cpu_model_sets.c: the unimplemented-instruction message names the instruction set
  * the CPU model lacks, for encodings taken from the Intel SDM; instructions of the model
  * (SSE and MMX) name none. And the CPUID bits (the SDM's positions) of the feature sets
- * --cpu takes away and gives back together: XSAVE with OSXSAVE and its extensions, and
- * the x86-64-v2 model. */
+ * --cpu takes away and gives back together: XSAVE with OSXSAVE and its extensions, the
+ * x86-64-v2 model, and the AVX preview with the AVX state component. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -89,8 +89,45 @@ static void test_feature_sets_and_named_models(void **state) {
   (void)state;
 }
 
+enum { ECX1_FMA = 1u << 12, ECX1_AVX = 1u << 28, EBX7_AVX2 = 1u << 5, ECX7_VAES = 1u << 9,
+       ECX7_VPCLMULQDQ = 1u << 10 };
+
+/* The preview features: off by default; with AVX, XCR0 has the AVX component (leaf 0xD:
+ * 832 bytes, subleaf 2 its 256 bytes at 576); FMA, AVX2, VAES and VPCLMULQDQ need AVX,
+ * which needs XSAVE, and go when it goes. */
+static void test_avx_preview_and_its_state(void **state) {
+  CpuModel model = {0}, *m = &model;
+  assert_int_equal(cpuid_query(m, 1, 0).ecx & (ECX1_AVX | ECX1_FMA), 0);
+  assert_int_equal(cpuid_query(m, 7, 0).ebx & EBX7_AVX2, 0);
+  assert_int_equal(cpuid_query(m, 0xD, 2).eax, 0);
+  assert_non_null(cpuid_apply_option(m, "+avx2")); /* not without AVX */
+  assert_null(cpuid_apply_option(m, "+avx,+avx2,+fma,+vaes,+vpclmulqdq"));
+  assert_int_equal(cpuid_query(m, 1, 0).ecx & (ECX1_AVX | ECX1_FMA), ECX1_AVX | ECX1_FMA);
+  assert_int_equal(cpuid_query(m, 7, 0).ebx & EBX7_AVX2, EBX7_AVX2);
+  assert_int_equal(cpuid_query(m, 7, 0).ecx & (ECX7_VAES | ECX7_VPCLMULQDQ), ECX7_VAES | ECX7_VPCLMULQDQ);
+  CpuidRegs d0 = cpuid_query(m, 0xD, 0), d2 = cpuid_query(m, 0xD, 2);
+  assert_int_equal(d0.eax, 7);
+  assert_int_equal(d0.ebx, 832);
+  assert_int_equal(cpuid_query(m, 0xD, 1).ebx, 832);
+  assert_int_equal(d2.eax, 256);
+  assert_int_equal(d2.ebx, 576);
+  assert_int_equal(cpuid_xsave_size(m), 832);
+  assert_null(cpuid_apply_option(m, "-xsave"));
+  assert_int_equal(cpuid_query(m, 1, 0).ecx & (ECX1_AVX | ECX1_FMA), 0);
+  assert_int_equal(cpuid_query(m, 7, 0).ebx & EBX7_AVX2, 0);
+  assert_int_equal(cpuid_query(m, 7, 0).ecx & (ECX7_VAES | ECX7_VPCLMULQDQ), 0);
+  assert_int_equal(cpuid_xcr0(m), 3);
+  assert_non_null(cpuid_apply_option(m, "+avx")); /* not without XSAVE */
+  assert_null(cpuid_apply_option(m, "+xsave,+avx"));
+  assert_int_equal(cpuid_query(m, 7, 0).ebx & EBX7_AVX2, 0); /* AVX2 stays off */
+  cpuid_reset_features(m);
+  assert_int_equal(cpuid_query(m, 1, 0).ecx & ECX1_AVX, 0);
+  (void)state;
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_messages_name_the_missing_set),
-                                     cmocka_unit_test(test_feature_sets_and_named_models)};
+                                     cmocka_unit_test(test_feature_sets_and_named_models),
+                                     cmocka_unit_test(test_avx_preview_and_its_state)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
