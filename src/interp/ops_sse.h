@@ -157,6 +157,7 @@ AVX_DECLARE_RM(divps) AVX_DECLARE_RM(divpd) AVX_DECLARE_128(divss) AVX_DECLARE_1
 AVX_DECLARE_RM(minps) AVX_DECLARE_RM(minpd) AVX_DECLARE_128(minss) AVX_DECLARE_128(minsd)
 AVX_DECLARE_RM(maxps) AVX_DECLARE_RM(maxpd) AVX_DECLARE_128(maxss) AVX_DECLARE_128(maxsd)
 AVX_DECLARE_RM(sqrtps) AVX_DECLARE_RM(sqrtpd) AVX_DECLARE_128(sqrtss) AVX_DECLARE_128(sqrtsd)
+AVX_DECLARE_RM(rcpps) AVX_DECLARE_RM(rsqrtps) AVX_DECLARE_128(rcpss) AVX_DECLARE_128(rsqrtss)
 /* VCMPPS/PD/SS/SD: the 32 predicates of imm8 bits 4:0 */
 AVX_DECLARE_RM(cmpps_vex) AVX_DECLARE_RM(cmppd_vex) AVX_DECLARE_128(cmpss_vex) AVX_DECLARE_128(cmpsd_vex)
 
@@ -170,8 +171,9 @@ SSE_DECLARE_RM(cvtsd2si) SSE_DECLARE_RM(cvttsd2si)
 AVX_DECLARE_128(cvtsi2ss) AVX_DECLARE_128(cvtsi2sd) /* lanes from VEX.vvvv */
 AVX_DECLARE_128(cvtss2sd) AVX_DECLARE_128(cvtsd2ss)
 AVX_DECLARE_RM(cvtdq2ps) AVX_DECLARE_RM(cvtps2dq) AVX_DECLARE_RM(cvttps2dq)
-AVX_DECLARE_128(cvtps2pd) AVX_DECLARE_128(cvtpd2ps) AVX_DECLARE_128(cvtdq2pd)
-AVX_DECLARE_128(cvtpd2dq) AVX_DECLARE_128(cvttpd2dq)
+/* those that change the width: VEX.256 widens xmm/m128 or narrows ymm/m256 */
+AVX_DECLARE_RM(cvtps2pd) AVX_DECLARE_RM(cvtpd2ps) AVX_DECLARE_RM(cvtdq2pd)
+AVX_DECLARE_RM(cvtpd2dq) AVX_DECLARE_RM(cvttpd2dq)
 
 /* sse_state.c */
 /* The FXSAVE image (also the fpstate of signal frames): bytes [0, 416) hold x87, MXCSR

@@ -47,7 +47,8 @@ AVX_DECLARE_RM(pmulld) AVX_DECLARE_RM(pmuldq) AVX_DECLARE_RM(pcmpeqq) AVX_DECLAR
 AVX_DECLARE_RM(pminsb) AVX_DECLARE_RM(pminsd) AVX_DECLARE_RM(pminuw) AVX_DECLARE_RM(pminud)
 AVX_DECLARE_RM(pmaxsb) AVX_DECLARE_RM(pmaxsd) AVX_DECLARE_RM(pmaxuw) AVX_DECLARE_RM(pmaxud)
 AVX_DECLARE_RM(pblendw)
-AVX_DECLARE_128(mpsadbw) AVX_DECLARE_128(phminposuw)
+AVX_DECLARE_RM(mpsadbw) AVX_DECLARE_128(phminposuw)
+void op_vmovntdqa_m(Cpu *c, const Insn *in); /* 16 bytes; VEX.256: op_vmova_load_256_m */
 
 /* sse41_move.c: widening moves, inserts and extracts */
 SSE_DECLARE_RM(pmovsxbw) SSE_DECLARE_RM(pmovsxbd) SSE_DECLARE_RM(pmovsxbq)

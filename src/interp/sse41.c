@@ -142,3 +142,33 @@ AVX_RM(pminud, load_m128u) AVX_RM(pmaxsb, load_m128u) AVX_RM(pmaxsd, load_m128u)
 AVX_RM(pmaxuw, load_m128u) AVX_RM(pmaxud, load_m128u) AVX_RM(packusdw, load_m128u)
 AVX_RM(pblendw, load_m128u)
 AVX_128(mpsadbw, load_m128u) AVX_128(phminposuw, load_m128u)
+
+/* VMPSADBW ymm (AVX2): each lane as MPSADBW, the high one with imm8 bits 5:3. */
+static void mpsadbw_lanes(Cpu *c, const Insn *in, const Xmm s[2]) {
+  Insn high = *in;
+  high.imm = in->imm >> 3;
+  Xmm r[2] = {c->xmm[in->vreg], c->ymmh[in->vreg]};
+  mpsadbw_body(c, in, &r[0], &s[0]);
+  mpsadbw_body(c, &high, &r[1], &s[1]);
+  c->xmm[in->reg] = r[0];
+  c->ymmh[in->reg] = r[1];
+}
+void op_vmpsadbw_256(Cpu *c, const Insn *in) {
+  Xmm s[2] = {c->xmm[in->rm], c->ymmh[in->rm]};
+  mpsadbw_lanes(c, in, s);
+  DISPATCH_NEXT(c, in);
+}
+void op_vmpsadbw_256_m(Cpu *c, const Insn *in) {
+  Xmm s[2];
+  load_m256(c, in, s);
+  mpsadbw_lanes(c, in, s);
+  DISPATCH_NEXT(c, in);
+}
+
+/* VMOVNTDQA (VEX.66.0F38 2A): an aligned load, 16 bytes (AVX) or 32 (AVX2). */
+void op_vmovntdqa_m(Cpu *c, const Insn *in) {
+  Xmm t;
+  load_m128a(c, in, &t);
+  vex128_put(c, in->reg, &t);
+  DISPATCH_NEXT(c, in);
+}

@@ -177,3 +177,50 @@ AVX_128(cvtss2sd, load_m32) AVX_128(cvtsd2ss, load_m64)
 AVX_RM(cvtdq2ps, load_m128u) AVX_RM(cvtps2dq, load_m128u) AVX_RM(cvttps2dq, load_m128u)
 AVX_128(cvtps2pd, load_m64) AVX_128(cvtpd2ps, load_m128u) AVX_128(cvtdq2pd, load_m64)
 AVX_128(cvtpd2dq, load_m128u) AVX_128(cvttpd2dq, load_m128u)
+
+/* The width-changing conversions on YMM, one 128-bit body per half of the wider side:
+ * VCVTPS2PD and VCVTDQ2PD widen xmm/m128 into ymm; VCVTPD2PS, VCVTPD2DQ and VCVTTPD2DQ
+ * narrow ymm/m256 into xmm (the upper half cleared). Their exceptions are the
+ * instruction's, committed once (sse_operand.h's vex256_begin). */
+#define AVX_WIDEN_256(name)                                                               \
+  static void name##_wide(Cpu *c, const Insn *in, const Xmm *s) {                         \
+    Xmm lo = {.q = {s->q[0], 0}}, hi = {.q = {s->q[1], 0}}, r[2] = {{.q = {0, 0}}, {.q = {0, 0}}}; \
+    uint32_t guest = vex256_begin(c);                                                     \
+    name##_body(c, in, &r[0], &lo);                                                       \
+    name##_body(c, in, &r[1], &hi);                                                       \
+    vex256_put(c, in->reg, guest, r);                                                     \
+  }                                                                                       \
+  void op_v##name##_256(Cpu *c, const Insn *in) {                                         \
+    Xmm s = c->xmm[in->rm];                                                               \
+    name##_wide(c, in, &s);                                                               \
+    DISPATCH_NEXT(c, in);                                                                 \
+  }                                                                                       \
+  void op_v##name##_256_m(Cpu *c, const Insn *in) {                                       \
+    Xmm s;                                                                                \
+    load_m128u(c, in, &s);                                                                \
+    name##_wide(c, in, &s);                                                               \
+    DISPATCH_NEXT(c, in);                                                                 \
+  }
+#define AVX_NARROW_256(name)                                                              \
+  static void name##_narrow(Cpu *c, const Insn *in, const Xmm s[2]) {                     \
+    Xmm r[2] = {{.q = {0, 0}}, {.q = {0, 0}}}, lo = r[0], hi = r[0];                       \
+    uint32_t guest = vex256_begin(c);                                                     \
+    name##_body(c, in, &lo, &s[0]);                                                       \
+    name##_body(c, in, &hi, &s[1]);                                                       \
+    r[0].q[0] = lo.q[0];                                                                  \
+    r[0].q[1] = hi.q[0];                                                                  \
+    vex256_put(c, in->reg, guest, r);                                                     \
+  }                                                                                       \
+  void op_v##name##_256(Cpu *c, const Insn *in) {                                         \
+    Xmm s[2] = {c->xmm[in->rm], c->ymmh[in->rm]};                                         \
+    name##_narrow(c, in, s);                                                              \
+    DISPATCH_NEXT(c, in);                                                                 \
+  }                                                                                       \
+  void op_v##name##_256_m(Cpu *c, const Insn *in) {                                       \
+    Xmm s[2];                                                                             \
+    load_m256(c, in, s);                                                                  \
+    name##_narrow(c, in, s);                                                              \
+    DISPATCH_NEXT(c, in);                                                                 \
+  }
+AVX_WIDEN_256(cvtps2pd) AVX_WIDEN_256(cvtdq2pd)
+AVX_NARROW_256(cvtpd2ps) AVX_NARROW_256(cvtpd2dq) AVX_NARROW_256(cvttpd2dq)

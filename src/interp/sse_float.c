@@ -171,3 +171,4 @@ static void cmp_vex(Cpu *c, const Insn *in, enum FpShape sh, Xmm *d, const Xmm *
 VCMP(cmpps_vex, FP_PS) VCMP(cmppd_vex, FP_PD) VCMP(cmpss_vex, FP_SS) VCMP(cmpsd_vex, FP_SD)
 AVX_RM(cmpps_vex, load_m128u) AVX_RM(cmppd_vex, load_m128u)
 AVX_128(cmpss_vex, load_m32) AVX_128(cmpsd_vex, load_m64)
+AVX_RM(rcpps, load_m128u) AVX_RM(rsqrtps, load_m128u) AVX_128(rcpss, load_m32) AVX_128(rsqrtss, load_m32)
