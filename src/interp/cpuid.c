@@ -28,6 +28,7 @@
 #define ECX1_XSAVE (1u << 26)
 #define ECX1_OSXSAVE (1u << 27) /* the OS enabled XSAVE (CR4.OSXSAVE): with XSAVE */
 #define ECX1_AVX (1u << 28)
+#define ECX1_F16C (1u << 29)
 /* CPUID.0D.1 */
 #define EAXD1_XSAVEOPT (1u << 0)
 #define EAXD1_XSAVEC (1u << 1)
@@ -51,7 +52,7 @@ static const uint32_t leaf1_edx =
     EDX1_FPU | EDX1_TSC | EDX1_CX8 | EDX1_CMOV | EDX1_MMX | EDX1_FXSR | EDX1_SSE | EDX1_SSE2;
 static const uint32_t leaf1_ecx = ECX1_SSE3 | ECX1_PCLMULQDQ | ECX1_SSSE3 | ECX1_FMA | ECX1_CX16 |
                                   ECX1_SSE41 | ECX1_SSE42 | ECX1_MOVBE | ECX1_POPCNT |
-                                  ECX1_AES | ECX1_XSAVE | ECX1_OSXSAVE | ECX1_AVX;
+                                  ECX1_AES | ECX1_XSAVE | ECX1_OSXSAVE | ECX1_AVX | ECX1_F16C;
 static const uint32_t leaf7_ebx = EBX7_BMI1 | EBX7_AVX2 | EBX7_BMI2 | EBX7_ADX | EBX7_SHA;
 static const uint32_t leaf7_ecx = ECX7_VAES | ECX7_VPCLMULQDQ;
 static const uint32_t ext1_ecx = ECX81_LAHF | ECX81_ABM;
@@ -185,7 +186,7 @@ static const struct {
     {"xsaveopt", CPU_FEATURE_XSAVEOPT}, {"xsavec", CPU_FEATURE_XSAVEC},
     {"avx", CPU_FEATURE_AVX},         {"avx2", CPU_FEATURE_AVX2},
     {"vaes", CPU_FEATURE_VAES},       {"vpclmulqdq", CPU_FEATURE_VPCLMULQDQ},
-    {"fma", CPU_FEATURE_FMA},
+    {"fma", CPU_FEATURE_FMA},         {"f16c", CPU_FEATURE_F16C},
 };
 
 /* Sets feature bits of m on or off. */
@@ -199,9 +200,9 @@ static void set_bits(CpuModel *m, unsigned word, uint32_t bits, bool on) {
   }
 }
 
-/* Without AVX: no FMA, AVX2, VAES, VPCLMULQDQ. */
+/* Without AVX: no FMA, F16C, AVX2, VAES, VPCLMULQDQ. */
 static void remove_avx_dependents(CpuModel *m) {
-  set_bits(m, CPUID_1_ECX, ECX1_FMA, false);
+  set_bits(m, CPUID_1_ECX, ECX1_FMA | ECX1_F16C, false);
   set_bits(m, CPUID_7_EBX, EBX7_AVX2, false);
   set_bits(m, CPUID_7_ECX, ECX7_VAES | ECX7_VPCLMULQDQ, false);
 }
@@ -232,7 +233,7 @@ static const char *apply_item(const char *item, CpuModel *m) {
       return why;
     }
     bool needs_avx = f == CPU_FEATURE_AVX2 || f == CPU_FEATURE_VAES || f == CPU_FEATURE_VPCLMULQDQ ||
-                     f == CPU_FEATURE_FMA;
+                     f == CPU_FEATURE_FMA || f == CPU_FEATURE_F16C;
     if (on && needs_avx && !(enabled(m, CPUID_1_ECX) & ECX1_AVX)) {
       snprintf(why, sizeof why, "--cpu: '%.*s' needs avx", (int)len, item);
       return why;

@@ -25,11 +25,12 @@ typedef struct CpuModel {
 
 /* Preview features: implemented in part, so CPUID leaves them out unless --cpu asks for
  * them ("+avx"); their instructions not yet written stay unimplemented (SIGILL with a
- * message), never a wrong answer. AVX (CPUID.1:ECX bit 28), and FMA (CPUID.1:ECX bit 12),
- * AVX2 (CPUID.7:EBX bit 5), VAES and VPCLMULQDQ (CPUID.7:ECX bits 9, 10), which need AVX,
+ * message), never a wrong answer. AVX (CPUID.1:ECX bit 28), and FMA and F16C (CPUID.1:ECX
+ * bits 12, 29), AVX2 (CPUID.7:EBX bit 5), VAES and VPCLMULQDQ (CPUID.7:ECX bits 9, 10),
+ * which need AVX,
  * while the VEX forms are written. */
 static const uint32_t cpuid_preview[CPUID_WORDS] = {
-    [CPUID_1_ECX] = 1u << 28 | 1u << 12, [CPUID_7_EBX] = 1u << 5, [CPUID_7_ECX] = 3u << 9};
+    [CPUID_1_ECX] = 1u << 28 | 1u << 12 | 1u << 29, [CPUID_7_EBX] = 1u << 5, [CPUID_7_ECX] = 3u << 9};
 
 CpuidRegs cpuid_query(const CpuModel *m, uint32_t leaf, uint32_t subleaf);
 
@@ -66,6 +67,7 @@ typedef enum CpuFeature {
   CPU_FEATURE_XSAVE = CPUID_1_ECX * 32 + 26,
   CPU_FEATURE_OSXSAVE = CPUID_1_ECX * 32 + 27,
   CPU_FEATURE_AVX = CPUID_1_ECX * 32 + 28,
+  CPU_FEATURE_F16C = CPUID_1_ECX * 32 + 29,
   CPU_FEATURE_XSAVEOPT = CPUID_D1_EAX * 32 + 0,
   CPU_FEATURE_XSAVEC = CPUID_D1_EAX * 32 + 1,
   CPU_FEATURE_BMI1 = CPUID_7_EBX * 32 + 3,

@@ -56,6 +56,16 @@ void op_vmaskmov_load_256_m(Cpu *c, const Insn *in);
 void op_vmaskmov_store_m(Cpu *c, const Insn *in);
 void op_vmaskmov_store_256_m(Cpu *c, const Insn *in);
 
+/* f16c.c: VCVTPH2PS (source ModRM.rm), VCVTPS2PH (source ModRM.reg, destination rm) */
+void op_vcvtph2ps(Cpu *c, const Insn *in);
+void op_vcvtph2ps_m(Cpu *c, const Insn *in);
+void op_vcvtph2ps_256(Cpu *c, const Insn *in);
+void op_vcvtph2ps_256_m(Cpu *c, const Insn *in);
+void op_vcvtps2ph(Cpu *c, const Insn *in);
+void op_vcvtps2ph_m(Cpu *c, const Insn *in);
+void op_vcvtps2ph_256(Cpu *c, const Insn *in);
+void op_vcvtps2ph_256_m(Cpu *c, const Insn *in);
+
 /* fma.c: in->op = order << 4 | kind, in->aux = shape (sse_fp.h) */
 void op_vfma(Cpu *c, const Insn *in);
 void op_vfma_m(Cpu *c, const Insn *in);

@@ -56,6 +56,12 @@ enum FmaOrder { FMA_132, FMA_213, FMA_231 };
 uint32_t soft_fma(enum FpShape sh, enum FmaKind kind, enum FmaOrder order, Xmm *a, const Xmm *b,
                   const Xmm *c, uint32_t mxcsr);
 
+/* F16C: VCVTPH2PS of the four halves in the low quadword of s into d's four floats;
+ * VCVTPS2PH of s's four floats into d's low quadword (the rest zero), rounded as imm8
+ * says (bit 2: MXCSR's rounding, else bits 1:0). */
+uint32_t soft_cvtph2ps(Xmm *d, const Xmm *s, uint32_t mxcsr);
+uint32_t soft_cvtps2ph(Xmm *d, const Xmm *s, unsigned imm, uint32_t mxcsr);
+
 /* HOST_OR_SOFT(c, h, s): the host expression where a host tier exists and c's machine
  * chose it. The host expression is not even compiled on other hosts. */
 #ifdef __x86_64__

@@ -504,3 +504,67 @@ uint32_t soft_fma(enum FpShape sh, enum FmaKind kind, enum FmaOrder order, Xmm *
   }
   return fl;
 }
+
+/* ---- F16C: half-precision conversions, through the C compiler's _Float16 ---- */
+
+static float half_to_float(uint16_t h) {
+  _Float16 x;
+  memcpy(&x, &h, 2);
+  return (float)x;
+}
+
+uint32_t soft_cvtph2ps(Xmm *d, const Xmm *s, uint32_t mx) {
+  (void)mx; /* exact, DAZ does not apply (measured) */
+  uint32_t fl = 0;
+  Xmm r;
+  for (unsigned i = 0; i < 4; i++) {
+    uint16_t h = s->w[i];
+    if ((h & 0x7C00) == 0x7C00 && (h & 0x3FF)) { /* NaN: quieted, its payload kept */
+      if (!(h & 0x200)) fl |= MXCSR_IE;
+      r.d[i] = (uint32_t)(h & 0x8000) << 16 | 0x7FC00000u | (uint32_t)(h & 0x1FF) << 13;
+    } else {
+      r.d[i] = f2u(half_to_float(h));
+    }
+  }
+  *d = r;
+  return fl;
+}
+
+/* x86's tininess for a half result that rounded to the smallest normal (as
+ * tiny_after_rounding does for floats): the conversion redone scaled by 2^16. */
+static bool half_tiny_after_rounding(uint32_t u, uint32_t mx) {
+  HostFp h = host_begin(mx);
+  volatile float x = u2f(u) * 0x1p16f;
+  volatile _Float16 z = (_Float16)x;
+  bool tiny = (float)z < 0x1p2f && (float)z > -0x1p2f;
+  host_end(h);
+  return tiny;
+}
+
+uint32_t soft_cvtps2ph(Xmm *d, const Xmm *s, unsigned imm, uint32_t mx) {
+  if (!(imm & 4)) mx = (mx & ~(uint32_t)MXCSR_RC) | (imm & 3) << MXCSR_RC_SHIFT;
+  uint32_t fl = 0;
+  Xmm r = {.q = {0, 0}};
+  for (unsigned i = 0; i < 4; i++) {
+    uint32_t u = (uint32_t)daz(&F32, s->d[i], mx);
+    if (is_nan(&F32, u)) {
+      if (is_snan(&F32, u)) fl |= MXCSR_IE;
+      r.w[i] = (uint16_t)((u >> 16 & 0x8000) | 0x7E00 | (u >> 13 & 0x1FF));
+      continue;
+    }
+    if (is_denormal(&F32, u)) fl |= MXCSR_DE;
+    uint32_t raised = 0;
+    HostFp h = host_begin(mx);
+    volatile float x = u2f(u);
+    volatile _Float16 z = (_Float16)x;
+    raised = host_end(h);
+    uint16_t bits;
+    memcpy(&bits, (const void *)&z, 2);
+    if ((raised & MXCSR_UE) && (bits & 0x7FFF) == 0x0400 && !half_tiny_after_rounding(u, mx))
+      raised &= ~(uint32_t)MXCSR_UE;
+    fl |= raised;
+    r.w[i] = bits;
+  }
+  *d = r;
+  return fl;
+}

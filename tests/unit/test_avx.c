@@ -235,6 +235,12 @@ static const Form estimate_forms[] = {
   V2("vrcpss", 0xF3, 0x53, .vals = VAL_F32), V2("vrsqrtss", 0xF3, 0x52, .vals = VAL_F32),
 };
 
+/* F16C */
+static const Form f16c_forms[] = {
+  V2("vcvtph2ps", 0x66, 0x38, OP2(0x13), .vex_nv = 1),
+  V2("vcvtps2ph", 0x66, 0x3A, OP2(0x1D), .imm8 = 1, .vals = VAL_F32, .vex_nv = 1),
+};
+
 /* FMA3: every kind, order and shape (the scalar ones with VEX.L 0 and 1) */
 static const Form fma_forms[] = {
   V2("vfmaddsub132ps", 0x66, 0x38, OP2(0x96), .vals = VAL_F32), V2("vfmaddsub132pd", 0x66, 0x38, OP2(0x96), .vals = VAL_F64, .rexw = 1),
@@ -276,9 +282,10 @@ static const Form fma_forms[] = {
 static bool host_is_oracle;
 static int setup(void **state) {
   (void)state;
-  host_is_oracle = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  host_is_oracle = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+                   __builtin_cpu_supports("f16c");
   harness_avx = host_is_oracle;
-  return cpuid_apply_option(&test_machine()->model, "+avx,+avx2,+fma") ? -1 : 0;
+  return cpuid_apply_option(&test_machine()->model, "+avx,+avx2,+fma,+f16c") ? -1 : 0;
 }
 #define NEEDS_HOST_AVX2()         \
   do {                            \
@@ -314,8 +321,8 @@ static void test_avx_float_forms_match_host(void **state) {
   assert_int_equal(bad, 0);
 }
 
-/* FMA3 through both tiers (the host tier runs the host's own FMA instructions), with
- * unmasked exceptions too. */
+/* FMA3 and F16C through both tiers (the host tier runs the host's own instructions),
+ * with unmasked exceptions too. */
 static void test_avx_fma_forms_match_host(void **state) {
   NEEDS_HOST_AVX2();
   static const enum FpTier tiers[] = {FP_TIER_HOST, FP_TIER_PORTABLE};
@@ -324,6 +331,8 @@ static void test_avx_fma_forms_match_host(void **state) {
     test_machine()->fp_tier = tiers[t];
     bad += run_forms(fma_forms, COUNT(fma_forms), 0, NULL);
     bad += run_forms(fma_forms, COUNT(fma_forms), MXCSR_IE | MXCSR_DE | MXCSR_ZE | MXCSR_PE, NULL);
+    bad += run_forms(f16c_forms, COUNT(f16c_forms), 0, NULL);
+    bad += run_forms(f16c_forms, COUNT(f16c_forms), MXCSR_IE | MXCSR_DE | MXCSR_ZE | MXCSR_PE, NULL);
   }
   test_machine()->fp_tier = FP_TIER_HOST;
   assert_int_equal(bad, 0);
@@ -387,7 +396,7 @@ static void test_avx_cpu_options_make_forms_undefined(void **state) {
   assert_non_null(cpuid_apply_option(m, "+avx2")); /* needs avx */
   cpuid_reset_features(m);
   assert_false(decodes(vaddps_ymm, 4));
-  assert_null(cpuid_apply_option(m, "+avx,+avx2,+fma"));
+  assert_null(cpuid_apply_option(m, "+avx,+avx2,+fma,+f16c"));
 }
 
 int main(void) {
