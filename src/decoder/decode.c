@@ -221,6 +221,15 @@ static bool conditions_hold(unsigned attrs, const DecodeCtx *d) {
   return true;
 }
 
+/* A VSIB operand (the gathers): memory with a SIB byte, and the destination, the index
+ * vector and the mask (VEX.vvvv) three different registers. */
+static bool vsib_fits(const DecodeCtx *d, uint8_t modrm) {
+  if ((modrm >> 6) == 3 || (modrm & 7) != 4 || d->modrm_at + 1 >= d->len) return false;
+  unsigned reg = (modrm >> 3 & 7) | (d->rex_r ? 8 : 0);
+  unsigned index = (d->bytes[d->modrm_at + 1] >> 3 & 7) | (d->rex_x ? 8 : 0);
+  return reg != index && reg != d->vvvv && index != d->vvvv;
+}
+
 /* The first row of the instruction's map that fits its encoding, or NULL (#UD);
  * *lock_refused says whether that is because of a LOCK prefix the row does not take. */
 static const Form *find_form(const Decoder *dec, const DecodeCtx *d, bool *lock_refused) {
@@ -234,6 +243,7 @@ static const Form *find_form(const Decoder *dec, const DecodeCtx *d, bool *lock_
     if (uses_modrm && !d->has_modrm_byte) continue;
     if ((modrm & f->modrm_mask) != f->modrm) continue;
     if (!(uses_modrm && mem ? f->mem : f->reg)) continue;
+    if (f->shape == S_VSIB && !vsib_fits(d, modrm)) continue;
     if (!(f->attrs & A_VEX) != !d->vex) continue; /* VEX rows for VEX encodings only */
     if (!conditions_hold(f->attrs, d)) continue;
     if (f->feature != BASE && !cpu_feature_enabled(d->model, (CpuFeature)f->feature)) continue;

@@ -82,7 +82,7 @@ uint64_t decode_imm(const DecodeCtx *d, unsigned n, unsigned after) {
 bool shape_has_modrm(unsigned s) {
   switch (s) {
   case S_MODRM: case S_MODRM_EB: case S_MODRM_IB: case S_MODRM_UB: case S_MODRM_1:
-  case S_MODRM_IZ: case S_MASKMOV: case S_X87: case S_MODRM_R:
+  case S_MODRM_IZ: case S_MASKMOV: case S_X87: case S_MODRM_R: case S_VSIB:
     return true;
   default:
     return false;
@@ -118,7 +118,7 @@ unsigned shape_length(const DecodeCtx *d, const Form *f) {
   case S_IZ: case S_ACC_IZ: imm = iz(osz); break;
   case S_OPREG_IMM: imm = osz; break;
   case S_MOFFS: imm = d->p67 ? 4 : 8; break;
-  case S_MODRM: case S_MODRM_EB: case S_MODRM_1: case S_MASKMOV: case S_X87: imm = 0; break;
+  case S_MODRM: case S_MODRM_EB: case S_MODRM_1: case S_MASKMOV: case S_X87: case S_VSIB: imm = 0; break;
   case S_MODRM_IB: case S_MODRM_UB: imm = 1; break;
   case S_MODRM_IZ: imm = iz(osz); break;
   case S_MODRM_R:
@@ -173,6 +173,9 @@ void decode_operands(DecodeCtx *d, Insn *in, const Form *f) {
   case S_ENTER: /* iw, ib: Capstone sign-extends these wrongly; read the bytes */
     in->imm = decode_imm(d, 2, 1) & 0xffff;
     in->aux = (uint8_t)decode_imm(d, 1, 0);
+    break;
+  case S_VSIB: /* SIB index 100 is a register here too */
+    in->index = (uint8_t)((d->bytes[d->modrm_at + 1] >> 3 & 7) | (d->rex_x ? 8 : 0));
     break;
   case S_MASKMOV:
     in->base = RDI;

@@ -73,6 +73,9 @@ enum {
   S_X87,       /* ModRM; a register rm is ST(i), untouched by REX */
   S_MODRM_R,   /* ModRM whose mod the CPU ignores: rm is always a register (MOV to and
                   from control and debug registers), so no SIB or displacement follows */
+  S_VSIB,      /* a memory ModRM with a SIB whose index is a vector register (the AVX2
+                  gathers): Insn.index is its number; register forms, a missing SIB, or
+                  the destination, index and VEX.vvvv not all different are #UD */
   SHAPES
 };
 

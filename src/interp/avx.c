@@ -460,3 +460,49 @@ void op_vmaskmov_store_256_m(Cpu *c, const Insn *in) {
   maskmov_store(c, in, true);
   DISPATCH_NEXT(c, in);
 }
+
+/* ---- AVX2 gathers (VEX.66.0F38 90..93): element i of the destination (ModRM.reg) from
+ * base + disp + index element i << scale (the SIB index is a vector register) where the
+ * top bit of mask element i (VEX.vvvv) is set. in->op: the index size (4 or 8); in->osz:
+ * the element size (VEX.W). The elements go in order, each clearing its mask element
+ * whether it loads or not, so that a fault leaves the ones before it done and the
+ * instruction restarts from there (measured); once all are done the bits above them in
+ * the destination and the whole mask are zero. ---- */
+
+static void element_put(Cpu *c, unsigned reg, unsigned at, uint64_t v, unsigned size) {
+  uint8_t *p = at < 16 ? c->xmm[reg].b + at : c->ymmh[reg].b + at - 16;
+  memcpy(p, &v, size);
+}
+
+static void gather(Cpu *c, const Insn *in, bool wide) {
+  unsigned isz = in->op, esz = in->osz, n = (wide ? 32 : 16) / (isz > esz ? isz : esz);
+  Ymm index = ymm_of(c, in->index), mask = ymm_of(c, in->vreg);
+  const uint8_t *m = (const uint8_t *)&mask, *x = (const uint8_t *)&index;
+  for (unsigned i = 0; i < n; i++) {
+    if (m[i * esz + esz - 1] & 0x80) {
+      int64_t ix;
+      if (isz == 4) {
+        int32_t v;
+        memcpy(&v, x + 4 * i, 4);
+        ix = v;
+      } else {
+        memcpy(&ix, x + 8 * i, 8);
+      }
+      uint64_t a = (uint64_t)in->disp + c->r[in->base] + ((uint64_t)ix << in->scale);
+      if (in->addr32 || in->seg != SEG_NONE) a = ea_adjust(c, in, a);
+      element_put(c, in->reg, i * esz, esz == 4 ? ld32(a) : ld64(a), esz);
+    }
+    element_put(c, in->vreg, i * esz, 0, esz);
+  }
+  for (unsigned at = n * esz; at < 32; at += 8) element_put(c, in->reg, at, 0, 8);
+  memset(&c->xmm[in->vreg], 0, sizeof(Xmm));
+  memset(&c->ymmh[in->vreg], 0, sizeof(Xmm));
+}
+void op_vgather_m(Cpu *c, const Insn *in) {
+  gather(c, in, false);
+  DISPATCH_NEXT(c, in);
+}
+void op_vgather_256_m(Cpu *c, const Insn *in) {
+  gather(c, in, true);
+  DISPATCH_NEXT(c, in);
+}

@@ -55,6 +55,8 @@ void op_vmaskmov_load_m(Cpu *c, const Insn *in); /* in->op: element size */
 void op_vmaskmov_load_256_m(Cpu *c, const Insn *in);
 void op_vmaskmov_store_m(Cpu *c, const Insn *in);
 void op_vmaskmov_store_256_m(Cpu *c, const Insn *in);
+void op_vgather_m(Cpu *c, const Insn *in);     /* in->op: index size; osz: element */
+void op_vgather_256_m(Cpu *c, const Insn *in);
 
 /* f16c.c: VCVTPH2PS (source ModRM.rm), VCVTPS2PH (source ModRM.reg, destination rm) */
 void op_vcvtph2ps(Cpu *c, const Insn *in);

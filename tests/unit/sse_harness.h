@@ -214,6 +214,15 @@ static void emit_epilogue(Emitter *e) {
  * signal frame) and go back to native_run. */
 static void native_on_signal(int sig, siginfo_t *si, void *ucv) {
   if (!native_active) {
+    if (fault_landing) { /* the interpreter's access of guest memory (emu_run) */
+      fault_addr = (uint64_t)(uintptr_t)si->si_addr;
+      fault_code = si->si_code;
+      sigset_t unblock; /* emu_run's landing keeps the mask it finds */
+      sigemptyset(&unblock);
+      sigaddset(&unblock, sig);
+      sigprocmask(SIG_UNBLOCK, &unblock, NULL);
+      siglongjmp(*fault_landing, sig);
+    }
     signal(sig, SIG_DFL);
     return;
   }
@@ -356,8 +365,11 @@ static Outcome emu_run(MachineState *s, const uint8_t *insn, unsigned len) {
   c->rip = rip;
   int r = sigsetjmp(c->fault_jmp, 0);
   if (r == 0) {
+    fault_landing = &c->fault_jmp; /* a host fault in a guest access lands here */
     in.fn(c, &in);
+    fault_landing = NULL;
   } else {
+    fault_landing = NULL;
     o.sig = r < 0 ? -r : r;
     o.code = fault_code;
     o.addr = fault_addr;

@@ -370,6 +370,71 @@ static void test_avx_vzeroupper_and_vzeroall_match_host(void **state) {
   assert_int_equal(bad, 0);
 }
 
+/* ---- gathers: VSIB operands built here (make_case knows no vector index) ---- */
+
+/* Two pages, the second inaccessible: the gathered elements come from the first, or, in
+ * the fault cases, some of them from the second. */
+static uint8_t *gather_pages;
+
+/* One random case of the gather at opcode opc with VEX.W w and VEX.L l; true if the
+ * interpreter ends where the host does (registers, partly done elements and the fault). */
+static bool gather_case(uint8_t opc, bool w, bool l, bool fault) {
+  unsigned isz = opc & 1 ? 8 : 4, esz = w ? 8 : 4, n = (l ? 32 : 16) / (isz > esz ? isz : esz);
+  MachineState before;
+  uint8_t unused[16];
+  static const Form any = VX("registers", 0, 0x10, 1, .vex_nv = 1);
+  (void)make_case(&any, &before, 0, unused);
+  unsigned dest = rnd_below(16), index, mask, base, scale = rnd_below(4);
+  do index = rnd_below(16); while (index == dest);
+  do mask = rnd_below(16); while (mask == dest || mask == index);
+  do base = rnd_below(16); while (base == RSP);
+  int8_t disp = (int8_t)rnd();
+  uint8_t *mid = gather_pages + 2048;
+  before.r[base] = (uint64_t)(uintptr_t)mid - (uint64_t)(int64_t)disp;
+  uint8_t *x = (uint8_t *)&before.xmm[index], *xh = (uint8_t *)&before.ymmh[index];
+  for (unsigned i = 0; i < n; i++) { /* offsets from mid, element-aligned or not */
+    int64_t off = (int64_t)rnd_below(2048 - 8) - 2040;
+    if (rnd_below(2)) off = -off - 8;
+    if (fault && rnd_below(3) == 0) off = 2048 + (int64_t)rnd_below(64); /* the second page */
+    int64_t ix = off >> scale;
+    uint8_t *at = i * isz < 16 ? x + i * isz : xh + i * isz - 16;
+    memcpy(at, &ix, isz);
+  }
+  uint8_t *m = (uint8_t *)&before.xmm[mask], *mh = (uint8_t *)&before.ymmh[mask];
+  for (unsigned i = 0; i < n; i++) {
+    uint8_t *top = i * esz + esz - 1 < 16 ? m + i * esz + esz - 1 : mh + i * esz + esz - 1 - 16;
+    *top = (uint8_t)((*top & 0x7F) | (rnd_below(4) ? 0x80 : 0));
+  }
+  uint8_t insn[8] = {0xC4, (uint8_t)((dest < 8) << 7 | (index < 8) << 6 | (base < 8) << 5 | 2),
+                     (uint8_t)(w << 7 | (~mask & 15) << 3 | l << 2 | 1), opc,
+                     (uint8_t)(0x44 | (dest & 7) << 3), (uint8_t)(scale << 6 | (index & 7) << 3 | (base & 7)),
+                     (uint8_t)disp};
+  MachineState nat = before, emu = before;
+  Outcome on = native_run(&nat, insn, 7), oe = emu_run(&emu, insn, 7);
+  bool ok = states_match(&nat, &on, &emu, &oe, NULL, NULL, 0, F_ARITH | F_DF);
+  if (!ok) print_bytes("differs", insn, 7);
+  return ok;
+}
+
+/* Every gather, both lengths and element sizes, from mapped memory and with elements on
+ * an inaccessible page (the fault after the elements before it, as the CPU leaves it). */
+static void test_avx_gathers_match_host(void **state) {
+  NEEDS_HOST_AVX2();
+  harness_begin();
+  if (!gather_pages) {
+    gather_pages = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(gather_pages != MAP_FAILED);
+    for (unsigned i = 0; i < 4096; i++) gather_pages[i] = (uint8_t)rnd();
+    assert_int_equal(mprotect(gather_pages + 4096, 4096, PROT_NONE), 0);
+  }
+  unsigned bad = 0, cases = diff_iterations() / 10;
+  for (uint8_t opc = 0x90; opc <= 0x93; opc++)
+    for (unsigned form = 0; form < 4; form++)
+      for (unsigned it = 0; it < cases && bad < 5; it++)
+        bad += !gather_case(opc, form & 1, form >> 1, it & 1);
+  assert_int_equal(bad, 0);
+}
+
 static bool decodes(const uint8_t *bytes, unsigned len) {
   Insn in;
   uint64_t fault_at = 0;
@@ -387,6 +452,14 @@ static void test_avx_cpu_options_make_forms_undefined(void **state) {
   CpuModel *m = &test_machine()->model;
   assert_true(decodes(vpaddd_xmm, 4) && decodes(vpaddd_ymm, 4) && decodes(vaddps_ymm, 4));
   assert_false(decodes(vmovups_vvvv, 4));
+  /* VPGATHERDD xmm1, [rax + xmm2*1], xmm3; then with the index xmm1 (the destination),
+   * with the mask xmm2 (the index), and with no SIB: #UD */
+  static const uint8_t gather_ok[] = {0xC4, 0xE2, 0x61, 0x90, 0x0C, 0x10},
+                       gather_dest_index[] = {0xC4, 0xE2, 0x61, 0x90, 0x0C, 0x08},
+                       gather_mask_index[] = {0xC4, 0xE2, 0x69, 0x90, 0x0C, 0x10},
+                       gather_no_sib[] = {0xC4, 0xE2, 0x61, 0x90, 0x08};
+  assert_true(decodes(gather_ok, 6));
+  assert_false(decodes(gather_dest_index, 6) || decodes(gather_mask_index, 6) || decodes(gather_no_sib, 5));
   assert_null(cpuid_apply_option(m, "-avx2"));
   assert_true(decodes(vpaddd_xmm, 4) && decodes(vaddps_ymm, 4) && decodes(vzeroupper, 3));
   assert_false(decodes(vpaddd_ymm, 4));
@@ -407,6 +480,7 @@ int main(void) {
     cmocka_unit_test(test_avx_fma_forms_match_host),
     cmocka_unit_test(test_avx_misaligned_operands_fault_like_host),
     cmocka_unit_test(test_avx_vzeroupper_and_vzeroall_match_host),
+    cmocka_unit_test(test_avx_gathers_match_host),
     cmocka_unit_test(test_avx_cpu_options_make_forms_undefined),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
