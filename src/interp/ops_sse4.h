@@ -85,5 +85,6 @@ SSE_DECLARE_RM(crc32)
  * in->osz 8. */
 SSE_DECLARE_RM(pcmpestri) SSE_DECLARE_RM(pcmpestrm)
 SSE_DECLARE_RM(pcmpistri) SSE_DECLARE_RM(pcmpistrm)
+SSE_DECLARE_RM(vpcmpestrm) SSE_DECLARE_RM(vpcmpistrm) /* VEX.128: YMM0's upper half cleared */
 
 #endif

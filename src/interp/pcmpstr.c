@@ -118,6 +118,12 @@ static void output_mask(Cpu *c, unsigned res, unsigned imm) {
   c->xmm[0] = m;
 }
 
+/* The VEX.128 M forms (VPCMPESTRM, VPCMPISTRM): and YMM0's upper half cleared. */
+static void output_mask_vex(Cpu *c, unsigned res, unsigned imm) {
+  output_mask(c, res, imm);
+  c->ymmh[0] = (Xmm){.q = {0, 0}};
+}
+
 static unsigned explicit_compare(Cpu *c, const Insn *in, const Xmm *b) {
   unsigned imm = (unsigned)in->imm;
   unsigned la = explicit_length(c->r[RAX], in->osz, imm);
@@ -150,3 +156,6 @@ PCMPSTR(pcmpestrm, explicit_compare, output_mask)
 /* 66 0F 3A 63, 62 */
 PCMPSTR(pcmpistri, implicit_compare, output_index)
 PCMPSTR(pcmpistrm, implicit_compare, output_mask)
+/* VEX.128 66 0F 3A 60, 62 (the I forms are the SSE handlers) */
+PCMPSTR(vpcmpestrm, explicit_compare, output_mask_vex)
+PCMPSTR(vpcmpistrm, implicit_compare, output_mask_vex)

@@ -133,6 +133,12 @@ static const Form int_forms[] = {
   VX("vpextrd", 0x66, 0x3A, 0, OP2(0x16), .imm8 = 1, .rm_gpr = 1, .vex_nv = 1),
   VX("vpextrq", 0x66, 0x3A, 0, OP2(0x16), .imm8 = 1, .rm_gpr = 1, .vex_nv = 1, .rexw = 1),
   VX("vextractps", 0x66, 0x3A, 0, OP2(0x17), .imm8 = 1, .rm_gpr = 1, .vex_nv = 1),
+  /* string compares (VEX.128; the M forms clear YMM0's upper half) */
+  VX("vpcmpestri", 0x66, 0x3A, 0, OP2(0x61), .imm8 = 1, .vex_nv = 1, .avoid_gprs = 1u << RAX | 1u << RDX),
+  VX("vpcmpestri W1", 0x66, 0x3A, 0, OP2(0x61), .imm8 = 1, .vex_nv = 1, .rexw = 1, .avoid_gprs = 1u << RAX | 1u << RDX),
+  VX("vpcmpestrm", 0x66, 0x3A, 0, OP2(0x60), .imm8 = 1, .vex_nv = 1, .avoid_gprs = 1u << RAX | 1u << RDX),
+  VX("vpcmpistri", 0x66, 0x3A, 0, OP2(0x63), .imm8 = 1, .vex_nv = 1),
+  VX("vpcmpistrm", 0x66, 0x3A, 0, OP2(0x62), .imm8 = 1, .vex_nv = 1),
 };
 
 static const Form move_forms[] = {
