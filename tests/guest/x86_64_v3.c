@@ -2,7 +2,7 @@
  * vectorizes its loops with AVX2 and contracts a * b + c into FMA: float and double
  * reductions, integer min/max/select, widening and narrowing, a byte histogram,
  * conversions, libm (whose FMA variants glibc picks) and the AVX2 string functions. Run
- * * under --cpu=+avx,+avx2,+fma,+f16c, it must print what it prints natively. */
+ * under --cpu=+avx,+avx2,+fma,+f16c, it must print what it prints natively. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
