@@ -7,9 +7,16 @@
 #include "sse_operand.h"
 
 #ifdef __x86_64__
+#include <cpuid.h>
+
+/* F16C is CPUID.1:ECX bit 29 (not every compiler's __builtin_cpu_supports knows it), and
+ * usable where the OS keeps AVX state. */
 static bool host_has_f16c(void) {
   static int has = -1;
-  if (has < 0) has = __builtin_cpu_supports("f16c");
+  if (has < 0) {
+    unsigned a, b, c, d;
+    has = __builtin_cpu_supports("avx") && __get_cpuid(1, &a, &b, &c, &d) && (c >> 29 & 1);
+  }
   return has;
 }
 

@@ -505,12 +505,20 @@ uint32_t soft_fma(enum FpShape sh, enum FmaKind kind, enum FmaOrder order, Xmm *
   return fl;
 }
 
-/* ---- F16C: half-precision conversions, through the C compiler's _Float16 ---- */
+/* ---- F16C: half-precision conversions, written out in integers (not every compiler
+ * has _Float16 on every host) ---- */
 
-static float half_to_float(uint16_t h) {
-  _Float16 x;
-  memcpy(&x, &h, 2);
-  return (float)x;
+/* A half's bits as a float's (exact); NaNs are handled by the caller. */
+static uint32_t half_to_float_bits(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000) << 16, e = h >> 10 & 31, m = h & 0x3FF;
+  if (e == 31) return sign | 0x7F800000u | m << 13;
+  if (e == 0) {
+    if (!m) return sign;
+    int k = 1; /* a denormal: normalize its significand */
+    while (!(m & 0x400)) m <<= 1, k--;
+    return sign | (uint32_t)(k + 112) << 23 | (m & 0x3FF) << 13;
+  }
+  return sign | (e + 112) << 23 | m << 13;
 }
 
 uint32_t soft_cvtph2ps(Xmm *d, const Xmm *s, uint32_t mx) {
@@ -523,26 +531,62 @@ uint32_t soft_cvtph2ps(Xmm *d, const Xmm *s, uint32_t mx) {
       if (!(h & 0x200)) fl |= MXCSR_IE;
       r.d[i] = (uint32_t)(h & 0x8000) << 16 | 0x7FC00000u | (uint32_t)(h & 0x1FF) << 13;
     } else {
-      r.d[i] = f2u(half_to_float(h));
+      r.d[i] = half_to_float_bits(h);
     }
   }
   *d = r;
   return fl;
 }
 
-/* x86's tininess for a half result that rounded to the smallest normal (as
- * tiny_after_rounding does for floats): the conversion redone scaled by 2^16. */
-static bool half_tiny_after_rounding(uint32_t u, uint32_t mx) {
-  HostFp h = host_begin(mx);
-  volatile float x = u2f(u) * 0x1p16f;
-  volatile _Float16 z = (_Float16)x;
-  bool tiny = (float)z < 0x1p2f && (float)z > -0x1p2f;
-  host_end(h);
-  return tiny;
+/* sig >> shift rounded by MXCSR rounding rc for a number of sign neg; *inexact is set
+ * when bits were dropped. */
+static uint64_t round_shift(uint64_t sig, int shift, bool neg, unsigned rc, bool *inexact) {
+  if (shift <= 0) return sig << -shift;
+  uint64_t kept = shift >= 64 ? 0 : sig >> shift;
+  uint64_t rem = shift >= 64 ? sig : sig & ((1ull << shift) - 1);
+  uint64_t half = shift > 64 ? ~0ull : 1ull << (shift - 1);
+  if (rem) *inexact = true;
+  switch (rc) {
+  case 0: if (rem > half || (rem == half && (kept & 1))) kept++; break; /* nearest, even */
+  case 1: if (rem && neg) kept++; break;                                 /* down */
+  case 2: if (rem && !neg) kept++; break;                                /* up */
+  default: break;                                                        /* toward zero */
+  }
+  return kept;
+}
+
+/* A float's bits (not NaN; DAZ applied) as a half's, rounded by rc; the flags the
+ * conversion raises (PE, OE, UE as x86 reports them: tiny after rounding). */
+static uint16_t float_to_half(uint32_t u, unsigned rc, uint32_t *fl) {
+  uint16_t sign = (uint16_t)(u >> 16 & 0x8000);
+  bool neg = sign != 0;
+  uint32_t e = u >> 23 & 0xFF, m = u & 0x7FFFFF;
+  if (e == 0xFF) return sign | 0x7C00;
+  if (e == 0 && m == 0) return sign;
+  uint64_t sig = e ? (m | 0x800000) : m;
+  int exp = (int)(e ? e : 1) - 150;               /* value = sig * 2^exp */
+  int top = 63 - __builtin_clzll(sig) + exp;       /* floor(log2(value)) */
+  int q = top - 10 < -24 ? -24 : top - 10;         /* the half's quantum */
+  bool inexact = false;
+  uint64_t kept = round_shift(sig, q - exp, neg, rc, &inexact);
+  if (kept >= 2048) kept >>= 1, q++;               /* rounded up to the next binade */
+  if (top <= -15) { /* tiny unless 11 bits with an unbounded exponent round up to 2^-14 */
+    bool ignored = false;
+    bool tiny = top < -15 || round_shift(sig, top - 10 - exp, neg, rc, &ignored) < 2048;
+    if (tiny && inexact) *fl |= MXCSR_UE;
+  }
+  if (inexact) *fl |= MXCSR_PE;
+  if (kept >= 1024 && q + 25 >= 31) { /* overflow: infinity, or the largest finite */
+    *fl |= MXCSR_OE | MXCSR_PE;
+    bool to_inf = rc == 0 || (rc == 1 && neg) || (rc == 2 && !neg);
+    return sign | (to_inf ? 0x7C00 : 0x7BFF);
+  }
+  if (kept < 1024) return sign | (uint16_t)kept;   /* a denormal half */
+  return sign | (uint16_t)((q + 25) << 10 | (kept - 1024));
 }
 
 uint32_t soft_cvtps2ph(Xmm *d, const Xmm *s, unsigned imm, uint32_t mx) {
-  if (!(imm & 4)) mx = (mx & ~(uint32_t)MXCSR_RC) | (imm & 3) << MXCSR_RC_SHIFT;
+  unsigned rc = imm & 4 ? (mx & MXCSR_RC) >> MXCSR_RC_SHIFT : imm & 3;
   uint32_t fl = 0;
   Xmm r = {.q = {0, 0}};
   for (unsigned i = 0; i < 4; i++) {
@@ -553,17 +597,7 @@ uint32_t soft_cvtps2ph(Xmm *d, const Xmm *s, unsigned imm, uint32_t mx) {
       continue;
     }
     if (is_denormal(&F32, u)) fl |= MXCSR_DE;
-    uint32_t raised = 0;
-    HostFp h = host_begin(mx);
-    volatile float x = u2f(u);
-    volatile _Float16 z = (_Float16)x;
-    raised = host_end(h);
-    uint16_t bits;
-    memcpy(&bits, (const void *)&z, 2);
-    if ((raised & MXCSR_UE) && (bits & 0x7FFF) == 0x0400 && !half_tiny_after_rounding(u, mx))
-      raised &= ~(uint32_t)MXCSR_UE;
-    fl |= raised;
-    r.w[i] = bits;
+    r.w[i] = float_to_half(u, rc, &fl);
   }
   *d = r;
   return fl;
