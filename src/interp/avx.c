@@ -1,7 +1,7 @@
 /* avx.c: the AVX and AVX2 instructions that are no VEX form of an SSE body, or whose
- * VEX.256 form crosses lanes: VMOVD/VMOVQ, VPMOVMSKB, VPTEST, broadcasts, 128-bit inserts,
+ * VEX.256 form crosses lanes: VMOVD/VMOVQ, VPMOVMSKB, broadcasts, 128-bit inserts,
  * extracts and permutes, the qword and dword permutes (VPERMQ, VPERMD), blends, AVX2's
- * variable shifts, VPMOVSX/ZX into YMM, VMOVMSKPS/PD, VTESTPS/PD, VPERMILPS/PD, VSHUFPD,
+ * variable shifts, VPMOVSX/ZX into YMM, VMOVMSKPS/PD, VPTEST/VTESTPS/PD, VPERMILPS/PD, VSHUFPD,
  * the half moves and the masked moves. */
 #include <string.h>
 
@@ -79,38 +79,6 @@ void op_vpmovmskb_256(Cpu *c, const Insn *in) {
   DISPATCH_NEXT(c, in);
 }
 
-/* VEX.66.0F38 17: VPTEST xmm/ymm, xmm/m128/ymm/m256 (no vvvv): ZF if d AND s is zero,
- * CF if (NOT d) AND s is zero, the other arithmetic flags cleared. */
-static void ptest_flags(Cpu *c, const Xmm *d, const Xmm *s, unsigned n) {
-  uint64_t and = 0, andn = 0;
-  for (unsigned i = 0; i < n; i++) {
-    and |= (d[i].q[0] & s[i].q[0]) | (d[i].q[1] & s[i].q[1]);
-    andn |= (~d[i].q[0] & s[i].q[0]) | (~d[i].q[1] & s[i].q[1]);
-  }
-  flags_set(c, (flags_get(c) & ~(uint64_t)F_ARITH) | (and ? 0 : F_ZF) | (andn ? 0 : F_CF));
-}
-void op_vptest(Cpu *c, const Insn *in) {
-  ptest_flags(c, &c->xmm[in->reg], &c->xmm[in->rm], 1);
-  DISPATCH_NEXT(c, in);
-}
-void op_vptest_m(Cpu *c, const Insn *in) {
-  Xmm s;
-  load_m128u(c, in, &s);
-  ptest_flags(c, &c->xmm[in->reg], &s, 1);
-  DISPATCH_NEXT(c, in);
-}
-void op_vptest_256(Cpu *c, const Insn *in) {
-  Xmm d[2] = {c->xmm[in->reg], c->ymmh[in->reg]}, s[2] = {c->xmm[in->rm], c->ymmh[in->rm]};
-  ptest_flags(c, d, s, 2);
-  DISPATCH_NEXT(c, in);
-}
-void op_vptest_256_m(Cpu *c, const Insn *in) {
-  Xmm d[2] = {c->xmm[in->reg], c->ymmh[in->reg]}, s[2];
-  load_m256(c, in, s);
-  ptest_flags(c, d, s, 2);
-  DISPATCH_NEXT(c, in);
-}
-
 /* ---- broadcasts: in->op is the element's size in bytes ---- */
 
 static void broadcast(Cpu *c, const Insn *in, uint64_t v, bool wide) {
@@ -179,67 +147,40 @@ void op_vextract128_m(Cpu *c, const Insn *in) {
 }
 /* VPERM2F128, VPERM2I128 (VEX.256.66.0F3A 06, 46): each result lane is one of the four
  * source lanes (imm8 bits 1:0 and 5:4) or zero (bits 3 and 7). */
-static void perm2x128(Cpu *c, const Insn *in, const Xmm s2[2]) {
-  Xmm from[4] = {c->xmm[in->vreg], c->ymmh[in->vreg], s2[0], s2[1]}, out[2];
+void op_vperm2x128(Cpu *c, const Insn *in) {
+  Ymm s2 = source_of(c, in, true);
+  Xmm from[4] = {c->xmm[in->vreg], c->ymmh[in->vreg], s2.half[0], s2.half[1]}, out[2];
   for (unsigned i = 0; i < 2; i++) {
     unsigned sel = (unsigned)in->imm >> (4 * i);
     out[i] = sel & 8 ? (Xmm){.q = {0, 0}} : from[sel & 3];
   }
   c->xmm[in->reg] = out[0];
   c->ymmh[in->reg] = out[1];
-}
-void op_vperm2x128(Cpu *c, const Insn *in) {
-  Xmm s2[2] = {c->xmm[in->rm], c->ymmh[in->rm]};
-  perm2x128(c, in, s2);
-  DISPATCH_NEXT(c, in);
-}
-void op_vperm2x128_m(Cpu *c, const Insn *in) {
-  Xmm s2[2];
-  load_m256(c, in, s2);
-  perm2x128(c, in, s2);
   DISPATCH_NEXT(c, in);
 }
 
 /* ---- element permutes across lanes (AVX2, VEX.256 only) ---- */
 
 /* VPERMQ, VPERMPD (VEX.256.66.0F3A.W1 00, 01): qword i = source qword imm8[2i+1:2i] */
-static void permq(Cpu *c, const Insn *in, const Xmm s[2]) {
-  uint64_t q[4] = {s[0].q[0], s[0].q[1], s[1].q[0], s[1].q[1]}, r[4];
+void op_vpermq(Cpu *c, const Insn *in) {
+  Ymm s = source_of(c, in, true);
+  uint64_t q[4], r[4];
+  memcpy(q, &s, 32);
   for (unsigned i = 0; i < 4; i++) r[i] = q[(in->imm >> (2 * i)) & 3];
   memcpy(&c->xmm[in->reg], r, 16);
   memcpy(&c->ymmh[in->reg], r + 2, 16);
-}
-void op_vpermq(Cpu *c, const Insn *in) {
-  Xmm s[2] = {c->xmm[in->rm], c->ymmh[in->rm]};
-  permq(c, in, s);
-  DISPATCH_NEXT(c, in);
-}
-void op_vpermq_m(Cpu *c, const Insn *in) {
-  Xmm s[2];
-  load_m256(c, in, s);
-  permq(c, in, s);
   DISPATCH_NEXT(c, in);
 }
 /* VPERMD, VPERMPS (VEX.256.66.0F38.W0 36, 16): dword i = source dword (vvvv dword i & 7) */
-static void permd(Cpu *c, const Insn *in, const Xmm s[2]) {
+void op_vpermd(Cpu *c, const Insn *in) {
+  Ymm s = source_of(c, in, true);
   uint32_t d[8], idx[8], r[8];
-  memcpy(d, &s[0], 16);
-  memcpy(d + 4, &s[1], 16);
+  memcpy(d, &s, 32);
   memcpy(idx, &c->xmm[in->vreg], 16);
   memcpy(idx + 4, &c->ymmh[in->vreg], 16);
   for (unsigned i = 0; i < 8; i++) r[i] = d[idx[i] & 7];
   memcpy(&c->xmm[in->reg], r, 16);
   memcpy(&c->ymmh[in->reg], r + 4, 16);
-}
-void op_vpermd(Cpu *c, const Insn *in) {
-  Xmm s[2] = {c->xmm[in->rm], c->ymmh[in->rm]};
-  permd(c, in, s);
-  DISPATCH_NEXT(c, in);
-}
-void op_vpermd_m(Cpu *c, const Insn *in) {
-  Xmm s[2];
-  load_m256(c, in, s);
-  permd(c, in, s);
   DISPATCH_NEXT(c, in);
 }
 
@@ -334,11 +275,13 @@ void op_vmovmsk_256(Cpu *c, const Insn *in) {
   DISPATCH_NEXT(c, in);
 }
 
-/* VTESTPS, VTESTPD (VEX.66.0F38 0E, 0F): VPTEST on the sign bits of the elements
- * (in->op: the element size) alone. */
+/* VPTEST (VEX.66.0F38 17, in->op 0): ZF if ModRM.reg AND the source is zero, CF if
+ * (NOT ModRM.reg) AND the source is, the other arithmetic flags cleared. VTESTPS,
+ * VTESTPD (0E, 0F): the same on the sign bits of the elements (in->op: their size). */
 static void test_signs(Cpu *c, const Insn *in, bool wide) {
   Ymm d = ymm_of(c, in->reg), s = source_of(c, in, wide);
-  uint64_t sign = in->op == 4 ? 0x8000000080000000ull : 0x8000000000000000ull, and = 0, andn = 0;
+  uint64_t sign = in->op == 4 ? 0x8000000080000000ull : in->op == 8 ? 0x8000000000000000ull : ~0ull;
+  uint64_t and = 0, andn = 0;
   for (unsigned h = 0; h < (wide ? 2u : 1u); h++)
     for (unsigned q = 0; q < 2; q++) {
       and |= d.half[h].q[q] & s.half[h].q[q] & sign;

@@ -13,10 +13,6 @@ void op_vmovq_load(Cpu *c, const Insn *in);
 void op_vmovq_load_m(Cpu *c, const Insn *in);
 void op_vmovq_to_rm(Cpu *c, const Insn *in);
 void op_vpmovmskb_256(Cpu *c, const Insn *in);  /* destination: general register */
-void op_vptest(Cpu *c, const Insn *in);         /* flags only */
-void op_vptest_m(Cpu *c, const Insn *in);
-void op_vptest_256(Cpu *c, const Insn *in);
-void op_vptest_256_m(Cpu *c, const Insn *in);
 void op_vbroadcast(Cpu *c, const Insn *in);     /* in->op: element size */
 void op_vbroadcast_m(Cpu *c, const Insn *in);
 void op_vbroadcast_256(Cpu *c, const Insn *in);
@@ -26,20 +22,17 @@ void op_vinsert128(Cpu *c, const Insn *in);
 void op_vinsert128_m(Cpu *c, const Insn *in);
 void op_vextract128(Cpu *c, const Insn *in);    /* destination: ModRM.rm */
 void op_vextract128_m(Cpu *c, const Insn *in);
-void op_vperm2x128(Cpu *c, const Insn *in);
-void op_vperm2x128_m(Cpu *c, const Insn *in);
-void op_vpermq(Cpu *c, const Insn *in);
-void op_vpermq_m(Cpu *c, const Insn *in);
-void op_vpermd(Cpu *c, const Insn *in);
-void op_vpermd_m(Cpu *c, const Insn *in);
 /* Handlers that take their memory operand themselves (one for both ModRM kinds): */
+void op_vperm2x128(Cpu *c, const Insn *in);
+void op_vpermq(Cpu *c, const Insn *in);
+void op_vpermd(Cpu *c, const Insn *in);
 void op_vblend_imm(Cpu *c, const Insn *in);     /* in->op: element size */
 void op_vblend_imm_256(Cpu *c, const Insn *in);
 void op_vblendv(Cpu *c, const Insn *in);        /* mask register imm8[7:4] */
 void op_vblendv_256(Cpu *c, const Insn *in);
 void op_vshift_var(Cpu *c, const Insn *in);     /* in->op 0 SLL, 1 SRL, 2 SRA; osz 4 or 8 */
 void op_vshift_var_256(Cpu *c, const Insn *in);
-void op_vtest(Cpu *c, const Insn *in);          /* in->op: element size; flags only */
+void op_vtest(Cpu *c, const Insn *in);          /* in->op: element size (VPTEST 0); flags */
 void op_vtest_256(Cpu *c, const Insn *in);
 void op_vpermil(Cpu *c, const Insn *in);        /* in->op: element size, aux 1: imm8 */
 void op_vpermil_256(Cpu *c, const Insn *in);
