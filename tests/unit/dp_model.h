@@ -1,4 +1,4 @@
-/* dp_model.h: the CPU model's rule for DPPS and DPPD (and their VEX.128 forms) with NaN
+/* dp_model.h: the CPU model's rule for DPPS and DPPD (and their VEX forms) with NaN
  * operands, for the differential tests that meet them (test_sse4_float.c, test_avx.c).
  * Included after sse_harness.h. */
 #ifndef X64EMU_TEST_DP_MODEL_H
@@ -53,33 +53,38 @@ static bool dot_product_nan_rule(const Form *f, const uint8_t *insn, unsigned le
   if (f->opc[0] != 0x3A || (f->opc[1] != 0x40 && f->opc[1] != 0x41)) return false;
   if (case_mem && ((uintptr_t)case_mem & 15) && !f->vex) return false; /* #GP either way */
   bool f64 = f->opc[1] == 0x41;
-  unsigned imm = insn[len - 1], lanes = f64 ? 2 : 4;
-  /* The first operand: the destination, or VEX.vvvv (VDPPS, VDPPD) */
-  const uint8_t *d = before->xmm[f->vex ? case_vreg : case_reg].b;
-  const uint8_t *s = case_mem ? case_mem : before->xmm[case_rm].b;
+  unsigned imm = insn[len - 1], lanes = f64 ? 2 : 4, halves = f->vex_l ? 2 : 1;
+  /* The first operand: the destination, or VEX.vvvv (VDPPS, VDPPD); VDPPS on YMM works on
+   * each 128-bit half with the same imm8 */
+  const uint8_t *d[2] = {before->xmm[f->vex ? case_vreg : case_reg].b, before->ymmh[case_vreg].b};
+  const uint8_t *s[2] = {case_mem ? case_mem : before->xmm[case_rm].b,
+                         case_mem ? case_mem + 16 : before->ymmh[case_rm].b};
   bool nan = false;
-  for (unsigned i = 0; i < lanes; i++)
-    if (imm >> (4 + i) & 1) nan |= is_nan(f64, lane(f64, d, i)) || is_nan(f64, lane(f64, s, i));
+  for (unsigned h = 0; h < halves; h++)
+    for (unsigned i = 0; i < lanes; i++)
+      if (imm >> (4 + i) & 1) nan |= is_nan(f64, lane(f64, d[h], i)) || is_nan(f64, lane(f64, s[h], i));
   if (!nan) return false;
   uint32_t mx = before->mxcsr, flags = 0;
-  uint64_t p[4], t[4], r[4];
-  for (unsigned i = 0; i < lanes; i++)
-    p[i] = imm >> (4 + i) & 1 ? host_scalar(f64, false, lane(f64, d, i), lane(f64, s, i), mx, &flags) : 0;
-  if (f64) {
-    for (unsigned i = 0; i < 2; i++) r[i] = host_scalar(true, true, p[i], p[i ^ 1], mx, &flags);
-  } else {
-    for (unsigned i = 0; i < 4; i++) t[i] = host_scalar(false, true, p[i ^ 1], p[i], mx, &flags);
-    for (unsigned i = 0; i < 4; i++) r[i] = host_scalar(false, true, t[i], t[i ^ 2], mx, &flags);
+  *expect = *before;
+  for (unsigned h = 0; h < halves; h++) {
+    uint64_t p[4], t[4], r[4];
+    for (unsigned i = 0; i < lanes; i++)
+      p[i] = imm >> (4 + i) & 1 ? host_scalar(f64, false, lane(f64, d[h], i), lane(f64, s[h], i), mx, &flags) : 0;
+    if (f64) {
+      for (unsigned i = 0; i < 2; i++) r[i] = host_scalar(true, true, p[i], p[i ^ 1], mx, &flags);
+    } else {
+      for (unsigned i = 0; i < 4; i++) t[i] = host_scalar(false, true, p[i ^ 1], p[i], mx, &flags);
+      for (unsigned i = 0; i < 4; i++) r[i] = host_scalar(false, true, t[i], t[i ^ 2], mx, &flags);
+    }
+    Xmm *out = h ? &expect->ymmh[case_reg] : &expect->xmm[case_reg];
+    memcpy(out, d[h], 16);
+    for (unsigned i = 0; i < lanes; i++) {
+      uint64_t v = imm >> i & 1 ? r[i] : 0;
+      memcpy(out->b + (f64 ? 8 : 4) * i, &v, f64 ? 8 : 4);
+    }
   }
   if (flags & ~(mx >> 7) & MXCSR_FLAGS) return false; /* an unmasked exception */
-  *expect = *before;
-  Xmm *out = &expect->xmm[case_reg];
-  memcpy(out, d, 16);
-  if (f->vex) expect->ymmh[case_reg] = (Xmm){.q = {0, 0}};
-  for (unsigned i = 0; i < lanes; i++) {
-    uint64_t v = imm >> i & 1 ? r[i] : 0;
-    memcpy(out->b + (f64 ? 8 : 4) * i, &v, f64 ? 8 : 4);
-  }
+  if (f->vex && !f->vex_l) expect->ymmh[case_reg] = (Xmm){.q = {0, 0}};
   expect->mxcsr = mx | flags;
   *o = (Outcome){0, 0, 0};
   return true;

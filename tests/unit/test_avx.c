@@ -229,7 +229,7 @@ static const Form float_forms[] = {
   V2("vroundpd", 0x66, 0x3A, OP2(0x09), .imm8 = 1, .vals = VAL_F64, .vex_nv = 1),
   V2("vroundss", 0x66, 0x3A, OP2(0x0A), .imm8 = 1, .vals = VAL_F32),
   V2("vroundsd", 0x66, 0x3A, OP2(0x0B), .imm8 = 1, .vals = VAL_F64),
-  VX("vdpps", 0x66, 0x3A, 0, OP2(0x40), .imm8 = 1, .vals = VAL_F32),
+  V2("vdpps", 0x66, 0x3A, OP2(0x40), .imm8 = 1, .vals = VAL_F32),
   VX("vdppd", 0x66, 0x3A, 0, OP2(0x41), .imm8 = 1, .vals = VAL_F64),
 };
 
