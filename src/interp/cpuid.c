@@ -73,7 +73,7 @@ static uint32_t implemented(unsigned word) {
 
 /* The bits of a feature word the model m shows. */
 static uint32_t enabled(const CpuModel *m, unsigned word) {
-  return implemented(word) & ~m->removed[word] & (~cpuid_preview[word] | m->added[word]);
+  return implemented(word) & ~m->removed[word];
 }
 
 uint32_t cpuid_hwcap(const CpuModel *m) { return enabled(m, CPUID_1_EDX); }
@@ -191,13 +191,8 @@ static const struct {
 
 /* Sets feature bits of m on or off. */
 static void set_bits(CpuModel *m, unsigned word, uint32_t bits, bool on) {
-  if (on) {
-    m->removed[word] &= ~bits;
-    m->added[word] |= bits & cpuid_preview[word];
-  } else {
-    m->removed[word] |= bits;
-    m->added[word] &= ~bits;
-  }
+  if (on) m->removed[word] &= ~bits;
+  else m->removed[word] |= bits;
 }
 
 /* Without AVX: no FMA, F16C, AVX2, VAES, VPCLMULQDQ. */
@@ -287,6 +282,12 @@ void cpuid_reset_features(CpuModel *m) { memset(m, 0, sizeof *m); }
 
 /* ---- what the model lacks, for messages ---- */
 
+/* A VEX instruction that is none of x86-64-v3's (AVX-VNNI, GFNI's VEX forms...), one of a
+ * feature --cpu took away, or an encoding the CPU refuses (a VEX.L or VEX.W it has not). */
+#define VEX_OUTSIDE                                                                        \
+  "a VEX instruction outside the CPU model (AVX, AVX2, FMA, F16C, VAES, VPCLMULQDQ unless " \
+  "--cpu took them away), or an encoding the CPU refuses"
+
 const char *cpuid_missing_set(const uint8_t *b, unsigned n) {
   unsigned i = 0;
   bool p66 = false, rep = false;
@@ -307,11 +308,11 @@ const char *cpuid_missing_set(const uint8_t *b, unsigned n) {
     if ((map == 2 && (opc == 0xF2 || opc == 0xF3 || opc == 0xF5 || opc == 0xF6 || opc == 0xF7)) ||
         (map == 3 && opc == 0xF0))
       return "BMI1 or BMI2 is off (--cpu=-bmi1, --cpu=-bmi2), or the encoding is one the CPU refuses";
-    return "an AVX, AVX2, FMA or F16C instruction (VEX encoding) the CPU model does not have: build for x86-64-v2 or lower";
+    return VEX_OUTSIDE;
   }
   if (b[i] == 0xC4 || b[i] == 0xC5)
-    return "an AVX, AVX2, FMA or F16C instruction (VEX encoding) the CPU model does not have: build for x86-64-v2 or lower";
-  if (b[i] == 0x62) return "the CPU model has no AVX-512 (EVEX encoding): build for x86-64-v2 or lower";
+    return VEX_OUTSIDE;
+  if (b[i] == 0x62) return "the CPU model has no AVX-512 (EVEX encoding): build for x86-64-v3 or lower";
   if (b[i] != 0x0F || i + 1 >= n) return NULL;
   uint8_t op = b[i + 1], modrm = i + 2 < n ? b[i + 2] : 0, reg = (modrm >> 3) & 7;
   bool reg_form = (modrm >> 6) == 3;

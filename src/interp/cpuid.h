@@ -16,21 +16,11 @@ enum {
 };
 
 /* One machine's CPU model: the documented model (docs/cpu-model.md) less the features
- * --cpu removed (their bits read as 0 and their instructions are #UD), plus the preview
- * features --cpu added. Zeroed, it is the default model. */
+ * --cpu removed (their bits read as 0 and their instructions are #UD). Zeroed, it is the
+ * default model. */
 typedef struct CpuModel {
   uint32_t removed[CPUID_WORDS];
-  uint32_t added[CPUID_WORDS]; /* preview features (cpuid_preview) turned on */
 } CpuModel;
-
-/* Preview features: implemented in part, so CPUID leaves them out unless --cpu asks for
- * them ("+avx"); their instructions not yet written stay unimplemented (SIGILL with a
- * message), never a wrong answer. AVX (CPUID.1:ECX bit 28), and FMA and F16C (CPUID.1:ECX
- * bits 12, 29), AVX2 (CPUID.7:EBX bit 5), VAES and VPCLMULQDQ (CPUID.7:ECX bits 9, 10),
- * which need AVX,
- * while the VEX forms are written. */
-static const uint32_t cpuid_preview[CPUID_WORDS] = {
-    [CPUID_1_ECX] = 1u << 28 | 1u << 12 | 1u << 29, [CPUID_7_EBX] = 1u << 5, [CPUID_7_ECX] = 3u << 9};
 
 CpuidRegs cpuid_query(const CpuModel *m, uint32_t leaf, uint32_t subleaf);
 
@@ -83,23 +73,23 @@ typedef enum CpuFeature {
 /* For the decoder, once per decoded instruction of an implemented feature: false when
  * --cpu removed the feature, whose instructions are then #UD as on a CPU without it. */
 static inline bool cpu_feature_enabled(const CpuModel *m, CpuFeature f) {
-  uint32_t off = m->removed[f / 32] | (cpuid_preview[f / 32] & ~m->added[f / 32]);
-  return !(off >> (f % 32) & 1);
+  return !(m->removed[f / 32] >> (f % 32) & 1);
 }
 
 /* Applies a QEMU-style feature list, items separated by commas: "-aes" or "aes=off"
  * removes a feature, "+aes", "aes" or "aes=on" gives it back; "max" (the default model,
- * the default) changes nothing; "x86-64-v2" removes BMI1, BMI2, ADX, XSAVE and AVX. Only
+ * the default) changes nothing; "x86-64-v2" removes BMI1, BMI2, ADX, XSAVE and AVX (with
+ * AVX2, FMA, F16C, VAES and VPCLMULQDQ): the model before x86-64-v3. Only
  * implemented features can be given.
  * Returns NULL, or a message saying what is wrong (changing nothing). */
 const char *cpuid_apply_option(CpuModel *m, const char *list);
 
 /* For an instruction x64emu does not run (its first n bytes): the instruction set it
- * belongs to that the CPU model lacks, said for a user ("AVX (VEX encoding): build for
- * x86-64-v2 or lower"), or NULL when it is not one of those. */
+ * belongs to that the CPU model lacks, said for a user ("the CPU model has no AVX-512
+ * (EVEX encoding): build for x86-64-v3 or lower"), or NULL when it is not one of those. */
 const char *cpuid_missing_set(const uint8_t *bytes, unsigned n);
 
-/* The default model again: every removed feature back, every preview feature off. */
+/* The default model again: every removed feature back. */
 void cpuid_reset_features(CpuModel *m);
 
 #endif

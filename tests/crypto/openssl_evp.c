@@ -5,7 +5,8 @@
  * bits (Montgomery multiplication, OpenSSL's bn_mul_mont family: with BMI2 and ADX its
  * MULX/ADCX/ADOX code). Prints what it computes, to be compared byte for byte with
  * the native run; OpenSSL picks its code paths (AES-NI, PCLMULQDQ or software) from
- * CPUID, which is what runs under x64emu with and without --cpu=-aes,-pclmulqdq.
+ * CPUID, which is what runs under x64emu with and without --cpu=-aes,-pclmulqdq (and
+ * its AVX code, stitched AES-GCM among it, with and without --cpu=-avx).
  *
  * usage: openssl_evp          the computations
  *        openssl_evp --caps   the CPUID words OpenSSL read (differ between CPUs) */
@@ -233,9 +234,10 @@ int main(int argc, char **argv) {
     EVP_MD_free(EVP_MD_fetch(NULL, "SHA256", NULL)); /* OpenSSL is initialised */
     printf("OPENSSL_ia32cap_P: %08x %08x %08x %08x\n", OPENSSL_ia32cap_P[0], OPENSSL_ia32cap_P[1],
            OPENSSL_ia32cap_P[2], OPENSSL_ia32cap_P[3]);
-    printf("aes %s, pclmulqdq %s, bmi2 %s, adx %s\n", OPENSSL_ia32cap_P[1] >> 25 & 1 ? "yes" : "no",
-           OPENSSL_ia32cap_P[1] >> 1 & 1 ? "yes" : "no", OPENSSL_ia32cap_P[2] >> 8 & 1 ? "yes" : "no",
-           OPENSSL_ia32cap_P[2] >> 19 & 1 ? "yes" : "no");
+    printf("aes %s, pclmulqdq %s, bmi2 %s, adx %s, avx %s, avx2 %s\n",
+           OPENSSL_ia32cap_P[1] >> 25 & 1 ? "yes" : "no", OPENSSL_ia32cap_P[1] >> 1 & 1 ? "yes" : "no",
+           OPENSSL_ia32cap_P[2] >> 8 & 1 ? "yes" : "no", OPENSSL_ia32cap_P[2] >> 19 & 1 ? "yes" : "no",
+           OPENSSL_ia32cap_P[1] >> 28 & 1 ? "yes" : "no", OPENSSL_ia32cap_P[2] >> 5 & 1 ? "yes" : "no");
     return 0;
   }
   for (unsigned i = 0; i < sizeof ciphers / sizeof *ciphers; i++) run_cipher(&ciphers[i], i);

@@ -1,8 +1,8 @@
 /* x86_64_v3.c: ordinary C built with -O3 -march=x86-64-v3, so that the compiler
  * vectorizes its loops with AVX2 and contracts a * b + c into FMA: float and double
  * reductions, integer min/max/select, widening and narrowing, a byte histogram,
- * conversions, libm (whose FMA variants glibc picks) and the AVX2 string functions. Run
- * under --cpu=+avx,+avx2,+fma,+f16c, it must print what it prints natively. */
+ * conversions, libm (whose FMA variants glibc picks) and the AVX2 string functions. It
+ * must print what it prints natively. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>

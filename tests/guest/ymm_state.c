@@ -1,4 +1,4 @@
-/* ymm_state.c: the YMM registers as a program sees them (run under --cpu=+avx,+avx2):
+/* ymm_state.c: the YMM registers as a program sees them:
  * CPUID and XGETBV show the AVX state component, 256-bit AVX and AVX2 arithmetic, a
  * VEX.128 write clearing the upper half where a legacy SSE write keeps it, XSAVE's
  * XSTATE_BV following VZEROUPPER, and a signal handler that finds the YMM upper halves in

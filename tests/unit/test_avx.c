@@ -283,15 +283,16 @@ static const Form fma_forms[] = {
 
 #define COUNT(a) (sizeof(a) / sizeof(a)[0])
 
-/* The emulated machine has AVX, AVX2 and FMA (preview features, off by default); the
- * host must have them to be the oracle, else every test is skipped. */
+/* The emulated machine has AVX, AVX2, FMA and F16C (the default model); the host must
+ * have them to be the oracle, else every test is skipped. */
 static bool host_is_oracle;
 static int setup(void **state) {
   (void)state;
   host_is_oracle = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
                    __builtin_cpu_supports("f16c");
   harness_avx = host_is_oracle;
-  return cpuid_apply_option(&test_machine()->model, "+avx,+avx2,+fma,+f16c") ? -1 : 0;
+  cpuid_reset_features(&test_machine()->model);
+  return 0;
 }
 #define NEEDS_HOST_AVX2()         \
   do {                            \
@@ -504,8 +505,8 @@ static bool decodes(const uint8_t *bytes, unsigned len) {
 }
 
 /* --cpu=-avx2 leaves the VEX.256 integer forms #UD and the rest; -avx takes all of them
- * (and AVX2) away; and the default model has neither. Also #UD: a vvvv register where
- * the form has none. */
+ * (and AVX2) away, and so does x86-64-v2. Also #UD: a vvvv register where the form has
+ * none. */
 static void test_avx_cpu_options_make_forms_undefined(void **state) {
   (void)state;
   static const uint8_t vpaddd_xmm[] = {0xC5, 0xF1, 0xFE, 0xC2}, vpaddd_ymm[] = {0xC5, 0xF5, 0xFE, 0xC2},
@@ -530,8 +531,10 @@ static void test_avx_cpu_options_make_forms_undefined(void **state) {
   assert_int_equal(cpuid_query(m, 7, 0).ebx & (1u << 5), 0);
   assert_non_null(cpuid_apply_option(m, "+avx2")); /* needs avx */
   cpuid_reset_features(m);
-  assert_false(decodes(vaddps_ymm, 4));
-  assert_null(cpuid_apply_option(m, "+avx,+avx2,+fma,+f16c"));
+  assert_true(decodes(vaddps_ymm, 4) && decodes(vpaddd_ymm, 4));
+  assert_null(cpuid_apply_option(m, "x86-64-v2"));
+  assert_false(decodes(vaddps_ymm, 4) || decodes(vpaddd_xmm, 4));
+  cpuid_reset_features(m);
 }
 
 int main(void) {

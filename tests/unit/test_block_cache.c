@@ -186,13 +186,13 @@ static void test_instruction_running_into_unmapped_page_faults_when_reached(void
 
 static void test_unimplemented_instruction_decodes_to_sigill_handler(void **state) {
   uint8_t *code = page(PROT_READ);
-  static const uint8_t vzeroupper[] = {0xc5, 0xf8, 0x77}; /* AVX: not in the model */
-  memcpy(code, vzeroupper, sizeof vzeroupper);
+  static const uint8_t vaddps_zmm[] = {0x62, 0xf1, 0x7c, 0x48, 0x58, 0xc1}; /* AVX-512: not in the model */
+  memcpy(code, vaddps_zmm, sizeof vaddps_zmm);
   Insn in;
   uint64_t fault = 0;
   assert_int_equal(decode_insn(&test_machine()->dec, (uint64_t)(uintptr_t)code, &in, &fault), -1);
   assert_ptr_equal(in.fn, op_undefined);
-  assert_int_equal(in.len, 3);
+  assert_int_equal(in.len, 6);
   munmap(code, 2 * 4096);
 }
 

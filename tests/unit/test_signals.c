@@ -82,9 +82,11 @@ static void test_layout_matches_the_host_libc(void **state) {
 
 static void test_frame_placement(void **state) {
   uint64_t fp;
-  /* fpstate = (sp - 580) rounded down to 64 (the XSAVE area of x87 and SSE, and the 4-byte
-   * FP_XSTATE_MAGIC2); frame = ((fpstate - 440) & ~15) - 8 */
+  /* Without AVX: fpstate = (sp - 580) rounded down to 64 (the XSAVE area of x87 and SSE,
+   * and the 4-byte FP_XSTATE_MAGIC2); frame = ((fpstate - 440) & ~15) - 8 */
   CpuModel model = {0};
+  assert_int_equal(sigframe_fpstate_size(&model), 836); /* the default model has AVX */
+  assert_null(cpuid_apply_option(&model, "-avx"));
   assert_int_equal(sigframe_fpstate_size(&model), 580);
   assert_int_equal(sigframe_place(0x7fff0000, 580, &fp), 0x7ffefbb8);
   assert_int_equal(fp, 0x7ffefd80);
@@ -162,14 +164,15 @@ static void test_frame_contents_and_handler_entry(void **state) {
   assert_int_equal(fx[160], 0x40);
   assert_int_equal(fx[400 + 15], 0x4f);
   /* The XSAVE frame's marks (the kernel's struct _fpx_sw_bytes at 464): FP_XSTATE_MAGIC1,
-   * the extended size (576 + 4), the features (x87 | SSE), the XSAVE size (576); the XSAVE
-   * header's XSTATE_BV at 512, and FP_XSTATE_MAGIC2 after the area. */
+   * the extended size (832 + 4), the features (x87 | SSE | AVX), the XSAVE size (832); the
+   * XSAVE header's XSTATE_BV at 512 (AVX not in use: every YMM upper half is 0), and
+   * FP_XSTATE_MAGIC2 after the area. */
   assert_int_equal(*(const uint32_t *)(fx + 464), 0x46505853);
-  assert_int_equal(*(const uint32_t *)(fx + 468), 580);
-  assert_int_equal(*(const uint64_t *)(fx + 472), 3);
-  assert_int_equal(*(const uint32_t *)(fx + 480), 576);
+  assert_int_equal(*(const uint32_t *)(fx + 468), 836);
+  assert_int_equal(*(const uint64_t *)(fx + 472), 7);
+  assert_int_equal(*(const uint32_t *)(fx + 480), 832);
   assert_int_equal(*(const uint64_t *)(fx + 512), 3);
-  assert_int_equal(*(const uint32_t *)(fx + 576), 0x46505845);
+  assert_int_equal(*(const uint32_t *)(fx + 832), 0x46505845);
 
   /* The handler's registers. */
   assert_int_equal(c->rip, 0x402000);
@@ -244,7 +247,7 @@ static void test_sigreturn_reads_the_xsave_header(void **state) {
     uint8_t *fx = (uint8_t *)(uintptr_t)fp;
     *(uint64_t *)(fx + 512) &= ~2ull; /* XSTATE_BV: SSE in its initial state */
     if (how == 1) *(uint32_t *)(fx + 464) = 0;
-    if (how == 2) *(uint32_t *)(fx + 576) = 0;
+    if (how == 2) *(uint32_t *)(fx + 832) = 0;
     c->r[RSP] = frame + 8;
     X64Ucontext uc;
     assert_true(sigframe_read(c, &uc));
