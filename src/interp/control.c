@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include "access.h"
+#include "chain.h"
 #include "flags.h"
 #include "ops_int.h"
 #include "run.h"
@@ -119,19 +120,24 @@ void op_leave(Cpu *c, const Insn *in) {
 }
 
 /* E9 EB */
-void op_jmp(Cpu *c, const Insn *in) { c->rip = in->imm; }
+void op_jmp(Cpu *c, const Insn *in) {
+  c->rip = in->imm;
+  chain_block(c);
+}
 /* FF/4 */
 void op_jmp_rm(Cpu *c, const Insn *in) { c->rip = branch_target(c, rm_get(c, in, 8)); }
 
 /* 70+cc 0F 80+cc */
 void op_jcc(Cpu *c, const Insn *in) {
   if (cond(c, in->op)) c->rip = in->imm;
+  chain_block(c);
 }
 
 /* E8 */
 void op_call(Cpu *c, const Insn *in) {
   push64(c, insn_next(in));
   c->rip = in->imm;
+  chain_block(c);
 }
 
 /* FF/2: the target is read before the push (it may be addressed through RSP). */
@@ -147,6 +153,7 @@ void op_call_rm(Cpu *c, const Insn *in) {
 void op_ret(Cpu *c, const Insn *in) {
   c->rip = branch_target(c, ld64(c->r[RSP]));
   c->r[RSP] += 8 + in->imm;
+  chain_block(c);
 }
 
 /* E0 E1 E2 E3: counters are RCX, or ECX with a 67 prefix. */

@@ -134,6 +134,14 @@ typedef struct Cpu {
   int exit_status;              /* the OS layer's: valid once the guest exited */
   int term_signal;              /* the OS layer's: non-zero when the guest dies of it */
   const struct Insn *cur;       /* the instruction being executed, for faults */
+  /* The block running (run.c's run_block), which the branch ending it may leave for the
+   * next one at once (chain.h): its last instruction, its instruction count, and the code
+   * cache's generation chaining may go on in (UINT64_MAX: none, the run is precise). */
+  struct Block *block;
+  const struct Insn *block_last;
+  uint32_t block_ninsn;
+  uint64_t chain_generation;
+  uintptr_t chain_stack_floor; /* the host stack pointer below which chaining stops */
   volatile uint32_t running;    /* atomic: runs guest code without the machine's lock
                                    (Machine.parallel), so blocks may not be freed */
   uint64_t ac_checked;          /* F_AC when this CPU's AC made the machine check alignment */

@@ -4,6 +4,7 @@
 #include "ops_fast.h"
 
 #include "access.h"
+#include "chain.h"
 #include "flags.h"
 #include "ops_int.h"
 
@@ -254,10 +255,22 @@ SHIFT_FORMS(uint32_t, 32, 4)
 /* ---- conditional jumps on ZF and CF, the loop tests of compiled and OpenSSL code: with
  * a constant condition, cond()'s inline fast paths reduce to one test ---- */
 
-static void jz(Cpu *c, const Insn *in) { if (cond(c, 4)) c->rip = in->imm; }
-static void jnz(Cpu *c, const Insn *in) { if (cond(c, 5)) c->rip = in->imm; }
-static void jb(Cpu *c, const Insn *in) { if (cond(c, 2)) c->rip = in->imm; }
-static void jae(Cpu *c, const Insn *in) { if (cond(c, 3)) c->rip = in->imm; }
+static void jz(Cpu *c, const Insn *in) {
+  if (cond(c, 4)) c->rip = in->imm;
+  chain_block(c);
+}
+static void jnz(Cpu *c, const Insn *in) {
+  if (cond(c, 5)) c->rip = in->imm;
+  chain_block(c);
+}
+static void jb(Cpu *c, const Insn *in) {
+  if (cond(c, 2)) c->rip = in->imm;
+  chain_block(c);
+}
+static void jae(Cpu *c, const Insn *in) {
+  if (cond(c, 3)) c->rip = in->imm;
+  chain_block(c);
+}
 
 Handler fast_jcc(Insn *in) {
   static const Handler by_cc[16] = {[2] = jb, [3] = jae, [4] = jz, [5] = jnz};

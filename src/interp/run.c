@@ -13,6 +13,7 @@
 #include "../decoder/decode.h"
 #include "../host/host_crypto.h"
 #include "access.h"
+#include "chain.h"
 #include "cpuid.h"
 #include "fault.h"
 #include "flags.h"
@@ -31,6 +32,7 @@ void cpu_init(Cpu *c, Machine *m) {
   memset(c, 0, sizeof *c);
   c->m = m;
   c->icount_limit = UINT64_MAX;
+  c->chain_generation = UINT64_MAX; /* handlers run outside a run do not chain */
   c->trapno = -1;
   cpu_reset(c);
 }
@@ -148,17 +150,22 @@ static void drop_stale(Cpu *c, const Block *b) {
 
 /* Runs one block's instructions; the last one may redirect c->rip. Handlers that end in
  * DISPATCH_NEXT run several instructions before returning; c->cur says how far. */
-static inline void run_block(Cpu *c, const Block *b) {
+static inline Block *run_block(Cpu *c, Block *b) {
+  /* read now: a syscall in the block may flush the cache */
+  c->block = b;
+  c->block_last = b->insns + b->n - 1;
+  c->block_ninsn = b->ninsn;
+  c->chain_stack_floor = host_stack_pointer() - CHAIN_STACK_MAX;
   c->rip = b->end;
-  uint32_t n = b->n, ninsn = b->ninsn; /* read now: a syscall in the block may flush the cache */
-  const Insn *in = b->insns, *last = b->insns + n - 1;
+  const Insn *in = b->insns;
   for (;;) {
     c->cur = in;
     in->fn(c, in);
-    if (c->cur == last) break;
+    if (c->cur == c->block_last) break;
     in = c->cur + 1;
   }
-  c->icount += ninsn;
+  c->icount += c->block_ninsn;
+  return c->block;
 }
 
 /* State of a run that must stop at exact instructions (a count, an address, breakpoints,
@@ -198,12 +205,13 @@ static int precise_choice(Cpu *c, const Precise *p, const Block *b) {
 
 /* Runs the one instruction at c->rip. */
 static void run_single(Cpu *c, Precise *p) {
-  const Block *one = code_at(c, c->rip, true);
+  Block *one = code_at(c, c->rip, true);
   if (__builtin_expect(block_stale(one), 0)) {
     drop_stale(c, one);
     one = code_at(c, c->rip, true);
   }
   p->first = false;
+  c->chain_generation = UINT64_MAX;
   run_block(c, one);
   p->mid_block = !one->insns[one->n - 1].ends;
 }
@@ -303,7 +311,8 @@ static __attribute__((noinline)) StopReason run_blocks(Cpu *c, uint64_t until) {
         continue;
       }
     }
-    run_block(c, b);
+    c->chain_generation = precise ? UINT64_MAX : gen;
+    b = run_block(c, b);
   }
 }
 
@@ -352,6 +361,7 @@ StopReason cpu_run(Cpu *c, uint64_t until) {
     sig = 0;
   }
   if (sig != 0) {
+    c->chain_generation = UINT64_MAX;
     if (c->split_locked) split_lock_give(c);
     code_lock(c);
     fault_landing = saved;
@@ -384,6 +394,7 @@ StopReason cpu_run(Cpu *c, uint64_t until) {
   fault_landing = &c->fault_jmp;
   code_unlock(c);
   StopReason why = run_blocks(c, until);
+  c->chain_generation = UINT64_MAX;
   code_lock(c);
   fault_landing = saved;
   return why;
