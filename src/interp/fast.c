@@ -255,22 +255,15 @@ SHIFT_FORMS(uint32_t, 32, 4)
 /* ---- conditional jumps on ZF and CF, the loop tests of compiled and OpenSSL code: with
  * a constant condition, cond()'s inline fast paths reduce to one test ---- */
 
-static void jz(Cpu *c, const Insn *in) {
-  if (cond(c, 4)) c->rip = in->imm;
-  chain_block(c);
-}
-static void jnz(Cpu *c, const Insn *in) {
-  if (cond(c, 5)) c->rip = in->imm;
-  chain_block(c);
-}
-static void jb(Cpu *c, const Insn *in) {
-  if (cond(c, 2)) c->rip = in->imm;
-  chain_block(c);
-}
-static void jae(Cpu *c, const Insn *in) {
-  if (cond(c, 3)) c->rip = in->imm;
-  chain_block(c);
-}
+#define FAST_JCC(name, cc)                  \
+  static void name(Cpu *c, const Insn *in) { \
+    if (cond(c, cc)) c->rip = in->imm;       \
+    chain_block(c);                          \
+  }
+FAST_JCC(jz, 4)
+FAST_JCC(jnz, 5)
+FAST_JCC(jb, 2)
+FAST_JCC(jae, 3)
 
 Handler fast_jcc(Insn *in) {
   static const Handler by_cc[16] = {[2] = jb, [3] = jae, [4] = jz, [5] = jnz};
