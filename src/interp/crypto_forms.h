@@ -75,23 +75,17 @@ static inline Block128 *block(Xmm *x) { return (Block128 *)x; }
 #define CRYPTO_VEX128_HANDLERS(name) \
   CRYPTO_VEX128_FORM(name, true, ) CRYPTO_VEX128_FORM(name, false, _portable)
 
-#define CRYPTO_VEX256_LANES(name, accel, s)                                              \
-  Xmm r[2];                                                                              \
-  name##_op(block(&r[0]), &c->xmm[in->vreg], &(s)[0], in, accel);                        \
-  name##_op(block(&r[1]), &c->ymmh[in->vreg], &(s)[1], in, accel);                       \
-  c->xmm[in->reg] = r[0];                                                                \
-  c->ymmh[in->reg] = r[1];                                                               \
-  DISPATCH_NEXT(c, in);
+/* Each lane of YMM[vvvv] with the source's lane (s: YMM[rm] or m256). */
 #define CRYPTO_VEX256_FORM(name, accel, suffix)                                          \
-  void op_v##name##_256##suffix(Cpu *c, const Insn *in) {                                \
-    Xmm s[2] = {c->xmm[in->rm], c->ymmh[in->rm]};                                        \
-    CRYPTO_VEX256_LANES(name, accel, s)                                                  \
+  static inline __attribute__((always_inline)) void name##_256##suffix##_lanes(          \
+      Cpu *c, const Insn *in, const Xmm s[2]) {                                          \
+    Xmm r[2];                                                                            \
+    name##_op(block(&r[0]), &c->xmm[in->vreg], &s[0], in, accel);                        \
+    name##_op(block(&r[1]), &c->ymmh[in->vreg], &s[1], in, accel);                       \
+    c->xmm[in->reg] = r[0];                                                              \
+    c->ymmh[in->reg] = r[1];                                                             \
   }                                                                                      \
-  void op_v##name##_256##suffix##_m(Cpu *c, const Insn *in) {                            \
-    Xmm s[2];                                                                            \
-    load_m256(c, in, s);                                                                 \
-    CRYPTO_VEX256_LANES(name, accel, s)                                                  \
-  }
+  YMM_SOURCE_PAIR(v##name##_256##suffix, name##_256##suffix##_lanes)
 #define CRYPTO_VEX256_HANDLERS(name) \
   CRYPTO_VEX256_FORM(name, true, ) CRYPTO_VEX256_FORM(name, false, _portable)
 

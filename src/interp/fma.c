@@ -45,14 +45,4 @@ static void fma256(Cpu *c, const Insn *in, const Xmm s[2]) {
   c->mxcsr |= fma_lane(c, in, &a[0], &b[0], &s[0]) | fma_lane(c, in, &a[1], &b[1], &s[1]);
   vex256_put(c, in->reg, guest, a);
 }
-void op_vfma_256(Cpu *c, const Insn *in) {
-  Xmm s[2] = {c->xmm[in->rm], c->ymmh[in->rm]};
-  fma256(c, in, s);
-  DISPATCH_NEXT(c, in);
-}
-void op_vfma_256_m(Cpu *c, const Insn *in) {
-  Xmm s[2];
-  load_m256(c, in, s);
-  fma256(c, in, s);
-  DISPATCH_NEXT(c, in);
-}
+YMM_SOURCE_PAIR(vfma_256, fma256)

@@ -153,17 +153,7 @@ static void mpsadbw_lanes(Cpu *c, const Insn *in, const Xmm s[2]) {
   c->xmm[in->reg] = r[0];
   c->ymmh[in->reg] = r[1];
 }
-void op_vmpsadbw_256(Cpu *c, const Insn *in) {
-  Xmm s[2] = {c->xmm[in->rm], c->ymmh[in->rm]};
-  mpsadbw_lanes(c, in, s);
-  DISPATCH_NEXT(c, in);
-}
-void op_vmpsadbw_256_m(Cpu *c, const Insn *in) {
-  Xmm s[2];
-  load_m256(c, in, s);
-  mpsadbw_lanes(c, in, s);
-  DISPATCH_NEXT(c, in);
-}
+YMM_SOURCE_PAIR(vmpsadbw_256, mpsadbw_lanes)
 
 /* VMOVNTDQA (VEX.66.0F38 2A): an aligned load, 16 bytes (AVX) or 32 (AVX2). */
 void op_vmovntdqa_m(Cpu *c, const Insn *in) {

@@ -90,20 +90,10 @@ AVX_128(roundss, load_m32) AVX_128(roundsd, load_m64)
 AVX_128(dpps, load_m128u) AVX_128(dppd, load_m128u)
 
 /* VEX.256 VDPPS: a dot product in each 128-bit lane, one imm8 for both. */
-static void vdpps_256(Cpu *c, const Insn *in, Xmm s[2]) {
+static void vdpps_256(Cpu *c, const Insn *in, const Xmm s[2]) {
   Xmm d[2] = {c->xmm[in->vreg], c->ymmh[in->vreg]};
   dot(c, false, (unsigned)in->imm, d, s, 2);
   c->xmm[in->reg] = d[0];
   c->ymmh[in->reg] = d[1];
 }
-void op_vdpps_256(Cpu *c, const Insn *in) {
-  Xmm s[2] = {c->xmm[in->rm], c->ymmh[in->rm]};
-  vdpps_256(c, in, s);
-  DISPATCH_NEXT(c, in);
-}
-void op_vdpps_256_m(Cpu *c, const Insn *in) {
-  Xmm s[2];
-  load_m256(c, in, s);
-  vdpps_256(c, in, s);
-  DISPATCH_NEXT(c, in);
-}
+YMM_SOURCE_PAIR(vdpps_256, vdpps_256)

@@ -211,16 +211,6 @@ AVX_128(cvtpd2dq, load_m128u) AVX_128(cvttpd2dq, load_m128u)
     r[0].q[1] = hi.q[0];                                                                  \
     vex256_put(c, in->reg, guest, r);                                                     \
   }                                                                                       \
-  void op_v##name##_256(Cpu *c, const Insn *in) {                                         \
-    Xmm s[2] = {c->xmm[in->rm], c->ymmh[in->rm]};                                         \
-    name##_narrow(c, in, s);                                                              \
-    DISPATCH_NEXT(c, in);                                                                 \
-  }                                                                                       \
-  void op_v##name##_256_m(Cpu *c, const Insn *in) {                                       \
-    Xmm s[2];                                                                             \
-    load_m256(c, in, s);                                                                  \
-    name##_narrow(c, in, s);                                                              \
-    DISPATCH_NEXT(c, in);                                                                 \
-  }
+  YMM_SOURCE_PAIR(v##name##_256, name##_narrow)
 AVX_WIDEN_256(cvtps2pd) AVX_WIDEN_256(cvtdq2pd)
 AVX_NARROW_256(cvtpd2ps) AVX_NARROW_256(cvtpd2dq) AVX_NARROW_256(cvttpd2dq)

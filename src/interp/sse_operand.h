@@ -133,6 +133,21 @@ static inline void vex128_put(Cpu *c, unsigned reg, const Xmm *v) {
   }
 #define AVX_RM(name, load) AVX_128(name, load) AVX_256(name)
 
+/* op_<name> and op_<name>_m, VEX.256 handlers of an operation fn(c, in, s) that is not
+ * one SSE body per lane: s is the 32-byte source, YMM[in->rm] or memory. */
+#define YMM_SOURCE_PAIR(name, fn)                                                       \
+  void op_##name(Cpu *c, const Insn *in) {                                              \
+    Xmm s[2] = {c->xmm[in->rm], c->ymmh[in->rm]};                                       \
+    fn(c, in, s);                                                                       \
+    DISPATCH_NEXT(c, in);                                                               \
+  }                                                                                     \
+  void op_##name##_m(Cpu *c, const Insn *in) {                                          \
+    Xmm s[2];                                                                           \
+    load_m256(c, in, s);                                                                \
+    fn(c, in, s);                                                                       \
+    DISPATCH_NEXT(c, in);                                                               \
+  }
+
 /* Around the two lanes of AVX_256: MXCSR with every exception masked and no flag set,
  * then the guest's back with what the lanes raised committed (fp_commit may fault). */
 static inline uint32_t vex256_begin(Cpu *c) {
