@@ -13,6 +13,7 @@
 #include "process.h"
 #include "signals.h"
 #include "syscall.h"
+#include "turns.h"
 #include "virtual_time.h"
 #include "vsyscall.h"
 
@@ -81,11 +82,13 @@ void linux_signal_resume(Cpu *c, int sig) {
   }
 }
 
-/* The caller's instruction budget, or sooner the next --deterministic timer's: the run
- * stops at the exact instruction where a timer falls due. */
+/* The caller's instruction budget, or sooner the next --deterministic timer's, or the end
+ * of the thread's turn: the run stops at the exact instruction where a timer falls due or
+ * the next thread's turn begins. */
 static uint64_t budget(const Cpu *c, uint64_t caller_limit) {
   if (!proc_of(c)->opt.deterministic) return caller_limit;
-  uint64_t due = vt_next_due(c);
+  uint64_t due = vt_next_due(c), turn_end = turns_end_at(c);
+  if (turn_end < due) due = turn_end;
   return due < caller_limit ? due : caller_limit;
 }
 
@@ -100,6 +103,7 @@ StopReason linux_run(Cpu *c, uint64_t until) {
     case STOP_BUDGET:
       if (c->icount >= caller_limit) return why;
       vt_expire(c);
+      if (c->icount >= turns_end_at(c)) turns_yield(c);
       break;
     case STOP_SYSCALL: perform_syscall(c); break;
     case STOP_FAULT:

@@ -68,6 +68,19 @@ typedef struct Thread {
   unsigned nth;          /* 0 for the process's first thread, n for the n-th it made */
   sem_t turn;            /* posted when the run lock is handed to it (threads.c) */
   struct Thread *queued; /* the next thread waiting for the run lock */
+  struct ThreadSched {   /* --deterministic's turns (turns.c), under Threads.mutex */
+    uint8_t state;       /* TURN_READY, TURN_WAITING (a futex), TURN_AWAY (a host call) */
+    bool in_call;        /* in a system call that may block, keeping the turn */
+    bool interruptible;  /* waiting: a signal's handler ends the wait (-EINTR) */
+    uint64_t call_began; /* the host's monotonic time then, ns */
+    uint64_t began_at;   /* cpu.icount when the turn began, and when it ends */
+    uint64_t end_at;
+    uint64_t futex, seq; /* waiting: the word's address, the wait's number (Threads.waits) */
+    uint32_t bitset;
+    uint64_t deadline;   /* on the process's clock; UINT64_MAX for none */
+    uint64_t wall_deadline; /* the same on this thread's wall clock (virtual_time.h) */
+    int64_t result;      /* what the wait returns */
+  } sched;
 } Thread;
 
 /* A PT_LOAD segment's part that comes from the file, as the kernel would map it: pages

@@ -16,6 +16,7 @@
 #include "sigframe.h"
 #include "signals.h"
 #include "sys_common.h"
+#include "turns.h"
 
 /* ---- exit ---- */
 
@@ -137,13 +138,22 @@ int64_t sys_kill(Cpu *c, const uint64_t *a) {
   return host_result(kill((pid_t)det_pid_in(c, (pid_t)a[0]), (int)a[1]));
 }
 
+/* A signal sent to one thread; a thread of this process that waits on a futex sees it at
+ * once under --deterministic's turns (turns.h). */
+static int64_t sent_to_thread(Cpu *c, int64_t r, pid_t tid, int sig) {
+  if (r == 0) turns_signal_sent(c, tid, sig);
+  return r;
+}
+
 int64_t sys_tkill(Cpu *c, const uint64_t *a) {
-  return host_result(syscall(SYS_tkill, (pid_t)det_pid_in(c, (pid_t)a[0]), (int)a[1]));
+  pid_t tid = (pid_t)det_pid_in(c, (pid_t)a[0]);
+  return sent_to_thread(c, host_result(syscall(SYS_tkill, tid, (int)a[1])), tid, (int)a[1]);
 }
 
 int64_t sys_tgkill(Cpu *c, const uint64_t *a) {
-  return host_result(syscall(SYS_tgkill, (pid_t)det_pid_in(c, (pid_t)a[0]),
-                             (pid_t)det_pid_in(c, (pid_t)a[1]), (int)a[2]));
+  pid_t tid = (pid_t)det_pid_in(c, (pid_t)a[1]);
+  return sent_to_thread(c, host_result(syscall(SYS_tgkill, (pid_t)det_pid_in(c, (pid_t)a[0]), tid, (int)a[2])),
+                        tid, (int)a[2]);
 }
 
 /* ---- waiting: status words, struct rusage and siginfo_t share one layout ---- */

@@ -9,6 +9,7 @@
 #include "sigframe.h"
 #include "signals.h"
 #include "sys_common.h"
+#include "turns.h"
 #include "virtual_time.h"
 
 #define NOT_BLOCKABLE (X64_SIGBIT(SIGKILL) | X64_SIGBIT(SIGSTOP))
@@ -112,8 +113,11 @@ int64_t sys_rt_sigqueueinfo(Cpu *c, const uint64_t *a) {
 int64_t sys_rt_tgsigqueueinfo(Cpu *c, const uint64_t *a) {
   X64Siginfo info;
   int r = guest_copy_in(c, &info, a[3], sizeof info);
-  return r < 0 ? r : host_result(syscall(SYS_rt_tgsigqueueinfo, (pid_t)det_pid_in(c, (pid_t)a[0]),
-                                         (pid_t)det_pid_in(c, (pid_t)a[1]), (int)a[2], &info));
+  if (r < 0) return r;
+  pid_t tid = (pid_t)det_pid_in(c, (pid_t)a[1]);
+  int64_t sent = host_result(syscall(SYS_rt_tgsigqueueinfo, (pid_t)det_pid_in(c, (pid_t)a[0]), tid, (int)a[2], &info));
+  if (sent == 0) turns_signal_sent(c, tid, (int)a[2]); /* seen at once if it waits (turns.h) */
+  return sent;
 }
 
 /* The new stack is read before anything changes; the old one is written only if the

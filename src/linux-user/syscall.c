@@ -5,6 +5,7 @@
 #include "strace.h"
 #include "sysroot.h"
 #include "sys_common.h"
+#include "turns.h"
 
 typedef struct SysEntry {
   SysFn fn;
@@ -259,6 +260,10 @@ static const bool may_wait[X64_NR_COUNT] = {
     B(sendmsg), B(sendmmsg), B(msgrcv), B(msgsnd), B(semop), B(semtimedop), B(flock),
     B(sched_yield),
 };
+/* Under --deterministic's turns (turns.h), futexes are kept by the turns, which a wait
+ * hands on, and these give the turn to the next thread after they return (a sleep on the
+ * virtual clock passes at once). */
+static const bool yields_turn[X64_NR_COUNT] = {B(sched_yield), B(nanosleep), B(clock_nanosleep)};
 #undef B
 
 /* The call's path arguments (A_PATH in its signature) are read into buffers of this
@@ -294,10 +299,13 @@ void syscall_dispatch(Cpu *c) {
   if (trace) strace_begin(c, nr, e ? &e->sig : NULL, args);
   int64_t ret = e ? paths_from_guest(c, e, args) : -ENOSYS;
   /* The thread count changes only under the run lock, which this thread holds. */
-  const bool release = nr < X64_NR_COUNT && may_wait[nr] && proc_of(c)->threads.n > 1;
+  const bool turns = turns_on(c);
+  const bool release = nr < X64_NR_COUNT && may_wait[nr] && proc_of(c)->threads.n > 1 &&
+                       !(turns && (nr == X64_NR_futex || yields_turn[nr]));
   if (release) threads_leave(c);
   if (ret == 0) ret = e->fn(c, args);
   if (release) threads_enter(c);
+  if (turns && nr < X64_NR_COUNT && yields_turn[nr]) turns_yield(c);
   c->r[RAX] = (uint64_t)ret;
   if (ret == -EINTR) signals_syscall_interrupted(c, nr);
   if (trace) strace_end(ret);

@@ -19,6 +19,7 @@
 #include "process.h"
 #include "signals.h"
 #include "sys_common.h"
+#include "turns.h"
 
 /* How long a thread waits for the run lock before it asks the holder to give it up: a
  * time slice, as a kernel's scheduler would give. */
@@ -59,6 +60,9 @@ static void reset(Threads *ts, Cpu *holder) {
   ts->n = 0;
   ts->retired = 0;
   ts->made = 0;
+  ts->turns = false;
+  ts->clock = ts->waits = 0;
+  thread_of(holder)->sched = (struct ThreadSched){0};
   thread_of(holder)->host_tid = gettid();
   thread_of(holder)->nth = 0;
   sem_init(&thread_of(holder)->turn, 0, 0);
@@ -133,6 +137,10 @@ void threads_enter(Cpu *c) {
     pthread_mutex_lock(&c->m->lock);
     return;
   }
+  if (turns_on(c)) {
+    turns_enter(c);
+    return;
+  }
   pthread_mutex_lock(&ts->mutex);
   if (!ts->holder) {
     ts->holder = c;
@@ -175,6 +183,10 @@ void threads_leave(Cpu *c) {
     pthread_mutex_unlock(&c->m->lock);
     return;
   }
+  if (turns_on(c)) {
+    turns_leave(c);
+    return;
+  }
   pthread_mutex_lock(&ts->mutex);
   Thread *next = ts->first;
   ts->holder = next ? &next->cpu : NULL;
@@ -193,6 +205,10 @@ void threads_yield(Cpu *c) {
   Threads *ts = threads_of(c);
   cpu_clear_events(c, EV_YIELD);
   if (ts->parallel) return;
+  if (turns_on(c)) {
+    turns_yield(c);
+    return;
+  }
   pthread_mutex_lock(&ts->mutex);
   bool waiting = ts->first != NULL;
   pthread_mutex_unlock(&ts->mutex);
@@ -267,6 +283,7 @@ int64_t threads_clone(Cpu *c, uint64_t flags, uint64_t stack, uint64_t parent_ti
   Thread *t = calloc(1, sizeof *t);
   if (!t) return -ENOMEM;
   go_parallel(c);
+  turns_begin(c);
   t->proc = p;
   Cpu *n = &t->cpu;
   cpu_init(n, c->m);
@@ -324,6 +341,13 @@ int64_t threads_clone(Cpu *c, uint64_t flags, uint64_t stack, uint64_t parent_ti
   return tid;
 }
 
+/* The kernel's wake of one waiter on the futex word at addr, as it does at a thread's end;
+ * under --deterministic's turns, theirs. */
+static void wake_one(Cpu *c, uint64_t addr) {
+  if (turns_on(c)) turns_futex_wake(c, addr, 1, FUTEX_BITSET_MATCH_ANY);
+  else syscall(SYS_futex, GUEST_PTR(addr), FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
 /* The kernel's handle_futex_death(): a robust mutex's futex word still naming tid gets
  * FUTEX_OWNER_DIED, and one waiter is woken to take it (EOWNERDEAD). */
 static void owner_died(Cpu *c, uint64_t word_at, uint32_t tid) {
@@ -336,7 +360,7 @@ static void owner_died(Cpu *c, uint64_t word_at, uint32_t tid) {
     uint32_t dead = (word & FUTEX_WAITERS) | FUTEX_OWNER_DIED;
     if (__atomic_compare_exchange_n((uint32_t *)GUEST_PTR(word_at), &word, dead, false,
                                     __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
-      if (word & FUTEX_WAITERS) syscall(SYS_futex, GUEST_PTR(word_at), FUTEX_WAKE, 1, NULL, NULL, 0);
+      if (word & FUTEX_WAITERS) wake_one(c, word_at);
       return;
     }
   }
@@ -377,10 +401,11 @@ bool threads_exit(Cpu *c) {
   if (t->clear_child_tid) {
     uint32_t zero = 0;
     if (guest_copy_out(c, t->clear_child_tid, &zero, sizeof zero) == 0)
-      syscall(SYS_futex, GUEST_PTR(t->clear_child_tid), FUTEX_WAKE, 1, NULL, NULL, 0);
+      wake_one(c, t->clear_child_tid);
   }
   signals_thread_detach(c);
-  threads_leave(c);
+  if (turns_on(c)) turns_exit(c);
+  else threads_leave(c);
   if (t != &t->proc->main) {
     sem_destroy(&t->turn);
     free(t);

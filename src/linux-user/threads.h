@@ -11,7 +11,9 @@
  * - Taking turns (Options.serial_threads: --serial-threads, --deterministic and the tools
  *   that see or stop one thread at a time): the run lock, handed on in the order it was
  *   asked for, is also held while a thread runs guest code, and given up every few
- *   milliseconds when another thread is waiting (EV_YIELD) or at a PAUSE. */
+ *   milliseconds when another thread is waiting (EV_YIELD) or at a PAUSE. Under
+ *   --deterministic, once a second thread is made, turns.h decides instead, by
+ *   instruction counts. */
 #ifndef X64EMU_THREADS_H
 #define X64EMU_THREADS_H
 
@@ -33,6 +35,11 @@ typedef struct Threads {
   uint64_t retired;    /* the instructions of the threads that ended */
   unsigned made;       /* the threads made (Thread.nth) */
   bool parallel;       /* the threads run guest code in parallel (threads.c) */
+  /* --deterministic's turns (turns.h): on once a second thread is made; the process's
+   * clock (the instructions its threads ran in turns, and the time it let pass with all
+   * of them waiting); the futex waits begun, to wake waiters in order. */
+  bool turns;
+  uint64_t clock, waits;
 } Threads;
 
 /* The process's threads: the one it starts with, holding the run lock. */

@@ -102,8 +102,7 @@ static uint64_t next_wall_due(const Cpu *c) {
   return at;
 }
 
-/* Lets the wall clocks run on to wall time `to`, if it is ahead. */
-static void idle_until(Cpu *c, uint64_t to) {
+void vt_idle_until(Cpu *c, uint64_t to) {
   if (to > wall_now(c)) c->m->virtual_idle += to - wall_now(c);
 }
 
@@ -115,10 +114,10 @@ static int64_t pass_time(Cpu *c, uint64_t wake_wall, uint64_t wanted, uint64_t *
   for (;;) {
     uint64_t next = next_wall_due(c);
     if (next > wake_wall) {
-      idle_until(c, wake_wall);
+      vt_idle_until(c, wake_wall);
       return 0;
     }
-    idle_until(c, next);
+    vt_idle_until(c, next);
     vt_expire(c);
     if (cpu_events(c) & EV_EXIT) return 0;
     *left = wake_wall - wall_now(c);
@@ -146,7 +145,7 @@ bool vt_wait_signal(Cpu *c, uint64_t ns, uint64_t wanted) {
 bool vt_idle_to_next_timer(Cpu *c) {
   uint64_t at = next_wall_due(c);
   if (at == UINT64_MAX) return false;
-  idle_until(c, at);
+  vt_idle_until(c, at);
   vt_expire(c);
   return true;
 }

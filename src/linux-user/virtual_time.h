@@ -37,6 +37,9 @@ typedef struct VirtualTime {
  * 2023-11-14 22:13:20 UTC). */
 uint64_t vt_now(const Cpu *c, clockid_t id);
 struct timespec vt_timespec(uint64_t ns);
+/* Lets the wall clocks run on until c's reads wall time `to` (CLOCK_MONOTONIC's ns), if
+ * it is ahead: time that passed with no instruction run. */
+void vt_idle_until(Cpu *c, uint64_t to);
 /* Whether a timespec is one the kernel takes (seconds and nanoseconds in range), and its
  * ns (saturated far beyond any timeout's need). */
 bool vt_valid_timespec(const struct timespec *ts);
