@@ -12,6 +12,7 @@
 #include "interp/machine.h"
 #include "linux-user/sys_nr.h"
 #include "linux-user/sys_common.h"
+#include "linux-user/threads.h"
 #include "sites.h"
 #include "symbols.h"
 
@@ -93,12 +94,10 @@ bool stats_finish(Stats *s, const char *path) {
   bool ok = f != NULL;
   Total *mnemonics = NULL, *functions = NULL, *calls = NULL;
   size_t n_mnemonics = 0, n_functions = 0, n_calls = 0;
-  uint64_t total = 0; /* every thread's, as --stats counts them */
   char (*texts)[24] = calloc(s->sites.size, sizeof *texts); /* the mnemonic of each slot */
   for (size_t i = 0; ok && texts && i < s->sites.size; i++) {
     const Site *k = &s->sites.v[i];
     if (!k->rip) continue;
-    total += k->runs;
     uint8_t bytes[15];
     char text[160];
     unsigned got = fault_copy_in(bytes, k->rip, sizeof bytes);
@@ -116,7 +115,7 @@ bool stats_finish(Stats *s, const char *path) {
   if (ok) {
     const BlockCache *code = &s->c->m->code;
     fprintf(f, "{\n  \"schema\": \"x64emu-stats/1\",\n  \"instructions\": %" PRIu64 ",\n",
-            total);
+            threads_instructions(s->c));
     fprintf(f, "  \"code_cache\": {\"blocks_decoded\": %" PRIu64 ", \"lookups\": %" PRIu64
                ", \"hits\": %" PRIu64 ", \"flushes\": %" PRIu64 "},\n",
             code->decoded, code->lookups, code->lookups - code->decoded, code->flushes);
