@@ -4,11 +4,13 @@
 # they go, print the same, with the same statistics, profile and trace; the facts that
 # hold under any schedule (a mutex's count, a condition variable's ping-pong, a timed wait
 # timing out, the futex bitset, CMP_REQUEUE and WAKE_OP results) are those of the native
-# run and of a run without the option.
+# run and of a run without the option. Given another x64emu (the aarch64 build under
+# qemu-aarch64), its --deterministic run prints the same as the first: the schedule does
+# not depend on the host.
 #
-# usage: turns.sh X64EMU PROGRAM
+# usage: turns.sh X64EMU PROGRAM [OTHER_X64EMU]
 set -u
-x64emu=$1 program=$2
+x64emu=$1 program=$2 other=${3:-}
 s=$(mktemp -d "${TMPDIR:-/tmp}/x64emu-turns.XXXXXX") || exit 2
 trap 'rm -rf "$s"' EXIT
 fail() { echo "turns.sh: $*"; exit 1; }
@@ -35,7 +37,11 @@ done
 for what in out json profile trace; do
   cmp -s "$s/a.$what" "$s/b.$what" || fail "two --deterministic runs differ in their $what: $(diff "$s/a.$what" "$s/b.$what" | head -20)"
 done
+if [ -n "$other" ]; then
+  timeout 300 "$other" --deterministic "$program" >"$s/other.out" || fail "the other x64emu failed: $(cat "$s/other.out")"
+  cmp -s "$s/a.out" "$s/other.out" || fail "the other x64emu's schedule: $(diff "$s/a.out" "$s/other.out" | head -20)"
+fi
 grep -q '^the racy counter: [0-9]* of 800000$' "$s/a.out" || fail "no racy counter in: $(cat "$s/a.out")"
 [ "$(grep -c '^thread [0-3]: [0-9]* locks' "$s/a.out")" = 12 ] || fail "the threads' own lines: $(cat "$s/a.out")"
-echo "turns.sh: two --deterministic runs alike (output, statistics, profile, trace); the facts as natively"
+echo "turns.sh: two --deterministic runs alike (output, statistics, profile, trace)${other:+ and by the other x64emu}; the facts as natively"
 sed -n '/^schedule:/,$p' "$s/a.out"
