@@ -43,12 +43,12 @@ static void close_turn(Threads *ts) {
   s->began_at = ts->holder->icount;
 }
 
-/* A PAUSE gives the turn away when another thread is ready (system.c). */
-static void note_ready(Threads *ts) {
+/* After a change of who is ready: a PAUSE gives the turn away when another thread is
+ * (system.c). */
+static void note_ready(const Threads *ts, Machine *m) {
   bool other = false;
   for (unsigned i = 0; i < ts->n && !other; i++)
     other = ts->all[i]->sched.state == TURN_READY && &ts->all[i]->cpu != ts->holder;
-  Machine *m = ts->all[0]->cpu.m;
   __atomic_store_n(&m->pause_events, other ? EV_YIELD : 0, __ATOMIC_RELAXED);
 }
 
@@ -114,7 +114,7 @@ static void pass_on(Threads *ts, unsigned nth, const Thread *self) {
     }
   }
   if (next) grant(ts, next, self);
-  note_ready(ts);
+  note_ready(ts, self->cpu.m);
 }
 
 /* Whether the host thread tid sleeps in the kernel (state S: waiting for an event), as
@@ -153,11 +153,11 @@ static void await_turn(Threads *ts, Thread *t, bool interruptible) {
   while (ts->holder != &t->cpu) {
     if (interruptible && t->sched.state == TURN_WAITING && signals_handler_due(&t->cpu)) {
       wake(t, -EINTR);
-      note_ready(ts);
+      note_ready(ts, t->cpu.m);
     }
     if (!ts->holder && t->sched.state == TURN_READY) {
       grant(ts, t, t);
-      note_ready(ts);
+      note_ready(ts, t->cpu.m);
       break;
     }
     take_from_blocked_holder(ts, t);
@@ -188,7 +188,7 @@ void turns_enter(Cpu *c) {
   t->sched.in_call = false;
   if (ts->holder != c) {
     if (t->sched.state == TURN_AWAY) t->sched.state = TURN_READY;
-    note_ready(ts);
+    note_ready(ts, c->m);
     await_turn(ts, t, false);
   }
   pthread_mutex_unlock(&ts->mutex);
@@ -264,7 +264,7 @@ int64_t turns_futex_wake(Cpu *c, uint64_t addr, uint32_t n, uint32_t bitset) {
   pthread_mutex_lock(&ts->mutex);
   uint32_t woken = 0;
   for (Thread *w; woken < n && (w = first_waiter(ts, addr, bitset)); woken++) wake(w, 0);
-  note_ready(ts);
+  note_ready(ts, c->m);
   pthread_mutex_unlock(&ts->mutex);
   return woken;
 }
@@ -278,7 +278,7 @@ int64_t turns_futex_requeue(Cpu *c, uint64_t addr, uint32_t n, uint64_t addr2, u
   *moved = 0;
   if (addr2 != addr)
     for (Thread *w; *moved < n2 && (w = first_waiter(ts, addr, ~0u)); ++*moved) w->sched.futex = addr2;
-  note_ready(ts);
+  note_ready(ts, c->m);
   pthread_mutex_unlock(&ts->mutex);
   return woken;
 }
@@ -294,6 +294,6 @@ void turns_signal_sent(Cpu *c, int32_t tid, int sig) {
         !(t->sig.mask & X64_SIGBIT(sig)) && handler != X64_SIG_DFL && handler != X64_SIG_IGN)
       wake(t, -EINTR);
   }
-  note_ready(ts);
+  note_ready(ts, c->m);
   pthread_mutex_unlock(&ts->mutex);
 }
