@@ -69,7 +69,7 @@ static int64_t wait_virtually(Cpu *c, uint32_t *word, const uint64_t *a, const s
 static int64_t wake_op_in_turns(Cpu *c, const uint64_t *a, uint32_t *word2) {
   const uint32_t e = (uint32_t)a[5];
   int32_t oparg = (int32_t)(e << 8) >> 20, cmparg = (int32_t)(e << 20) >> 20;
-  if (e & (FUTEX_OP_OPARG_SHIFT << 28)) oparg = (int32_t)(1u << (oparg & 31));
+  if (e & ((uint32_t)FUTEX_OP_OPARG_SHIFT << 28)) oparg = (int32_t)(1u << (oparg & 31));
   uint32_t old = __atomic_load_n(word2, __ATOMIC_SEQ_CST), new;
   switch ((e >> 28) & 7) {
   case FUTEX_OP_SET: new = (uint32_t)oparg; break;
