@@ -339,7 +339,10 @@ static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
   }
   for (unsigned i = 0; i < n; i++) /* a hook record puts RIP back at the block's end */
     if (buf[i].fn == bc->hook) buf[i].imm = pc;
-  if (!single) fuse_runs(buf, n);
+  if (!single) {
+    fuse_runs(buf, n);
+    fuse_branch(buf, n);
+  }
   /* Flag liveness, backwards from the block's end, where every flag may be read. */
   uint8_t live = FL_ALL;
   for (unsigned i = n; i-- > 0;) {

@@ -1,12 +1,14 @@
 /* fuse.c: runs of register-form AESENCs, as OpenSSL's CTR and ECB loops issue them for
  * every block of a batch, into one record that runs the host's AESENCs back to back
  * (ops_crypto.h, op_aesenc_run): a dispatch for the run instead of one each, and the
- * host overlaps the independent rounds. */
+ * host overlaps the independent rounds. And the compare and conditional jump that end
+ * most loops' blocks into one dispatch (ops_fast.h, fast_fused_jcc). */
 #include "fuse.h"
 
 #include <stddef.h>
 
 #include "../interp/ops_crypto.h"
+#include "../interp/ops_fast.h"
 
 #define HOST_RUN(n) op_aesenc_run##n,
 #define PORTABLE_RUN(n) op_aesenc_run##n##_portable,
@@ -45,4 +47,10 @@ void fuse_runs(Insn *records, unsigned n) {
     }
     i += k;
   }
+}
+
+void fuse_branch(Insn *records, unsigned n) {
+  if (n < 2) return;
+  Handler fused = fast_fused_jcc(records[n - 2].fn, records[n - 1].fn);
+  if (fused) records[n - 2].fn = fused;
 }

@@ -35,7 +35,7 @@ static inline uintptr_t host_stack_pointer(void) {
   return sp;
 }
 
-static inline void chain_block(Cpu *c) {
+static inline __attribute__((always_inline)) void chain_block(Cpu *c) {
   const Block *b = c->block;
   if (__builtin_expect(cpu_events(c) != 0, 0) || ((c->rflags ^ c->ac_checked) & (F_TF | F_AC)) ||
       c->chain_generation != block_generation(&c->m->code) ||

@@ -11,91 +11,145 @@
 /* ---- ALU: E op= G, G op= E, E op= imm, with register operands; E op= G and G op= E
  * with memory ---- */
 
-#define ALU_FORMS(NAME, EXPR, LF, WRITES)                                                 \
-  static void NAME##64_rr(Cpu *c, const Insn *in) { /* E op= G */                       \
-    uint64_t a = c->r[in->rm], b = c->r[in->reg], r = EXPR;                             \
-    if (WRITES) c->r[in->rm] = r;                                                       \
-    lazy_set(c, LF, 8, r, a, b);                                                        \
-    DISPATCH_NEXT(c, in);                                                               \
-  }                                                                                     \
-  static void NAME##32_rr(Cpu *c, const Insn *in) {                                     \
-    uint32_t a = (uint32_t)c->r[in->rm], b = (uint32_t)c->r[in->reg], r = EXPR;         \
-    if (WRITES) c->r[in->rm] = r;                                                       \
-    lazy_set(c, LF, 4, r, a, b);                                                        \
-    DISPATCH_NEXT(c, in);                                                               \
-  }                                                                                     \
-  static void NAME##64_ri(Cpu *c, const Insn *in) {                                     \
-    uint64_t a = c->r[in->rm], b = in->imm, r = EXPR;                                   \
-    if (WRITES) c->r[in->rm] = r;                                                       \
-    lazy_set(c, LF, 8, r, a, b);                                                        \
-    DISPATCH_NEXT(c, in);                                                               \
-  }                                                                                     \
-  static void NAME##32_ri(Cpu *c, const Insn *in) {                                     \
-    uint32_t a = (uint32_t)c->r[in->rm], b = (uint32_t)in->imm, r = EXPR;               \
-    if (WRITES) c->r[in->rm] = r;                                                       \
-    lazy_set(c, LF, 4, r, a, b);                                                        \
-    DISPATCH_NEXT(c, in);                                                               \
-  }                                                                                     \
-  static void NAME##64_rm(Cpu *c, const Insn *in) { /* G op= E, E a register */         \
-    uint64_t a = c->r[in->reg], b = c->r[in->rm], r = EXPR;                             \
-    if (WRITES) c->r[in->reg] = r;                                                      \
-    lazy_set(c, LF, 8, r, a, b);                                                        \
-    DISPATCH_NEXT(c, in);                                                               \
-  }                                                                                     \
-  static void NAME##32_rm(Cpu *c, const Insn *in) {                                     \
-    uint32_t a = (uint32_t)c->r[in->reg], b = (uint32_t)c->r[in->rm], r = EXPR;         \
-    if (WRITES) c->r[in->reg] = r;                                                      \
-    lazy_set(c, LF, 4, r, a, b);                                                        \
-    DISPATCH_NEXT(c, in);                                                               \
-  }                                                                                     \
-  static void NAME##64_rml(Cpu *c, const Insn *in) { /* G op= E, E in memory */         \
-    uint64_t a = c->r[in->reg], b = ld64(ea(c, in)), r = EXPR;                          \
-    if (WRITES) c->r[in->reg] = r;                                                      \
-    lazy_set(c, LF, 8, r, a, b);                                                        \
-    DISPATCH_NEXT(c, in);                                                               \
-  }                                                                                     \
-  static void NAME##32_rml(Cpu *c, const Insn *in) {                                    \
-    uint32_t a = (uint32_t)c->r[in->reg], b = ld32(ea(c, in)), r = EXPR;                \
-    if (WRITES) c->r[in->reg] = r;                                                      \
-    lazy_set(c, LF, 4, r, a, b);                                                        \
-    DISPATCH_NEXT(c, in);                                                               \
-  }                                                                                     \
-  /* E op= G, E in memory: the flags change only once the store has not faulted. */     \
-  static void NAME##64_mr(Cpu *c, const Insn *in) {                                     \
-    uint64_t m = ea(c, in), a = ld64(m), b = c->r[in->reg], r = EXPR;                   \
-    if (WRITES) st64(m, r);                                                             \
-    lazy_set(c, LF, 8, r, a, b);                                                        \
-    DISPATCH_NEXT(c, in);                                                               \
-  }                                                                                     \
-  static void NAME##32_mr(Cpu *c, const Insn *in) {                                     \
-    uint64_t m = ea(c, in);                                                             \
-    uint32_t a = ld32(m), b = (uint32_t)c->r[in->reg], r = EXPR;                        \
-    if (WRITES) st32(m, r);                                                             \
-    lazy_set(c, LF, 4, r, a, b);                                                        \
-    DISPATCH_NEXT(c, in);                                                               \
-  }                                                                                     \
-  static void NAME##16_mr(Cpu *c, const Insn *in) {                                     \
-    uint64_t m = ea(c, in);                                                             \
-    uint16_t a = ld16(m), b = (uint16_t)c->r[in->reg], r = (uint16_t)(EXPR);            \
-    if (WRITES) st16(m, r);                                                             \
-    lazy_set(c, LF, 2, r, a, b);                                                        \
-    DISPATCH_NEXT(c, in);                                                               \
-  }                                                                                     \
-  static void NAME##8_mr(Cpu *c, const Insn *in) { /* G a low byte register */          \
-    uint64_t m = ea(c, in);                                                             \
-    uint8_t a = ld8(m), b = (uint8_t)c->r[in->reg], r = (uint8_t)(EXPR);                \
-    if (WRITES) st8(m, r);                                                              \
-    lazy_set(c, LF, 1, r, a, b);                                                        \
-    DISPATCH_NEXT(c, in);                                                               \
+#define ALU_FORMS(NAME, EXPR, LF, WRITES, SUFFIX, TAIL)                                         \
+  static void NAME##64_rr##SUFFIX(Cpu *c, const Insn *in) { /* E op= G */                       \
+    uint64_t a = c->r[in->rm], b = c->r[in->reg], r = EXPR;                                     \
+    if (WRITES) c->r[in->rm] = r;                                                               \
+    lazy_set(c, LF, 8, r, a, b);                                                                \
+    TAIL;                                                                                       \
+  }                                                                                             \
+  static void NAME##32_rr##SUFFIX(Cpu *c, const Insn *in) {                                     \
+    uint32_t a = (uint32_t)c->r[in->rm], b = (uint32_t)c->r[in->reg], r = EXPR;                 \
+    if (WRITES) c->r[in->rm] = r;                                                               \
+    lazy_set(c, LF, 4, r, a, b);                                                                \
+    TAIL;                                                                                       \
+  }                                                                                             \
+  static void NAME##64_ri##SUFFIX(Cpu *c, const Insn *in) {                                     \
+    uint64_t a = c->r[in->rm], b = in->imm, r = EXPR;                                           \
+    if (WRITES) c->r[in->rm] = r;                                                               \
+    lazy_set(c, LF, 8, r, a, b);                                                                \
+    TAIL;                                                                                       \
+  }                                                                                             \
+  static void NAME##32_ri##SUFFIX(Cpu *c, const Insn *in) {                                     \
+    uint32_t a = (uint32_t)c->r[in->rm], b = (uint32_t)in->imm, r = EXPR;                       \
+    if (WRITES) c->r[in->rm] = r;                                                               \
+    lazy_set(c, LF, 4, r, a, b);                                                                \
+    TAIL;                                                                                       \
+  }                                                                                             \
+  static void NAME##64_rm##SUFFIX(Cpu *c, const Insn *in) { /* G op= E, E a register */         \
+    uint64_t a = c->r[in->reg], b = c->r[in->rm], r = EXPR;                                     \
+    if (WRITES) c->r[in->reg] = r;                                                              \
+    lazy_set(c, LF, 8, r, a, b);                                                                \
+    TAIL;                                                                                       \
+  }                                                                                             \
+  static void NAME##32_rm##SUFFIX(Cpu *c, const Insn *in) {                                     \
+    uint32_t a = (uint32_t)c->r[in->reg], b = (uint32_t)c->r[in->rm], r = EXPR;                 \
+    if (WRITES) c->r[in->reg] = r;                                                              \
+    lazy_set(c, LF, 4, r, a, b);                                                                \
+    TAIL;                                                                                       \
+  }                                                                                             \
+  static void NAME##64_rml##SUFFIX(Cpu *c, const Insn *in) { /* G op= E, E in memory */         \
+    uint64_t a = c->r[in->reg], b = ld64(ea(c, in)), r = EXPR;                                  \
+    if (WRITES) c->r[in->reg] = r;                                                              \
+    lazy_set(c, LF, 8, r, a, b);                                                                \
+    TAIL;                                                                                       \
+  }                                                                                             \
+  static void NAME##32_rml##SUFFIX(Cpu *c, const Insn *in) {                                    \
+    uint32_t a = (uint32_t)c->r[in->reg], b = ld32(ea(c, in)), r = EXPR;                        \
+    if (WRITES) c->r[in->reg] = r;                                                              \
+    lazy_set(c, LF, 4, r, a, b);                                                                \
+    TAIL;                                                                                       \
+  }                                                                                             \
+  /* E op= G, E in memory: the flags change only once the store has not faulted. */             \
+  static void NAME##64_mr##SUFFIX(Cpu *c, const Insn *in) {                                     \
+    uint64_t m = ea(c, in), a = ld64(m), b = c->r[in->reg], r = EXPR;                           \
+    if (WRITES) st64(m, r);                                                                     \
+    lazy_set(c, LF, 8, r, a, b);                                                                \
+    TAIL;                                                                                       \
+  }                                                                                             \
+  static void NAME##32_mr##SUFFIX(Cpu *c, const Insn *in) {                                     \
+    uint64_t m = ea(c, in);                                                                     \
+    uint32_t a = ld32(m), b = (uint32_t)c->r[in->reg], r = EXPR;                                \
+    if (WRITES) st32(m, r);                                                                     \
+    lazy_set(c, LF, 4, r, a, b);                                                                \
+    TAIL;                                                                                       \
+  }                                                                                             \
+  static void NAME##16_mr##SUFFIX(Cpu *c, const Insn *in) {                                     \
+    uint64_t m = ea(c, in);                                                                     \
+    uint16_t a = ld16(m), b = (uint16_t)c->r[in->reg], r = (uint16_t)(EXPR);                    \
+    if (WRITES) st16(m, r);                                                                     \
+    lazy_set(c, LF, 2, r, a, b);                                                                \
+    TAIL;                                                                                       \
+  }                                                                                             \
+  static void NAME##8_mr##SUFFIX(Cpu *c, const Insn *in) { /* G a low byte register */          \
+    uint64_t m = ea(c, in);                                                                     \
+    uint8_t a = ld8(m), b = (uint8_t)c->r[in->reg], r = (uint8_t)(EXPR);                        \
+    if (WRITES) st8(m, r);                                                                      \
+    lazy_set(c, LF, 1, r, a, b);                                                                \
+    TAIL;                                                                                       \
   }
 
-ALU_FORMS(add, a + b, LF_ADD, 1)
-ALU_FORMS(sub, a - b, LF_SUB, 1)
-ALU_FORMS(and, a & b, LF_LOGIC, 1)
-ALU_FORMS(or, a | b, LF_LOGIC, 1)
-ALU_FORMS(xor, a ^ b, LF_LOGIC, 1)
-ALU_FORMS(cmp, a - b, LF_SUB, 0)
-ALU_FORMS(test, a & b, LF_LOGIC, 0)
+#define NEXT DISPATCH_NEXT(c, in)
+ALU_FORMS(add, a + b, LF_ADD, 1, , NEXT)
+ALU_FORMS(sub, a - b, LF_SUB, 1, , NEXT)
+ALU_FORMS(and, a & b, LF_LOGIC, 1, , NEXT)
+ALU_FORMS(or, a | b, LF_LOGIC, 1, , NEXT)
+ALU_FORMS(xor, a ^ b, LF_LOGIC, 1, , NEXT)
+ALU_FORMS(cmp, a - b, LF_SUB, 0, , NEXT)
+ALU_FORMS(test, a & b, LF_LOGIC, 0, , NEXT)
+
+/* ---- INC and DEC of a 32- or 64-bit register: CF stays as it was, kept in the lazy
+ * flags' cin (alu.c's op_inc), read at once when the last flag setter was one too ---- */
+
+static inline bool carry_before(const Cpu *c, const Insn *in) {
+  if (!(in->flags_live & FL_CF)) return false;
+  return c->lf.op == LF_INC || c->lf.op == LF_DEC ? c->lf.cin : flag_cf(c);
+}
+
+#define INCDEC_FORMS(NAME, OP, LF, SUFFIX, TAIL)                                               \
+  static void NAME##64_r##SUFFIX(Cpu *c, const Insn *in) {                                     \
+    bool cf = carry_before(c, in);                                                             \
+    uint64_t a = c->r[in->rm], r = a OP 1;                                                     \
+    c->r[in->rm] = r;                                                                          \
+    lazy_set(c, LF, 8, r, a, 1);                                                               \
+    c->lf.cin = cf;                                                                            \
+    TAIL;                                                                                      \
+  }                                                                                            \
+  static void NAME##32_r##SUFFIX(Cpu *c, const Insn *in) {                                     \
+    bool cf = carry_before(c, in);                                                             \
+    uint32_t a = (uint32_t)c->r[in->rm], r = a OP 1;                                           \
+    c->r[in->rm] = r;                                                                          \
+    lazy_set(c, LF, 4, r, a, 1);                                                               \
+    c->lf.cin = cf;                                                                            \
+    TAIL;                                                                                      \
+  }
+INCDEC_FORMS(inc, +, LF_INC, , NEXT)
+INCDEC_FORMS(dec, -, LF_DEC, , NEXT)
+
+/* The same forms fused with the Jcc on ZF or CF that follows them at the end of a block
+ * (fuse.c): the comparison and the jump in one dispatch, the condition read straight off
+ * the operands the handler has just computed (cond() on a constant code, after lazy_set,
+ * folds to one test). The Jcc's record stays, after this one: its target is read there,
+ * and the block ends at it. */
+static inline void jump_if(Cpu *c, const Insn *in, bool taken) {
+  if (taken) c->rip = in[1].imm;
+  c->cur = in + 1;
+  chain_block(c);
+}
+#define FUSED_JCC(NAME, EXPR, LF, WRITES)                          \
+  ALU_FORMS(NAME, EXPR, LF, WRITES, _jb, jump_if(c, in, cond(c, 2)))  \
+  ALU_FORMS(NAME, EXPR, LF, WRITES, _jae, jump_if(c, in, cond(c, 3))) \
+  ALU_FORMS(NAME, EXPR, LF, WRITES, _jz, jump_if(c, in, cond(c, 4)))  \
+  ALU_FORMS(NAME, EXPR, LF, WRITES, _jnz, jump_if(c, in, cond(c, 5)))
+#define FUSED_INCDEC_JCC(NAME, OP, LF)                                     \
+  INCDEC_FORMS(NAME, OP, LF, _jz, jump_if(c, in, cond(c, 4)))              \
+  INCDEC_FORMS(NAME, OP, LF, _jnz, jump_if(c, in, cond(c, 5)))
+FUSED_JCC(sub, a - b, LF_SUB, 1)
+FUSED_JCC(and, a & b, LF_LOGIC, 1)
+FUSED_JCC(cmp, a - b, LF_SUB, 0)
+FUSED_JCC(test, a & b, LF_LOGIC, 0)
+FUSED_INCDEC_JCC(inc, +, LF_INC)
+FUSED_INCDEC_JCC(dec, -, LF_DEC)
 
 /* Indexed by the ALU number (ADC and SBB stay generic: they read CF). */
 typedef struct AluSet {
@@ -270,6 +324,29 @@ Handler fast_jcc(Insn *in) {
   return by_cc[in->op & 15];
 }
 
+/* The fused forms, by the flag setter's fast form and the Jcc (jb, jae, jz, jnz). */
+#define FUSED_ROW(F) {F, {F##_jb, F##_jae, F##_jz, F##_jnz}},
+#define FUSED_INCDEC_ROW(F) {F, {NULL, NULL, F##_jz, F##_jnz}}, /* CF is the one before */
+#define FUSED_ROWS(N)                                                                          \
+  FUSED_ROW(N##64_rr) FUSED_ROW(N##32_rr) FUSED_ROW(N##64_ri) FUSED_ROW(N##32_ri)              \
+  FUSED_ROW(N##64_rm) FUSED_ROW(N##32_rm) FUSED_ROW(N##64_rml) FUSED_ROW(N##32_rml)            \
+  FUSED_ROW(N##64_mr) FUSED_ROW(N##32_mr) FUSED_ROW(N##16_mr) FUSED_ROW(N##8_mr)
+static const struct {
+  Handler setter, with_jcc[4];
+} fused_jcc[] = {FUSED_ROWS(sub) FUSED_ROWS(and) FUSED_ROWS(cmp) FUSED_ROWS(test)
+                 FUSED_INCDEC_ROW(inc64_r) FUSED_INCDEC_ROW(inc32_r)
+                 FUSED_INCDEC_ROW(dec64_r) FUSED_INCDEC_ROW(dec32_r)};
+
+Handler fast_fused_jcc(Handler setter, Handler jcc) {
+  static const Handler jccs[4] = {jb, jae, jz, jnz};
+  for (unsigned k = 0; k < 4; k++) {
+    if (jcc != jccs[k]) continue;
+    for (unsigned i = 0; i < sizeof fused_jcc / sizeof fused_jcc[0]; i++)
+      if (fused_jcc[i].setter == setter) return fused_jcc[i].with_jcc[k];
+  }
+  return NULL;
+}
+
 enum { ROL, ROR, RCL, RCR, SHL, SHR, SAL, SAR };
 
 /* ---- the pickers the instruction table names ---- */
@@ -350,6 +427,14 @@ Handler fast_mov8_rm_r(Insn *in) { return byte_memory_move(in) ? mov8_store : NU
 Handler fast_mov_r_imm(Insn *in) {
   if (!plain(in)) return NULL;
   return in->osz == 8 ? mov_r_imm64 : mov_r_imm32;
+}
+Handler fast_inc(Insn *in) {
+  if (in->mem || in->lock || (in->osz != 8 && in->osz != 4)) return NULL;
+  return in->osz == 8 ? inc64_r : inc32_r;
+}
+Handler fast_dec(Insn *in) {
+  if (in->mem || in->lock || (in->osz != 8 && in->osz != 4)) return NULL;
+  return in->osz == 8 ? dec64_r : dec32_r;
 }
 Handler fast_lea(Insn *in) {
   if (in->addr32 || (in->osz != 8 && in->osz != 4)) return NULL;

@@ -18,10 +18,17 @@ Handler fast_mov_r_rm(Insn *in);   /* 8B A1 63: loads and register copies */
 Handler fast_mov8_r_rm(Insn *in);  /* 8A: byte loads */
 Handler fast_mov8_rm_r(Insn *in);  /* 88: byte stores */
 Handler fast_mov_r_imm(Insn *in);  /* B8+r */
+Handler fast_inc(Insn *in);        /* FF /0: a 32- or 64-bit register */
+Handler fast_dec(Insn *in);        /* FF /1: a 32- or 64-bit register */
 Handler fast_lea(Insn *in);        /* 8D: 32- and 64-bit addresses and results */
 Handler fast_movzx(Insn *in);      /* 0F B6 0F B7: memory sources */
 Handler fast_movsx(Insn *in);      /* 0F BE 0F BF 63: memory sources */
 Handler fast_shift_imm(Insn *in);  /* C1 D1: a register by a non-zero count */
 Handler fast_jcc(Insn *in);        /* 7x, 0F 8x on ZF or CF */
+
+/* The handler that does both a specialised SUB, AND, CMP or TEST and the fast Jcc after
+ * it (INC and DEC: a JZ or JNZ), when those are the last two records of a block, or NULL
+ * (fuse.c). */
+Handler fast_fused_jcc(Handler setter, Handler jcc);
 
 #endif

@@ -83,6 +83,9 @@ static const char *run_prefix(const Seq *q, unsigned n) {
 
 /* ---- reporting ---- */
 
+static const char *const cc_names[16] = {"O", "NO", "B", "AE", "E", "NE", "BE", "A",
+                                         "S", "NS", "P", "NP", "L", "GE", "LE", "G"};
+
 static unsigned max_reports = 3;
 static const char *program = "diff_blocks";
 static uint64_t iterations;
@@ -144,6 +147,7 @@ static void report(const Seq *q, unsigned index, uint64_t seed, const char *why)
   flag_letters(q->in.rflags, ARITH6 | FL_DF, a);
   printf("flags=%s\n", a);
   if (q->rax_undefined) printf("  rax bits left undefined by LAHF: %#" PRIx64 "\n", q->rax_undefined);
+  if (q->end_cc >= 0) printf("  then J%s to the stop, or NOT R15 and on\n", cc_names[q->end_cc]);
   printf("  differences after all %u instructions:\n", q->n);
   print_differences(q, q->n);
   /* The shortest prefix that fails too: every prefix ran natively while drawing. */
@@ -163,6 +167,7 @@ static void report(const Seq *q, unsigned index, uint64_t seed, const char *why)
 
 typedef struct Stats {
   uint64_t insns, main, partly_dead, all_dead;
+  uint64_t jcc_ends, fused; /* sequences ending with a Jcc; those the decoder fused */
   uint32_t *drawn, *dead; /* per form: drawn, and run with some flag dead */
 } Stats;
 
@@ -182,6 +187,11 @@ static void count_liveness(const Seq *q, Stats *st) {
   }
   st->insns += q->n;
   st->main += q->n_main;
+  if (q->end_cc >= 0 && b->n >= 2) { /* fused: another handler than the instruction's own */
+    st->jcc_ends++;
+    const Insn *compare = &b->insns[b->n - 2];
+    st->fused += compare->fn != block_get_single(&test_machine()->code, compare->rip)->insns[0].fn;
+  }
 }
 
 /* Forms drawn but never run with a dead flag: what liveness does to them went untested. */
@@ -267,6 +277,11 @@ int main(int argc, char **argv) {
   free(st.dead);
   printf("diff_blocks: %" PRIu64 " sequences, %" PRIu64 " failed, %.1f s, seed %#" PRIx64 "\n", ran, failures,
          secs, seed);
+  if (!watch && only < 0) {
+    printf("diff_blocks: %" PRIu64 " ended with a Jcc, %" PRIu64 " of them fused with the instruction "
+           "before (fuse.c)\n", st.jcc_ends, st.fused);
+    if (iter >= 1000 && !st.fused) failures++; /* the fused handlers went untested */
+  }
   model_print_summary("diff_blocks");
   if (watch) {
     printf("diff_blocks: %" PRIu64 " accesses reported, %" PRIu64 " of them unlike memory\n", accesses,

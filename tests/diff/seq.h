@@ -29,13 +29,18 @@ typedef struct Seq {
   unsigned n, n_main;
   /* RAX bits left undefined at the end (LAHF of undefined flags, always last). */
   uint64_t rax_undefined;
+  /* The whole sequence ends with a Jcc of this condition code (on flags defined there)
+   * to the stop, and falls through to NOT R15 and the JMP there, so that which way it
+   * went shows in R15; -1: with the JMP alone. */
+  int end_cc;
 } Seq;
 
 /* Draws a sequence of n_main (1..SEQ_MAX_MAIN) instructions that runs natively without a
  * trap, and the data image (data_init) it starts from. Uses the code page. */
 void seq_generate(Seq *q, Rng *g, unsigned n_main);
 
-/* Writes the first n instructions of q to the code page, then a JMP to the stop address. */
+/* Writes the first n instructions of q to the code page, then a JMP to the stop address
+ * (all of them: end_cc's Jcc first). */
 void seq_place(const Seq *q, unsigned n);
 uint64_t seq_stop_rip(void);
 

@@ -122,10 +122,12 @@ static bool skips_dead_flags(const Form *f) {
          ((op == 0xF6 || op == 0xF7) && (f->digit == 4 || f->digit == 5)) || op == 0x69 || op == 0x6B;
 }
 
-/* Flag readers, the writers that skip dead flags, the other writers, the rest. */
-enum { READERS, SKIPPERS, WRITERS, OTHERS, N_LISTS };
-static const Form **lists[N_LISTS];
-static unsigned list_size[N_LISTS];
+/* Flag readers, the writers that skip dead flags, the other writers, the rest; and the
+ * subtractions, ANDs, compares, tests, increments and decrements that may end a sequence
+ * before its Jcc. */
+enum { READERS, SKIPPERS, WRITERS, OTHERS, N_LISTS, COMPARES = N_LISTS };
+static const Form **lists[N_LISTS + 1];
+static unsigned list_size[N_LISTS + 1];
 static const unsigned list_percent[N_LISTS] = {30, 30, 25, 15};
 
 static bool usable(const Form *f) {
@@ -134,12 +136,23 @@ static bool usable(const Form *f) {
   return true;
 }
 
+/* SUB, AND, CMP (ALU ops 5, 4, 7, also with an immediate), TEST, INC and DEC. */
+static bool compares(const Form *f) {
+  uint8_t op = f->opc[0];
+  if (f->gen || f->vex_map || op == 0x0F) return false;
+  if (is_alu(op)) return op >> 3 == 4 || op >> 3 == 5 || op >> 3 == 7;
+  if (is_alu_imm(op)) return f->digit == 4 || f->digit == 5 || f->digit == 7;
+  if (op == 0xFE || op == 0xFF) return f->digit < 2;
+  return op == 0x84 || op == 0x85 || op == 0xA8 || op == 0xA9;
+}
+
 static void sort_forms(void) {
   if (lists[0]) return;
-  for (unsigned i = 0; i < N_LISTS; i++) lists[i] = calloc(n_forms, sizeof *lists[i]);
+  for (unsigned i = 0; i <= N_LISTS; i++) lists[i] = calloc(n_forms, sizeof *lists[i]);
   for (unsigned i = 0; i < n_forms; i++) {
     const Form *f = &forms[i];
     if (!usable(f)) continue;
+    if (compares(f)) lists[COMPARES][list_size[COMPARES]++] = f;
     unsigned l = flags_read(f, NULL)                ? READERS
                  : skips_dead_flags(f)              ? SKIPPERS
                  : flags_kept(f, NULL) != ARITH6    ? WRITERS
@@ -148,7 +161,8 @@ static void sort_forms(void) {
   }
 }
 
-static const Form *draw_form(Rng *g) {
+static const Form *draw_form(Rng *g, bool compare) {
+  if (compare) return lists[COMPARES][rng_below(g, list_size[COMPARES])];
   unsigned p = rng_below(g, 100), l = 0;
   while (p >= list_percent[l]) p -= list_percent[l++];
   return lists[l][rng_below(g, list_size[l])];
@@ -164,6 +178,16 @@ void seq_place(const Seq *q, unsigned n) {
   unsigned end = n < q->n ? q->insn[n].at : q->len;
   memcpy(code_page, q->code, end);
   uint8_t *j = code_page + end;
+  if (n >= q->n && q->end_cc >= 0) { /* Jcc stop; NOT R15 */
+    int32_t rel = (int32_t)(SEQ_STOP_OFFSET - (end + 6));
+    const uint8_t not_r15[3] = {0x49, 0xF7, 0xD7};
+    j[0] = 0x0F;
+    j[1] = (uint8_t)(0x80 | q->end_cc);
+    memcpy(j + 2, &rel, 4);
+    memcpy(j + 6, not_r15, 3);
+    j += 9;
+    end += 9;
+  }
   int32_t rel = (int32_t)(SEQ_STOP_OFFSET - (end + 5));
   j[0] = 0xE9;
   memcpy(j + 1, &rel, 4);
@@ -314,9 +338,9 @@ static bool append_case(Drawing *d, const Case *k, bool lahf) {
  * (nothing changed) when the draw does not fit: a flag it reads is undefined, the sequence
  * is full, or the native run traps. LAHF may read undefined flags as the last instruction:
  * the AH bits they land in are left out of the comparison. */
-static bool draw_one(Drawing *d, Rng *g, bool last) {
+static bool draw_one(Drawing *d, Rng *g, bool last, bool compare) {
   Seq *q = d->q;
-  const Form *f = draw_form(g);
+  const Form *f = draw_form(g, compare);
   bool lahf = f->opc[0] == 0x9F && !f->gen;
   if ((flags_read(f, NULL) & ~d->defined) && !(lahf && last)) return false;
 
@@ -354,6 +378,7 @@ static bool draw_one(Drawing *d, Rng *g, bool last) {
 void seq_generate(Seq *q, Rng *g, unsigned n_main) {
   sort_forms();
   memset(q, 0, sizeof *q);
+  q->end_cc = -1;
   for (unsigned j = 0; j < DATA_SIZE; j += 8) {
     uint64_t v = rng_next(g);
     memcpy(&data_init[j], &v, 8);
@@ -363,10 +388,18 @@ void seq_generate(Seq *q, Rng *g, unsigned n_main) {
   q->in.r[4] = 0;
   q->in.rflags = (rng_next(g) & ARITH6) | 0x202 | (rng_chance(g, 25) ? FL_DF : 0);
   Drawing d = {.q = q, .now = q->in, .defined = ARITH6};
+  /* Half the sequences end with a Jcc, mostly on ZF or CF after a SUB, AND, CMP, TEST,
+   * INC or DEC: the block's last compare and jump, which the decoder fuses (fuse.c). */
+  bool jcc = rng_chance(g, 50), compare_last = jcc && rng_chance(g, 75);
   for (unsigned i = 0; i < n_main; i++) {
     unsigned tries = 0;
-    while (!draw_one(&d, g, i + 1 == n_main))
+    bool last = i + 1 == n_main;
+    while (!draw_one(&d, g, last, last && compare_last && tries < 500))
       if (++tries == 1000) return; /* full: shorter than asked */
     q->n_main++;
+  }
+  if (jcc && q->n) {
+    unsigned cc = compare_last ? 2 + rng_below(g, 4) : rng_below(g, 16);
+    if (!(cc_reads[cc >> 1] & ~q->insn[q->n - 1].defined)) q->end_cc = (int)cc;
   }
 }

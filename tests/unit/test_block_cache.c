@@ -1,6 +1,7 @@
 /* test_block_cache.c: blocks are decoded once, end at control transfers, chain, and are
  * dropped when their memory changes. */
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -35,6 +36,18 @@ static const uint8_t sum_loop[] = {
     0x48, 0xff, 0xc9,             /* dec rcx */
     0x75, 0xf8,                   /* jnz loop */
     0xe9, 0x2c, 0x00, 0x00, 0x00, /* jmp code + 64 */
+};
+
+/* A loop whose SUB and JNZ end a block, then a CMP with memory and a JZ over an INC. */
+static const uint8_t compare_and_jump[] = {
+    0xb9, 0x05, 0x00, 0x00, 0x00, /* mov ecx, 5 */
+    0x83, 0xc0, 0x02,             /* loop: add eax, 2 */
+    0x83, 0xe9, 0x01,             /* sub ecx, 1 */
+    0x75, 0xf8,                   /* jnz loop */
+    0x39, 0x1a,                   /* cmp [rdx], ebx */
+    0x74, 0x02,                   /* jz over the inc */
+    0xff, 0xc0,                   /* inc eax */
+    0xe9, 0x00, 0x00, 0x00, 0x00, /* jmp to the next byte: the stop address */
 };
 
 static int setup(void **state) {
@@ -221,6 +234,44 @@ static void test_register_forms_capstone_rejects_still_decode(void **state) {
 
 /* Threaded dispatch: handlers run the next instruction themselves, and the loop goes on
  * from wherever a chain stopped; every instruction must still run exactly once. */
+/* A compare and the Jcc that ends its block run as one record (fuse.c), which jumps as
+ * the two would, and whose memory fault leaves the state of the instructions before. */
+static void test_compare_and_jump_fused(void **state) {
+  fault_install();
+  uint8_t *mem = page(PROT_NONE);
+  memcpy(mem, compare_and_jump, sizeof compare_and_jump);
+  uint64_t stop = (uint64_t)(uintptr_t)mem + sizeof compare_and_jump;
+  uint32_t *word = (uint32_t *)(mem + 2048);
+  *word = 7;
+  BlockCache *code = &test_machine()->code;
+  for (int equal = 0; equal < 3; equal++) { /* 0, 1: the word differs, equals; 2: it faults */
+    Cpu c;
+    cpu_init(&c, test_machine());
+    c.rip = (uint64_t)(uintptr_t)mem;
+    c.r[RBX] = equal == 1 ? 7 : 8;
+    c.r[RDX] = equal == 2 ? (uint64_t)(uintptr_t)(mem + 4096) : (uint64_t)(uintptr_t)word;
+    if (equal < 2) {
+      assert_int_equal(cpu_run(&c, stop), STOP_ADDRESS);
+      assert_int_equal(c.r[RAX], equal ? 10 : 11);
+      assert_int_equal(c.icount, 1 + 5 * 3 + (equal ? 3 : 4));
+    } else {
+      assert_int_equal(cpu_run(&c, stop), STOP_FAULT);
+      assert_int_equal(c.fault.sig, SIGSEGV);
+      assert_int_equal(c.rip, (uint64_t)(uintptr_t)mem + 13); /* at the CMP */
+      assert_int_equal(c.r[RAX], 10);
+      assert_int_equal(c.icount, 1 + 5 * 3);
+    }
+  }
+  /* Both pairs were fused: the SUB and the CMP records run another handler than their own. */
+  const Block *loop = block_get(code, (uint64_t)(uintptr_t)mem + 5);
+  const Block *tail = block_get(code, (uint64_t)(uintptr_t)mem + 13);
+  assert_int_equal(loop->n, 3);
+  assert_int_equal(tail->n, 2);
+  assert_ptr_not_equal(loop->insns[1].fn, block_get_single(code, loop->insns[1].rip)->insns[0].fn);
+  assert_ptr_not_equal(tail->insns[0].fn, block_get_single(code, tail->insns[0].rip)->insns[0].fn);
+  munmap(mem, 2 * 4096);
+}
+
 static void test_each_instruction_of_a_block_runs_once(void **state) {
   static const uint8_t code[] = {
       0x0f, 0xa2,                   /* cpuid: EAX, EBX, ECX, EDX */
@@ -262,6 +313,7 @@ int main(void) {
       cmocka_unit_test(test_unimplemented_instruction_decodes_to_sigill_handler),
       cmocka_unit_test(test_register_forms_capstone_rejects_still_decode),
       cmocka_unit_test(test_each_instruction_of_a_block_runs_once),
+      cmocka_unit_test(test_compare_and_jump_fused),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }
