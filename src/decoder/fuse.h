@@ -8,8 +8,8 @@
  * a fused run's first record does the work of all, the others stay behind it, skipped. */
 void fuse_runs(Insn *records, unsigned n);
 
-/* When a block's last two records are a specialised SUB, AND, CMP or TEST and a Jcc on ZF
- * or CF (or INC or DEC and a JZ or JNZ), the first does both, ending the block; the Jcc's
+/* When a block's last two records are a specialised flag setter and a Jcc that
+ * fast_fused_jcc (ops_fast.h) pairs, the first does both, ending the block; the Jcc's
  * record stays, for its target and as the block's last. Only in blocks run whole: a lone
  * instruction is not fused. */
 void fuse_branch(Insn *records, unsigned n);

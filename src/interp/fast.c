@@ -141,6 +141,14 @@ static inline void jump_if(Cpu *c, const Insn *in, bool taken) {
   ALU_FORMS(NAME, EXPR, LF, WRITES, _jae, jump_if(c, in, cond(c, 3))) \
   ALU_FORMS(NAME, EXPR, LF, WRITES, _jz, jump_if(c, in, cond(c, 4)))  \
   ALU_FORMS(NAME, EXPR, LF, WRITES, _jnz, jump_if(c, in, cond(c, 5)))
+/* CMP also before the jumps on the unsigned and signed orders. */
+#define FUSED_ORDER_JCC(NAME, EXPR, LF, WRITES)                              \
+  ALU_FORMS(NAME, EXPR, LF, WRITES, _jbe, jump_if(c, in, cond(c, 6)))     \
+  ALU_FORMS(NAME, EXPR, LF, WRITES, _ja, jump_if(c, in, cond(c, 7)))      \
+  ALU_FORMS(NAME, EXPR, LF, WRITES, _jl, jump_if(c, in, cond(c, 12)))     \
+  ALU_FORMS(NAME, EXPR, LF, WRITES, _jge, jump_if(c, in, cond(c, 13)))    \
+  ALU_FORMS(NAME, EXPR, LF, WRITES, _jle, jump_if(c, in, cond(c, 14)))    \
+  ALU_FORMS(NAME, EXPR, LF, WRITES, _jg, jump_if(c, in, cond(c, 15)))
 #define FUSED_INCDEC_JCC(NAME, OP, LF)                                     \
   INCDEC_FORMS(NAME, OP, LF, _jz, jump_if(c, in, cond(c, 4)))              \
   INCDEC_FORMS(NAME, OP, LF, _jnz, jump_if(c, in, cond(c, 5)))
@@ -148,6 +156,7 @@ FUSED_JCC(sub, a - b, LF_SUB, 1)
 FUSED_JCC(and, a & b, LF_LOGIC, 1)
 FUSED_JCC(cmp, a - b, LF_SUB, 0)
 FUSED_JCC(test, a & b, LF_LOGIC, 0)
+FUSED_ORDER_JCC(cmp, a - b, LF_SUB, 0)
 FUSED_INCDEC_JCC(inc, +, LF_INC)
 FUSED_INCDEC_JCC(dec, -, LF_DEC)
 
@@ -314,35 +323,47 @@ SHIFT_FORMS(uint32_t, 32, 4)
     if (cond(c, cc)) c->rip = in->imm;       \
     chain_block(c);                          \
   }
-FAST_JCC(jz, 4)
-FAST_JCC(jnz, 5)
 FAST_JCC(jb, 2)
 FAST_JCC(jae, 3)
+FAST_JCC(jz, 4)
+FAST_JCC(jnz, 5)
+FAST_JCC(jbe, 6)
+FAST_JCC(ja, 7)
+FAST_JCC(js, 8)
+FAST_JCC(jns, 9)
+FAST_JCC(jl, 12)
+FAST_JCC(jge, 13)
+FAST_JCC(jle, 14)
+FAST_JCC(jg, 15)
 
-Handler fast_jcc(Insn *in) {
-  static const Handler by_cc[16] = {[2] = jb, [3] = jae, [4] = jz, [5] = jnz};
-  return by_cc[in->op & 15];
-}
+/* By condition code: all but JO, JNO, JP and JNP, which read flags cond() computes slowly
+ * (the generic op_jcc runs them). */
+static const Handler jcc_by_cc[16] = {[2] = jb,  [3] = jae, [4] = jz,   [5] = jnz,
+                                      [6] = jbe, [7] = ja,  [8] = js,   [9] = jns,
+                                      [12] = jl, [13] = jge, [14] = jle, [15] = jg};
 
-/* The fused forms, by the flag setter's fast form and the Jcc (jb, jae, jz, jnz). */
-#define FUSED_ROW(F) {F, {F##_jb, F##_jae, F##_jz, F##_jnz}},
-#define FUSED_INCDEC_ROW(F) {F, {NULL, NULL, F##_jz, F##_jnz}}, /* CF is the one before */
-#define FUSED_ROWS(N)                                                                          \
-  FUSED_ROW(N##64_rr) FUSED_ROW(N##32_rr) FUSED_ROW(N##64_ri) FUSED_ROW(N##32_ri)              \
-  FUSED_ROW(N##64_rm) FUSED_ROW(N##32_rm) FUSED_ROW(N##64_rml) FUSED_ROW(N##32_rml)            \
-  FUSED_ROW(N##64_mr) FUSED_ROW(N##32_mr) FUSED_ROW(N##16_mr) FUSED_ROW(N##8_mr)
+Handler fast_jcc(Insn *in) { return jcc_by_cc[in->op & 15]; }
+
+/* The fused forms, by the flag setter's fast form and the Jcc's condition code. */
+#define ZF_CF(F) [2] = F##_jb, [3] = F##_jae, [4] = F##_jz, [5] = F##_jnz
+#define ORDERS(F) [6] = F##_jbe, [7] = F##_ja, [12] = F##_jl, [13] = F##_jge, [14] = F##_jle, [15] = F##_jg
+#define FUSED_ROW(F) {F, {ZF_CF(F)}},
+#define FUSED_CMP_ROW(F) {F, {ZF_CF(F), ORDERS(F)}},
+#define FUSED_INCDEC_ROW(F) {F, {[4] = F##_jz, [5] = F##_jnz}}, /* CF is the one before */
+#define FORMS_OF(ROW, N)                                                                      \
+  ROW(N##64_rr) ROW(N##32_rr) ROW(N##64_ri) ROW(N##32_ri) ROW(N##64_rm) ROW(N##32_rm)         \
+  ROW(N##64_rml) ROW(N##32_rml) ROW(N##64_mr) ROW(N##32_mr) ROW(N##16_mr) ROW(N##8_mr)
 static const struct {
-  Handler setter, with_jcc[4];
-} fused_jcc[] = {FUSED_ROWS(sub) FUSED_ROWS(and) FUSED_ROWS(cmp) FUSED_ROWS(test)
-                 FUSED_INCDEC_ROW(inc64_r) FUSED_INCDEC_ROW(inc32_r)
+  Handler setter, with_jcc[16];
+} fused_jcc[] = {FORMS_OF(FUSED_ROW, sub) FORMS_OF(FUSED_ROW, and) FORMS_OF(FUSED_CMP_ROW, cmp)
+                 FORMS_OF(FUSED_ROW, test) FUSED_INCDEC_ROW(inc64_r) FUSED_INCDEC_ROW(inc32_r)
                  FUSED_INCDEC_ROW(dec64_r) FUSED_INCDEC_ROW(dec32_r)};
 
 Handler fast_fused_jcc(Handler setter, Handler jcc) {
-  static const Handler jccs[4] = {jb, jae, jz, jnz};
-  for (unsigned k = 0; k < 4; k++) {
-    if (jcc != jccs[k]) continue;
+  for (unsigned cc = 0; cc < 16; cc++) {
+    if (!jcc || jcc != jcc_by_cc[cc]) continue;
     for (unsigned i = 0; i < sizeof fused_jcc / sizeof fused_jcc[0]; i++)
-      if (fused_jcc[i].setter == setter) return fused_jcc[i].with_jcc[k];
+      if (fused_jcc[i].setter == setter) return fused_jcc[i].with_jcc[cc];
   }
   return NULL;
 }

@@ -40,17 +40,27 @@ static inline uint64_t lazy_mask(const LazyFlags *f) {
 bool cond_slow(const Cpu *c, unsigned cc);
 
 /* The same, with the commonest cases inline: JE/JNE (and SETE, CMOVE...), where ZF is just
- * a zero result, and JB/JAE after CMP or SUB, the loop test of OpenSSL's assembly
- * (`sub $0x80, %rdx; jnc`). */
+ * a zero result, and the unsigned and signed orders after CMP or SUB, and the tests of a
+ * logical operation's result (CF = OF = 0). Shifted left by 64 - the operation's width,
+ * the operands keep both their orders and a result its sign. With a constant cc, after a
+ * handler's own lazy_set, this folds to one comparison (fast.c's fused jumps). */
 static inline bool cond(const Cpu *c, unsigned cc) {
   const LazyFlags *f = &c->lf;
-  if ((cc & ~1u) == 4) {
+  unsigned kind = cc & ~1u, shift = 64 - 8u * f->size;
+  if (kind == 4) {
     bool zf = f->op != LF_NONE ? (f->res & lazy_mask(f)) == 0 : (c->rflags & F_ZF) != 0;
     return zf ^ (cc & 1);
   }
-  if (f->op == LF_SUB && (cc & ~1u) == 2) {
-    uint64_t m = lazy_mask(f);
-    return ((f->a & m) < (f->b & m)) ^ (cc & 1);
+  if (f->op == LF_SUB && (kind == 2 || kind == 6 || kind >= 12)) {
+    uint64_t a = f->a << shift, b = f->b << shift;
+    bool r = kind == 2 ? a < b : kind == 6 ? a <= b : kind == 12 ? (int64_t)a < (int64_t)b
+                                                                  : (int64_t)a <= (int64_t)b;
+    return r ^ (cc & 1);
+  }
+  if (f->op == LF_LOGIC && kind >= 2 && kind != 10) {
+    int64_t r = (int64_t)(f->res << shift);
+    bool t = kind == 2 ? false : kind == 6 ? r == 0 : kind == 14 ? r <= 0 : r < 0; /* 8, 12: SF */
+    return t ^ (cc & 1);
   }
   return cond_slow(c, cc);
 }

@@ -24,11 +24,11 @@ Handler fast_lea(Insn *in);        /* 8D: 32- and 64-bit addresses and results *
 Handler fast_movzx(Insn *in);      /* 0F B6 0F B7: memory sources */
 Handler fast_movsx(Insn *in);      /* 0F BE 0F BF 63: memory sources */
 Handler fast_shift_imm(Insn *in);  /* C1 D1: a register by a non-zero count */
-Handler fast_jcc(Insn *in);        /* 7x, 0F 8x on ZF or CF */
+Handler fast_jcc(Insn *in);        /* 7x, 0F 8x but JO, JNO, JP and JNP */
 
-/* The handler that does both a specialised SUB, AND, CMP or TEST and the fast Jcc after
- * it (INC and DEC: a JZ or JNZ), when those are the last two records of a block, or NULL
- * (fuse.c). */
+/* The handler that does both a specialised flag setter and the fast Jcc after it, when
+ * those are the last two records of a block, or NULL (fuse.c): SUB, AND and TEST with JB,
+ * JAE, JZ or JNZ; CMP with any fast Jcc but JS and JNS; INC and DEC with JZ or JNZ. */
 Handler fast_fused_jcc(Handler setter, Handler jcc);
 
 #endif

@@ -388,8 +388,8 @@ void seq_generate(Seq *q, Rng *g, unsigned n_main) {
   q->in.r[4] = 0;
   q->in.rflags = (rng_next(g) & ARITH6) | 0x202 | (rng_chance(g, 25) ? FL_DF : 0);
   Drawing d = {.q = q, .now = q->in, .defined = ARITH6};
-  /* Half the sequences end with a Jcc, mostly on ZF or CF after a SUB, AND, CMP, TEST,
-   * INC or DEC: the block's last compare and jump, which the decoder fuses (fuse.c). */
+  /* Half the sequences end with a Jcc, mostly after a SUB, AND, CMP, TEST, INC or DEC:
+   * the block's last compare and jump, which the decoder fuses (fuse.c). */
   bool jcc = rng_chance(g, 50), compare_last = jcc && rng_chance(g, 75);
   for (unsigned i = 0; i < n_main; i++) {
     unsigned tries = 0;
@@ -399,7 +399,7 @@ void seq_generate(Seq *q, Rng *g, unsigned n_main) {
     q->n_main++;
   }
   if (jcc && q->n) {
-    unsigned cc = compare_last ? 2 + rng_below(g, 4) : rng_below(g, 16);
+    unsigned cc = compare_last ? 2 + rng_below(g, 14) : rng_below(g, 16);
     if (!(cc_reads[cc >> 1] & ~q->insn[q->n - 1].defined)) q->end_cc = (int)cc;
   }
 }
