@@ -99,7 +99,7 @@ static const Pick picks[] = {
     {"crc32 eax, cx (66 F2 0F 38 F1 C1)", {0x66, 0xf2, 0x0f, 0x38, 0xf1, 0xc1}, 6, op_crc32, 0, 2, 4},
     {"crc32 rax, rcx (F2 48 0F 38 F1 C1)", {0xf2, 0x48, 0x0f, 0x38, 0xf1, 0xc1}, 6, op_crc32, 0, 8, 8},
     {"movbe eax, [rcx] (0F 38 F0 01)", {0x0f, 0x38, 0xf0, 0x01}, 4, op_movbe, 0, 0, 4},
-    {"jle rel8: condition 14 (7E 00)", {0x7e, 0x00}, 2, op_jcc, 14, 0, 0},
+    {"jp rel8: condition 10 (7A 00)", {0x7a, 0x00}, 2, op_jcc, 10, 0, 0},
     {"loope (E1 00)", {0xe1, 0x00}, 2, op_loop, 1, 0, 0},
     {"clflush [rax] (0F AE 38)", {0x0f, 0xae, 0x38}, 3, op_clflush, 0, 0, 4},
     {"sfence (0F AE F8)", {0x0f, 0xae, 0xf8}, 3, op_sfence, 0, 0, 4},
