@@ -35,14 +35,17 @@ static inline uintptr_t host_stack_pointer(void) {
   return sp;
 }
 
-static inline __attribute__((always_inline)) void chain_block(Cpu *c) {
-  const Block *b = c->block;
-  if (__builtin_expect(cpu_events(c) != 0, 0) || ((c->rflags ^ c->ac_checked) & (F_TF | F_AC)) ||
-      c->chain_generation != block_generation(&c->m->code) ||
-      host_stack_pointer() < c->chain_stack_floor)
-    return;
-  Block *next = block_link(c->rip == b->end ? &b->fall : &b->taken);
-  if (!next || next->start != c->rip || !block_live(next) || next->watched) return;
+/* Whether a branch may go on into another block now (the conditions above). */
+static inline __attribute__((always_inline)) bool may_chain(const Cpu *c) {
+  return __builtin_expect(cpu_events(c) == 0, 1) && !((c->rflags ^ c->ac_checked) & (F_TF | F_AC)) &&
+         c->chain_generation == block_generation(&c->m->code) &&
+         host_stack_pointer() >= c->chain_stack_floor;
+}
+
+/* Into next, a linked block that starts at c->rip, if it is live and its code unwatched;
+ * false if not. */
+static inline __attribute__((always_inline)) bool chain_into(Cpu *c, Block *next) {
+  if (!next || next->start != c->rip || !block_live(next) || next->watched) return false;
   c->icount += c->block_ninsn;
   c->block = next;
   c->block_last = next->insns + next->n - 1;
@@ -50,6 +53,40 @@ static inline __attribute__((always_inline)) void chain_block(Cpu *c) {
   c->rip = next->end;
   c->cur = next->insns;
   next->insns[0].fn(c, next->insns);
+  return true;
+}
+
+/* Into the block run_blocks linked to the running one for where it went (c->rip). */
+static inline __attribute__((always_inline)) void chain_linked(Cpu *c) {
+  const Block *b = c->block;
+  chain_into(c, block_link(c->rip == b->end ? &b->fall : &b->taken));
+}
+
+static inline __attribute__((always_inline)) void chain_block(Cpu *c) {
+  if (may_chain(c)) chain_linked(c);
+}
+
+enum { RETURN_SITES = sizeof ((Cpu *)0)->returns / sizeof ((Cpu *)0)->returns[0] };
+
+/* A CALL that ends the running block, returning to ret: its return site. */
+static inline void note_call(Cpu *c, uint64_t ret) {
+  struct ReturnSite *s = &c->returns[c->returns_top++ % RETURN_SITES];
+  *s = (struct ReturnSite){ret, c->chain_generation, c->block};
+}
+
+/* A RET, to c->rip: when that is the newest return site, into the block after its CALL
+ * (the CALL's block's fall link, which run_blocks makes the first time: pending_return);
+ * else as chain_block, by the RET's own link to where it went last. A function called
+ * from several places returns to each without going back to run_blocks. */
+static inline __attribute__((always_inline)) void chain_return(Cpu *c) {
+  if (!may_chain(c)) return;
+  const struct ReturnSite *s = &c->returns[(c->returns_top - 1) % RETURN_SITES];
+  if (s->rip == c->rip && s->generation == c->chain_generation) {
+    c->returns_top--;
+    if (!chain_into(c, block_link(&s->caller->fall))) c->pending_return = *s;
+    return;
+  }
+  chain_linked(c);
 }
 
 #endif

@@ -125,7 +125,10 @@ void op_jmp(Cpu *c, const Insn *in) {
   chain_block(c);
 }
 /* FF/4 */
-void op_jmp_rm(Cpu *c, const Insn *in) { c->rip = branch_target(c, rm_get(c, in, 8)); }
+void op_jmp_rm(Cpu *c, const Insn *in) {
+  c->rip = branch_target(c, rm_get(c, in, 8));
+  chain_block(c);
+}
 
 /* 70+cc 0F 80+cc */
 void op_jcc(Cpu *c, const Insn *in) {
@@ -137,6 +140,7 @@ void op_jcc(Cpu *c, const Insn *in) {
 void op_call(Cpu *c, const Insn *in) {
   push64(c, insn_next(in));
   c->rip = in->imm;
+  note_call(c, insn_next(in));
   chain_block(c);
 }
 
@@ -147,13 +151,15 @@ void op_call_rm(Cpu *c, const Insn *in) {
   access_in_order();
   c->rip = branch_target(c, target);
   c->r[RSP] = sp;
+  note_call(c, insn_next(in));
+  chain_block(c);
 }
 
 /* C3 C2 */
 void op_ret(Cpu *c, const Insn *in) {
   c->rip = branch_target(c, ld64(c->r[RSP]));
   c->r[RSP] += 8 + in->imm;
-  chain_block(c);
+  chain_return(c);
 }
 
 /* E0 E1 E2 E3: counters are RCX, or ECX with a 67 prefix. */

@@ -142,6 +142,15 @@ typedef struct Cpu {
   uint32_t block_ninsn;
   uint64_t chain_generation;
   uintptr_t chain_stack_floor; /* the host stack pointer below which chaining stops */
+  /* The return sites of the CALLs chained runs made, a ring whose newest is at
+   * returns_top - 1: a RET to the newest goes on into the block after its CALL (chain.h);
+   * pending_return, a RET that went back to run_blocks, which links that block. */
+  struct ReturnSite {
+    uint64_t rip;         /* the return address */
+    uint64_t generation;  /* chain_generation at the CALL: caller stays live while it holds */
+    struct Block *caller; /* the block the CALL ended */
+  } returns[16], pending_return;
+  unsigned returns_top;
   volatile uint32_t running;    /* atomic: runs guest code without the machine's lock
                                    (Machine.parallel), so blocks may not be freed */
   uint64_t ac_checked;          /* F_AC when this CPU's AC made the machine check alignment */

@@ -247,6 +247,20 @@ static void check_alignment(Cpu *c) {
   code_unlock(c);
 }
 
+/* A RET to the newest return site whose CALL's block had no link yet to the block after
+ * it (chain_return): next is that block; link it, so that the next such RET goes on
+ * there at once. As for run_blocks' own links, unless blocks were dropped meanwhile. */
+static void link_return_site(Cpu *c, Block *next) {
+  struct ReturnSite *p = &c->pending_return;
+  if (!p->caller) return;
+  const BlockCache *code = &c->m->code;
+  if (p->generation == block_generation(code) && p->rip == c->rip && next->start == c->rip) {
+    block_link_set(&p->caller->fall, next);
+    if (p->generation != block_generation(code)) block_link_set(&p->caller->fall, NULL);
+  }
+  p->caller = NULL;
+}
+
 /* Runs chained blocks until an event or a stop. Kept out of cpu_run so that the compiler
  * can hold c and the block in registers: a function that calls sigsetjmp keeps its locals
  * in memory. */
@@ -295,6 +309,7 @@ static __attribute__((noinline)) StopReason run_blocks(Cpu *c, uint64_t until) {
     } else {
       next = code_at(c, c->rip, false);
     }
+    link_return_site(c, next);
     gen = block_generation(code);
     b = next;
     if (__builtin_expect(block_stale(b), 0)) { /* its code was written over: decode again */
