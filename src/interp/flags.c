@@ -92,22 +92,7 @@ void flags_update(Cpu *c, uint64_t mask, uint64_t bits) {
 }
 
 bool cond_slow(const Cpu *c, unsigned cc) {
-  const LazyFlags *f = &c->lf;
-  bool r;
-  /* Fast paths for the common compare-and-branch pairs. */
-  if (f->op == LF_SUB && (cc & ~1u) != 0 && (cc & ~1u) != 10 && (cc & ~1u) != 8) {
-    uint64_t m = size_mask(f->size);
-    uint64_t a = f->a & m, b = f->b & m;
-    int64_t sa = (int64_t)sign_extend(a, f->size), sb = (int64_t)sign_extend(b, f->size);
-    switch (cc & ~1u) {
-    case 2: r = a < b; break;
-    case 4: r = a == b; break;
-    case 6: r = a <= b; break;
-    case 12: r = sa < sb; break;
-    default: r = sa <= sb; break; /* 14 */
-    }
-    return r ^ (cc & 1);
-  }
+  bool r; /* cond() has already answered the orders after SUB and logical results */
   switch (cc & ~1u) {
   case 0: r = flag_of(c); break;
   case 2: r = flag_cf(c); break;

@@ -259,11 +259,18 @@ static Thread *first_waiter(const Threads *ts, uint64_t addr, uint32_t bitset) {
   return w;
 }
 
+/* Wakes up to n of the threads waiting on addr whose bitset meets bitset, the first to
+ * wait first; how many. */
+static uint32_t wake_waiters(Threads *ts, uint64_t addr, uint32_t n, uint32_t bitset) {
+  uint32_t woken = 0;
+  for (Thread *w; woken < n && (w = first_waiter(ts, addr, bitset)); woken++) wake(w, 0);
+  return woken;
+}
+
 int64_t turns_futex_wake(Cpu *c, uint64_t addr, uint32_t n, uint32_t bitset) {
   Threads *ts = threads_of(c);
   pthread_mutex_lock(&ts->mutex);
-  uint32_t woken = 0;
-  for (Thread *w; woken < n && (w = first_waiter(ts, addr, bitset)); woken++) wake(w, 0);
+  uint32_t woken = wake_waiters(ts, addr, n, bitset);
   note_ready(ts, c->m);
   pthread_mutex_unlock(&ts->mutex);
   return woken;
@@ -273,8 +280,7 @@ int64_t turns_futex_requeue(Cpu *c, uint64_t addr, uint32_t n, uint64_t addr2, u
                             uint32_t *moved) {
   Threads *ts = threads_of(c);
   pthread_mutex_lock(&ts->mutex);
-  uint32_t woken = 0;
-  for (Thread *w; woken < n && (w = first_waiter(ts, addr, ~0u)); woken++) wake(w, 0);
+  uint32_t woken = wake_waiters(ts, addr, n, ~0u);
   *moved = 0;
   if (addr2 != addr)
     for (Thread *w; *moved < n2 && (w = first_waiter(ts, addr, ~0u)); ++*moved) w->sched.futex = addr2;
