@@ -111,6 +111,20 @@ static bool read_fully(int fd, void *dst, uint64_t len, uint64_t off) {
   return true;
 }
 
+/* Puts the len file bytes at off to address at: the whole host pages among them mapped
+ * from the file where file and address agree modulo the page, so that only the pages the
+ * guest touches are read, from the page cache, and not copied up front (a hello world's
+ * start-up faulted 160 pages in for it); the partial pages at either end read. */
+static bool load_file_bytes(int fd, uint64_t at, uint64_t len, uint64_t off) {
+  const uint64_t lo = host_page_up(at), hi = host_page_down(at + len);
+  if (((at - off) & (host_page() - 1)) == 0 && lo < hi &&
+      mmap((void *)(uintptr_t)lo, hi - lo, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, fd,
+           (off_t)(off + (lo - at))) != MAP_FAILED)
+    return read_fully(fd, (void *)(uintptr_t)at, lo - at, off) &&
+           read_fully(fd, (void *)(uintptr_t)hi, at + len - hi, off + (hi - at));
+  return read_fully(fd, (void *)(uintptr_t)at, len, off);
+}
+
 /* The kernel's checks before it gives up the old image (load_elf_binary() up to
  * begin_new_exec(), fs/binfmt_elf.c): what fails here is refused, and nothing else is.
  * The kernel reads the header as the 64-bit little-endian one it must be, whatever
@@ -320,7 +334,7 @@ static unsigned loads_by_address(const Loader *l, unsigned *order) {
   return n;
 }
 
-/* Copies the segments' file bytes in, in the headers' order, so that a later segment
+/* Puts the segments' file bytes in, in the headers' order, so that a later segment
  * overlapping an earlier one wins, as the kernel's mappings do (the rest is already zero:
  * bss, the tail of the last page). Whole pages of p_filesz past the end of a file cut
  * short are mapped from the file, so that touching them is SIGBUS, as natively. Then sets
@@ -331,7 +345,7 @@ static int map_segments(Loader *l, ElfImage *img) {
     const Elf64_Phdr *ph = &l->ph[i];
     if (ph->p_type != PT_LOAD || ph->p_memsz == 0 || ph->p_filesz == 0) continue;
     const uint64_t have = file_bytes(l, ph);
-    if (!read_fully(l->fd, (void *)(uintptr_t)(ph->p_vaddr + b), have, ph->p_offset))
+    if (!load_file_bytes(l->fd, ph->p_vaddr + b, have, ph->p_offset))
       return fail(l, "cannot read segment %u: %s", i, strerror(errno));
     const uint64_t gone = host_page_up(ph->p_vaddr + b + have), end = host_page_up(ph->p_vaddr + b + ph->p_filesz);
     if (gone < end &&
