@@ -7,14 +7,15 @@ cd "$(dirname "$0")/.."
 purpose=${1:-test}
 
 # x64emu itself, and the speed example (a static program linked with libcrypto.a)
-packages=(build-essential cmake pkg-config libcapstone-dev libelf-dev libssl-dev)
+packages=(build-essential cmake pkg-config libcapstone-dev libelf-dev zlib1g-dev libssl-dev)
 if [ "$purpose" = test ]; then
   packages+=(libcmocka-dev python3 # the Python binding's tests
              # real static programs and libraries the guest tests run
-             busybox-static bash-static zsh-static libsqlite3-dev zlib1g-dev
+             busybox-static bash-static zsh-static libsqlite3-dev
              python3-cryptography-vectors # NIST CAVP vectors for the crypto guests
              valgrind # callgrind, the oracle of --profile
              gdb # the client of the gdb stub
+             strace # which files x64emu opens
              golang-go rustc # threaded programs in Go and Rust
              openssl perl gzip coreutils xz-utils sqlite3 # Debian's own dynamic programs
              musl-tools # musl's dynamic loader
