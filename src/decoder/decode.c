@@ -294,6 +294,10 @@ static void apply_form(const Decoder *dec, DecodeCtx *d, Insn *in, const Form *f
   unsigned use = (attrs & A_COND) ? cond_use[(in->op & 15) >> 1] : f->use, def = f->def;
   if ((attrs & A_COUNTED) && (in->imm & (in->osz == 8 ? 63 : 31)) == 0) def = 0;
   if ((attrs & A_ONCE) && in->rep != REP_NONE) def = 0;
+  /* A fault shows the flags as the instructions before it left them, in the signal frame:
+   * for the liveness pass (block.c), an instruction that may fault reads every flag, so
+   * that none before it is dropped. (#XM and x87 exceptions, unmasked, are not counted.) */
+  if ((in->mem && !(attrs & A_NO_ACCESS)) || (attrs & (A_FAULTS | A_ADDR | A_STACK))) use = FL_ALL;
   in->flags_use = (uint8_t)use;
   in->flags_def = (uint8_t)def;
   in->flags_live = FL_ALL; /* until the block's liveness pass knows better */

@@ -116,6 +116,8 @@ enum {
   A_NO_VVVV = 1 << 20, /* only with VEX.vvvv 1111 (no register there) */
   A_L1 = 1 << 21,     /* only with VEX.L 1 (256-bit forms) */
   A_AVX = 1 << 22,    /* needs AVX too (the VEX forms of AES-NI, PCLMULQDQ, VAES...) */
+  A_FAULTS = 1 << 23, /* may fault without a memory operand: the stack (PUSH, POP), #DE */
+  A_NO_ACCESS = 1 << 24, /* its memory operand is an address, never accessed (LEA) */
 };
 
 /* A row needs no CPUID feature beyond the x86-64 baseline. */
