@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../interp/fault.h"
+#include "../interp/ops_fast.h"
 #include "../interp/ops_int.h"
 #include "../interp/ranges.h"
 #include "../interp/run.h"
@@ -372,6 +373,10 @@ static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
   for (unsigned i = n; i-- > 0;) {
     buf[i].flags_live = live;
     live = (uint8_t)((live & ~buf[i].flags_def) | buf[i].flags_use);
+  }
+  for (unsigned i = 0; i < n; i++) { /* flags nothing reads are not recorded */
+    Handler without = buf[i].flags_live ? NULL : fast_without_flags(buf[i].fn);
+    if (without) buf[i].fn = without;
   }
   for (unsigned i = 0; i + 1 < n; i++) buf[i].chain = 1;
   bool watched = pc > rip && (!bc->exec_map || may_change(bc, &fetch, rip) ||

@@ -11,81 +11,88 @@
 /* ---- ALU: E op= G, G op= E, E op= imm, with register operands; E op= G and G op= E
  * with memory ---- */
 
+/* The lazy flags of a result, unless LF is LF_NONE: a copy for results whose flags
+ * nothing reads (the _nf forms below). */
+#define LAZY_SET(c, LF, size, r, a, b)                  \
+  do {                                                  \
+    if ((LF) != LF_NONE) lazy_set(c, LF, size, r, a, b); \
+  } while (0)
+
 #define ALU_FORMS(NAME, EXPR, LF, WRITES, SUFFIX, TAIL)                                         \
   static void NAME##64_rr##SUFFIX(Cpu *c, const Insn *in) { /* E op= G */                       \
     uint64_t a = c->r[in->rm], b = c->r[in->reg], r = EXPR;                                     \
     if (WRITES) c->r[in->rm] = r;                                                               \
-    lazy_set(c, LF, 8, r, a, b);                                                                \
+    LAZY_SET(c, LF, 8, r, a, b);                                                                \
     TAIL;                                                                                       \
   }                                                                                             \
   static void NAME##32_rr##SUFFIX(Cpu *c, const Insn *in) {                                     \
     uint32_t a = (uint32_t)c->r[in->rm], b = (uint32_t)c->r[in->reg], r = EXPR;                 \
     if (WRITES) c->r[in->rm] = r;                                                               \
-    lazy_set(c, LF, 4, r, a, b);                                                                \
+    LAZY_SET(c, LF, 4, r, a, b);                                                                \
     TAIL;                                                                                       \
   }                                                                                             \
   static void NAME##64_ri##SUFFIX(Cpu *c, const Insn *in) {                                     \
     uint64_t a = c->r[in->rm], b = in->imm, r = EXPR;                                           \
     if (WRITES) c->r[in->rm] = r;                                                               \
-    lazy_set(c, LF, 8, r, a, b);                                                                \
+    LAZY_SET(c, LF, 8, r, a, b);                                                                \
     TAIL;                                                                                       \
   }                                                                                             \
   static void NAME##32_ri##SUFFIX(Cpu *c, const Insn *in) {                                     \
     uint32_t a = (uint32_t)c->r[in->rm], b = (uint32_t)in->imm, r = EXPR;                       \
     if (WRITES) c->r[in->rm] = r;                                                               \
-    lazy_set(c, LF, 4, r, a, b);                                                                \
+    LAZY_SET(c, LF, 4, r, a, b);                                                                \
     TAIL;                                                                                       \
   }                                                                                             \
   static void NAME##64_rm##SUFFIX(Cpu *c, const Insn *in) { /* G op= E, E a register */         \
     uint64_t a = c->r[in->reg], b = c->r[in->rm], r = EXPR;                                     \
     if (WRITES) c->r[in->reg] = r;                                                              \
-    lazy_set(c, LF, 8, r, a, b);                                                                \
+    LAZY_SET(c, LF, 8, r, a, b);                                                                \
     TAIL;                                                                                       \
   }                                                                                             \
   static void NAME##32_rm##SUFFIX(Cpu *c, const Insn *in) {                                     \
     uint32_t a = (uint32_t)c->r[in->reg], b = (uint32_t)c->r[in->rm], r = EXPR;                 \
     if (WRITES) c->r[in->reg] = r;                                                              \
-    lazy_set(c, LF, 4, r, a, b);                                                                \
+    LAZY_SET(c, LF, 4, r, a, b);                                                                \
     TAIL;                                                                                       \
   }                                                                                             \
   static void NAME##64_rml##SUFFIX(Cpu *c, const Insn *in) { /* G op= E, E in memory */         \
     uint64_t a = c->r[in->reg], b = ld64(ea(c, in)), r = EXPR;                                  \
     if (WRITES) c->r[in->reg] = r;                                                              \
-    lazy_set(c, LF, 8, r, a, b);                                                                \
+    LAZY_SET(c, LF, 8, r, a, b);                                                                \
     TAIL;                                                                                       \
   }                                                                                             \
   static void NAME##32_rml##SUFFIX(Cpu *c, const Insn *in) {                                    \
     uint32_t a = (uint32_t)c->r[in->reg], b = ld32(ea(c, in)), r = EXPR;                        \
     if (WRITES) c->r[in->reg] = r;                                                              \
-    lazy_set(c, LF, 4, r, a, b);                                                                \
+    LAZY_SET(c, LF, 4, r, a, b);                                                                \
     TAIL;                                                                                       \
   }                                                                                             \
   /* E op= G, E in memory: the flags change only once the store has not faulted. */             \
   static void NAME##64_mr##SUFFIX(Cpu *c, const Insn *in) {                                     \
     uint64_t m = ea(c, in), a = ld64(m), b = c->r[in->reg], r = EXPR;                           \
     if (WRITES) st64(m, r);                                                                     \
-    lazy_set(c, LF, 8, r, a, b);                                                                \
+    LAZY_SET(c, LF, 8, r, a, b);                                                                \
     TAIL;                                                                                       \
   }                                                                                             \
   static void NAME##32_mr##SUFFIX(Cpu *c, const Insn *in) {                                     \
     uint64_t m = ea(c, in);                                                                     \
     uint32_t a = ld32(m), b = (uint32_t)c->r[in->reg], r = EXPR;                                \
     if (WRITES) st32(m, r);                                                                     \
-    lazy_set(c, LF, 4, r, a, b);                                                                \
+    LAZY_SET(c, LF, 4, r, a, b);                                                                \
     TAIL;                                                                                       \
   }                                                                                             \
   static void NAME##16_mr##SUFFIX(Cpu *c, const Insn *in) {                                     \
     uint64_t m = ea(c, in);                                                                     \
     uint16_t a = ld16(m), b = (uint16_t)c->r[in->reg], r = (uint16_t)(EXPR);                    \
     if (WRITES) st16(m, r);                                                                     \
-    lazy_set(c, LF, 2, r, a, b);                                                                \
+    LAZY_SET(c, LF, 2, r, a, b);                                                                \
     TAIL;                                                                                       \
   }                                                                                             \
   static void NAME##8_mr##SUFFIX(Cpu *c, const Insn *in) { /* G a low byte register */          \
     uint64_t m = ea(c, in);                                                                     \
     uint8_t a = ld8(m), b = (uint8_t)c->r[in->reg], r = (uint8_t)(EXPR);                        \
     if (WRITES) st8(m, r);                                                                      \
-    lazy_set(c, LF, 1, r, a, b);                                                                \
+    LAZY_SET(c, LF, 1, r, a, b);                                                                \
     TAIL;                                                                                       \
   }
 
@@ -97,6 +104,15 @@ ALU_FORMS(or, a | b, LF_LOGIC, 1, , NEXT)
 ALU_FORMS(xor, a ^ b, LF_LOGIC, 1, , NEXT)
 ALU_FORMS(cmp, a - b, LF_SUB, 0, , NEXT)
 ALU_FORMS(test, a & b, LF_LOGIC, 0, , NEXT)
+/* For results whose flags no instruction reads (Insn.flags_live 0: block.c's liveness
+ * pass counts an instruction that may fault as reading them all, so a signal frame still
+ * shows them): nothing recorded, for four stores fewer. Compiled code mostly overwrites
+ * the flags of an ADD, AND, OR, SUB or XOR before it reads any. */
+ALU_FORMS(add, a + b, LF_NONE, 1, _nf, NEXT)
+ALU_FORMS(sub, a - b, LF_NONE, 1, _nf, NEXT)
+ALU_FORMS(and, a & b, LF_NONE, 1, _nf, NEXT)
+ALU_FORMS(or, a | b, LF_NONE, 1, _nf, NEXT)
+ALU_FORMS(xor, a ^ b, LF_NONE, 1, _nf, NEXT)
 
 /* ---- INC and DEC of a 32- or 64-bit register: CF stays as it was, kept in the lazy
  * flags' cin (alu.c's op_inc), read at once when the last flag setter was one too ---- */
@@ -358,6 +374,19 @@ static const struct {
 } fused_jcc[] = {FORMS_OF(FUSED_ROW, sub) FORMS_OF(FUSED_ROW, and) FORMS_OF(FUSED_CMP_ROW, cmp)
                  FORMS_OF(FUSED_ROW, test) FUSED_INCDEC_ROW(inc64_r) FUSED_INCDEC_ROW(inc32_r)
                  FUSED_INCDEC_ROW(dec64_r) FUSED_INCDEC_ROW(dec32_r)};
+
+#define WITHOUT_FLAGS_ROW(F) {F, F##_nf},
+static const struct {
+  Handler with, without;
+} without_flags[] = {FORMS_OF(WITHOUT_FLAGS_ROW, add) FORMS_OF(WITHOUT_FLAGS_ROW, sub)
+                     FORMS_OF(WITHOUT_FLAGS_ROW, and) FORMS_OF(WITHOUT_FLAGS_ROW, or)
+                     FORMS_OF(WITHOUT_FLAGS_ROW, xor)};
+
+Handler fast_without_flags(Handler fn) {
+  for (unsigned i = 0; i < sizeof without_flags / sizeof without_flags[0]; i++)
+    if (without_flags[i].with == fn) return without_flags[i].without;
+  return NULL;
+}
 
 Handler fast_fused_jcc(Handler setter, Handler jcc) {
   for (unsigned cc = 0; cc < 16; cc++) {

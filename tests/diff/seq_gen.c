@@ -118,7 +118,9 @@ static bool skips_dead_flags(const Form *f) {
     uint8_t op1 = f->opc[1];
     return is_double_shift(f) || is_bt_reg(f) || op1 == 0xBA || op1 == 0xAF || op1 == 0xBC || op1 == 0xBD;
   }
-  return is_shift(op) || ((op == 0xFE || op == 0xFF) && f->digit < 2) ||
+  /* ADD, OR, AND, SUB and XOR (ALU ops 0, 1, 4, 5, 6) have forms that record no flags. */
+  unsigned alu = is_alu(op) ? op >> 3u : is_alu_imm(op) ? f->digit : 8;
+  return (alu < 8 && (0x73u >> alu & 1)) || is_shift(op) || ((op == 0xFE || op == 0xFF) && f->digit < 2) ||
          ((op == 0xF6 || op == 0xF7) && (f->digit == 4 || f->digit == 5)) || op == 0x69 || op == 0x6B;
 }
 
