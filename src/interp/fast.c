@@ -107,7 +107,7 @@ ALU_FORMS(test, a & b, LF_LOGIC, 0, , NEXT)
 /* For results whose flags no instruction reads (Insn.flags_live 0: block.c's liveness
  * pass counts an instruction that may fault as reading them all, so a signal frame still
  * shows them): nothing recorded, for four stores fewer. Compiled code mostly overwrites
- * the flags of an ADD, AND, OR, SUB or XOR before it reads any. */
+ * the flags of an ADD, AND, OR, SUB or XOR (and INC, DEC) before it reads any. */
 ALU_FORMS(add, a + b, LF_NONE, 1, _nf, NEXT)
 ALU_FORMS(sub, a - b, LF_NONE, 1, _nf, NEXT)
 ALU_FORMS(and, a & b, LF_NONE, 1, _nf, NEXT)
@@ -124,23 +124,29 @@ static inline bool carry_before(const Cpu *c, const Insn *in) {
 
 #define INCDEC_FORMS(NAME, OP, LF, SUFFIX, TAIL)                                               \
   static void NAME##64_r##SUFFIX(Cpu *c, const Insn *in) {                                     \
-    bool cf = carry_before(c, in);                                                             \
     uint64_t a = c->r[in->rm], r = a OP 1;                                                     \
+    if ((LF) != LF_NONE) {                                                                     \
+      bool cf = carry_before(c, in);                                                           \
+      lazy_set(c, LF, 8, r, a, 1);                                                             \
+      c->lf.cin = cf;                                                                          \
+    }                                                                                          \
     c->r[in->rm] = r;                                                                          \
-    lazy_set(c, LF, 8, r, a, 1);                                                               \
-    c->lf.cin = cf;                                                                            \
     TAIL;                                                                                      \
   }                                                                                            \
   static void NAME##32_r##SUFFIX(Cpu *c, const Insn *in) {                                     \
-    bool cf = carry_before(c, in);                                                             \
     uint32_t a = (uint32_t)c->r[in->rm], r = a OP 1;                                           \
+    if ((LF) != LF_NONE) {                                                                     \
+      bool cf = carry_before(c, in);                                                           \
+      lazy_set(c, LF, 4, r, a, 1);                                                             \
+      c->lf.cin = cf;                                                                          \
+    }                                                                                          \
     c->r[in->rm] = r;                                                                          \
-    lazy_set(c, LF, 4, r, a, 1);                                                               \
-    c->lf.cin = cf;                                                                            \
     TAIL;                                                                                      \
   }
 INCDEC_FORMS(inc, +, LF_INC, , NEXT)
 INCDEC_FORMS(dec, -, LF_DEC, , NEXT)
+INCDEC_FORMS(inc, +, LF_NONE, _nf, NEXT) /* nothing recorded, as the ALU's _nf forms */
+INCDEC_FORMS(dec, -, LF_NONE, _nf, NEXT)
 
 /* The same forms fused with the Jcc on ZF or CF that follows them at the end of a block
  * (fuse.c): the comparison and the jump in one dispatch, the condition read straight off
@@ -380,7 +386,9 @@ static const struct {
   Handler with, without;
 } without_flags[] = {FORMS_OF(WITHOUT_FLAGS_ROW, add) FORMS_OF(WITHOUT_FLAGS_ROW, sub)
                      FORMS_OF(WITHOUT_FLAGS_ROW, and) FORMS_OF(WITHOUT_FLAGS_ROW, or)
-                     FORMS_OF(WITHOUT_FLAGS_ROW, xor)};
+                     FORMS_OF(WITHOUT_FLAGS_ROW, xor) WITHOUT_FLAGS_ROW(inc64_r)
+                     WITHOUT_FLAGS_ROW(inc32_r) WITHOUT_FLAGS_ROW(dec64_r)
+                     WITHOUT_FLAGS_ROW(dec32_r)};
 
 Handler fast_without_flags(Handler fn) {
   for (unsigned i = 0; i < sizeof without_flags / sizeof without_flags[0]; i++)
