@@ -247,17 +247,23 @@ static void check_alignment(Cpu *c) {
   code_unlock(c);
 }
 
+/* Points link, in a block that was live at generation gen, to next, if no block has been
+ * dropped since; and clears it again if one was meanwhile: another CPU dropping blocks
+ * changes the generation before it clears links into them (block.c). */
+static void link_blocks(const BlockCache *code, Block **link, Block *next, uint64_t gen) {
+  if (gen != block_generation(code)) return;
+  block_link_set(link, next);
+  if (gen != block_generation(code)) block_link_set(link, NULL);
+}
+
 /* A RET to the newest return site whose CALL's block had no link yet to the block after
  * it (chain_return): next is that block; link it, so that the next such RET goes on
- * there at once. As for run_blocks' own links, unless blocks were dropped meanwhile. */
+ * there at once. */
 static void link_return_site(Cpu *c, Block *next) {
   struct ReturnSite *p = &c->pending_return;
   if (!p->caller) return;
-  const BlockCache *code = &c->m->code;
-  if (p->generation == block_generation(code) && p->rip == c->rip && next->start == c->rip) {
-    block_link_set(&p->caller->fall, next);
-    if (p->generation != block_generation(code)) block_link_set(&p->caller->fall, NULL);
-  }
+  if (p->rip == c->rip && next->start == c->rip)
+    link_blocks(&c->m->code, &p->caller->fall, next, p->generation);
   p->caller = NULL;
 }
 
@@ -298,13 +304,7 @@ static __attribute__((noinline)) StopReason run_blocks(Cpu *c, uint64_t until) {
       else if (taken && taken->start == c->rip && block_live(taken)) next = taken;
       else {
         next = code_at(c, c->rip, false);
-        if (gen == block_generation(code)) { /* b and next are both live: link them */
-          Block **link = c->rip == b->end ? &b->fall : &b->taken;
-          block_link_set(link, next);
-          /* Unless another CPU dropped blocks meanwhile, which changes the generation
-           * before it clears links into them (block.c). */
-          if (gen != block_generation(code)) block_link_set(link, NULL);
-        }
+        link_blocks(code, c->rip == b->end ? &b->fall : &b->taken, next, gen);
       }
     } else {
       next = code_at(c, c->rip, false);
