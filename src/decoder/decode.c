@@ -286,6 +286,7 @@ static void apply_form(const Decoder *dec, DecodeCtx *d, Insn *in, const Form *f
   in->fn = in->mem ? h->mem : h->reg;
   in->ends = (attrs & A_END) != 0;
   in->stack = (attrs & A_STACK) != 0;
+  in->rmw = in->mem && (attrs & (A_LOCK | A_RMW));
   if (attrs & A_ADDR) {
     in->seg = d->seg;
     in->addr32 = d->p67;

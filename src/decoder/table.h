@@ -118,6 +118,8 @@ enum {
   A_AVX = 1 << 22,    /* needs AVX too (the VEX forms of AES-NI, PCLMULQDQ, VAES...) */
   A_FAULTS = 1 << 23, /* may fault without a memory operand: the stack (PUSH, POP), #DE */
   A_NO_ACCESS = 1 << 24, /* its memory operand is an address, never accessed (LEA) */
+  A_RMW = 1 << 25,    /* reads its memory operand to write it back, as the lockable rows
+                         (A_LOCK) do too: shifts, rotates, SHLD, SHRD */
 };
 
 /* A row needs no CPUID feature beyond the x86-64 baseline. */

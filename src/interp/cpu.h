@@ -99,6 +99,7 @@ typedef struct Fault {
   int trapno;     /* the exception when sig and code do not tell it (ICEBP's #DB, INT n's
                      #GP with its error code), else -1 */
   uint64_t err;   /* its error code */
+  bool rmw;       /* in an instruction that reads its memory operand to write it (Insn.rmw) */
 } Fault;
 
 /* Checked once per block: the core's own bit, and the bits of the OS layer (or of another

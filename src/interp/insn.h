@@ -38,6 +38,8 @@ struct Insn {
   uint8_t lock : 1;   /* atomic: a LOCK prefix (on a lockable memory form: the others are
                          #UD), or XCHG with memory; an op_atomic record runs it (atomic.c) */
   uint8_t stack : 1;  /* accesses memory at RBP through the stack segment (ENTER, LEAVE) */
+  uint8_t rmw : 1;    /* reads its memory operand to write it: the CPU reads it for writing,
+                         so a page fault on it is a write even before anything is stored */
   uint8_t op;     /* sub-operation chosen by the decoder (ALU kind, condition code...) */
   uint8_t aux;    /* second small immediate or handler-specific detail */
   /* Arithmetic flags as FL_* bits: what the instruction reads, what it always writes,

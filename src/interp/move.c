@@ -94,6 +94,11 @@ void op_cwd(Cpu *c, const Insn *in) {
   DISPATCH_NEXT(c, in);
 }
 
+/* The CPU writes CMPXCHG's memory operand back when the comparison fails, and faults
+ * there as for a store: a store of what was just loaded, which the compiler would drop
+ * as redundant unless it forgets what memory holds. */
+static inline void forget_memory(void) { __asm__ volatile("" ::: "memory"); }
+
 /* 0F B0 0F B1: compare the accumulator with the destination; flags as CMP. */
 void op_cmpxchg(Cpu *c, const Insn *in) {
   unsigned s = in->osz;
@@ -102,6 +107,7 @@ void op_cmpxchg(Cpu *c, const Insn *in) {
   if ((acc & size_mask(s)) == dst) {
     rm_set(c, in, reg_get(c, in->reg, s), s);
   } else {
+    forget_memory();
     if (in->mem) rm_set(c, in, dst, s); /* the CPU always writes the memory operand */
     reg_set(c, RAX, dst, s);
   }
@@ -119,6 +125,7 @@ void op_cmpxchg16b(Cpu *c, const Insn *in) {
       st64(a, c->r[RBX]);
       st64(a + 8, c->r[RCX]);
     } else {
+      forget_memory();
       st64(a, lo);
       st64(a + 8, hi);
       c->r[RAX] = lo;
@@ -131,6 +138,7 @@ void op_cmpxchg16b(Cpu *c, const Insn *in) {
     bool eq = v == want;
     if (eq) st64(a, (uint32_t)c->r[RBX] | c->r[RCX] << 32);
     else {
+      forget_memory();
       st64(a, v);
       reg_set(c, RAX, v, 4);
       reg_set(c, RDX, v >> 32, 4);

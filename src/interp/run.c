@@ -401,7 +401,7 @@ StopReason cpu_run(Cpu *c, uint64_t until) {
     }
     c->icount += c->cur->nth;
     c->fault = (Fault){sig > 0 ? sig : -sig, fault_code, fault_addr, c->undefined,
-                       sig > 0 ? -1 : c->trapno, c->trap_err};
+                       sig > 0 ? -1 : c->trapno, c->trap_err, c->cur->rmw};
     c->undefined = false;
     c->trapno = -1;
     return STOP_FAULT;

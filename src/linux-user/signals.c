@@ -469,18 +469,20 @@ static bool page_present(const Cpu *c, uint64_t addr) {
 /* The page-fault error code: user mode; present (protection) for a SIGSEGV SEGV_ACCERR
  * on a present page (SIGBUS's BUS_ADRERR shares the number); a fault on the instruction's
  * own bytes is a fetch, never a write. A data access takes the host's code, which knows
- * reads from writes, when the host has one; an aarch64 host tells writes (fault_write). */
-static uint64_t page_fault_error(const Cpu *c, int sig, int code, uint64_t addr) {
+ * reads from writes, when the host has one; an aarch64 host tells writes (fault_write).
+ * An instruction that reads its operand to write it (rmw) reads it for writing, as the
+ * CPU reports it: a write, though x64emu's own read came first. */
+static uint64_t page_fault_error(const Cpu *c, int sig, int code, uint64_t addr, bool rmw) {
   enum { PF_PROT = 1, PF_WRITE = 2, PF_USER = 4, PF_INSTR = 16 };
   bool fetch = addr - c->rip < 16;
   uint64_t err = PF_USER | (fetch ? PF_INSTR : fault_write > 0 ? PF_WRITE : 0);
   if (sig == SIGSEGV && code == SEGV_ACCERR && page_present(c, addr)) err |= PF_PROT;
   if (fetch) return err;
-  return fault_err ? fault_err : err;
+  return (fault_err ? fault_err : err) | (rmw ? PF_WRITE : 0);
 }
 
 /* The trap number, error code and cr2 the kernel records for a fault. */
-static void note_fault(const Cpu *c, int sig, int code, uint64_t addr) {
+static void note_fault(const Cpu *c, int sig, int code, uint64_t addr, bool rmw) {
   ThreadSignals *t = &thread_of(c)->sig;
   enum { TRAP_DE = 0, TRAP_BP = 3, TRAP_UD = 6, TRAP_GP = 13, TRAP_PF = 14, TRAP_MF = 16,
          TRAP_XM = 19 };
@@ -493,7 +495,7 @@ static void note_fault(const Cpu *c, int sig, int code, uint64_t addr) {
       return;
     }
     t->trapno = TRAP_PF;
-    t->err = page_fault_error(c, sig, code, addr);
+    t->err = page_fault_error(c, sig, code, addr, rmw);
     t->cr2 = addr;
     return;
   case SIGILL: t->trapno = TRAP_UD; return;
@@ -510,7 +512,7 @@ static void deliver_sync(Cpu *c, int sig, int code, uint64_t addr, const Fault *
   attach(c);
   ThreadSignals *t = &thread_of(c)->sig;
   t->interrupted = false;
-  note_fault(c, sig, code, addr);
+  note_fault(c, sig, code, addr, f && f->rmw);
   if (f && f->trapno >= 0) {
     t->trapno = (uint64_t)f->trapno;
     t->err = f->err;
