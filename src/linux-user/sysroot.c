@@ -14,6 +14,9 @@ static const char loader_cache[] = "/etc/ld.so.cache";
 
 bool sysroot_lookup(const char *prefix, const char *path, char out[PATH_MAX]) {
   if (!prefix || !*prefix || path[0] != '/') return false;
+  /* The root itself stays the host's: a program that finds its directory by walking up
+   * (zsh without $PWD) must meet the same root through "/" as through "..". */
+  if (path[strspn(path, "/")] == '\0') return false;
   if (snprintf(out, PATH_MAX, "%s%s", prefix, path) >= PATH_MAX) return false;
   return faccessat(AT_FDCWD, out, F_OK, AT_SYMLINK_NOFOLLOW) == 0 || strcmp(path, loader_cache) == 0;
 }

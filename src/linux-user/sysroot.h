@@ -2,7 +2,7 @@
  * linux-user has it: an absolute path the guest names is looked up under DIR first, and
  * where nothing is there, on the host. So a dynamic program's loader and libraries come
  * from DIR on a host whose own are not x86-64's. The loader's cache (/etc/ld.so.cache),
- * which names the host's libraries, comes only from DIR. */
+ * which names the host's libraries, comes only from DIR. "/" itself is always the host's. */
 #ifndef X64EMU_SYSROOT_H
 #define X64EMU_SYSROOT_H
 

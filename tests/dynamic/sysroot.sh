@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# -L DIR (and X64EMU_LD_PREFIX, QEMU_LD_PREFIX): absolute paths are looked up under DIR
-# first. A program whose loader exists only in the sysroot runs with it and is refused
-# without it, with a message naming the option; a file only in the sysroot is read
-# through it, and one only on the host still from the host.
+# -L DIR (and X64EMU_LD_PREFIX, QEMU_LD_PREFIX): absolute paths but "/" itself are looked
+# up under DIR first. A program whose loader exists only in the sysroot runs with it and
+# is refused without it, with a message naming the option; a file only in the sysroot is
+# read through it, and one only on the host still from the host.
 # Usage: sysroot.sh X64EMU HELLO_C WORK_DIR
 set -euo pipefail
 emu=$1 hello_c=$2 work=$3
@@ -21,6 +21,8 @@ if out=$("$emu" "$work/hello_sysroot" 2>&1); then fail "ran without the sysroot"
 grep -q "its dynamic loader.*/x64emu-test/ld.so.*-L DIR" <<<"$out" || fail "no message naming -L: $out"
 [ "$("$emu" -L "$root" /bin/cat /etc/x64emu-marker)" = "read from the sysroot" ] || fail "a file in the sysroot"
 [ "$("$emu" -L "$root" /bin/cat /etc/hostname)" = "$(cat /etc/hostname)" ] || fail "a file on the host"
+# The root is the host's, as ".." from the top of the tree reaches it.
+[ "$("$emu" -L "$root" /bin/ls -id /)" = "$(ls -id /)" ] || fail "/ named the sysroot"
 # A child the guest starts (dash, then cat) keeps the sysroot.
 [ "$("$emu" -L "$root" /bin/sh -c 'cat /etc/x64emu-marker')" = "read from the sysroot" ] || fail "execve lost it"
 echo "sysroot: the loader and files under -L, the host's elsewhere, across execve"
