@@ -27,6 +27,7 @@
 #endif
 
 #include "cpu.h"
+#include "fault.h"
 #include "insn.h"
 
 #ifdef X64EMU_WATCH_MEMORY
@@ -94,9 +95,12 @@ static inline void probe_write8(uint64_t a) {
 #if defined(__x86_64__)
   __asm__ volatile("lock orb $0, %0" : "+m"(*p));
 #else
+  /* The load comes first here, and its fault would read as a read's. */
+  fault_probing_write = true;
   uint8_t v = __atomic_load_n(p, __ATOMIC_RELAXED);
   while (!__atomic_compare_exchange_n(p, &v, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
   }
+  fault_probing_write = false;
 #endif
 }
 /* The probe of a masked store (MASKMOVQ, MASKMOVDQU), which the CPU aligns as 8 bytes. */

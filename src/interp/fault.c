@@ -2,6 +2,8 @@
 #define _GNU_SOURCE /* REG_ERR */
 #include "fault.h"
 
+#include "../host/a64_access.h"
+
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,13 +16,15 @@ __thread uint64_t fault_addr;
 __thread int fault_code;
 __thread uint64_t fault_err;
 __thread int fault_write = -1;
+__thread bool fault_probing_write;
 void (*fault_user_signal)(int sig, siginfo_t *si, void *uc);
 
 #if defined(__aarch64__)
 /* Whether the data abort behind a fault was a write: the WnR bit of the exception
  * syndrome, which the kernel leaves in the signal frame (an esr_context record among
- * those after the registers); -1 when it is not there. */
-static int esr_write(void *uc) {
+ * those after the registers); without it (qemu-user leaves it out), what the faulting
+ * instruction is; -1 when neither tells. */
+static int fault_was_write(void *uc) {
   enum { ESR_RECORD = 0x45535201 /* ESR_MAGIC */, EC_DATA_ABORT_LOWER = 0x24, WNR = 1 << 6 };
   const uint8_t *at = (const uint8_t *)((ucontext_t *)uc)->uc_mcontext.__reserved;
   const uint8_t *end = at + sizeof ((ucontext_t *)uc)->uc_mcontext.__reserved;
@@ -36,7 +40,7 @@ static int esr_write(void *uc) {
     }
     at += size;
   }
-  return -1;
+  return a64_access_writes(*(const uint32_t *)(uintptr_t)((ucontext_t *)uc)->uc_mcontext.pc);
 }
 #endif
 
@@ -63,7 +67,8 @@ static void on_fault(int sig, siginfo_t *si, void *uc) {
 #if defined(__x86_64__)
     fault_err = (uint64_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_ERR];
 #elif defined(__aarch64__)
-    fault_write = esr_write(uc);
+    fault_write = fault_probing_write ? 1 : fault_was_write(uc);
+    fault_probing_write = false;
 #endif
     siglongjmp(*fault_landing, sig);
   }

@@ -13,13 +13,17 @@
 
 #include <setjmp.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 extern __thread sigjmp_buf *fault_landing;
 extern __thread uint64_t fault_addr;  /* si_addr of the last guest fault */
 extern __thread int fault_code;       /* si_code of the last guest fault */
 extern __thread uint64_t fault_err;   /* the host's page-fault error code (x86-64 hosts), or 0 */
-extern __thread int fault_write;      /* whether it was a write (aarch64 hosts' syndrome), -1 unknown */
+extern __thread int fault_write;      /* whether it was a write (aarch64 hosts), -1 unknown */
+/* Set around a probe for writing that must read first (probe_write8 off x86-64): a fault
+ * in it is a write's. The host handler clears it. */
+extern __thread bool fault_probing_write;
 
 /* Where a SIGSEGV or SIGBUS sent by kill/tgkill/sigqueue (not a fault) goes: the guest's
  * signal state takes it when set. */

@@ -25,6 +25,8 @@
 #                 itself runs under reports: qemu-aarch64's "uncaught target signal")
 #   X64EMU_TEST_HOST_VENDOR  the vendor the host is taken for by --model, and by the programs,
 #                 which get it in their environment (default: the CPU's)
+#   X64EMU_TEST_FP_TIER  passed on to both runs: "portable" when x64emu runs the portable
+#                 floating point (random_insns.c leaves out what is that tier's own)
 # Exit status: 0 when both runs agree, 1 when they differ, 2 on a usage or set-up error.
 set -u
 
@@ -77,6 +79,7 @@ vendor=${X64EMU_TEST_HOST_VENDOR:-$(grep -m1 '^vendor_id' /proc/cpuinfo | sed 's
 # Both runs see the same small environment, so that what a program prints of it agrees.
 guest_env=(PATH=/usr/bin:/bin HOME=/nonexistent LC_ALL=C TZ=UTC
            GUEST_TEST_VAR="a value with spaces" EMPTY_VAR= X64EMU_TEST_HOST_VENDOR="$vendor")
+if [ -n "${X64EMU_TEST_FP_TIER:-}" ]; then guest_env+=(X64EMU_TEST_FP_TIER="$X64EMU_TEST_FP_TIER"); fi
 if [ -n "$traits" ]; then
   if ! trait_lines=$("$traits"); then
     echo "compare.sh: the host probe $traits failed" >&2

@@ -211,12 +211,28 @@ static const char *vendor_reason(Shape s) {
   return NULL;
 }
 
+/* Under x64emu's portable floating point (X64EMU_TEST_FP_TIER=portable, which
+ * compare.sh gives both runs: the default on aarch64 hosts), the instructions whose
+ * results are x64emu's own there and the host CPU's bits only natively (docs/cpu-model.md),
+ * or NULL. */
+static int portable_fp;
+static const char *portable_fp_reason(Shape s) {
+  if (s.map == 0 && s.op == 0xD9 &&
+      (s.modrm <= 0xF3 ? s.modrm >= 0xF0 : s.modrm == 0xF9 || s.modrm == 0xFB || s.modrm >= 0xFE))
+    return "portable FP: x87 transcendentals, within a unit in the last place of the CPU's";
+  if (s.map == 1 && (s.op == 0x52 || s.op == 0x53) && (s.rep == 0xF3 || (!s.rep && !s.p66)))
+    return "portable FP: RCP and RSQRT approximations, within the SDM's bound, not the host's bits";
+  return NULL;
+}
+
 /* Why a case is left out, or NULL. Each reason is a difference that is not the CPU's
  * alone: the kernel's, the host's CPU model against x64emu's, time. */
 static const char *skip_reason(const uint8_t *b) {
   Shape s = shape_of(b);
   const char *vendor = other_vendor ? vendor_reason(s) : NULL;
   if (vendor) return vendor;
+  const char *tier = portable_fp ? portable_fp_reason(s) : NULL;
+  if (tier) return tier;
   unsigned reg = (s.modrm >> 3) & 7;
   int mem = (s.modrm >> 6) != 3;
   if (s.map == 0 && s.op == 0xCD && host_int_quirk[s.modrm])
@@ -377,6 +393,8 @@ int main(int argc, char **argv) {
   if (argc > 3) show_case = atoi(argv[3]);
   const char *vendor = getenv("X64EMU_TEST_HOST_VENDOR");
   other_vendor = vendor && strcmp(vendor, "GenuineIntel") != 0;
+  const char *tier = getenv("X64EMU_TEST_FP_TIER");
+  portable_fp = tier && strcmp(tier, "portable") == 0;
   const char *umip = getenv("X64EMU_TEST_HOST_UMIP");
   host_umip = !umip || strcmp(umip, "0") != 0;
   const char *quirks = getenv("X64EMU_TEST_HOST_INT_QUIRKS");
