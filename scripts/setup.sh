@@ -23,7 +23,7 @@ if [ "$purpose" = test ]; then
              # the aarch64 host: the crypto tier and x64emu itself, cross-built and run
              # under user-mode QEMU
              gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user libcmocka-dev:arm64
-             libcapstone-dev:arm64 libelf-dev:arm64
+             libcapstone-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 # (libelf.a, libz.a)
              libc6-amd64-cross) # the x86-64 sysroot an aarch64 host uses
 elif [ "$purpose" != demo ]; then
   echo "usage: $0 demo|test" >&2
