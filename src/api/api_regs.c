@@ -3,6 +3,7 @@
 
 #include "../interp/flags.h"
 #include "../interp/mxcsr.h"
+#include "../interp/run.h"
 #include "../interp/x87.h"
 #include "api.h"
 
@@ -88,6 +89,7 @@ x64emu_status x64emu_reg_write(x64emu *x, int reg, const void *value) {
   } else if (reg == X64EMU_REG_FCW) c->fpu.cw = (uint16_t)v;
   else if (reg == X64EMU_REG_FSW) x87_set_status_word(&c->fpu, (uint16_t)v);
   else x87_set_tag_word(&c->fpu, (uint16_t)v);
+  if (reg == X64EMU_REG_MXCSR || reg == X64EMU_REG_FCW) cpu_fp_controls_loaded(c);
   return X64EMU_OK;
 }
 

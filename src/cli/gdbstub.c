@@ -225,6 +225,7 @@ static void reg_write(Cpu *c, unsigned n, const uint8_t *in) {
   else if (n == REG_MXCSR_N && !(v & ~0xFFFFull)) c->mxcsr = (uint32_t)v;
   else if (n == REG_FS_BASE_N && canonical(v)) c->fs_base = v;
   else if (n == REG_GS_BASE_N && canonical(v)) c->gs_base = v;
+  if (n == REG_FCTRL_N || n == REG_MXCSR_N) cpu_fp_controls_loaded(c);
 }
 
 static void send_registers(Gdb *g) {

@@ -368,9 +368,11 @@ static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
     fuse_runs(buf, n);
     fuse_branch(buf, n);
   }
-  /* Flag liveness, backwards from the block's end, where every flag may be read. */
+  /* Flag liveness, backwards from the block's end, where every flag may be read. An
+   * instruction that may fault reads them all (decode.c); while a floating-point
+   * exception is unmasked, which SSE and x87 instructions may raise, none is dropped. */
   uint8_t live = FL_ALL;
-  for (unsigned i = n; i-- > 0;) {
+  for (unsigned i = bc->dec->fp_exceptions ? 0 : n; i-- > 0;) {
     buf[i].flags_live = live;
     live = (uint8_t)((live & ~buf[i].flags_def) | buf[i].flags_use);
   }

@@ -297,7 +297,8 @@ static void apply_form(const Decoder *dec, DecodeCtx *d, Insn *in, const Form *f
   if ((attrs & A_ONCE) && in->rep != REP_NONE) def = 0;
   /* A fault shows the flags as the instructions before it left them, in the signal frame:
    * for the liveness pass (block.c), an instruction that may fault reads every flag, so
-   * that none before it is dropped. (#XM and x87 exceptions, unmasked, are not counted.) */
+   * that none before it is dropped. (Unmasked #XM and x87 exceptions turn the pass off:
+   * Decoder.fp_exceptions.) */
   if ((in->mem && !(attrs & A_NO_ACCESS)) || (attrs & (A_FAULTS | A_ADDR | A_STACK))) use = FL_ALL;
   in->flags_use = (uint8_t)use;
   in->flags_def = (uint8_t)def;

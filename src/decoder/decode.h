@@ -22,6 +22,9 @@ typedef struct Decoder {
   FormMap maps[TABLES];
   bool watch_memory; /* handlers from the table's watched copy (access.h) */
   bool ordered_memory; /* else from its ordered copy: threads run in parallel */
+  bool fp_exceptions; /* a floating-point exception has been unmasked (MXCSR or the x87
+                         control word): SSE and x87 instructions may fault, so no flag is
+                         left unrecorded (block.c's liveness pass is off) */
   bool capstone_lengths; /* every length from Capstone, as the reference the table's own
                             lengths are tested against (unit.test_decode_length) */
 } Decoder;

@@ -104,7 +104,10 @@ typedef struct Fault {
 
 /* Checked once per block: the core's own bit, and the bits of the OS layer (or of another
  * thread, or a host signal handler) that want cpu_run to return at the next block. */
-enum { EV_STOP = 1u << 31 }; /* cpu_run returns c->stop (set with it, by a handler) */
+enum {
+  EV_STOP = 1u << 31, /* cpu_run returns c->stop (set with it, by a handler) */
+  EV_FP_UNMASKED = 1u << 30, /* the core's own: cpu_fp_controls_loaded */
+};
 
 typedef struct Cpu {
   uint64_t r[17]; /* RAX..R15, then r[REG_NONE], a zero that addressing reads */

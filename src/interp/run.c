@@ -20,6 +20,7 @@
 #include "insn.h"
 #include "ops_int.h"
 #include "machine.h"
+#include "mxcsr.h"
 #include "split_lock.h"
 #include "watch.h"
 
@@ -231,7 +232,7 @@ static StopReason trace_step(Cpu *c, Precise *p) {
     run_single(c, p);
     if (cpu_events(c)) return cpu_events(c) & EV_STOP ? take_stop(c) : STOP_EVENT;
   }
-  c->fault = (Fault){SIGTRAP, TRAP_TRACE, c->rip, false, 1, 0};
+  c->fault = (Fault){SIGTRAP, TRAP_TRACE, c->rip, false, 1, 0, false};
   return STOP_FAULT;
 }
 
@@ -244,6 +245,24 @@ static void check_alignment(Cpu *c) {
   code_lock(c);
   c->m->aligning += on ? 1 : -1u;
   machine_watch(c->m, WATCH_ALIGNMENT, c->m->aligning != 0);
+  code_unlock(c);
+}
+
+void cpu_fp_controls_loaded(Cpu *c) {
+  enum { X87_MASKS = 0x3F };
+  bool unmasked = (c->mxcsr & MXCSR_MASKS) != MXCSR_MASKS || (c->fpu.cw & X87_MASKS) != X87_MASKS;
+  if (unmasked && !__atomic_load_n(&c->m->dec.fp_exceptions, __ATOMIC_RELAXED))
+    cpu_raise_events(c, EV_FP_UNMASKED);
+}
+
+/* EV_FP_UNMASKED: once per machine, the code is decoded again with every flag recorded. */
+static void take_fp_unmasked(Cpu *c) {
+  cpu_clear_events(c, EV_FP_UNMASKED);
+  code_lock(c);
+  if (!c->m->dec.fp_exceptions) {
+    __atomic_store_n(&c->m->dec.fp_exceptions, true, __ATOMIC_RELAXED);
+    block_flush_all(&c->m->code);
+  }
   code_unlock(c);
 }
 
@@ -279,7 +298,8 @@ static __attribute__((noinline)) StopReason run_blocks(Cpu *c, uint64_t until) {
   uint64_t gen = block_generation(code);
   for (;;) {
     if (cpu_events(c)) {
-      return cpu_events(c) & EV_STOP ? take_stop(c) : STOP_EVENT;
+      if (cpu_events(c) & EV_FP_UNMASKED) take_fp_unmasked(c);
+      if (cpu_events(c)) return cpu_events(c) & EV_STOP ? take_stop(c) : STOP_EVENT;
     }
     /* TF set, or AC not as the decoded code checks it: one test for both. */
     if (__builtin_expect((c->rflags ^ c->ac_checked) & (F_TF | F_AC), 0)) {

@@ -36,6 +36,13 @@ static inline void cpu_request_stop(Cpu *c, StopReason why) {
   cpu_raise_events(c, EV_STOP);
 }
 
+/* MXCSR or the x87 control word was loaded (LDMXCSR, FLDCW, FXRSTOR, XRSTOR, FLDENV,
+ * FRSTOR, a signal frame, a debugger or the embedder): when that unmasks a floating-point
+ * exception for the first time on its machine, the decoded code is dropped before the
+ * next block and decoded again without leaving flags unrecorded (Decoder.fp_exceptions),
+ * since SSE and x87 instructions may now fault. The loading instructions end their block. */
+void cpu_fp_controls_loaded(Cpu *c);
+
 /* A CPU of machine m in its power-on user state. */
 void cpu_init(Cpu *c, struct Machine *m);
 

@@ -1,6 +1,7 @@
 /* sse_state.c: group 15 (0F AE): LDMXCSR/STMXCSR, FXSAVE/FXRSTOR, the fences, CLFLUSH. */
 #include "mxcsr.h"
 #include "ops_sse.h"
+#include "run.h"
 #include "sse_operand.h"
 #include "x87.h"
 
@@ -8,6 +9,7 @@
 static void mxcsr_write(Cpu *c, uint32_t v) {
   if (v & ~(uint32_t)MXCSR_WRITABLE) guest_gp(c, 0);
   c->mxcsr = v;
+  cpu_fp_controls_loaded(c);
 }
 
 /* 0F AE /2 */
@@ -95,6 +97,7 @@ bool fx_image_load(Cpu *c, const uint8_t img[FX_IMAGE_WRITTEN], bool ptr64) {
   fx_load_mxcsr(c, img);
   fx_load_x87(c, img, ptr64);
   fx_load_xmm(c, img);
+  cpu_fp_controls_loaded(c);
   return true;
 }
 

@@ -2,6 +2,7 @@
  * FINCSTP/FDECSTP, the environment and whole-state saves (FNSTENV, FLDENV, FNSAVE,
  * FRSTOR, in the 32-bit protected-mode layout the CPU uses in 64-bit mode), FWAIT. */
 #include "ops_x87.h"
+#include "run.h"
 #include "x87_state.h"
 
 /* The environment's sizes: 28 bytes, 14 with a 66 prefix (the 16-bit layout). */
@@ -43,6 +44,7 @@ void op_x87_fldcw(Cpu *c, const Insn *in) {
   uint16_t v = ld16(ea(c, in));
   c->fpu.cw = (v & CW_BITS) | CW_ONE;
   x87_update_es(&c->fpu);
+  cpu_fp_controls_loaded(c);
   DISPATCH_NEXT(c, in);
 }
 
@@ -152,6 +154,7 @@ void op_x87_fldenv(Cpu *c, const Insn *in) {
   uint8_t e[ENV_SIZE];
   ld_bytes(ea(c, in), e, env_size(in));
   env_load(&c->fpu, e, env_size(in));
+  cpu_fp_controls_loaded(c);
   DISPATCH_NEXT(c, in);
 }
 
@@ -175,5 +178,6 @@ void op_x87_frstor(Cpu *c, const Insn *in) {
   ld_bytes(ea(c, in), s, env + 8 * 10);
   env_load(f, s, env);
   for (unsigned i = 0; i < 8; i++) x87_set_image(f, x87_phys(f, i), s + env + 10 * i);
+  cpu_fp_controls_loaded(c);
   DISPATCH_NEXT(c, in);
 }

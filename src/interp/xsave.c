@@ -121,6 +121,7 @@ bool xrstor_image(Cpu *c, const uint8_t area[XSAVE_AREA_MAX], uint64_t rfbm, boo
     if (bv & AVX_STATE) memcpy(c->ymmh, area + XSAVE_YMM, sizeof c->ymmh);
     else memset(c->ymmh, 0, sizeof c->ymmh);
   }
+  cpu_fp_controls_loaded(c);
   return true;
 }
 

@@ -73,5 +73,18 @@ int main(void) {
        "mov $-1, %%eax; stc; inc %%eax; mov 16, %%ecx; add %%ecx, %%eax");
   CASE("sub, lea, load faults", ARITH,
        "mov $1, %%eax; sub $2, %%eax; lea 8(%%rax), %%rcx; mov 16, %%ecx; add %%ecx, %%eax");
+  /* Floating-point exceptions the program unmasks: #XM from an SSE division by zero, and
+   * the x87's, raised at the next waiting instruction. The masks come back after each. */
+  static const unsigned mxcsr_zm_unmasked = 0x1F80 & ~0x200u, mxcsr_default = 0x1F80;
+  static const unsigned short fcw_zm_unmasked = 0x037F & ~0x4, fcw_default = 0x037F;
+  CASE("xor, divss faults (ZE unmasked)", ARITH,
+       "ldmxcsr %0; mov $1, %%eax; cvtsi2ss %%eax, %%xmm0; pxor %%xmm1, %%xmm1;"
+       "mov $0x40000001, %%eax; cmp %%eax, %%eax; xor $0x7fffffff, %%eax; divss %%xmm1, %%xmm0;"
+       "add %%eax, %%eax", "m"(mxcsr_zm_unmasked));
+  __asm__ volatile("ldmxcsr %0" ::"m"(mxcsr_default));
+  CASE("shl, fwait after fdiv faults (ZE unmasked)", ARITH,
+       "fninit; fldcw %0; fld1; fldz; fdivrp; mov $0x40000001, %%eax; cmp %%eax, %%eax;"
+       "shl $1, %%eax; fwait; add %%eax, %%eax", "m"(fcw_zm_unmasked));
+  __asm__ volatile("fninit; fldcw %0" ::"m"(fcw_default));
   return 0;
 }

@@ -101,6 +101,7 @@ static void emu_fx_roundtrip(const FxImage *img, FxImage *out, bool rex_w) {
   Cpu *c = &emu_cpu;
   memset(c, 0, sizeof *c);
   c->mxcsr = MXCSR_DEFAULT;
+  c->m = test_machine(); /* the handlers may tell the machine of what they load */
   Insn in;
   uint64_t fault_at;
   assert_int_equal(decode_insn(&test_machine()->dec, (uint64_t)(uintptr_t)rstor, &in, &fault_at), (int)len);
