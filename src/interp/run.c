@@ -187,6 +187,31 @@ static StopReason precise_stop(const Cpu *c, const Precise *p) {
   return 0;
 }
 
+void cpu_fp_controls_loaded(Cpu *c) {
+  enum { X87_MASKS = 0x3F };
+  bool unmasked = (c->mxcsr & MXCSR_MASKS) != MXCSR_MASKS || (c->fpu.cw & X87_MASKS) != X87_MASKS;
+  if (unmasked && !__atomic_load_n(&c->m->dec.fp_exceptions, __ATOMIC_RELAXED))
+    cpu_raise_events(c, EV_FP_UNMASKED);
+}
+
+/* EV_FP_UNMASKED: once per machine, the code is decoded again with every flag recorded. */
+static void take_fp_unmasked(Cpu *c) {
+  cpu_clear_events(c, EV_FP_UNMASKED);
+  code_lock(c);
+  if (!c->m->dec.fp_exceptions) {
+    __atomic_store_n(&c->m->dec.fp_exceptions, true, __ATOMIC_RELAXED);
+    block_flush_all(&c->m->code);
+  }
+  code_unlock(c);
+}
+
+/* c->events once the core has taken its own (EV_FP_UNMASKED): what is left for the
+ * caller of cpu_run. */
+static uint32_t events_left(Cpu *c) {
+  if (cpu_events(c) & EV_FP_UNMASKED) take_fp_unmasked(c);
+  return cpu_events(c);
+}
+
 /* What a precise run does with block b at c->rip. */
 enum { RUN_BLOCK, RUN_SINGLE, LOOK_AGAIN };
 
@@ -227,10 +252,10 @@ static void run_single(Cpu *c, Precise *p) {
 static StopReason trace_step(Cpu *c, Precise *p) {
   c->trap_deferred = false;
   run_single(c, p);
-  if (cpu_events(c)) return cpu_events(c) & EV_STOP ? take_stop(c) : STOP_EVENT;
+  if (events_left(c)) return cpu_events(c) & EV_STOP ? take_stop(c) : STOP_EVENT;
   if (c->trap_deferred) { /* the next instruction runs untrapped too */
     run_single(c, p);
-    if (cpu_events(c)) return cpu_events(c) & EV_STOP ? take_stop(c) : STOP_EVENT;
+    if (events_left(c)) return cpu_events(c) & EV_STOP ? take_stop(c) : STOP_EVENT;
   }
   c->fault = (Fault){SIGTRAP, TRAP_TRACE, c->rip, false, 1, 0, false};
   return STOP_FAULT;
@@ -245,24 +270,6 @@ static void check_alignment(Cpu *c) {
   code_lock(c);
   c->m->aligning += on ? 1 : -1u;
   machine_watch(c->m, WATCH_ALIGNMENT, c->m->aligning != 0);
-  code_unlock(c);
-}
-
-void cpu_fp_controls_loaded(Cpu *c) {
-  enum { X87_MASKS = 0x3F };
-  bool unmasked = (c->mxcsr & MXCSR_MASKS) != MXCSR_MASKS || (c->fpu.cw & X87_MASKS) != X87_MASKS;
-  if (unmasked && !__atomic_load_n(&c->m->dec.fp_exceptions, __ATOMIC_RELAXED))
-    cpu_raise_events(c, EV_FP_UNMASKED);
-}
-
-/* EV_FP_UNMASKED: once per machine, the code is decoded again with every flag recorded. */
-static void take_fp_unmasked(Cpu *c) {
-  cpu_clear_events(c, EV_FP_UNMASKED);
-  code_lock(c);
-  if (!c->m->dec.fp_exceptions) {
-    __atomic_store_n(&c->m->dec.fp_exceptions, true, __ATOMIC_RELAXED);
-    block_flush_all(&c->m->code);
-  }
   code_unlock(c);
 }
 
@@ -297,10 +304,7 @@ static __attribute__((noinline)) StopReason run_blocks(Cpu *c, uint64_t until) {
   Block *b = NULL;
   uint64_t gen = block_generation(code);
   for (;;) {
-    if (cpu_events(c)) {
-      if (cpu_events(c) & EV_FP_UNMASKED) take_fp_unmasked(c);
-      if (cpu_events(c)) return cpu_events(c) & EV_STOP ? take_stop(c) : STOP_EVENT;
-    }
+    if (cpu_events(c) && events_left(c)) return cpu_events(c) & EV_STOP ? take_stop(c) : STOP_EVENT;
     /* TF set, or AC not as the decoded code checks it: one test for both. */
     if (__builtin_expect((c->rflags ^ c->ac_checked) & (F_TF | F_AC), 0)) {
       if ((c->rflags ^ c->ac_checked) & F_AC) check_alignment(c);
