@@ -23,6 +23,7 @@
 #include "mxcsr.h"
 #include "split_lock.h"
 #include "watch.h"
+#include "x87.h"
 
 /* What siglongjmp passes to cpu_run from a hook inside a block (not a signal): it stopped
  * the run, or moved rip. */
@@ -188,8 +189,8 @@ static StopReason precise_stop(const Cpu *c, const Precise *p) {
 }
 
 void cpu_fp_controls_loaded(Cpu *c) {
-  enum { X87_MASKS = 0x3F };
-  bool unmasked = (c->mxcsr & MXCSR_MASKS) != MXCSR_MASKS || (c->fpu.cw & X87_MASKS) != X87_MASKS;
+  /* The control word's masks sit where the status word's exception flags do. */
+  bool unmasked = (c->mxcsr & MXCSR_MASKS) != MXCSR_MASKS || (c->fpu.cw & X87_EXC) != X87_EXC;
   if (unmasked && !__atomic_load_n(&c->m->dec.fp_exceptions, __ATOMIC_RELAXED))
     cpu_raise_events(c, EV_FP_UNMASKED);
 }
