@@ -14,6 +14,8 @@
 #   guest.big_heap      grows the heap by 3 GiB, into address space ASan's allocator holds
 #                       (and its .host16384/.host65536 runs)
 #   *.as-amd            the same programs again, judged by the CPU model
+#   guest.threads.repeated  guest.threads twenty times, for races (the plain run checks
+#                       the same code under ASan)
 #
 # usage: run.sh SOURCE_DIR BUILD_DIR
 set -euo pipefail
@@ -34,4 +36,4 @@ export ASAN_OPTIONS=replace_intrin=0:handle_segv=0:handle_sigbus=0:allow_user_se
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 cd "$build"
 ctest -j"$(nproc)" --output-on-failure -R '^(unit|guest|busybox)\.' \
-  -E '(\.as-amd$|^guest\.random_insns(\.host-fp-portable)?$|^guest\.big_heap(\.host[0-9]+)?$)'
+  -E '(\.as-amd$|^guest\.random_insns(\.host-fp-portable)?$|^guest\.big_heap(\.host[0-9]+)?$|^guest\.threads\.repeated$)'
