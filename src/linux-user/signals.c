@@ -471,7 +471,9 @@ static bool page_present(const Cpu *c, uint64_t addr) {
  * own bytes is a fetch, never a write. A data access takes the host's code, which knows
  * reads from writes, when the host has one; an aarch64 host tells writes (fault_write).
  * An instruction that reads its operand to write it (rmw) reads it for writing, as the
- * CPU reports it: a write, though x64emu's own read came first. */
+ * CPU reports it: a write, though x64emu's own read came first. (That read has made a
+ * read-only page present that the guest never touched, where the kernel's err has no
+ * PF_PROT: tests/guest/rmw_faults.c.) */
 static uint64_t page_fault_error(const Cpu *c, int sig, int code, uint64_t addr, bool rmw) {
   enum { PF_PROT = 1, PF_WRITE = 2, PF_USER = 4, PF_INSTR = 16 };
   bool fetch = addr - c->rip < 16;

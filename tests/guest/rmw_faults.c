@@ -3,7 +3,10 @@
  * page the program has read: the CPU reads such an operand for writing, so the fault is a
  * write's (err bit 1) even though nothing was stored yet. Loads, CMP and TEST fault as
  * reads; stores and SETcc as writes. Each case prints the signal, si_code, the fault's
- * offset in its page, and err. */
+ * offset in its page, and err. A read-only page the program has never touched differs:
+ * there the kernel has no page-table entry yet, so its err lacks the present bit (6),
+ * while x64emu's own read of the operand has brought the page in first (7); that case is
+ * not compared. */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <signal.h>
