@@ -1,8 +1,9 @@
 /* fuse.c: runs of register-form AESENCs, as OpenSSL's CTR and ECB loops issue them for
  * every block of a batch, into one record that runs the host's AESENCs back to back
  * (ops_crypto.h, op_aesenc_run): a dispatch for the run instead of one each, and the
- * host overlaps the independent rounds. And the compare and conditional jump that end
- * most loops' blocks into one dispatch (ops_fast.h, fast_fused_jcc). */
+ * host overlaps the independent rounds. The compare and conditional jump that end most
+ * loops' blocks into one dispatch (ops_fast.h, fast_fused_jcc). And a register copy with
+ * the register operation after it (fast_after_move). */
 #include "fuse.h"
 
 #include <stddef.h>
@@ -53,4 +54,14 @@ void fuse_branch(Insn *records, unsigned n) {
   if (n < 2) return;
   Handler fused = fast_fused_jcc(records[n - 2].fn, records[n - 1].fn);
   if (fused) records[n - 2].fn = fused;
+}
+
+void fuse_moves(Insn *records, unsigned n) {
+  for (unsigned i = 0; i + 1 < n; i++) {
+    Handler fused = fast_after_move(records[i].fn, records[i + 1].fn);
+    if (fused) {
+      records[i].fn = fused;
+      i++; /* the next record's work is done: it cannot start a pair of its own */
+    }
+  }
 }

@@ -14,4 +14,10 @@ void fuse_runs(Insn *records, unsigned n);
  * instruction is not fused. */
 void fuse_branch(Insn *records, unsigned n);
 
+/* When a record is a register copy and the next one a specialised register operation
+ * that fast_after_move (ops_fast.h) pairs with it, the copy's record does both; the other
+ * stays, skipped. Run once the handlers are final (after the flags nothing reads are
+ * dropped), and only in blocks run whole. */
+void fuse_moves(Insn *records, unsigned n);
+
 #endif

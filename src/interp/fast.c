@@ -18,43 +18,53 @@
     if ((LF) != LF_NONE) lazy_set(c, LF, size, r, a, b); \
   } while (0)
 
-#define ALU_FORMS(NAME, EXPR, LF, WRITES, SUFFIX, TAIL)                                         \
+/* E op= G, E op= imm and G op= E with register operands; PRE runs first (the fused
+ * moves below). */
+#define ALU_REG_FORMS(NAME, EXPR, LF, WRITES, SUFFIX, PRE, TAIL)                                \
   static void NAME##64_rr##SUFFIX(Cpu *c, const Insn *in) { /* E op= G */                       \
+    PRE                                                                                         \
     uint64_t a = c->r[in->rm], b = c->r[in->reg], r = EXPR;                                     \
     if (WRITES) c->r[in->rm] = r;                                                               \
     LAZY_SET(c, LF, 8, r, a, b);                                                                \
     TAIL;                                                                                       \
   }                                                                                             \
   static void NAME##32_rr##SUFFIX(Cpu *c, const Insn *in) {                                     \
+    PRE                                                                                         \
     uint32_t a = (uint32_t)c->r[in->rm], b = (uint32_t)c->r[in->reg], r = EXPR;                 \
     if (WRITES) c->r[in->rm] = r;                                                               \
     LAZY_SET(c, LF, 4, r, a, b);                                                                \
     TAIL;                                                                                       \
   }                                                                                             \
   static void NAME##64_ri##SUFFIX(Cpu *c, const Insn *in) {                                     \
+    PRE                                                                                         \
     uint64_t a = c->r[in->rm], b = in->imm, r = EXPR;                                           \
     if (WRITES) c->r[in->rm] = r;                                                               \
     LAZY_SET(c, LF, 8, r, a, b);                                                                \
     TAIL;                                                                                       \
   }                                                                                             \
   static void NAME##32_ri##SUFFIX(Cpu *c, const Insn *in) {                                     \
+    PRE                                                                                         \
     uint32_t a = (uint32_t)c->r[in->rm], b = (uint32_t)in->imm, r = EXPR;                       \
     if (WRITES) c->r[in->rm] = r;                                                               \
     LAZY_SET(c, LF, 4, r, a, b);                                                                \
     TAIL;                                                                                       \
   }                                                                                             \
   static void NAME##64_rm##SUFFIX(Cpu *c, const Insn *in) { /* G op= E, E a register */         \
+    PRE                                                                                         \
     uint64_t a = c->r[in->reg], b = c->r[in->rm], r = EXPR;                                     \
     if (WRITES) c->r[in->reg] = r;                                                              \
     LAZY_SET(c, LF, 8, r, a, b);                                                                \
     TAIL;                                                                                       \
   }                                                                                             \
   static void NAME##32_rm##SUFFIX(Cpu *c, const Insn *in) {                                     \
+    PRE                                                                                         \
     uint32_t a = (uint32_t)c->r[in->reg], b = (uint32_t)c->r[in->rm], r = EXPR;                 \
     if (WRITES) c->r[in->reg] = r;                                                              \
     LAZY_SET(c, LF, 4, r, a, b);                                                                \
     TAIL;                                                                                       \
-  }                                                                                             \
+  }
+#define ALU_FORMS(NAME, EXPR, LF, WRITES, SUFFIX, TAIL)                                         \
+  ALU_REG_FORMS(NAME, EXPR, LF, WRITES, SUFFIX, , TAIL)                                         \
   static void NAME##64_rml##SUFFIX(Cpu *c, const Insn *in) { /* G op= E, E in memory */         \
     uint64_t a = c->r[in->reg], b = ld64(ea(c, in)), r = EXPR;                                  \
     if (WRITES) c->r[in->reg] = r;                                                              \
@@ -122,8 +132,9 @@ static inline bool carry_before(const Cpu *c, const Insn *in) {
   return c->lf.op == LF_INC || c->lf.op == LF_DEC ? c->lf.cin : flag_cf(c);
 }
 
-#define INCDEC_FORMS(NAME, OP, LF, SUFFIX, TAIL)                                               \
+#define INCDEC_FORMS(NAME, OP, LF, SUFFIX, PRE, TAIL)                                          \
   static void NAME##64_r##SUFFIX(Cpu *c, const Insn *in) {                                     \
+    PRE                                                                                        \
     uint64_t a = c->r[in->rm], r = a OP 1;                                                     \
     if ((LF) != LF_NONE) {                                                                     \
       bool cf = carry_before(c, in);                                                           \
@@ -134,6 +145,7 @@ static inline bool carry_before(const Cpu *c, const Insn *in) {
     TAIL;                                                                                      \
   }                                                                                            \
   static void NAME##32_r##SUFFIX(Cpu *c, const Insn *in) {                                     \
+    PRE                                                                                        \
     uint32_t a = (uint32_t)c->r[in->rm], r = a OP 1;                                           \
     if ((LF) != LF_NONE) {                                                                     \
       bool cf = carry_before(c, in);                                                           \
@@ -143,10 +155,10 @@ static inline bool carry_before(const Cpu *c, const Insn *in) {
     c->r[in->rm] = r;                                                                          \
     TAIL;                                                                                      \
   }
-INCDEC_FORMS(inc, +, LF_INC, , NEXT)
-INCDEC_FORMS(dec, -, LF_DEC, , NEXT)
-INCDEC_FORMS(inc, +, LF_NONE, _nf, NEXT) /* nothing recorded, as the ALU's _nf forms */
-INCDEC_FORMS(dec, -, LF_NONE, _nf, NEXT)
+INCDEC_FORMS(inc, +, LF_INC, , , NEXT)
+INCDEC_FORMS(dec, -, LF_DEC, , , NEXT)
+INCDEC_FORMS(inc, +, LF_NONE, _nf, , NEXT) /* nothing recorded, as the ALU's _nf forms */
+INCDEC_FORMS(dec, -, LF_NONE, _nf, , NEXT)
 
 /* The same forms fused with the Jcc on ZF or CF that follows them at the end of a block
  * (fuse.c): the comparison and the jump in one dispatch, the condition read straight off
@@ -172,8 +184,8 @@ static inline void jump_if(Cpu *c, const Insn *in, bool taken) {
   ALU_FORMS(NAME, EXPR, LF, WRITES, _jle, jump_if(c, in, cond(c, 14)))    \
   ALU_FORMS(NAME, EXPR, LF, WRITES, _jg, jump_if(c, in, cond(c, 15)))
 #define FUSED_INCDEC_JCC(NAME, OP, LF)                                     \
-  INCDEC_FORMS(NAME, OP, LF, _jz, jump_if(c, in, cond(c, 4)))              \
-  INCDEC_FORMS(NAME, OP, LF, _jnz, jump_if(c, in, cond(c, 5)))
+  INCDEC_FORMS(NAME, OP, LF, _jz, , jump_if(c, in, cond(c, 4)))            \
+  INCDEC_FORMS(NAME, OP, LF, _jnz, , jump_if(c, in, cond(c, 5)))
 FUSED_JCC(sub, a - b, LF_SUB, 1)
 FUSED_JCC(and, a & b, LF_LOGIC, 1)
 FUSED_JCC(cmp, a - b, LF_SUB, 0)
@@ -197,14 +209,19 @@ static const AluSet test_set = SET(test);
 
 /* ---- moves ---- */
 
-static void mov64_rr(Cpu *c, const Insn *in) {
-  c->r[in->rm] = c->r[in->reg];
-  DISPATCH_NEXT(c, in);
-}
-static void mov32_rr(Cpu *c, const Insn *in) {
-  c->r[in->rm] = (uint32_t)c->r[in->reg];
-  DISPATCH_NEXT(c, in);
-}
+/* 89's register form (E = G), the copy compilers emit; PRE as in ALU_REG_FORMS. */
+#define MOVE_FORMS(SUFFIX, PRE)                            \
+  static void mov64_rr##SUFFIX(Cpu *c, const Insn *in) {   \
+    PRE                                                    \
+    c->r[in->rm] = c->r[in->reg];                          \
+    DISPATCH_NEXT(c, in);                                  \
+  }                                                        \
+  static void mov32_rr##SUFFIX(Cpu *c, const Insn *in) {   \
+    PRE                                                    \
+    c->r[in->rm] = (uint32_t)c->r[in->reg];                \
+    DISPATCH_NEXT(c, in);                                  \
+  }
+MOVE_FORMS(, )
 /* 8B's register form: the copy goes the other way. */
 static void mov64_rr_to_reg(Cpu *c, const Insn *in) {
   c->r[in->reg] = c->r[in->rm];
@@ -247,19 +264,26 @@ static void mov_r_imm32(Cpu *c, const Insn *in) {
   c->r[in->reg] = (uint32_t)in->imm;
   DISPATCH_NEXT(c, in);
 }
-static void lea64_base_disp(Cpu *c, const Insn *in) {
-  c->r[in->reg] = c->r[in->base] + (uint64_t)in->disp;
-  DISPATCH_NEXT(c, in);
-}
-/* An absent base or index is REG_NONE, which reads 0: one form for every address. */
-static void lea64(Cpu *c, const Insn *in) {
-  c->r[in->reg] = (uint64_t)in->disp + c->r[in->base] + (c->r[in->index] << in->scale);
-  DISPATCH_NEXT(c, in);
-}
-static void lea32(Cpu *c, const Insn *in) {
-  c->r[in->reg] = (uint32_t)((uint64_t)in->disp + c->r[in->base] + (c->r[in->index] << in->scale));
-  DISPATCH_NEXT(c, in);
-}
+/* LEA: an absent base or index is REG_NONE, which reads 0, so lea64 and lea32 serve every
+ * address. PRE as in ALU_REG_FORMS. */
+#define LEA_FORMS(SUFFIX, PRE)                                                            \
+  static void lea64_base_disp##SUFFIX(Cpu *c, const Insn *in) {                           \
+    PRE                                                                                   \
+    c->r[in->reg] = c->r[in->base] + (uint64_t)in->disp;                                  \
+    DISPATCH_NEXT(c, in);                                                                 \
+  }                                                                                       \
+  static void lea64##SUFFIX(Cpu *c, const Insn *in) {                                     \
+    PRE                                                                                   \
+    c->r[in->reg] = (uint64_t)in->disp + c->r[in->base] + (c->r[in->index] << in->scale); \
+    DISPATCH_NEXT(c, in);                                                                 \
+  }                                                                                       \
+  static void lea32##SUFFIX(Cpu *c, const Insn *in) {                                     \
+    PRE                                                                                   \
+    c->r[in->reg] =                                                                       \
+        (uint32_t)((uint64_t)in->disp + c->r[in->base] + (c->r[in->index] << in->scale)); \
+    DISPATCH_NEXT(c, in);                                                                 \
+  }
+LEA_FORMS(, )
 
 /* MOVZX and MOVSX from memory into a 32- or 64-bit register (32-bit results are
  * zero-extended, as every 32-bit write is). */
@@ -294,20 +318,23 @@ static void movsx64_load32(Cpu *c, const Insn *in) {
 
 /* ---- shifts and rotates of a register by a non-zero immediate ---- */
 
-#define SHIFT_FORMS(T, BITS, SIZE)                                                       \
-  static void shl##BITS##_ri(Cpu *c, const Insn *in) {                                 \
+#define SHIFT_FORMS(T, BITS, SIZE, SUFFIX, PRE)                                        \
+  static void shl##BITS##_ri##SUFFIX(Cpu *c, const Insn *in) {                         \
+    PRE                                                                                \
     T a = (T)c->r[in->rm], r = (T)(a << in->aux);                                      \
     c->r[in->rm] = r;                                                                  \
     if (in->flags_live) lazy_set(c, LF_SHL, SIZE, r, a, in->aux);                      \
     DISPATCH_NEXT(c, in);                                                              \
   }                                                                                    \
-  static void shr##BITS##_ri(Cpu *c, const Insn *in) {                                 \
+  static void shr##BITS##_ri##SUFFIX(Cpu *c, const Insn *in) {                         \
+    PRE                                                                                \
     T a = (T)c->r[in->rm], r = (T)(a >> in->aux);                                      \
     c->r[in->rm] = r;                                                                  \
     if (in->flags_live) lazy_set(c, LF_SHR, SIZE, r, a, in->aux);                      \
     DISPATCH_NEXT(c, in);                                                              \
   }                                                                                    \
-  static void sar##BITS##_ri(Cpu *c, const Insn *in) {                                 \
+  static void sar##BITS##_ri##SUFFIX(Cpu *c, const Insn *in) {                         \
+    PRE                                                                                \
     T a = (T)c->r[in->rm];                                                             \
     T r = (T)((int##BITS##_t)a >> in->aux);                                            \
     c->r[in->rm] = r;                                                                  \
@@ -315,8 +342,9 @@ static void movsx64_load32(Cpu *c, const Insn *in) {
     DISPATCH_NEXT(c, in);                                                              \
   }                                                                                    \
   /* Rotates change only CF and OF; aux holds the count modulo the width, non-zero. */ \
-  static void rol##BITS##_ri(Cpu *c, const Insn *in) {                                 \
-    T a = (T)c->r[in->rm], r = (T)(a << in->aux | a >> (BITS - in->aux));             \
+  static void rol##BITS##_ri##SUFFIX(Cpu *c, const Insn *in) {                         \
+    PRE                                                                                \
+    T a = (T)c->r[in->rm], r = (T)(a << in->aux | a >> (BITS - in->aux));              \
     c->r[in->rm] = r;                                                                  \
     if (in->flags_live & (FL_CF | FL_OF)) {                                            \
       bool cf = r & 1, of = (r >> (BITS - 1)) != cf;                                   \
@@ -324,8 +352,9 @@ static void movsx64_load32(Cpu *c, const Insn *in) {
     }                                                                                  \
     DISPATCH_NEXT(c, in);                                                              \
   }                                                                                    \
-  static void ror##BITS##_ri(Cpu *c, const Insn *in) {                                 \
-    T a = (T)c->r[in->rm], r = (T)(a >> in->aux | a << (BITS - in->aux));             \
+  static void ror##BITS##_ri##SUFFIX(Cpu *c, const Insn *in) {                         \
+    PRE                                                                                \
+    T a = (T)c->r[in->rm], r = (T)(a >> in->aux | a << (BITS - in->aux));              \
     c->r[in->rm] = r;                                                                  \
     if (in->flags_live & (FL_CF | FL_OF)) {                                            \
       bool cf = r >> (BITS - 1), of = ((r ^ (r << 1)) >> (BITS - 1)) & 1;              \
@@ -334,13 +363,13 @@ static void movsx64_load32(Cpu *c, const Insn *in) {
     DISPATCH_NEXT(c, in);                                                              \
   }
 
-SHIFT_FORMS(uint64_t, 64, 8)
-SHIFT_FORMS(uint32_t, 32, 4)
+SHIFT_FORMS(uint64_t, 64, 8, , )
+SHIFT_FORMS(uint32_t, 32, 4, , )
 
 /* ---- conditional jumps on ZF and CF, the loop tests of compiled and OpenSSL code: with
  * a constant condition, cond()'s inline fast paths reduce to one test ---- */
 
-#define FAST_JCC(name, cc)                  \
+#define FAST_JCC(name, cc)                   \
   static void name(Cpu *c, const Insn *in) { \
     if (cond(c, cc)) c->rip = in->imm;       \
     chain_block(c);                          \
@@ -402,6 +431,68 @@ Handler fast_fused_jcc(Handler setter, Handler jcc) {
     for (unsigned i = 0; i < sizeof fused_jcc / sizeof fused_jcc[0]; i++)
       if (fused_jcc[i].setter == setter) return fused_jcc[i].with_jcc[cc];
   }
+  return NULL;
+}
+
+/* ---- a register copy fused with the register operation after it ----
+ * Compilers copy a register before most two-operand operations (MOV EDX, ESI; ROR EDX, 11):
+ * such copies are 30 % of busybox sha256sum's instructions. One record does both, the copy
+ * and then the next record's operation, which stays behind it (fuse.c): one dispatch
+ * instead of two. PRE makes that record the one running (c->cur) before its operation, as
+ * its own dispatch would have, so that the block's end is seen where it is. */
+#define AFTER_MOV64 c->r[in->rm] = c->r[in->reg]; in++; c->cur = in;
+#define AFTER_MOV32 c->r[in->rm] = (uint32_t)c->r[in->reg]; in++; c->cur = in;
+#define AFTER_MOVE(S, PRE)                                        \
+  ALU_REG_FORMS(add, a + b, LF_ADD, 1, S, PRE, NEXT)              \
+  ALU_REG_FORMS(sub, a - b, LF_SUB, 1, S, PRE, NEXT)              \
+  ALU_REG_FORMS(and, a & b, LF_LOGIC, 1, S, PRE, NEXT)            \
+  ALU_REG_FORMS(or, a | b, LF_LOGIC, 1, S, PRE, NEXT)             \
+  ALU_REG_FORMS(xor, a ^ b, LF_LOGIC, 1, S, PRE, NEXT)            \
+  ALU_REG_FORMS(cmp, a - b, LF_SUB, 0, S, PRE, NEXT)              \
+  ALU_REG_FORMS(test, a & b, LF_LOGIC, 0, S, PRE, NEXT)           \
+  ALU_REG_FORMS(add, a + b, LF_NONE, 1, _nf##S, PRE, NEXT)        \
+  ALU_REG_FORMS(sub, a - b, LF_NONE, 1, _nf##S, PRE, NEXT)        \
+  ALU_REG_FORMS(and, a & b, LF_NONE, 1, _nf##S, PRE, NEXT)        \
+  ALU_REG_FORMS(or, a | b, LF_NONE, 1, _nf##S, PRE, NEXT)         \
+  ALU_REG_FORMS(xor, a ^ b, LF_NONE, 1, _nf##S, PRE, NEXT)        \
+  INCDEC_FORMS(inc, +, LF_INC, S, PRE, NEXT)                      \
+  INCDEC_FORMS(dec, -, LF_DEC, S, PRE, NEXT)                      \
+  INCDEC_FORMS(inc, +, LF_NONE, _nf##S, PRE, NEXT)                \
+  INCDEC_FORMS(dec, -, LF_NONE, _nf##S, PRE, NEXT)                \
+  SHIFT_FORMS(uint64_t, 64, 8, S, PRE)                            \
+  SHIFT_FORMS(uint32_t, 32, 4, S, PRE)                            \
+  MOVE_FORMS(S, PRE)                                              \
+  LEA_FORMS(S, PRE)
+AFTER_MOVE(_after_mov64, AFTER_MOV64)
+AFTER_MOVE(_after_mov32, AFTER_MOV32)
+
+#define REG_FORMS_OF(ROW, N, S)                                    \
+  ROW(N##64_rr##S) ROW(N##32_rr##S) ROW(N##64_ri##S) ROW(N##32_ri##S) \
+  ROW(N##64_rm##S) ROW(N##32_rm##S)
+#define AFTER_MOVE_ROW(F) {F, F##_after_mov64, F##_after_mov32},
+#define SHIFTS_OF(ROW, BITS)                                          \
+  ROW(shl##BITS##_ri) ROW(shr##BITS##_ri) ROW(sar##BITS##_ri) ROW(rol##BITS##_ri) \
+  ROW(ror##BITS##_ri)
+static const struct {
+  Handler op, after_mov64, after_mov32;
+} after_move[] = {
+    REG_FORMS_OF(AFTER_MOVE_ROW, add, ) REG_FORMS_OF(AFTER_MOVE_ROW, sub, )
+    REG_FORMS_OF(AFTER_MOVE_ROW, and, ) REG_FORMS_OF(AFTER_MOVE_ROW, or, )
+    REG_FORMS_OF(AFTER_MOVE_ROW, xor, ) REG_FORMS_OF(AFTER_MOVE_ROW, cmp, )
+    REG_FORMS_OF(AFTER_MOVE_ROW, test, ) REG_FORMS_OF(AFTER_MOVE_ROW, add, _nf)
+    REG_FORMS_OF(AFTER_MOVE_ROW, sub, _nf) REG_FORMS_OF(AFTER_MOVE_ROW, and, _nf)
+    REG_FORMS_OF(AFTER_MOVE_ROW, or, _nf) REG_FORMS_OF(AFTER_MOVE_ROW, xor, _nf)
+    AFTER_MOVE_ROW(inc64_r) AFTER_MOVE_ROW(inc32_r) AFTER_MOVE_ROW(dec64_r) AFTER_MOVE_ROW(dec32_r)
+    AFTER_MOVE_ROW(inc64_r_nf) AFTER_MOVE_ROW(inc32_r_nf) AFTER_MOVE_ROW(dec64_r_nf)
+    AFTER_MOVE_ROW(dec32_r_nf) SHIFTS_OF(AFTER_MOVE_ROW, 64) SHIFTS_OF(AFTER_MOVE_ROW, 32)
+    AFTER_MOVE_ROW(mov64_rr) AFTER_MOVE_ROW(mov32_rr) AFTER_MOVE_ROW(lea64_base_disp)
+    AFTER_MOVE_ROW(lea64) AFTER_MOVE_ROW(lea32)};
+
+Handler fast_after_move(Handler move, Handler op) {
+  if (move != mov64_rr && move != mov32_rr) return NULL;
+  for (unsigned i = 0; i < sizeof after_move / sizeof after_move[0]; i++)
+    if (after_move[i].op == op)
+      return move == mov64_rr ? after_move[i].after_mov64 : after_move[i].after_mov32;
   return NULL;
 }
 

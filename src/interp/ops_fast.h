@@ -30,6 +30,9 @@ Handler fast_jcc(Insn *in);        /* 7x, 0F 8x but JO, JNO, JP and JNP */
  * those are the last two records of a block, or NULL (fuse.c): SUB, AND and TEST with JB,
  * JAE, JZ or JNZ; CMP with any fast Jcc but JS and JNS; INC and DEC with JZ or JNZ. */
 Handler fast_fused_jcc(Handler setter, Handler jcc);
+/* The handler that does a register copy (89, register form) and then the specialised
+ * register operation after it, when fast.c has one for the pair, or NULL (fuse.c). */
+Handler fast_after_move(Handler move, Handler op);
 /* The form of fn that records no flags, for an instruction whose flags nothing reads;
  * NULL if fn has none. */
 Handler fast_without_flags(Handler fn);
