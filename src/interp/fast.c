@@ -107,22 +107,29 @@
   }
 
 #define NEXT DISPATCH_NEXT(c, in)
-ALU_FORMS(add, a + b, LF_ADD, 1, , NEXT)
-ALU_FORMS(sub, a - b, LF_SUB, 1, , NEXT)
-ALU_FORMS(and, a & b, LF_LOGIC, 1, , NEXT)
-ALU_FORMS(or, a | b, LF_LOGIC, 1, , NEXT)
-ALU_FORMS(xor, a ^ b, LF_LOGIC, 1, , NEXT)
-ALU_FORMS(cmp, a - b, LF_SUB, 0, , NEXT)
-ALU_FORMS(test, a & b, LF_LOGIC, 0, , NEXT)
-/* For results whose flags no instruction reads (Insn.flags_live 0: block.c's liveness
- * pass counts an instruction that may fault as reading them all, so a signal frame still
- * shows them): nothing recorded, for four stores fewer. Compiled code mostly overwrites
- * the flags of an ADD, AND, OR, SUB or XOR (and INC, DEC) before it reads any. */
-ALU_FORMS(add, a + b, LF_NONE, 1, _nf, NEXT)
-ALU_FORMS(sub, a - b, LF_NONE, 1, _nf, NEXT)
-ALU_FORMS(and, a & b, LF_NONE, 1, _nf, NEXT)
-ALU_FORMS(or, a | b, LF_NONE, 1, _nf, NEXT)
-ALU_FORMS(xor, a ^ b, LF_NONE, 1, _nf, NEXT)
+/* The specialised ALU operations, each given to FORMS(NAME, EXPR, LF, WRITES, SUFFIX, PRE)
+ * with the suffix S: here for their handlers, and below for the same after a register
+ * copy and for the table that pairs them. The _nf forms are for results whose
+ * flags no instruction reads (Insn.flags_live 0: block.c's liveness pass counts an
+ * instruction that may fault as reading them all, so a signal frame still shows them):
+ * nothing recorded, for four stores fewer. Compiled code mostly overwrites the flags of
+ * an ADD, AND, OR, SUB or XOR (and INC, DEC) before it reads any. */
+#define FAST_ALU_OPS(FORMS, S, PRE)             \
+  FORMS(add, a + b, LF_ADD, 1, S, PRE)          \
+  FORMS(sub, a - b, LF_SUB, 1, S, PRE)          \
+  FORMS(and, a & b, LF_LOGIC, 1, S, PRE)        \
+  FORMS(or, a | b, LF_LOGIC, 1, S, PRE)         \
+  FORMS(xor, a ^ b, LF_LOGIC, 1, S, PRE)        \
+  FORMS(cmp, a - b, LF_SUB, 0, S, PRE)          \
+  FORMS(test, a & b, LF_LOGIC, 0, S, PRE)       \
+  FORMS(add, a + b, LF_NONE, 1, _nf##S, PRE)    \
+  FORMS(sub, a - b, LF_NONE, 1, _nf##S, PRE)    \
+  FORMS(and, a & b, LF_NONE, 1, _nf##S, PRE)    \
+  FORMS(or, a | b, LF_NONE, 1, _nf##S, PRE)     \
+  FORMS(xor, a ^ b, LF_NONE, 1, _nf##S, PRE)
+#define ALU_HANDLERS(NAME, EXPR, LF, WRITES, SUFFIX, PRE) \
+  ALU_FORMS(NAME, EXPR, LF, WRITES, SUFFIX, NEXT)
+FAST_ALU_OPS(ALU_HANDLERS, , )
 
 /* ---- INC and DEC of a 32- or 64-bit register: CF stays as it was, kept in the lazy
  * flags' cin (alu.c's op_inc), read at once when the last flag setter was one too ---- */
@@ -155,10 +162,14 @@ static inline bool carry_before(const Cpu *c, const Insn *in) {
     c->r[in->rm] = r;                                                                          \
     TAIL;                                                                                      \
   }
-INCDEC_FORMS(inc, +, LF_INC, , , NEXT)
-INCDEC_FORMS(dec, -, LF_DEC, , , NEXT)
-INCDEC_FORMS(inc, +, LF_NONE, _nf, , NEXT) /* nothing recorded, as the ALU's _nf forms */
-INCDEC_FORMS(dec, -, LF_NONE, _nf, , NEXT)
+/* As FAST_ALU_OPS: FORMS(NAME, OP, LF, SUFFIX, PRE); the _nf forms record nothing. */
+#define FAST_INCDEC_OPS(FORMS, S, PRE)   \
+  FORMS(inc, +, LF_INC, S, PRE)          \
+  FORMS(dec, -, LF_DEC, S, PRE)          \
+  FORMS(inc, +, LF_NONE, _nf##S, PRE)    \
+  FORMS(dec, -, LF_NONE, _nf##S, PRE)
+#define INCDEC_HANDLERS(NAME, OP, LF, SUFFIX, PRE) INCDEC_FORMS(NAME, OP, LF, SUFFIX, PRE, NEXT)
+FAST_INCDEC_OPS(INCDEC_HANDLERS, , )
 
 /* The same forms fused with the Jcc on ZF or CF that follows them at the end of a block
  * (fuse.c): the comparison and the jump in one dispatch, the condition read straight off
@@ -442,23 +453,11 @@ Handler fast_fused_jcc(Handler setter, Handler jcc) {
  * its own dispatch would have, so that the block's end is seen where it is. */
 #define AFTER_MOV64 c->r[in->rm] = c->r[in->reg]; in++; c->cur = in;
 #define AFTER_MOV32 c->r[in->rm] = (uint32_t)c->r[in->reg]; in++; c->cur = in;
+#define ALU_REG_HANDLERS(NAME, EXPR, LF, WRITES, SUFFIX, PRE) \
+  ALU_REG_FORMS(NAME, EXPR, LF, WRITES, SUFFIX, PRE, NEXT)
 #define AFTER_MOVE(S, PRE)                                        \
-  ALU_REG_FORMS(add, a + b, LF_ADD, 1, S, PRE, NEXT)              \
-  ALU_REG_FORMS(sub, a - b, LF_SUB, 1, S, PRE, NEXT)              \
-  ALU_REG_FORMS(and, a & b, LF_LOGIC, 1, S, PRE, NEXT)            \
-  ALU_REG_FORMS(or, a | b, LF_LOGIC, 1, S, PRE, NEXT)             \
-  ALU_REG_FORMS(xor, a ^ b, LF_LOGIC, 1, S, PRE, NEXT)            \
-  ALU_REG_FORMS(cmp, a - b, LF_SUB, 0, S, PRE, NEXT)              \
-  ALU_REG_FORMS(test, a & b, LF_LOGIC, 0, S, PRE, NEXT)           \
-  ALU_REG_FORMS(add, a + b, LF_NONE, 1, _nf##S, PRE, NEXT)        \
-  ALU_REG_FORMS(sub, a - b, LF_NONE, 1, _nf##S, PRE, NEXT)        \
-  ALU_REG_FORMS(and, a & b, LF_NONE, 1, _nf##S, PRE, NEXT)        \
-  ALU_REG_FORMS(or, a | b, LF_NONE, 1, _nf##S, PRE, NEXT)         \
-  ALU_REG_FORMS(xor, a ^ b, LF_NONE, 1, _nf##S, PRE, NEXT)        \
-  INCDEC_FORMS(inc, +, LF_INC, S, PRE, NEXT)                      \
-  INCDEC_FORMS(dec, -, LF_DEC, S, PRE, NEXT)                      \
-  INCDEC_FORMS(inc, +, LF_NONE, _nf##S, PRE, NEXT)                \
-  INCDEC_FORMS(dec, -, LF_NONE, _nf##S, PRE, NEXT)                \
+  FAST_ALU_OPS(ALU_REG_HANDLERS, S, PRE)                          \
+  FAST_INCDEC_OPS(INCDEC_HANDLERS, S, PRE)                        \
   SHIFT_FORMS(uint64_t, 64, 8, S, PRE)                            \
   SHIFT_FORMS(uint32_t, 32, 4, S, PRE)                            \
   MOVE_FORMS(S, PRE)                                              \
@@ -466,25 +465,20 @@ Handler fast_fused_jcc(Handler setter, Handler jcc) {
 AFTER_MOVE(_after_mov64, AFTER_MOV64)
 AFTER_MOVE(_after_mov32, AFTER_MOV32)
 
-#define REG_FORMS_OF(ROW, N, S)                                    \
-  ROW(N##64_rr##S) ROW(N##32_rr##S) ROW(N##64_ri##S) ROW(N##32_ri##S) \
-  ROW(N##64_rm##S) ROW(N##32_rm##S)
 #define AFTER_MOVE_ROW(F) {F, F##_after_mov64, F##_after_mov32},
-#define SHIFTS_OF(ROW, BITS)                                          \
+#define ALU_AFTER_MOVE_ROWS(NAME, EXPR, LF, WRITES, S, PRE)                                   \
+  AFTER_MOVE_ROW(NAME##64_rr##S) AFTER_MOVE_ROW(NAME##32_rr##S) AFTER_MOVE_ROW(NAME##64_ri##S) \
+  AFTER_MOVE_ROW(NAME##32_ri##S) AFTER_MOVE_ROW(NAME##64_rm##S) AFTER_MOVE_ROW(NAME##32_rm##S)
+#define INCDEC_AFTER_MOVE_ROWS(NAME, OP, LF, S, PRE) \
+  AFTER_MOVE_ROW(NAME##64_r##S) AFTER_MOVE_ROW(NAME##32_r##S)
+#define SHIFTS_OF(ROW, BITS)                                                      \
   ROW(shl##BITS##_ri) ROW(shr##BITS##_ri) ROW(sar##BITS##_ri) ROW(rol##BITS##_ri) \
   ROW(ror##BITS##_ri)
 static const struct {
   Handler op, after_mov64, after_mov32;
 } after_move[] = {
-    REG_FORMS_OF(AFTER_MOVE_ROW, add, ) REG_FORMS_OF(AFTER_MOVE_ROW, sub, )
-    REG_FORMS_OF(AFTER_MOVE_ROW, and, ) REG_FORMS_OF(AFTER_MOVE_ROW, or, )
-    REG_FORMS_OF(AFTER_MOVE_ROW, xor, ) REG_FORMS_OF(AFTER_MOVE_ROW, cmp, )
-    REG_FORMS_OF(AFTER_MOVE_ROW, test, ) REG_FORMS_OF(AFTER_MOVE_ROW, add, _nf)
-    REG_FORMS_OF(AFTER_MOVE_ROW, sub, _nf) REG_FORMS_OF(AFTER_MOVE_ROW, and, _nf)
-    REG_FORMS_OF(AFTER_MOVE_ROW, or, _nf) REG_FORMS_OF(AFTER_MOVE_ROW, xor, _nf)
-    AFTER_MOVE_ROW(inc64_r) AFTER_MOVE_ROW(inc32_r) AFTER_MOVE_ROW(dec64_r) AFTER_MOVE_ROW(dec32_r)
-    AFTER_MOVE_ROW(inc64_r_nf) AFTER_MOVE_ROW(inc32_r_nf) AFTER_MOVE_ROW(dec64_r_nf)
-    AFTER_MOVE_ROW(dec32_r_nf) SHIFTS_OF(AFTER_MOVE_ROW, 64) SHIFTS_OF(AFTER_MOVE_ROW, 32)
+    FAST_ALU_OPS(ALU_AFTER_MOVE_ROWS, , ) FAST_INCDEC_OPS(INCDEC_AFTER_MOVE_ROWS, , )
+    SHIFTS_OF(AFTER_MOVE_ROW, 64) SHIFTS_OF(AFTER_MOVE_ROW, 32)
     AFTER_MOVE_ROW(mov64_rr) AFTER_MOVE_ROW(mov32_rr) AFTER_MOVE_ROW(lea64_base_disp)
     AFTER_MOVE_ROW(lea64) AFTER_MOVE_ROW(lea32)};
 
