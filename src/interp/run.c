@@ -206,11 +206,14 @@ static void take_fp_unmasked(Cpu *c) {
   code_unlock(c);
 }
 
-/* c->events once the core has taken its own (EV_FP_UNMASKED): what is left for the
- * caller of cpu_run. */
-static uint32_t events_left(Cpu *c) {
+/* What c->events make cpu_run return once the core has taken its own (EV_FP_UNMASKED):
+ * the stop a handler set (EV_STOP), STOP_EVENT for the caller's bits, or 0 if none is
+ * left. */
+static StopReason events_stop(Cpu *c) {
   if (cpu_events(c) & EV_FP_UNMASKED) take_fp_unmasked(c);
-  return cpu_events(c);
+  uint32_t events = cpu_events(c);
+  if (!events) return 0;
+  return events & EV_STOP ? take_stop(c) : STOP_EVENT;
 }
 
 /* What a precise run does with block b at c->rip. */
@@ -253,11 +256,12 @@ static void run_single(Cpu *c, Precise *p) {
 static StopReason trace_step(Cpu *c, Precise *p) {
   c->trap_deferred = false;
   run_single(c, p);
-  if (events_left(c)) return cpu_events(c) & EV_STOP ? take_stop(c) : STOP_EVENT;
-  if (c->trap_deferred) { /* the next instruction runs untrapped too */
+  StopReason why = events_stop(c);
+  if (!why && c->trap_deferred) { /* the next instruction runs untrapped too */
     run_single(c, p);
-    if (events_left(c)) return cpu_events(c) & EV_STOP ? take_stop(c) : STOP_EVENT;
+    why = events_stop(c);
   }
+  if (why) return why;
   c->fault = (Fault){SIGTRAP, TRAP_TRACE, c->rip, false, 1, 0, false};
   return STOP_FAULT;
 }
@@ -305,7 +309,10 @@ static __attribute__((noinline)) StopReason run_blocks(Cpu *c, uint64_t until) {
   Block *b = NULL;
   uint64_t gen = block_generation(code);
   for (;;) {
-    if (cpu_events(c) && events_left(c)) return cpu_events(c) & EV_STOP ? take_stop(c) : STOP_EVENT;
+    if (cpu_events(c)) {
+      StopReason why = events_stop(c);
+      if (why) return why;
+    }
     /* TF set, or AC not as the decoded code checks it: one test for both. */
     if (__builtin_expect((c->rflags ^ c->ac_checked) & (F_TF | F_AC), 0)) {
       if ((c->rflags ^ c->ac_checked) & F_AC) check_alignment(c);
