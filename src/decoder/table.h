@@ -148,7 +148,8 @@ enum {
   FORM(opc, 0xFF, pfx, ALL_RM, S_MODRM, W_X, handlers, 0, 0, 0, feature, 0, 0, NOFAST)
 #define SSE_I(opc, pfx, handlers, feature) \
   FORM(opc, 0xFF, pfx, ALL_RM, S_MODRM_UB, W_X, handlers, 0, 0, 0, feature, 0, 0, NOFAST)
-/* Crypto forms: SSE ones whose handler the host tier picks (ops_crypto.h). */
+/* Crypto forms: SSE ones whose handler the host tier picks (ops_crypto.h), the byte
+ * shuffles among them. */
 #define CRYPTO(opc, pfx, handlers, feature) \
   FORM(opc, 0xFF, pfx, ALL_RM, S_MODRM, W_X, handlers, 0, 0, 0, feature, 0, 0, FAST(crypto_tier))
 #define CRYPTO_I(opc, pfx, handlers, feature) \
@@ -167,22 +168,26 @@ enum {
 
 /* AVX forms of SSE operations (sse_operand.h's AVX_RM and AVX_128): VEX.128 rows with
  * feature f128 and VEX.256 rows with f256 (AVX for floating point, AVX2 for integers);
- * scalar ones ignore VEX.L. _NV: no vvvv register (VEX.vvvv must be 1111). */
-#define VEX_RM(opc, pfx, name, f128, f256)                                                  \
-  FORM(opc, 0xFF, pfx, ALL_RM, S_MODRM, W_X, HRM(v##name), 0, 0, A_VEX | A_L0, f128, 0, 0, NOFAST) \
-  FORM(opc, 0xFF, pfx, ALL_RM, S_MODRM, W_X, HPAIR(v##name##_256, v##name##_256_m), 0, 0, A_VEX | A_L1, f256, 0, 0, NOFAST)
+ * scalar ones ignore VEX.L. _NV: no vvvv register (VEX.vvvv must be 1111). _FAST: with
+ * the picker `fast` (the byte shuffles: FAST(crypto_tier)). */
+#define VEX_RM_FAST(opc, pfx, name, f128, f256, fast)                                       \
+  FORM(opc, 0xFF, pfx, ALL_RM, S_MODRM, W_X, HRM(v##name), 0, 0, A_VEX | A_L0, f128, 0, 0, fast) \
+  FORM(opc, 0xFF, pfx, ALL_RM, S_MODRM, W_X, HPAIR(v##name##_256, v##name##_256_m), 0, 0, A_VEX | A_L1, f256, 0, 0, fast)
+#define VEX_RM(opc, pfx, name, f128, f256) VEX_RM_FAST(opc, pfx, name, f128, f256, NOFAST)
 #define VEX_SCALAR(opc, pfx, name) \
   FORM(opc, 0xFF, pfx, ALL_RM, S_MODRM, W_X, HRM(v##name), 0, 0, A_VEX, CPU_FEATURE_AVX, 0, 0, NOFAST)
 #define VEX_NV(opc, pfx, r128, m128, r256, m256, f128, f256)                                 \
   FORM(opc, 0xFF, pfx, ALL_RM, S_MODRM, W_X, r128, m128, 0, 0, A_VEX | A_L0 | A_NO_VVVV, f128, 0, 0, NOFAST) \
   FORM(opc, 0xFF, pfx, ALL_RM, S_MODRM, W_X, r256, m256, 0, 0, A_VEX | A_L1 | A_NO_VVVV, f256, 0, 0, NOFAST)
 /* ...and those with an imm8 (_I). */
-#define VEX_RM_I(opc, pfx, name, f128, f256)                                                \
-  FORM(opc, 0xFF, pfx, ALL_RM, S_MODRM_UB, W_X, HRM(v##name), 0, 0, A_VEX | A_L0, f128, 0, 0, NOFAST) \
-  FORM(opc, 0xFF, pfx, ALL_RM, S_MODRM_UB, W_X, HPAIR(v##name##_256, v##name##_256_m), 0, 0, A_VEX | A_L1, f256, 0, 0, NOFAST)
-#define VEX_NV_I(opc, pfx, name, f128, f256)                                                \
-  FORM(opc, 0xFF, pfx, ALL_RM, S_MODRM_UB, W_X, HRM(v##name), 0, 0, A_VEX | A_L0 | A_NO_VVVV, f128, 0, 0, NOFAST) \
-  FORM(opc, 0xFF, pfx, ALL_RM, S_MODRM_UB, W_X, HPAIR(v##name##_256, v##name##_256_m), 0, 0, A_VEX | A_L1 | A_NO_VVVV, f256, 0, 0, NOFAST)
+#define VEX_RM_I_FAST(opc, pfx, name, f128, f256, fast)                                     \
+  FORM(opc, 0xFF, pfx, ALL_RM, S_MODRM_UB, W_X, HRM(v##name), 0, 0, A_VEX | A_L0, f128, 0, 0, fast) \
+  FORM(opc, 0xFF, pfx, ALL_RM, S_MODRM_UB, W_X, HPAIR(v##name##_256, v##name##_256_m), 0, 0, A_VEX | A_L1, f256, 0, 0, fast)
+#define VEX_RM_I(opc, pfx, name, f128, f256) VEX_RM_I_FAST(opc, pfx, name, f128, f256, NOFAST)
+#define VEX_NV_I_FAST(opc, pfx, name, f128, f256, fast)                                     \
+  FORM(opc, 0xFF, pfx, ALL_RM, S_MODRM_UB, W_X, HRM(v##name), 0, 0, A_VEX | A_L0 | A_NO_VVVV, f128, 0, 0, fast) \
+  FORM(opc, 0xFF, pfx, ALL_RM, S_MODRM_UB, W_X, HPAIR(v##name##_256, v##name##_256_m), 0, 0, A_VEX | A_L1 | A_NO_VVVV, f256, 0, 0, fast)
+#define VEX_NV_I(opc, pfx, name, f128, f256) VEX_NV_I_FAST(opc, pfx, name, f128, f256, NOFAST)
 
 /* MMX forms: ModRM with an MMX register or m64; feature BASE or the SSE-era set that
  * added the form (MMX itself is A_MMX). */
@@ -190,6 +195,11 @@ enum {
   FORM(opc, 0xFF, NP, ALL_RM, S_MODRM, W_8, handlers, 0, 0, A_MMX, feature, 0, 0, NOFAST)
 #define MMX_I(opc, handlers, feature) \
   FORM(opc, 0xFF, NP, ALL_RM, S_MODRM_UB, W_8, handlers, 0, 0, A_MMX, feature, 0, 0, NOFAST)
+/* ...whose handler the host tier picks (the byte shuffles). */
+#define MMX_CRYPTO(opc, handlers, feature) \
+  FORM(opc, 0xFF, NP, ALL_RM, S_MODRM, W_8, handlers, 0, 0, A_MMX, feature, 0, 0, FAST(crypto_tier))
+#define MMX_CRYPTO_I(opc, handlers, feature) \
+  FORM(opc, 0xFF, NP, ALL_RM, S_MODRM_UB, W_8, handlers, 0, 0, A_MMX, feature, 0, 0, FAST(crypto_tier))
 
 /* The rows of table t, for tests that walk them; *n is their number. */
 const Form *form_rows(unsigned t, unsigned *n);

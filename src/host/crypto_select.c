@@ -39,15 +39,17 @@ bool host_crypto_parse(const char *name, HostCryptoMode *mode) {
 
 /* The host's name for one HOST_CPU_* feature, and whether the build targets it. */
 static const char *feature_name(uint32_t feature) {
-  return feature == HOST_CPU_AES ? HOST_AES_NAME
+  return feature == HOST_CPU_AES     ? HOST_AES_NAME
          : feature == HOST_CPU_CLMUL ? HOST_CLMUL_NAME
-                                     : HOST_SHA_NAME;
+         : feature == HOST_CPU_SHA   ? HOST_SHA_NAME
+                                     : HOST_SHUFFLE_NAME;
 }
 
 static bool feature_compiled(uint32_t feature) {
-  return feature == HOST_CPU_AES ? HOST_AES_COMPILED
+  return feature == HOST_CPU_AES     ? HOST_AES_COMPILED
          : feature == HOST_CPU_CLMUL ? HOST_CLMUL_COMPILED
-                                     : HOST_SHA_COMPILED;
+         : feature == HOST_CPU_SHA   ? HOST_SHA_COMPILED
+                                     : HOST_SHUFFLE_COMPILED;
 }
 
 /* snprintf at the end of the text so far; *len counts the whole text, as snprintf does,
@@ -64,7 +66,8 @@ __attribute__((format(printf, 4, 5))) static void append(char *buf, size_t size,
 
 /* "no A", "no A or B", "no A, B or C": the features the host lacks. */
 static void append_missing(char *buf, size_t size, size_t *len, uint32_t have) {
-  static const uint32_t features[] = {HOST_CPU_AES, HOST_CPU_CLMUL, HOST_CPU_SHA};
+  static const uint32_t features[] = {HOST_CPU_AES, HOST_CPU_CLMUL, HOST_CPU_SHA,
+                                      HOST_CPU_SHUFFLE};
   enum { N_FEATURES = sizeof features / sizeof *features };
   int missing = 0, listed = 0;
   for (int i = 0; i < N_FEATURES; i++)
@@ -132,6 +135,9 @@ int host_crypto_describe(char *buf, size_t size) {
       {"SHA256RNDS2", "sha256_rnds2", HOST_CPU_SHA},
       {"SHA256MSG1", "sha256_msg1", HOST_CPU_SHA},
       {"SHA256MSG2", "sha256_msg2", HOST_CPU_SHA},
+      {"PSHUFB PSHUFD", "byte_shuffle", HOST_CPU_SHUFFLE},
+      {"PSLLDQ PSRLDQ", "byte_shuffle", HOST_CPU_SHUFFLE},
+      {"PALIGNR", "byte_shuffle_pair", HOST_CPU_SHUFFLE},
   };
   size_t len = 0;
   append(buf, size, &len, "host crypto (%s):\n", mode_names[current_mode]);

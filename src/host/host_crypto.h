@@ -18,6 +18,11 @@
  *   SHA1MSG1   sha1_msg1(&d, &d, &s)             SHA256MSG2  sha256_msg2(&d, &d, &s)
  *   SHA1MSG2   sha1_msg2(&d, &d, &s)
  *
+ * PSHUFB is a table lookup, and SSE's rearrangements by an immediate (PSHUFD, PALIGNR,
+ * PSLLDQ, PSRLDQ) are lookups with constant index vectors (src/interp/byte_select.h):
+ *
+ *   PSHUFB     byte_shuffle(&d, &d, s.b)     PALIGNR byte_shuffle_pair(&d, &s, ia, &d, ib)
+ *
  * Results go through a pointer that may equal an operand's: the blocks stay in memory,
  * which suits the XMM registers of the guest (no trips through general registers).
  *
@@ -52,7 +57,8 @@ enum {
   HOST_CPU_AES = 1u << 1,      /* x86 AES-NI; Arm AESE, AESD, AESMC, AESIMC */
   HOST_CPU_CLMUL = 1u << 2,    /* x86 PCLMULQDQ; Arm PMULL, PMULL2 (64-bit) */
   HOST_CPU_SHA = 1u << 3,      /* x86 SHA extensions; Arm SHA1 and SHA256 both */
-  HOST_CPU_CRYPTO = HOST_CPU_AES | HOST_CPU_CLMUL | HOST_CPU_SHA,
+  HOST_CPU_SHUFFLE = 1u << 4,  /* x86 SSSE3 (PSHUFB); Arm TBL (every Armv8-A has it) */
+  HOST_CPU_CRYPTO = HOST_CPU_AES | HOST_CPU_CLMUL | HOST_CPU_SHA | HOST_CPU_SHUFFLE,
 };
 extern uint32_t host_cpu_features; /* what the host has */
 extern uint32_t host_crypto_accel; /* the HOST_CPU_* bits the primitives use now */
@@ -76,9 +82,12 @@ void sha256_rnds2_portable(Block128 *out, const Block128 *d, const Block128 *s,
                            const Block128 *wk);
 void sha256_msg1_portable(Block128 *out, const Block128 *d, const Block128 *s);
 void sha256_msg2_portable(Block128 *out, const Block128 *d, const Block128 *s);
+void byte_shuffle_portable(Block128 *out, const Block128 *table, const uint8_t idx[16]);
+void byte_shuffle_pair_portable(Block128 *out, const Block128 *a, const uint8_t ia[16],
+                                const Block128 *b, const uint8_t ib[16]);
 
-/* The host's tier: HAVE_AES_ACCEL, HAVE_CLMUL_ACCEL, HAVE_SHA_ACCEL and the *_accel
- * functions. */
+/* The host's tier: HAVE_AES_ACCEL, HAVE_CLMUL_ACCEL, HAVE_SHA_ACCEL, HAVE_SHUFFLE_ACCEL
+ * and the *_accel functions. */
 #include "crypto_accel.h"
 
 /* AESENC: ShiftRows, SubBytes, MixColumns, then XOR the round key. */
@@ -198,6 +207,24 @@ static inline void sha256_msg2(Block128 *out, const Block128 *d, const Block128 
     sha256_msg2_portable(out, d, s);
 }
 
+/* PSHUFB: byte i of out is 0 where idx[i] has its top bit set, else table.b[idx[i] & 15].
+ * idx need not be aligned (the constant index vectors are read at any offset). */
+static inline void byte_shuffle(Block128 *out, const Block128 *table, const uint8_t idx[16]) {
+  if (HAVE_SHUFFLE_ACCEL)
+    byte_shuffle_accel(out, table, idx);
+  else
+    byte_shuffle_portable(out, table, idx);
+}
+
+/* The lookup of a by ia OR that of b by ib: bytes from two registers (PALIGNR). */
+static inline void byte_shuffle_pair(Block128 *out, const Block128 *a, const uint8_t ia[16],
+                                     const Block128 *b, const uint8_t ib[16]) {
+  if (HAVE_SHUFFLE_ACCEL)
+    byte_shuffle_pair_accel(out, a, ia, b, ib);
+  else
+    byte_shuffle_pair_portable(out, a, ia, b, ib);
+}
+
 /* Tier selection: auto uses whatever the host has, native insists on the host's
  * instructions for every primitive, portable uses C even where the host has them. */
 typedef enum HostCryptoMode {
@@ -221,7 +248,7 @@ typedef enum HostCryptoTier {
   HOST_CRYPTO_TIER_DETECTED, /* host instruction, found at start-up */
   HOST_CRYPTO_TIER_PORTABLE, /* portable C */
 } HostCryptoTier;
-HostCryptoTier host_crypto_tier(uint32_t feature); /* HOST_CPU_AES, _CLMUL or _SHA */
+HostCryptoTier host_crypto_tier(uint32_t feature); /* HOST_CPU_AES, _CLMUL, _SHA or _SHUFFLE */
 
 /* For --version / --host-info: one line per primitive with the x86 instruction it
  * serves and its tier. Writes at most size bytes like snprintf and returns the length

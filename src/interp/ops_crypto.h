@@ -1,5 +1,5 @@
-/* ops_crypto.h: handlers of the AES-NI and PCLMULQDQ instructions (aes.c) and of the SHA
- * extensions (sha.c).
+/* ops_crypto.h: handlers of the AES-NI and PCLMULQDQ instructions (aes.c), of the SHA
+ * extensions (sha.c) and of the byte shuffles (byte_shuffles.c).
  *
  * Each has a register form op_<name> and a memory form op_<name>_m, which run the host's
  * own instruction (where it has one), and op_<name>_portable and op_<name>_portable_m,
@@ -49,7 +49,27 @@ CRYPTO_VEX128_INSNS(CRYPTO_DECLARE)
 CRYPTO_VEX256_INSNS(CRYPTO_DECLARE)
 #undef CRYPTO_DECLARE
 
-/* The table's picker for every crypto row (crypto_tier.c). */
+/* The byte shuffles (byte_shuffles.c), as X(host handler, portable handler) without the
+ * op_ prefix: PSHUFB, PSHUFD and PALIGNR in register and memory, SSE, VEX.128 and
+ * VEX.256 forms, PSHUFB's and PALIGNR's MMX forms, PSLLDQ and PSRLDQ (register only).
+ * Their feature is HOST_CPU_SHUFFLE. */
+#define SHUFFLE_RM_TWINS(X, n)                                                              \
+  X(n, n##_portable) X(n##_m, n##_portable_m) X(v##n, v##n##_portable)                     \
+  X(v##n##_m, v##n##_portable_m) X(v##n##_256, v##n##_portable_256)                        \
+  X(v##n##_256_m, v##n##_portable_256_m)
+#define SHUFFLE_MMX_TWINS(X, n) X(mmx_##n, mmx_##n##_portable) X(mmx_##n##_m, mmx_##n##_portable_m)
+#define SHUFFLE_SHIFT_TWINS(X, n) X(n, n##_portable) X(v##n, v##n##_portable) X(v##n##_256, v##n##_portable_256)
+#define SHUFFLE_TWINS(X)                                                                    \
+  SHUFFLE_RM_TWINS(X, pshufb) SHUFFLE_RM_TWINS(X, pshufd) SHUFFLE_RM_TWINS(X, palignr)     \
+  SHUFFLE_MMX_TWINS(X, pshufb) SHUFFLE_MMX_TWINS(X, palignr)                              \
+  SHUFFLE_SHIFT_TWINS(X, pslldq) SHUFFLE_SHIFT_TWINS(X, psrldq)
+#define SHUFFLE_DECLARE(host, portable)      \
+  void op_##host(Cpu *c, const Insn *in);    \
+  void op_##portable(Cpu *c, const Insn *in);
+SHUFFLE_TWINS(SHUFFLE_DECLARE)
+#undef SHUFFLE_DECLARE
+
+/* The table's picker for every crypto and byte-shuffle row (crypto_tier.c). */
 Handler fast_crypto_tier(Insn *in);
 
 /* A run of 2..8 register-form AESENCs one after another in a block (OpenSSL's CTR and

@@ -100,8 +100,6 @@ void op_psrld_imm(Cpu *c, const Insn *in);
 void op_psrlq_imm(Cpu *c, const Insn *in);
 void op_psraw_imm(Cpu *c, const Insn *in);
 void op_psrad_imm(Cpu *c, const Insn *in);
-void op_pslldq(Cpu *c, const Insn *in);
-void op_psrldq(Cpu *c, const Insn *in);
 
 AVX_DECLARE_RM(pand) AVX_DECLARE_RM(pandn) AVX_DECLARE_RM(por) AVX_DECLARE_RM(pxor)
 AVX_DECLARE_RM(pcmpeqb) AVX_DECLARE_RM(pcmpeqw) AVX_DECLARE_RM(pcmpeqd)
@@ -124,16 +122,16 @@ AVX_DECLARE_RM(psraw) AVX_DECLARE_RM(psrad)
   void op_v##name##_256(Cpu *c, const Insn *in);
 AVX_DECLARE_IMM(psllw_imm) AVX_DECLARE_IMM(pslld_imm) AVX_DECLARE_IMM(psllq_imm)
 AVX_DECLARE_IMM(psrlw_imm) AVX_DECLARE_IMM(psrld_imm) AVX_DECLARE_IMM(psrlq_imm)
-AVX_DECLARE_IMM(psraw_imm) AVX_DECLARE_IMM(psrad_imm) AVX_DECLARE_IMM(pslldq) AVX_DECLARE_IMM(psrldq)
+AVX_DECLARE_IMM(psraw_imm) AVX_DECLARE_IMM(psrad_imm)
 
 /* sse_shuffle.c */
 SSE_DECLARE_RM(punpcklbw) SSE_DECLARE_RM(punpckhbw) SSE_DECLARE_RM(punpcklwd)
 SSE_DECLARE_RM(punpckhwd) SSE_DECLARE_RM(punpckldq) SSE_DECLARE_RM(punpckhdq)
 SSE_DECLARE_RM(punpcklqdq) SSE_DECLARE_RM(punpckhqdq)
 SSE_DECLARE_RM(packsswb) SSE_DECLARE_RM(packuswb) SSE_DECLARE_RM(packssdw)
-SSE_DECLARE_RM(pshufd) SSE_DECLARE_RM(pshuflw) SSE_DECLARE_RM(pshufhw)
+SSE_DECLARE_RM(pshuflw) SSE_DECLARE_RM(pshufhw)
 SSE_DECLARE_RM(shufps) SSE_DECLARE_RM(shufpd)
-AVX_DECLARE_RM(pshufd) AVX_DECLARE_RM(pshuflw) AVX_DECLARE_RM(pshufhw) AVX_DECLARE_RM(shufps)
+AVX_DECLARE_RM(pshuflw) AVX_DECLARE_RM(pshufhw) AVX_DECLARE_RM(shufps)
 AVX_DECLARE_RM(punpcklbw) AVX_DECLARE_RM(punpckhbw) AVX_DECLARE_RM(punpcklwd)
 AVX_DECLARE_RM(punpckhwd) AVX_DECLARE_RM(punpckldq) AVX_DECLARE_RM(punpckhdq)
 AVX_DECLARE_RM(punpcklqdq) AVX_DECLARE_RM(punpckhqdq)

@@ -21,13 +21,11 @@ AVX_DECLARE_RM(haddps) AVX_DECLARE_RM(haddpd) AVX_DECLARE_RM(hsubps) AVX_DECLARE
 AVX_DECLARE_RM(addsubps) AVX_DECLARE_RM(addsubpd)
 
 /* ssse3.c */
-SSE_DECLARE_RM(pshufb) SSE_DECLARE_RM(palignr)
 SSE_DECLARE_RM(phaddw) SSE_DECLARE_RM(phaddd) SSE_DECLARE_RM(phaddsw)
 SSE_DECLARE_RM(phsubw) SSE_DECLARE_RM(phsubd) SSE_DECLARE_RM(phsubsw)
 SSE_DECLARE_RM(pmaddubsw) SSE_DECLARE_RM(pmulhrsw)
 SSE_DECLARE_RM(psignb) SSE_DECLARE_RM(psignw) SSE_DECLARE_RM(psignd)
 SSE_DECLARE_RM(pabsb) SSE_DECLARE_RM(pabsw) SSE_DECLARE_RM(pabsd)
-AVX_DECLARE_RM(pshufb) AVX_DECLARE_RM(palignr)
 AVX_DECLARE_RM(phaddw) AVX_DECLARE_RM(phaddd) AVX_DECLARE_RM(phaddsw)
 AVX_DECLARE_RM(phsubw) AVX_DECLARE_RM(phsubd) AVX_DECLARE_RM(phsubsw)
 AVX_DECLARE_RM(pmaddubsw) AVX_DECLARE_RM(pmulhrsw)

@@ -234,30 +234,6 @@ void op_psrad_imm(Cpu *c, const Insn *in) {
   DISPATCH_NEXT(c, in);
 }
 
-/* Whole-register byte shifts; a count above 15 clears the register. */
-static inline void shl_bytes(Xmm *x, unsigned unused, uint64_t n) {
-  (void)unused;
-  Xmm r = {0};
-  for (unsigned i = (unsigned)n; i < 16; i++) r.b[i] = x->b[i - n];
-  *x = r;
-}
-static inline void shr_bytes(Xmm *x, unsigned unused, uint64_t n) {
-  (void)unused;
-  Xmm r = {0};
-  for (unsigned i = 0; i + n < 16; i++) r.b[i] = x->b[i + n];
-  *x = r;
-}
-/* 66 0F 73 /7 */
-void op_pslldq(Cpu *c, const Insn *in) {
-  shl_bytes(&c->xmm[in->rm], 0, in->imm);
-  DISPATCH_NEXT(c, in);
-}
-/* 66 0F 73 /3 */
-void op_psrldq(Cpu *c, const Insn *in) {
-  shr_bytes(&c->xmm[in->rm], 0, in->imm);
-  DISPATCH_NEXT(c, in);
-}
-
 /* ---- the MMX forms (0F without a prefix): the same bodies on the low halves ---- */
 
 MMX_FROM_SSE(pand, pand, mmx_lanes)
@@ -386,4 +362,3 @@ AVX_SHIFT_IMM(psllw_imm, shl_lanes, 16) AVX_SHIFT_IMM(pslld_imm, shl_lanes, 32)
 AVX_SHIFT_IMM(psllq_imm, shl_lanes, 64) AVX_SHIFT_IMM(psrlw_imm, shr_lanes, 16)
 AVX_SHIFT_IMM(psrld_imm, shr_lanes, 32) AVX_SHIFT_IMM(psrlq_imm, shr_lanes, 64)
 AVX_SHIFT_IMM(psraw_imm, sar_lanes, 16) AVX_SHIFT_IMM(psrad_imm, sar_lanes, 32)
-AVX_SHIFT_IMM(pslldq, shl_bytes, 0) AVX_SHIFT_IMM(psrldq, shr_bytes, 0)

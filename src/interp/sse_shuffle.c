@@ -1,4 +1,5 @@
-/* sse_shuffle.c: SSE/SSE2 lane rearrangement: unpacks, packs with saturation, shuffles. */
+/* sse_shuffle.c: SSE/SSE2 lane rearrangement: unpacks, packs with saturation, shuffles
+ * (PSHUFD: byte_shuffles.c). */
 #include "ops_sse.h"
 #include "mmx.h"
 #include "ops_mmx.h"
@@ -77,13 +78,6 @@ SSE_RM(packssdw, load_m128a) {
 
 /* ---- shuffles by immediate: two selector bits per destination lane ---- */
 
-/* 66 0F 70 */
-SSE_RM(pshufd, load_m128a) {
-  unsigned imm = (unsigned)in->imm;
-  Xmm r;
-  for (int i = 0; i < 4; i++) r.d[i] = s->d[(imm >> (2 * i)) & 3];
-  *d = r;
-}
 /* F2 0F 70: low four words shuffled, high quadword copied */
 SSE_RM(pshuflw, load_m128a) {
   unsigned imm = (unsigned)in->imm;
@@ -133,5 +127,5 @@ AVX_RM(punpcklbw, load_m128u) AVX_RM(punpckhbw, load_m128u) AVX_RM(punpcklwd, lo
 AVX_RM(punpckhwd, load_m128u) AVX_RM(punpckldq, load_m128u) AVX_RM(punpckhdq, load_m128u)
 AVX_RM(punpcklqdq, load_m128u) AVX_RM(punpckhqdq, load_m128u)
 AVX_RM(packsswb, load_m128u) AVX_RM(packuswb, load_m128u) AVX_RM(packssdw, load_m128u)
-AVX_RM(pshufd, load_m128u) AVX_RM(pshuflw, load_m128u) AVX_RM(pshufhw, load_m128u)
+AVX_RM(pshuflw, load_m128u) AVX_RM(pshufhw, load_m128u)
 AVX_RM(shufps, load_m128u)

@@ -1,7 +1,6 @@
-/* ssse3.c: SSSE3 on XMM registers: byte shuffle and alignment, horizontal add and
- * subtract, multiply-add and rounding multiply, sign and absolute value. (The MMX forms
+/* ssse3.c: SSSE3 on XMM registers: horizontal add and subtract, multiply-add and
+ * rounding multiply, sign and absolute value (PSHUFB and PALIGNR: byte_shuffles.c). (The MMX forms
  * without the 66 prefix are not implemented.) */
-#include "../host/byte_shuffle.h"
 #include "ops_sse4.h"
 #include "mmx.h"
 #include "ops_mmx.h"
@@ -9,22 +8,6 @@
 
 static inline int16_t sat_s16(int32_t v) {
   return v < -32768 ? -32768 : v > 32767 ? 32767 : (int16_t)v;
-}
-
-/* ---- byte rearrangement ---- */
-
-/* 66 0F 38 00: each byte picks a byte of the destination by the low four bits of the
- * source byte, or is zero when its top bit is set. */
-SSE_RM(pshufb, load_m128a) { byte_shuffle(d->b, d->b, s->b); }
-
-/* 66 0F 3A 0F: bytes imm8.. of the 32-byte value destination:source (source low). */
-SSE_RM(palignr, load_m128a) {
-  uint8_t both[48] = {0};
-  memcpy(both, s, 16);
-  memcpy(both + 16, d, 16);
-  unsigned shift = (unsigned)in->imm;
-  if (shift > 32) shift = 32;
-  memcpy(d, both + shift, 16);
 }
 
 /* ---- horizontal add and subtract: pairs of the destination, then of the source ---- */
@@ -92,8 +75,6 @@ SSE_RM(pabsd, load_m128a) {
 
 /* ---- the MMX forms (0F 38 and 0F 3A without a prefix) ---- */
 
-MMX_FROM_SSE(pshufb, pshufb, mmx_doubled)
-MMX_FROM_SSE(palignr, palignr, mmx_aligned)
 MMX_FROM_SSE(phaddw, phaddw, mmx_paired)
 MMX_FROM_SSE(phaddd, phaddd, mmx_paired)
 MMX_FROM_SSE(phaddsw, phaddsw, mmx_paired)
@@ -111,7 +92,6 @@ MMX_FROM_SSE(pabsd, pabsd, mmx_lanes)
 
 /* ---- AVX forms (VEX.128: AVX; VEX.256: AVX2), lane by lane; PABS* have no vvvv ---- */
 
-AVX_RM(pshufb, load_m128u) AVX_RM(palignr, load_m128u)
 AVX_RM(phaddw, load_m128u) AVX_RM(phaddd, load_m128u) AVX_RM(phaddsw, load_m128u)
 AVX_RM(phsubw, load_m128u) AVX_RM(phsubd, load_m128u) AVX_RM(phsubsw, load_m128u)
 AVX_RM(pmaddubsw, load_m128u) AVX_RM(pmulhrsw, load_m128u)

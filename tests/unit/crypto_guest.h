@@ -38,13 +38,13 @@ static void use_tier(unsigned t) {
 }
 
 /* Calls fn(a0, a1, a2, a3, a4) inside the interpreter (guest_call.h). */
-static void interpret(void *fn, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
-                      uint64_t a4) {
+__attribute__((unused)) static void interpret(void *fn, uint64_t a0, uint64_t a1, uint64_t a2,
+                                              uint64_t a3, uint64_t a4) {
   assert_true(guest_call(fn, a0, a1, a2, a3, a4) > 5);
 }
 
 /* Whether an instruction decodes (to len bytes) under the test machine's CPU model. */
-static bool decodes(const uint8_t *insn, unsigned len) {
+__attribute__((unused)) static bool decodes(const uint8_t *insn, unsigned len) {
   uint8_t code[16];
   memset(code, 0x90, sizeof code);
   memcpy(code, insn, len);

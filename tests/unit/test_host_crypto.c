@@ -1,8 +1,9 @@
 /* test_host_crypto.c: the host crypto primitives against published vectors (FIPS-197,
  * Intel's AES-NI and carry-less multiplication white papers, the GCM specification,
  * FIPS 180-4's SHA-1 and SHA-256 examples) through each host tier, every tier against
- * every other on random inputs, and on x86-64 hosts with the SHA extensions the
- * portable SHA primitives against the instructions themselves.
+ * every other on random inputs (the byte shuffles too), and on x86-64 hosts with the SHA
+ * extensions and SSSE3 the portable SHA primitives and byte shuffles against the
+ * instructions themselves.
  *
  * X64EMU_HOST_CRYPTO picks the tiers the known answers run through: unset or "auto",
  * every tier the host has; "native", the host's instructions only (failing where the
@@ -534,13 +535,14 @@ static void test_selection(void **state) {
                      !!__builtin_cpu_supports("pclmul"));
     /* Clang 14 knows no "sha" for __builtin_cpu_supports: the test's own cpuid. */
     assert_int_equal(!!(host_cpu_features & HOST_CPU_SHA), fips180_host_has_sha());
+    assert_int_equal(!!(host_cpu_features & HOST_CPU_SHUFFLE), !!__builtin_cpu_supports("ssse3"));
   }
 #endif
 
   char text[2048];
   assert_null(host_crypto_select(HOST_CRYPTO_PORTABLE));
   assert_int_equal(host_crypto_mode(), HOST_CRYPTO_PORTABLE);
-  for (uint32_t f = HOST_CPU_AES; f <= HOST_CPU_SHA; f <<= 1)
+  for (uint32_t f = HOST_CPU_AES; f <= HOST_CPU_SHUFFLE; f <<= 1)
     assert_int_equal(host_crypto_tier(f), HOST_CRYPTO_TIER_PORTABLE);
   int len = host_crypto_describe(text, sizeof text);
   assert_int_equal(len, (int)strlen(text));
@@ -549,6 +551,8 @@ static void test_selection(void **state) {
   assert_non_null(strstr(text, "PCLMULQDQ"));
   assert_non_null(strstr(text, "SHA1RNDS4 "));
   assert_non_null(strstr(text, "SHA256MSG2 "));
+  assert_non_null(strstr(text, "PSHUFB "));
+  assert_non_null(strstr(text, "PALIGNR "));
   assert_null(strstr(text, "detected"));
 
   /* describe() measures like snprintf when the buffer is short. */
@@ -558,7 +562,7 @@ static void test_selection(void **state) {
 
   assert_null(host_crypto_select(HOST_CRYPTO_AUTO));
   host_crypto_describe(text, sizeof text);
-  for (uint32_t f = HOST_CPU_AES; f <= HOST_CPU_SHA; f <<= 1)
+  for (uint32_t f = HOST_CPU_AES; f <= HOST_CPU_SHUFFLE; f <<= 1)
     assert_int_equal(host_crypto_tier(f) != HOST_CRYPTO_TIER_PORTABLE, !!(host_cpu_features & f));
   if ((host_cpu_features & HOST_CPU_CRYPTO) == HOST_CPU_CRYPTO)
     assert_null(strstr(text, "portable C"));
@@ -567,18 +571,23 @@ static void test_selection(void **state) {
 
   /* Native on a host without the instructions: a message, and the tier unchanged. */
   uint32_t saved = host_cpu_features;
-  host_cpu_features = HOST_CPU_DETECTED | HOST_CPU_AES;
+  host_cpu_features = HOST_CPU_DETECTED | HOST_CPU_AES | HOST_CPU_SHUFFLE;
   const char *why = host_crypto_select(HOST_CRYPTO_NATIVE);
   host_cpu_features = saved;
   assert_non_null(why);
   print_message("native without carry-less multiply and SHA: %s\n", why);
   assert_non_null(strstr(why, "native"));
   assert_non_null(strstr(why, "no " HOST_CLMUL_NAME " or " HOST_SHA_NAME " on"));
-  host_cpu_features = HOST_CPU_DETECTED | HOST_CPU_AES | HOST_CPU_CLMUL;
+  host_cpu_features = HOST_CPU_DETECTED | HOST_CPU_AES | HOST_CPU_CLMUL | HOST_CPU_SHUFFLE;
   why = host_crypto_select(HOST_CRYPTO_NATIVE);
   host_cpu_features = saved;
   assert_non_null(why);
   assert_non_null(strstr(why, "no " HOST_SHA_NAME " on"));
+  host_cpu_features = HOST_CPU_DETECTED | HOST_CPU_AES | HOST_CPU_CLMUL | HOST_CPU_SHA;
+  why = host_crypto_select(HOST_CRYPTO_NATIVE);
+  host_cpu_features = saved;
+  assert_non_null(why);
+  assert_non_null(strstr(why, "no " HOST_SHUFFLE_NAME " on"));
   assert_int_equal(host_crypto_mode(), HOST_CRYPTO_AUTO);
   if (saved & HOST_CPU_CRYPTO)
     assert_int_equal(host_crypto_accel, saved & HOST_CPU_CRYPTO);
@@ -621,13 +630,14 @@ static void fail_on_difference(const char *what, const char *reference, const ch
 enum {
   ENC, ENCLAST, DEC, DECLAST, IMC, KEYGEN_ASSIST, CLMUL,
   SHA1_RNDS4, SHA1_NEXTE, SHA1_MSG1, SHA1_MSG2, SHA256_RNDS2, SHA256_MSG1, SHA256_MSG2,
-  N_PRIMITIVES
+  SHUFFLE, SHUFFLE_PAIR, N_PRIMITIVES
 };
 static const char *const primitive_names[N_PRIMITIVES] = {
     "aes_SB_SR_MC_AK", "aes_SB_SR_AK", "aes_ISB_ISR_IMC_AK", "aes_ISB_ISR_AK",
     "aes_IMC",         "aes_keygen_assist", "clmul_64x64",
     "sha1_rnds4",      "sha1_nexte", "sha1_msg1", "sha1_msg2",
     "sha256_rnds2",    "sha256_msg1", "sha256_msg2",
+    "byte_shuffle",    "byte_shuffle_pair",
 };
 
 /* Out of place here; the known answers above work in place. */
@@ -647,6 +657,8 @@ static void run_all(Block128 out[N_PRIMITIVES], const Block128 op[N_OPERANDS], u
   sha256_rnds2(&out[SHA256_RNDS2], a, b, c);
   sha256_msg1(&out[SHA256_MSG1], a, b);
   sha256_msg2(&out[SHA256_MSG2], a, b);
+  byte_shuffle(&out[SHUFFLE], a, b->b); /* random indices: top bits set and clear */
+  byte_shuffle_pair(&out[SHUFFLE_PAIR], a, b->b, c, a->b);
 }
 
 static void test_tiers_agree_on_random_inputs(void **state) {
@@ -727,6 +739,46 @@ __attribute__((target("sha"))) static void sha_instruction_cases(Block128 out[N_
 }
 #endif
 
+/* The portable byte shuffles against PSHUFB (SSSE3), the same way. */
+#ifdef __x86_64__
+__attribute__((target("ssse3"))) static void pshufb_cases(Block128 out[2],
+                                                          const Block128 op[N_OPERANDS]) {
+  __m128i a = _mm_load_si128((const __m128i *)&op[0]);
+  __m128i b = _mm_load_si128((const __m128i *)&op[1]);
+  __m128i c = _mm_load_si128((const __m128i *)&op[2]);
+  _mm_store_si128((__m128i *)&out[0], _mm_shuffle_epi8(a, b));
+  _mm_store_si128((__m128i *)&out[1],
+                  _mm_or_si128(_mm_shuffle_epi8(a, b), _mm_shuffle_epi8(c, a)));
+}
+#endif
+
+static void test_shuffle_portable_against_pshufb(void **state) {
+#ifdef __x86_64__
+  if (!__builtin_cpu_supports("ssse3")) {
+    print_message("this CPU has no SSSE3\n");
+    skip();
+  }
+  const uint64_t seed = 0x50534855464bULL;
+  uint64_t s = seed;
+  for (long i = 0; i < RANDOM_INPUTS; i++) {
+    Block128 op[N_OPERANDS], want[2], got[2];
+    uint8_t imm;
+    random_operands(&s, i, op, &imm);
+    pshufb_cases(want, op);
+    byte_shuffle_portable(&got[0], &op[0], op[1].b);
+    byte_shuffle_pair_portable(&got[1], &op[0], op[1].b, &op[2], op[0].b);
+    if (memcmp(&want[0], &got[0], sizeof(Block128)) != 0)
+      fail_on_difference("byte_shuffle", "PSHUFB", "the portable tier", i, seed, op);
+    if (memcmp(&want[1], &got[1], sizeof(Block128)) != 0)
+      fail_on_difference("byte_shuffle_pair", "PSHUFB", "the portable tier", i, seed, op);
+  }
+  print_message("%d random inputs agree with PSHUFB in the portable tier\n", RANDOM_INPUTS);
+#else
+  print_message("not an x86-64 host: no PSHUFB to compare with\n");
+  skip();
+#endif
+}
+
 static void test_sha_portable_against_instructions(void **state) {
 #ifdef __x86_64__
   if (!fips180_host_has_sha()) {
@@ -766,6 +818,7 @@ int main(void) {
       cmocka_unit_test_teardown(test_selection, restore_auto),
       cmocka_unit_test_teardown(test_tiers_agree_on_random_inputs, restore_auto),
       cmocka_unit_test(test_sha_portable_against_instructions),
+      cmocka_unit_test(test_shuffle_portable_against_pshufb),
   };
   return cmocka_run_group_tests_name("host_crypto", tests, choose_tiers, restore_auto);
 }

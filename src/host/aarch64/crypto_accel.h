@@ -16,6 +16,13 @@
 #define HOST_AES_NAME "ARMv8 AES"
 #define HOST_CLMUL_NAME "ARMv8 PMULL"
 #define HOST_SHA_NAME "ARMv8 SHA1/SHA256"
+#define HOST_SHUFFLE_NAME "Advanced SIMD TBL"
+
+/* TBL is Advanced SIMD, which every Armv8-A CPU and compiler has. */
+#define HOST_SHUFFLE_COMPILED true
+#define ATTR_SHUFFLE_ACCEL
+#define SHUFFLE_ACCEL_BEGIN
+#define SHUFFLE_ACCEL_END
 
 /* Compile-time tier: the compiler already targets the crypto extension, so the code
  * below needs no target attribute and inlines into its caller. The features word still
@@ -63,10 +70,11 @@
  * (the guest's crypto handlers, chosen at decode time). */
 #define HOST_ACCEL(p) p##_accel
 #define HAVE_SHA_ACCEL (host_crypto_accel & HOST_CPU_SHA)
+#define HAVE_SHUFFLE_ACCEL (host_crypto_accel & HOST_CPU_SHUFFLE)
 
 /* For host_cpu_detect() only. */
 static inline uint32_t host_cpu_probe(void) {
-  uint32_t found = HOST_CPU_DETECTED;
+  uint32_t found = HOST_CPU_DETECTED | HOST_CPU_SHUFFLE;
   unsigned long hwcap = getauxval(AT_HWCAP);
   if (HOST_AES_COMPILED || (hwcap & HWCAP_AES))
     found |= HOST_CPU_AES;
@@ -216,6 +224,23 @@ static inline ATTR_SHA_ACCEL void sha256_msg2_accel(Block128 *out, const Block12
   uint64x2_t w14_15 = vsetq_lane_u64(0, vreinterpretq_u64_u32(load_dwords(s)), 0);
   uint32x4_t w = vsha256su1q_u32(load_dwords(d), vdupq_n_u32(0), vreinterpretq_u32_u64(w14_15));
   store_dwords(out, w);
+}
+
+/* TBL gives 0 for an index of 16 or more: keeping bit 7 (and the low four) makes an
+ * index with its top bit set such an index, as PSHUFB wants. */
+static inline uint8x16_t shuffle_index(const uint8_t idx[16]) {
+  return vandq_u8(vld1q_u8(idx), vdupq_n_u8(0x8F));
+}
+
+static inline void byte_shuffle_accel(Block128 *out, const Block128 *table, const uint8_t idx[16]) {
+  store_block(out, vqtbl1q_u8(load_block(table), shuffle_index(idx)));
+}
+
+static inline void byte_shuffle_pair_accel(Block128 *out, const Block128 *a, const uint8_t ia[16],
+                                           const Block128 *b, const uint8_t ib[16]) {
+  uint8x16_t ra = vqtbl1q_u8(load_block(a), shuffle_index(ia));
+  uint8x16_t rb = vqtbl1q_u8(load_block(b), shuffle_index(ib));
+  store_block(out, vorrq_u8(ra, rb));
 }
 
 #endif

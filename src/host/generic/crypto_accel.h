@@ -7,15 +7,20 @@
 #define HOST_AES_NAME "AES instructions"
 #define HOST_CLMUL_NAME "carry-less multiply instructions"
 #define HOST_SHA_NAME "SHA instructions"
+#define HOST_SHUFFLE_NAME "byte-shuffle instructions"
 #define HOST_AES_COMPILED false
 #define HOST_CLMUL_COMPILED false
 #define HOST_SHA_COMPILED false
+#define HOST_SHUFFLE_COMPILED false
+#define SHUFFLE_ACCEL_BEGIN
+#define SHUFFLE_ACCEL_END
 
 #define HAVE_AES_ACCEL false
 #define HAVE_CLMUL_ACCEL false
 /* No host version of any primitive: the portable one stands in. */
 #define HOST_ACCEL(p) p##_portable
 #define HAVE_SHA_ACCEL false
+#define HAVE_SHUFFLE_ACCEL false
 
 static inline uint32_t host_cpu_probe(void) { return HOST_CPU_DETECTED; }
 
@@ -37,6 +42,9 @@ void sha256_rnds2_accel(Block128 *out, const Block128 *d, const Block128 *s,
                         const Block128 *wk) NO_ACCEL;
 void sha256_msg1_accel(Block128 *out, const Block128 *d, const Block128 *s) NO_ACCEL;
 void sha256_msg2_accel(Block128 *out, const Block128 *d, const Block128 *s) NO_ACCEL;
+void byte_shuffle_accel(Block128 *out, const Block128 *table, const uint8_t idx[16]) NO_ACCEL;
+void byte_shuffle_pair_accel(Block128 *out, const Block128 *a, const uint8_t ia[16],
+                             const Block128 *b, const uint8_t ib[16]) NO_ACCEL;
 #undef NO_ACCEL
 
 #endif

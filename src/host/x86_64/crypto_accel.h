@@ -1,5 +1,6 @@
 /* x86_64/crypto_accel.h: the x86-64 host's tier of host_crypto.h: each primitive is the
- * very instruction (AES-NI, PCLMULQDQ, the SHA extensions), detected with cpuid.
+ * very instruction (AES-NI, PCLMULQDQ, the SHA extensions, SSSE3's PSHUFB), detected
+ * with cpuid.
  * Include host_crypto.h. */
 #ifndef X64EMU_HOST_CRYPTO_ACCEL_H
 #define X64EMU_HOST_CRYPTO_ACCEL_H
@@ -11,6 +12,7 @@
 #define HOST_AES_NAME "AES-NI"
 #define HOST_CLMUL_NAME "PCLMULQDQ"
 #define HOST_SHA_NAME "SHA extensions"
+#define HOST_SHUFFLE_NAME "SSSE3"
 
 /* Compile-time tier: the compiler already targets the instruction, so the code below
  * needs no target attribute and inlines into its caller. The features word still
@@ -37,12 +39,33 @@
 #define ATTR_SHA_ACCEL __attribute__((target("sha")))
 #endif
 
+/* The byte shuffles are inlined into the handlers of many instructions (byte_select.h),
+ * so those handlers are compiled for SSSE3 as a whole, between these two. */
+#ifdef __SSSE3__
+#define HOST_SHUFFLE_COMPILED true
+#define ATTR_SHUFFLE_ACCEL
+#define SHUFFLE_ACCEL_BEGIN
+#define SHUFFLE_ACCEL_END
+#else
+#define HOST_SHUFFLE_COMPILED false
+#define ATTR_SHUFFLE_ACCEL __attribute__((target("ssse3")))
+#ifdef __clang__
+#define SHUFFLE_ACCEL_BEGIN \
+  _Pragma("clang attribute push (__attribute__((target(\"ssse3\"))), apply_to = function)")
+#define SHUFFLE_ACCEL_END _Pragma("clang attribute pop")
+#else
+#define SHUFFLE_ACCEL_BEGIN _Pragma("GCC push_options") _Pragma("GCC target(\"ssse3\")")
+#define SHUFFLE_ACCEL_END _Pragma("GCC pop_options")
+#endif
+#endif
+
 #define HAVE_AES_ACCEL (host_crypto_accel & HOST_CPU_AES)
 #define HAVE_CLMUL_ACCEL (host_crypto_accel & HOST_CPU_CLMUL)
 /* The host's own version of primitive p, for callers that choose the tier themselves
  * (the guest's crypto handlers, chosen at decode time). */
 #define HOST_ACCEL(p) p##_accel
 #define HAVE_SHA_ACCEL (host_crypto_accel & HOST_CPU_SHA)
+#define HAVE_SHUFFLE_ACCEL (host_crypto_accel & HOST_CPU_SHUFFLE)
 
 /* For host_cpu_detect() only. These instructions work on XMM registers alone, so they
  * need no OS support beyond SSE (no XSAVE check). SHA is in leaf 7, which an older CPU
@@ -56,6 +79,8 @@ static inline uint32_t host_cpu_probe(void) {
     found |= HOST_CPU_AES;
   if (HOST_CLMUL_COMPILED || (c & bit_PCLMUL))
     found |= HOST_CPU_CLMUL;
+  if (HOST_SHUFFLE_COMPILED || (c & bit_SSSE3))
+    found |= HOST_CPU_SHUFFLE;
   bool sha = __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_SHA);
   if (HOST_SHA_COMPILED || sha)
     found |= HOST_CPU_SHA;
@@ -155,6 +180,19 @@ static inline ATTR_SHA_ACCEL void sha256_msg1_accel(Block128 *out, const Block12
 static inline ATTR_SHA_ACCEL void sha256_msg2_accel(Block128 *out, const Block128 *d,
                                                      const Block128 *s) {
   store_block(out, _mm_sha256msg2_epu32(load_block(d), load_block(s)));
+}
+
+static inline ATTR_SHUFFLE_ACCEL void byte_shuffle_accel(Block128 *out, const Block128 *table,
+                                                      const uint8_t idx[16]) {
+  store_block(out, _mm_shuffle_epi8(load_block(table), _mm_loadu_si128((const __m128i *)idx)));
+}
+
+static inline ATTR_SHUFFLE_ACCEL void byte_shuffle_pair_accel(Block128 *out, const Block128 *a,
+                                                           const uint8_t ia[16], const Block128 *b,
+                                                           const uint8_t ib[16]) {
+  __m128i ra = _mm_shuffle_epi8(load_block(a), _mm_loadu_si128((const __m128i *)ia));
+  __m128i rb = _mm_shuffle_epi8(load_block(b), _mm_loadu_si128((const __m128i *)ib));
+  store_block(out, _mm_or_si128(ra, rb));
 }
 
 #endif
