@@ -380,7 +380,10 @@ static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
     Handler without = buf[i].flags_live ? NULL : fast_without_flags(buf[i].fn);
     if (without) buf[i].fn = without;
   }
-  if (!single) fuse_moves(buf, n);
+  if (!single) {
+    fuse_moves(buf, n);
+    fuse_round_loop(buf, n);
+  }
   for (unsigned i = 0; i + 1 < n; i++) buf[i].chain = 1;
   bool watched = pc > rip && (!bc->exec_map || may_change(bc, &fetch, rip) ||
                               may_change(bc, &fetch, pc - 1)); /* a block spans two pages at most */

@@ -20,4 +20,9 @@ void fuse_branch(Insn *records, unsigned n);
  * dropped), and only in blocks run whole. */
 void fuse_moves(Insn *records, unsigned n);
 
+/* When a block is exactly OpenSSL's loop over one block's AES rounds (ops_crypto.h,
+ * op_aesenc_loop), its first record runs the passes. Run once the handlers are final,
+ * and only in blocks run whole. */
+void fuse_round_loop(Insn *records, unsigned n);
+
 #endif

@@ -2,7 +2,9 @@
  * PCLMULQDQ, each the host primitive of host_crypto.h it is named after, in their SSE
  * forms, their VEX.128 forms (AVX), and the VEX.256 forms of VAES and VPCLMULQDQ
  * (operands and tiers as crypto_forms.h says). */
+#include "chain.h"
 #include "crypto_forms.h"
+#include "flags.h"
 
 /* A round: out = p(a, s). */
 #define AES_ROUND(name, p)                                                                \
@@ -33,6 +35,45 @@ static inline __attribute__((always_inline)) void aesenc_run_of(Cpu *c, const In
   void op_aesenc_run##n(Cpu *c, const Insn *in) { aesenc_run_of(c, in, n, true); }      \
   void op_aesenc_run##n##_portable(Cpu *c, const Insn *in) { aesenc_run_of(c, in, n, false); }
 AESENC_RUNS(AESENC_RUN)
+
+/* A one-block round loop (ops_crypto.h): each pass that loops again runs here, the state
+ * and the round key in host registers, while the run could go on into another block
+ * without looking (may_chain: no event, no exact stop to meet). Such a pass writes the
+ * guest's registers and flags as its DEC left them before its MOVUPS loads, so that a
+ * fault there finds what the instructions before it did, and counts its instructions.
+ * The last pass's round is done here too; its other four instructions run from their
+ * own records. */
+static inline __attribute__((always_inline)) void aes_round_loop(Cpu *c, const Insn *in,
+                                                                 bool decrypt, bool accel) {
+  const Insn *dec = &in[1], *load = &in[2], *lea = &in[3];
+  Xmm *x = c->xmm;
+  Block128 s = *block(&x[in->reg]), k = *block(&x[in->rm]);
+  uint32_t count = (uint32_t)c->r[dec->rm];
+  bool cf = flag_cf_kept(c); /* DEC, MOVUPS and LEA keep it */
+  for (;;) {
+    if (decrypt)
+      TIER(accel, aes_ISB_ISR_IMC_AK)(&s, &s, &k);
+    else
+      TIER(accel, aes_SB_SR_MC_AK)(&s, &s, &k);
+    if (count == 1 || !may_chain(c)) break; /* this pass's DEC ends the loop, or a look */
+    *block(&x[in->reg]) = s;
+    c->r[dec->rm] = --count;
+    lazy_set(c, LF_DEC, 4, count, count + 1u, 1);
+    c->lf.cin = cf;
+    c->cur = load;
+    ld128(ea(c, load), &x[load->reg]);
+    k = *block(&x[load->reg]);
+    c->r[lea->reg] = c->r[lea->base] + (uint64_t)lea->disp;
+    c->icount += c->block_ninsn;
+  }
+  *block(&x[in->reg]) = s;
+  c->cur = in;
+  DISPATCH_NEXT(c, in);
+}
+void op_aesenc_loop(Cpu *c, const Insn *in) { aes_round_loop(c, in, false, true); }
+void op_aesenc_loop_portable(Cpu *c, const Insn *in) { aes_round_loop(c, in, false, false); }
+void op_aesdec_loop(Cpu *c, const Insn *in) { aes_round_loop(c, in, true, true); }
+void op_aesdec_loop_portable(Cpu *c, const Insn *in) { aes_round_loop(c, in, true, false); }
 
 /* 66 0F 38 DD: AESENCLAST xmm1, xmm2/m128 (and VEX, as above) */
 AES_ROUND(aesenclast, aes_SB_SR_AK)

@@ -135,8 +135,7 @@ FAST_ALU_OPS(ALU_HANDLERS, , )
  * flags' cin (alu.c's op_inc), read at once when the last flag setter was one too ---- */
 
 static inline bool carry_before(const Cpu *c, const Insn *in) {
-  if (!(in->flags_live & FL_CF)) return false;
-  return c->lf.op == LF_INC || c->lf.op == LF_DEC ? c->lf.cin : flag_cf(c);
+  return in->flags_live & FL_CF ? flag_cf_kept(c) : false;
 }
 
 #define INCDEC_FORMS(NAME, OP, LF, SUFFIX, PRE, TAIL)                                          \
@@ -405,6 +404,10 @@ static const Handler jcc_by_cc[16] = {[2] = jb,  [3] = jae, [4] = jz,   [5] = jn
                                       [12] = jl, [13] = jge, [14] = jle, [15] = jg};
 
 Handler fast_jcc(Insn *in) { return jcc_by_cc[in->op & 15]; }
+
+bool fast_is_dec32(Handler fn) { return fn == dec32_r; }
+bool fast_is_lea64_base_disp(Handler fn) { return fn == lea64_base_disp; }
+bool fast_is_jnz(Handler fn) { return fn == jnz; }
 
 /* The fused forms, by the flag setter's fast form and the Jcc's condition code. */
 #define ZF_CF(F) [2] = F##_jb, [3] = F##_jae, [4] = F##_jz, [5] = F##_jnz

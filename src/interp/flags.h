@@ -23,6 +23,12 @@ bool flag_of(const Cpu *c);
 bool flag_pf(const Cpu *c);
 bool flag_af(const Cpu *c);
 
+/* INC and DEC leave CF as it was, kept in the lazy flags' cin: the CF before one, read at
+ * once when the last flag setter was an INC or DEC too. */
+static inline bool flag_cf_kept(const Cpu *c) {
+  return c->lf.op == LF_INC || c->lf.op == LF_DEC ? c->lf.cin : flag_cf(c);
+}
+
 /* The whole RFLAGS value, arithmetic flags included. */
 uint64_t flags_get(const Cpu *c);
 /* Replace RFLAGS; the arithmetic flags become concrete (LF_NONE). */

@@ -86,4 +86,17 @@ enum { AES_RUN_MAX = 8 };
 AESENC_RUNS(AESENC_RUN_DECLARE)
 #undef AESENC_RUN_DECLARE
 
+/* OpenSSL's loop over the rounds of one block (aesni_encrypt and aesni_decrypt, the CBC
+ * encryption, the ECB and CCM tails), fused by the block decoder into the first record
+ * of a block that is exactly
+ *   AESENC (AESDEC) xmm_s, xmm_k; DEC r32; MOVUPS xmm_k, [rB + d]; LEA rB, [rB + e];
+ *   JNZ to the AESENC
+ * so that the rounds of a pass follow each other in host registers, with one dispatch,
+ * rather than through the guest's registers in memory, five dispatches and a block
+ * chaining each (aes.c). The other records stay behind it. */
+void op_aesenc_loop(Cpu *c, const Insn *in);
+void op_aesenc_loop_portable(Cpu *c, const Insn *in);
+void op_aesdec_loop(Cpu *c, const Insn *in);
+void op_aesdec_loop_portable(Cpu *c, const Insn *in);
+
 #endif

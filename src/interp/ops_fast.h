@@ -36,5 +36,10 @@ Handler fast_after_move(Handler move, Handler op);
 /* The form of fn that records no flags, for an instruction whose flags nothing reads;
  * NULL if fn has none. */
 Handler fast_without_flags(Handler fn);
+/* Whether fn is the specialised DEC of a 32-bit register, LEA r64, [base + disp], or JNZ:
+ * the bookkeeping of the counted loops fuse.c knows. */
+bool fast_is_dec32(Handler fn);
+bool fast_is_lea64_base_disp(Handler fn);
+bool fast_is_jnz(Handler fn);
 
 #endif
