@@ -45,33 +45,49 @@ static inline bool string_step(Cpu *c, const Insn *in, int64_t step) {
   }
 }
 
-/* Forward REP MOVSB/STOSB over non-overlapping memory in one host call; not in the copy
- * of the handlers that reports accesses, whose hooks see every iteration's. */
-static bool string_bulk(Cpu *c, const Insn *in, uint64_t n) {
+/* Forward REP MOVS and STOS by parts, each within one page of the destination (and of
+ * the source) and done in one host call (memset, memmove, or a fill of wider elements).
+ * A part's first element is touched first as the CPU touches it (the source read, then
+ * the destination written), so that a fault, which can only come there, is the CPU's;
+ * the registers and the count are brought up to date after each part, so that it finds
+ * them as the CPU leaves them. Returns the elements done, 0 when the next one must go
+ * alone: it straddles a page, or the copy overlaps ahead of itself (a pattern replicated
+ * element by element), or the addresses are not canonical. Not in the copy of the
+ * handlers that reports accesses, whose hooks see every iteration's. */
+static uint64_t string_part(Cpu *c, const Insn *in, uint64_t n) {
 #ifdef X64EMU_WATCH_MEMORY
-  return false;
+  return 0;
 #endif
-  if (in->osz != 1 || in->seg != SEG_NONE || (c->rflags & F_DF)) return false;
-  uint64_t d = c->r[RDI];
-  /* A run into non-canonical addresses goes an iteration at a time, to fault as the CPU
-   * does (an aarch64 host would not: access.h). */
-  if (!canonical(d) || !canonical(d + n - 1)) return false;
+  enum { PAGE = 4096 };
+  unsigned size = in->osz;
+  uint64_t d = c->r[RDI], src = c->r[RSI], k = n;
+  if (k > (PAGE - (d & (PAGE - 1))) / size) k = (PAGE - (d & (PAGE - 1))) / size;
+  if (in->op == MOVS && k > (PAGE - (src & (PAGE - 1))) / size)
+    k = (PAGE - (src & (PAGE - 1))) / size;
+  uint64_t bytes = k * size;
+  /* Within a page, an address is canonical where the page's first one is. */
+  if (!k || !canonical(d)) return 0;
+  if (in->op == MOVS && (!canonical(src) || (d > src && d < src + bytes))) return 0;
+  if (in->op == MOVS) (void)probe8(src);
+  probe_write8(d);
   before_store(); /* the string in order with what comes before and after it */
-  if (in->op == STOS) {
-    memset((void *)(uintptr_t)d, (int)(uint8_t)c->r[RAX], n);
-  } else if (in->op == MOVS) {
-    uint64_t s = c->r[RSI];
-    if (d > s && d < s + n) return false; /* overlap replicates a pattern, byte by byte */
-    if (!canonical(s) || !canonical(s + n - 1)) return false;
-    memmove((void *)(uintptr_t)d, (const void *)(uintptr_t)s, n);
-    c->r[RSI] += n;
+  if (in->op == MOVS) {
+    memmove((void *)(uintptr_t)d, (const void *)(uintptr_t)src, bytes);
+    c->r[RSI] += bytes;
   } else {
-    return false;
+    uint64_t ones = 0x0101010101010101ull >> (64 - 8 * size); /* 01 in each byte */
+    uint64_t v = c->r[RAX] & ones * 0xFF;
+    if (v == (uint8_t)v * ones) {
+      memset((void *)(uintptr_t)d, (int)(uint8_t)v, bytes);
+    } else {
+      for (uint64_t i = 0; i < k; i++) memcpy((void *)(uintptr_t)(d + i * size), &v, size);
+    }
   }
   after_load();
-  c->r[RDI] += n;
-  c->r[RCX] = 0;
-  return true;
+  c->r[RDI] += bytes;
+  c->r[RCX] = n - k;
+  c->icount += k;
+  return k;
 }
 
 /* With a 67 prefix the CPU advances ESI/EDI and zero-extends them, but only the registers
@@ -102,16 +118,20 @@ void op_string(Cpu *c, const Insn *in) {
   /* 32-bit addressing wraps RSI/RDI/RCX at 4 GiB; rare enough to go element-wise. */
   if (in->rep == REP_NONE) {
     string_step(c, in, step);
-  } else if (!in->addr32 && !in->rep_once && string_bulk(c, in, n)) {
-    c->icount += n - 1; /* each iteration is an instruction; the block counts one */
-    return;
   } else {
     /* Each iteration retires as an instruction, counted as it completes (a fault in the
      * next one leaves the count right). Run one at a time (rep_once), the instruction
-     * runs again until its count is done. */
+     * runs again until its count is done. Forward MOVS and STOS go by parts. */
     bool repeats = in->op == CMPS || in->op == SCAS, ended = false;
+    bool parts = (in->op == MOVS || in->op == STOS) && !in->addr32 && !in->rep_once &&
+                 in->seg == SEG_NONE && step > 0;
     uint64_t allowed = in->rep_once ? 1 : UINT64_MAX, done = 0;
     while (n && done < allowed) {
+      uint64_t k = parts ? string_part(c, in, n) : 0;
+      if (k) {
+        n -= k;
+        continue;
+      }
       bool go_on = string_step(c, in, step);
       n--;
       c->r[RCX] = n;
