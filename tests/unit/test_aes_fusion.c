@@ -121,7 +121,7 @@ static void runs_agree_with_the_cpu(void **state) {
 enum { KEYS = 32, LOOP_IMAGE = 16 * 16 + 3 * 8 }; /* XMM0..15, then RAX, RDX, RFLAGS */
 
 /* The loop on random registers: xmm(s) the state, xmm(k) the round key, EAX the count
- * (RAX's image), RDX the key pointer (RSI on entry); the end stores every register and
+ * (RAX's image), RDX the key pointer (RSI on entry), CF set or clear; the end stores every register and
  * the flags to the image at RDI and runs `ret` (native) or `ud2` (the emulated run stops
  * there, with no exact stop asked, so that the fused record runs its passes). *end is
  * where that ret is; returns the number of instructions outside the loop. */
@@ -132,6 +132,7 @@ static unsigned generate_loop(uint8_t *code, uint64_t *rng, bool decrypt, uint8_
                            0x48, 0x89, 0xF2};                   /* mov rdx, rsi */
   memcpy(code + n, setup, sizeof setup);
   n += sizeof setup;
+  code[n++] = test_random(rng) & 1 ? 0xF9 : 0xF8; /* stc or clc: the CF that DEC keeps */
   unsigned s = test_random(rng) % 16, k = (s + 1 + test_random(rng) % 15) % 16;
   unsigned loop = n;
   n += emit_aesenc(code + n, s, k);
@@ -149,7 +150,7 @@ static unsigned generate_loop(uint8_t *code, uint64_t *rng, bool decrypt, uint8_
                           0xC3, 0xCC};                              /* ret, or ud2 (0F 0B) */
   memcpy(code + n, tail, sizeof tail);
   *end = code + n + sizeof tail - 2;
-  return 16 + 2 + 16 + 5;
+  return 16 + 3 + 16 + 5;
 }
 
 /* Whether a decoded block of code is the fused loop. */
