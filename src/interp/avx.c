@@ -44,30 +44,25 @@ static inline Ymm source_of(Cpu *c, const Insn *in, bool wide) {
 
 /* VEX.66.0F 6E: VMOVD xmm, r/m32 (VEX.W1: VMOVQ xmm, r/m64) */
 void op_vmovd_to_xmm(Cpu *c, const Insn *in) {
-  Xmm v = {.q = {reg_get(c, in->rm, in->osz), 0}};
-  vex128_put(c, in->reg, &v);
+  vex128_put_low64(c, in->reg, reg_get(c, in->rm, in->osz));
   DISPATCH_NEXT(c, in);
 }
 void op_vmovd_to_xmm_m(Cpu *c, const Insn *in) {
-  Xmm v = {.q = {ld(ea(c, in), in->osz), 0}};
-  vex128_put(c, in->reg, &v);
+  vex128_put_low64(c, in->reg, ld(ea(c, in), in->osz));
   DISPATCH_NEXT(c, in);
 }
 /* VEX.F3.0F 7E: VMOVQ xmm, xmm/m64 */
 void op_vmovq_load(Cpu *c, const Insn *in) {
-  Xmm v = {.q = {c->xmm[in->rm].q[0], 0}};
-  vex128_put(c, in->reg, &v);
+  vex128_put_low64(c, in->reg, c->xmm[in->rm].q[0]);
   DISPATCH_NEXT(c, in);
 }
 void op_vmovq_load_m(Cpu *c, const Insn *in) {
-  Xmm v = {.q = {ld64(ea(c, in)), 0}};
-  vex128_put(c, in->reg, &v);
+  vex128_put_low64(c, in->reg, ld64(ea(c, in)));
   DISPATCH_NEXT(c, in);
 }
 /* VEX.66.0F D6: VMOVQ xmm/m64, xmm (register destination) */
 void op_vmovq_to_rm(Cpu *c, const Insn *in) {
-  Xmm v = {.q = {c->xmm[in->reg].q[0], 0}};
-  vex128_put(c, in->rm, &v);
+  vex128_put_low64(c, in->rm, c->xmm[in->reg].q[0]);
   DISPATCH_NEXT(c, in);
 }
 

@@ -152,26 +152,69 @@ SSE_RM(pmaddwd, load_m128a) {
 
 /* ---- shifts: a count above the lane width clears the lane (arithmetic: fills signs) ---- */
 
+/* With the host's own shifts where it has them: x86-64's take the count from a register
+ * and follow the same rule; aarch64's USHL and SSHL shift right by a negative count and
+ * clear (fill) a lane shifted by its width. One 16-byte result either way: lanes stored
+ * one by one made the next instruction's read of the register wait for all of them. */
+#if defined(__aarch64__)
+#include <arm_neon.h>
+/* The count as the shift instructions take it: at most the lane width, negated for a
+ * right shift. */
+#define NEON_COUNT(n, bits, right) ((int8_t)((n) > (bits) ? (bits) : (n)) * ((right) ? -1 : 1))
+#endif
+
 static inline void shl_lanes(Xmm *x, unsigned bits, uint64_t n) {
+#if defined(__SSE2__)
+  __m128i v = _mm_load_si128((const __m128i *)x), k = _mm_cvtsi64_si128((long long)n);
+  v = bits == 16 ? _mm_sll_epi16(v, k) : bits == 32 ? _mm_sll_epi32(v, k) : _mm_sll_epi64(v, k);
+  _mm_store_si128((__m128i *)x, v);
+#elif defined(__aarch64__)
+  int8_t k = NEON_COUNT(n, bits, false);
+  if (bits == 16) vst1q_u16(x->w, vshlq_u16(vld1q_u16(x->w), vdupq_n_s16(k)));
+  else if (bits == 32) vst1q_u32(x->d, vshlq_u32(vld1q_u32(x->d), vdupq_n_s32(k)));
+  else vst1q_u64(x->q, vshlq_u64(vld1q_u64(x->q), vdupq_n_s64(k)));
+#else
   switch (bits) {
   case 16: for (int i = 0; i < 8; i++) x->w[i] = n < 16 ? (uint16_t)(x->w[i] << n) : 0; break;
   case 32: for (int i = 0; i < 4; i++) x->d[i] = n < 32 ? x->d[i] << n : 0; break;
   default: for (int i = 0; i < 2; i++) x->q[i] = n < 64 ? x->q[i] << n : 0; break;
   }
+#endif
 }
 
 static inline void shr_lanes(Xmm *x, unsigned bits, uint64_t n) {
+#if defined(__SSE2__)
+  __m128i v = _mm_load_si128((const __m128i *)x), k = _mm_cvtsi64_si128((long long)n);
+  v = bits == 16 ? _mm_srl_epi16(v, k) : bits == 32 ? _mm_srl_epi32(v, k) : _mm_srl_epi64(v, k);
+  _mm_store_si128((__m128i *)x, v);
+#elif defined(__aarch64__)
+  int8_t k = NEON_COUNT(n, bits, true);
+  if (bits == 16) vst1q_u16(x->w, vshlq_u16(vld1q_u16(x->w), vdupq_n_s16(k)));
+  else if (bits == 32) vst1q_u32(x->d, vshlq_u32(vld1q_u32(x->d), vdupq_n_s32(k)));
+  else vst1q_u64(x->q, vshlq_u64(vld1q_u64(x->q), vdupq_n_s64(k)));
+#else
   switch (bits) {
   case 16: for (int i = 0; i < 8; i++) x->w[i] = n < 16 ? (uint16_t)(x->w[i] >> n) : 0; break;
   case 32: for (int i = 0; i < 4; i++) x->d[i] = n < 32 ? x->d[i] >> n : 0; break;
   default: for (int i = 0; i < 2; i++) x->q[i] = n < 64 ? x->q[i] >> n : 0; break;
   }
+#endif
 }
 
 static inline void sar_lanes(Xmm *x, unsigned bits, uint64_t n) {
+#if defined(__SSE2__)
+  __m128i v = _mm_load_si128((const __m128i *)x), k = _mm_cvtsi64_si128((long long)n);
+  v = bits == 16 ? _mm_sra_epi16(v, k) : _mm_sra_epi32(v, k);
+  _mm_store_si128((__m128i *)x, v);
+#elif defined(__aarch64__)
+  int8_t k = NEON_COUNT(n, bits, true);
+  if (bits == 16) vst1q_s16(x->sw, vshlq_s16(vld1q_s16(x->sw), vdupq_n_s16(k)));
+  else vst1q_s32(x->sd, vshlq_s32(vld1q_s32(x->sd), vdupq_n_s32(k)));
+#else
   if (n > bits - 1) n = bits - 1;
   if (bits == 16) for (int i = 0; i < 8; i++) x->sw[i] = (int16_t)(x->sw[i] >> n);
   else for (int i = 0; i < 4; i++) x->sd[i] >>= n;
+#endif
 }
 
 /* Count in the low quadword of the source. */

@@ -97,10 +97,7 @@ void op_movss(Cpu *c, const Insn *in) {
   DISPATCH_NEXT(c, in);
 }
 void op_movss_m(Cpu *c, const Insn *in) {
-  Xmm *d = &c->xmm[in->reg];
-  uint32_t v = ld32(ea(c, in));
-  d->q[1] = 0;
-  d->q[0] = v;
+  xmm_put_low64(&c->xmm[in->reg], ld32(ea(c, in)));
   DISPATCH_NEXT(c, in);
 }
 /* F3 0F 11 */
@@ -118,9 +115,7 @@ void op_movsd(Cpu *c, const Insn *in) {
   DISPATCH_NEXT(c, in);
 }
 void op_movsd_m(Cpu *c, const Insn *in) {
-  Xmm *d = &c->xmm[in->reg];
-  d->q[0] = ld64(ea(c, in));
-  d->q[1] = 0;
+  xmm_put_low64(&c->xmm[in->reg], ld64(ea(c, in)));
   DISPATCH_NEXT(c, in);
 }
 /* F2 0F 11 */
@@ -194,16 +189,11 @@ void op_movhps_store_m(Cpu *c, const Insn *in) {
 
 /* 66 [REX.W] 0F 6E: zero-extends into the whole XMM register */
 void op_movd_to_xmm(Cpu *c, const Insn *in) {
-  Xmm *d = &c->xmm[in->reg];
-  d->q[0] = reg_get(c, in->rm, in->osz);
-  d->q[1] = 0;
+  xmm_put_low64(&c->xmm[in->reg], reg_get(c, in->rm, in->osz));
   DISPATCH_NEXT(c, in);
 }
 void op_movd_to_xmm_m(Cpu *c, const Insn *in) {
-  Xmm *d = &c->xmm[in->reg];
-  uint64_t v = ld(ea(c, in), in->osz);
-  d->q[0] = v;
-  d->q[1] = 0;
+  xmm_put_low64(&c->xmm[in->reg], ld(ea(c, in), in->osz));
   DISPATCH_NEXT(c, in);
 }
 /* 66 [REX.W] 0F 7E */
@@ -217,22 +207,16 @@ void op_movd_from_xmm_m(Cpu *c, const Insn *in) {
 }
 /* F3 0F 7E: MOVQ xmm, xmm/m64 */
 void op_movq_load(Cpu *c, const Insn *in) {
-  Xmm *d = &c->xmm[in->reg];
-  d->q[0] = c->xmm[in->rm].q[0];
-  d->q[1] = 0;
+  xmm_put_low64(&c->xmm[in->reg], c->xmm[in->rm].q[0]);
   DISPATCH_NEXT(c, in);
 }
 void op_movq_load_m(Cpu *c, const Insn *in) {
-  Xmm *d = &c->xmm[in->reg];
-  d->q[0] = ld64(ea(c, in));
-  d->q[1] = 0;
+  xmm_put_low64(&c->xmm[in->reg], ld64(ea(c, in)));
   DISPATCH_NEXT(c, in);
 }
 /* 66 0F D6: MOVQ xmm/m64, xmm */
 void op_movq_to_rm(Cpu *c, const Insn *in) {
-  Xmm *d = &c->xmm[in->rm];
-  d->q[0] = c->xmm[in->reg].q[0];
-  d->q[1] = 0;
+  xmm_put_low64(&c->xmm[in->rm], c->xmm[in->reg].q[0]);
   DISPATCH_NEXT(c, in);
 }
 void op_movq_store_m(Cpu *c, const Insn *in) {

@@ -6,6 +6,8 @@
 #include <signal.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
+#elif defined(__aarch64__)
+#include <arm_neon.h>
 #endif
 
 #include "access.h"
@@ -59,9 +61,27 @@ static inline uint32_t xmm_byte_signs(const Xmm *x) {
 #endif
 }
 
+/* d = {v, 0} in one 16-byte store: after two 8-byte ones the next read of the whole
+ * register waits until both reach the cache (a load is forwarded from one store, not
+ * from two). */
+static inline void xmm_put_low64(Xmm *d, uint64_t v) {
+#if defined(__SSE2__)
+  _mm_store_si128((__m128i *)d, _mm_cvtsi64_si128((long long)v));
+#elif defined(__aarch64__)
+  vst1q_u64(d->q, vcombine_u64(vcreate_u64(v), vcreate_u64(0)));
+#else
+  *d = (Xmm){.q = {v, 0}};
+#endif
+}
+
 /* A VEX.128 result: the destination's upper half becomes zero. */
 static inline void vex128_put(Cpu *c, unsigned reg, const Xmm *v) {
   c->xmm[reg] = *v;
+  c->ymmh[reg] = (Xmm){.q = {0, 0}};
+}
+/* ...of {v, 0}. */
+static inline void vex128_put_low64(Cpu *c, unsigned reg, uint64_t v) {
+  xmm_put_low64(&c->xmm[reg], v);
   c->ymmh[reg] = (Xmm){.q = {0, 0}};
 }
 
