@@ -157,49 +157,37 @@ SSE_RM(pmaddwd, load_m128a) {
  * clear (fill) a lane shifted by its width. One 16-byte result either way: lanes stored
  * one by one made the next instruction's read of the register wait for all of them. */
 #if defined(__aarch64__)
-#include <arm_neon.h>
 /* The count as the shift instructions take it: at most the lane width, negated for a
  * right shift. */
 #define NEON_COUNT(n, bits, right) ((int8_t)((n) > (bits) ? (bits) : (n)) * ((right) ? -1 : 1))
 #endif
 
-static inline void shl_lanes(Xmm *x, unsigned bits, uint64_t n) {
+/* A logical shift of every lane, left or right. */
+static inline void shift_lanes(Xmm *x, unsigned bits, uint64_t n, bool right) {
 #if defined(__SSE2__)
   __m128i v = _mm_load_si128((const __m128i *)x), k = _mm_cvtsi64_si128((long long)n);
-  v = bits == 16 ? _mm_sll_epi16(v, k) : bits == 32 ? _mm_sll_epi32(v, k) : _mm_sll_epi64(v, k);
+  if (right)
+    v = bits == 16 ? _mm_srl_epi16(v, k) : bits == 32 ? _mm_srl_epi32(v, k) : _mm_srl_epi64(v, k);
+  else
+    v = bits == 16 ? _mm_sll_epi16(v, k) : bits == 32 ? _mm_sll_epi32(v, k) : _mm_sll_epi64(v, k);
   _mm_store_si128((__m128i *)x, v);
 #elif defined(__aarch64__)
-  int8_t k = NEON_COUNT(n, bits, false);
+  int8_t k = NEON_COUNT(n, bits, right);
   if (bits == 16) vst1q_u16(x->w, vshlq_u16(vld1q_u16(x->w), vdupq_n_s16(k)));
   else if (bits == 32) vst1q_u32(x->d, vshlq_u32(vld1q_u32(x->d), vdupq_n_s32(k)));
   else vst1q_u64(x->q, vshlq_u64(vld1q_u64(x->q), vdupq_n_s64(k)));
 #else
-  switch (bits) {
-  case 16: for (int i = 0; i < 8; i++) x->w[i] = n < 16 ? (uint16_t)(x->w[i] << n) : 0; break;
-  case 32: for (int i = 0; i < 4; i++) x->d[i] = n < 32 ? x->d[i] << n : 0; break;
-  default: for (int i = 0; i < 2; i++) x->q[i] = n < 64 ? x->q[i] << n : 0; break;
+  for (unsigned i = 0; i < 128 / bits; i++) {
+    uint64_t lane = bits == 16 ? x->w[i] : bits == 32 ? x->d[i] : x->q[i];
+    lane = n >= bits ? 0 : right ? lane >> n : lane << n;
+    if (bits == 16) x->w[i] = (uint16_t)lane;
+    else if (bits == 32) x->d[i] = (uint32_t)lane;
+    else x->q[i] = lane;
   }
 #endif
 }
-
-static inline void shr_lanes(Xmm *x, unsigned bits, uint64_t n) {
-#if defined(__SSE2__)
-  __m128i v = _mm_load_si128((const __m128i *)x), k = _mm_cvtsi64_si128((long long)n);
-  v = bits == 16 ? _mm_srl_epi16(v, k) : bits == 32 ? _mm_srl_epi32(v, k) : _mm_srl_epi64(v, k);
-  _mm_store_si128((__m128i *)x, v);
-#elif defined(__aarch64__)
-  int8_t k = NEON_COUNT(n, bits, true);
-  if (bits == 16) vst1q_u16(x->w, vshlq_u16(vld1q_u16(x->w), vdupq_n_s16(k)));
-  else if (bits == 32) vst1q_u32(x->d, vshlq_u32(vld1q_u32(x->d), vdupq_n_s32(k)));
-  else vst1q_u64(x->q, vshlq_u64(vld1q_u64(x->q), vdupq_n_s64(k)));
-#else
-  switch (bits) {
-  case 16: for (int i = 0; i < 8; i++) x->w[i] = n < 16 ? (uint16_t)(x->w[i] >> n) : 0; break;
-  case 32: for (int i = 0; i < 4; i++) x->d[i] = n < 32 ? x->d[i] >> n : 0; break;
-  default: for (int i = 0; i < 2; i++) x->q[i] = n < 64 ? x->q[i] >> n : 0; break;
-  }
-#endif
-}
+static inline void shl_lanes(Xmm *x, unsigned bits, uint64_t n) { shift_lanes(x, bits, n, false); }
+static inline void shr_lanes(Xmm *x, unsigned bits, uint64_t n) { shift_lanes(x, bits, n, true); }
 
 static inline void sar_lanes(Xmm *x, unsigned bits, uint64_t n) {
 #if defined(__SSE2__)
