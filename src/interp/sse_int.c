@@ -136,8 +136,7 @@ SSE_RM(pmulhuw, load_m128a) {
 }
 /* 66 0F F4: the even doublewords, unsigned, to full quadwords */
 SSE_RM(pmuludq, load_m128a) {
-  d->q[0] = (uint64_t)d->d[0] * s->d[0];
-  d->q[1] = (uint64_t)d->d[2] * s->d[2];
+  xmm_put_pair(d, (uint64_t)d->d[0] * s->d[0], (uint64_t)d->d[2] * s->d[2]);
 }
 /* 66 0F F5: pairs of signed word products summed; only -32768^2 * 2 wraps */
 SSE_RM(pmaddwd, load_m128a) {

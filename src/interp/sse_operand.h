@@ -61,22 +61,34 @@ static inline uint32_t xmm_byte_signs(const Xmm *x) {
 #endif
 }
 
-/* d = {v, 0} in one 16-byte store: after two 8-byte ones the next read of the whole
- * register waits until both reach the cache (a load is forwarded from one store, not
- * from two). */
-static inline void xmm_put_low64(Xmm *d, uint64_t v) {
+/* d = {lo, hi} in one 16-byte store: after two 8-byte ones (or one into half of it) the
+ * next read of the whole register waits until they reach the cache (a load is forwarded
+ * from one store, not from two). */
+static inline void xmm_put_pair(Xmm *d, uint64_t lo, uint64_t hi) {
 #if defined(__SSE2__)
-  _mm_store_si128((__m128i *)d, _mm_cvtsi64_si128((long long)v));
+  _mm_store_si128((__m128i *)d, _mm_set_epi64x((long long)hi, (long long)lo));
 #elif defined(__aarch64__)
-  vst1q_u64(d->q, vcombine_u64(vcreate_u64(v), vcreate_u64(0)));
+  vst1q_u64(d->q, vcombine_u64(vcreate_u64(lo), vcreate_u64(hi)));
 #else
-  *d = (Xmm){.q = {v, 0}};
+  *d = (Xmm){.q = {lo, hi}};
+#endif
+}
+static inline void xmm_put_low64(Xmm *d, uint64_t v) { xmm_put_pair(d, v, 0); }
+/* *d = *v, as one 16-byte store for the same reason: a plain copy of a result computed in
+ * general registers compiles to two 8-byte stores. */
+static inline void xmm_put(Xmm *d, const Xmm *v) {
+#if defined(__SSE2__)
+  _mm_store_si128((__m128i *)d, _mm_load_si128((const __m128i *)v));
+#elif defined(__aarch64__)
+  vst1q_u64(d->q, vld1q_u64(v->q));
+#else
+  *d = *v;
 #endif
 }
 
 /* A VEX.128 result: the destination's upper half becomes zero. */
 static inline void vex128_put(Cpu *c, unsigned reg, const Xmm *v) {
-  c->xmm[reg] = *v;
+  xmm_put(&c->xmm[reg], v);
   c->ymmh[reg] = (Xmm){.q = {0, 0}};
 }
 /* ...of {v, 0}. */
@@ -95,14 +107,14 @@ static inline void vex128_put_low64(Cpu *c, unsigned reg, uint64_t v) {
   void op_##name(Cpu *c, const Insn *in) {                                              \
     Xmm dv = c->xmm[in->reg], sv = c->xmm[in->rm];                                      \
     name##_body(c, in, &dv, &sv);                                                       \
-    c->xmm[in->reg] = dv;                                                               \
+    xmm_put(&c->xmm[in->reg], &dv);                                                     \
     DISPATCH_NEXT(c, in);                                                               \
   }                                                                                     \
   void op_##name##_m(Cpu *c, const Insn *in) {                                          \
     Xmm dv = c->xmm[in->reg], sv;                                                       \
     load(c, in, &sv);                                                                   \
     name##_body(c, in, &dv, &sv);                                                       \
-    c->xmm[in->reg] = dv;                                                               \
+    xmm_put(&c->xmm[in->reg], &dv);                                                     \
     DISPATCH_NEXT(c, in);                                                               \
   }                                                                                     \
   static inline void name##_body(Cpu *c, const Insn *in, Xmm *d, const Xmm *s)

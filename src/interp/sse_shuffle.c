@@ -42,12 +42,9 @@ SSE_RM(punpckhdq, load_m128a) {
   *d = r;
 }
 /* 66 0F 6C, 66 0F 14 (UNPCKLPD) */
-SSE_RM(punpcklqdq, load_m128a) { d->q[1] = s->q[0]; }
+SSE_RM(punpcklqdq, load_m128a) { xmm_put_pair(d, d->q[0], s->q[0]); }
 /* 66 0F 6D, 66 0F 15 (UNPCKHPD) */
-SSE_RM(punpckhqdq, load_m128a) {
-  d->q[0] = d->q[1];
-  d->q[1] = s->q[1];
-}
+SSE_RM(punpckhqdq, load_m128a) { xmm_put_pair(d, d->q[1], s->q[1]); }
 
 /* ---- narrowing with saturation: destination lanes first, then source lanes ---- */
 
