@@ -28,11 +28,13 @@ static inline __attribute__((always_inline)) void select_dwords(Xmm *out, const 
   pick_bytes(out, s, pshufd_index[imm & 255], accel);
 }
 /* PSRLDQ: x shifted right (towards byte 0) by n bytes, zeros in; 16 or more clears it. */
-static inline __attribute__((always_inline)) void shift_bytes_right(Xmm *x, uint64_t n, bool accel) {
+static inline __attribute__((always_inline)) void shift_bytes_right(Xmm *x, uint64_t n,
+                                                                    bool accel) {
   pick_bytes(x, x, byte_window + 16 + (n > 16 ? 16 : n), accel);
 }
 /* PSLLDQ: x shifted left (away from byte 0) by n bytes. */
-static inline __attribute__((always_inline)) void shift_bytes_left(Xmm *x, uint64_t n, bool accel) {
+static inline __attribute__((always_inline)) void shift_bytes_left(Xmm *x, uint64_t n,
+                                                                   bool accel) {
   pick_bytes(x, x, byte_window + 16 - (n > 16 ? 16 : n), accel);
 }
 /* PALIGNR: bytes n.. of the 32-byte value hi:lo (lo in bytes 0-15), zeros past its end,

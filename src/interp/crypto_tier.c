@@ -1,6 +1,7 @@
 /* crypto_tier.c: the table's picker for the crypto and byte-shuffle rows (ops_crypto.h):
- * the portable handlers where the host tier lacks the instruction's feature. Decoded blocks keep the
- * tier of their decoding; cpu_run drops them when host_crypto_select changed it. */
+ * the portable handlers where the host tier lacks the instruction's feature. Decoded
+ * blocks keep the tier of their decoding; cpu_run drops them when host_crypto_select
+ * changed it. */
 #include "host/host_crypto.h"
 #include "ops_crypto.h"
 

@@ -58,7 +58,8 @@ CRYPTO_VEX256_INSNS(CRYPTO_DECLARE)
   X(v##n##_m, v##n##_portable_m) X(v##n##_256, v##n##_portable_256)                        \
   X(v##n##_256_m, v##n##_portable_256_m)
 #define SHUFFLE_MMX_TWINS(X, n) X(mmx_##n, mmx_##n##_portable) X(mmx_##n##_m, mmx_##n##_portable_m)
-#define SHUFFLE_SHIFT_TWINS(X, n) X(n, n##_portable) X(v##n, v##n##_portable) X(v##n##_256, v##n##_portable_256)
+#define SHUFFLE_SHIFT_TWINS(X, n) \
+  X(n, n##_portable) X(v##n, v##n##_portable) X(v##n##_256, v##n##_portable_256)
 #define SHUFFLE_TWINS(X)                                                                    \
   SHUFFLE_RM_TWINS(X, pshufb) SHUFFLE_RM_TWINS(X, pshufd) SHUFFLE_RM_TWINS(X, palignr)     \
   SHUFFLE_MMX_TWINS(X, pshufb) SHUFFLE_MMX_TWINS(X, palignr)                              \

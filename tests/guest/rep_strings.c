@@ -48,7 +48,8 @@ static void fill(void) {
 static void rep_op(unsigned size, bool backward, unsigned char *dst, const unsigned char *src,
                    uint64_t count, uint64_t value) {
   if (backward) __asm__ volatile("std");
-#define REP(insn, ...) __asm__ volatile("rep " insn : "+D"(dst), "+c"(count), ##__VA_ARGS__ : "a"(value) : "memory")
+#define REP(insn, ...) \
+  __asm__ volatile("rep " insn : "+D"(dst), "+c"(count), ##__VA_ARGS__ : "a"(value) : "memory")
   if (!src) {
     switch (size) {
     case 1: REP("stosb"); break;
@@ -95,7 +96,8 @@ int main(void) {
     run_case("stos", size, false, 5, -1, 3 * PAGE / size - 3, mixed, PROT_READ | PROT_WRITE);
     run_case("stos", size, false, 0, -1, 3 * PAGE / size, zero, PROT_READ | PROT_WRITE);
     run_case("stos", size, false, 9, -1, 2 * PAGE / size, same, PROT_READ | PROT_WRITE);
-    run_case("stos", size, true, 3 * PAGE - 8 + 3, -1, 2 * PAGE / size, mixed, PROT_READ | PROT_WRITE);
+    run_case("stos", size, true, 3 * PAGE - 5, -1, 2 * PAGE / size, mixed,
+             PROT_READ | PROT_WRITE);
     run_case("movs", size, false, 4 * PAGE + 3, 17, PAGE / size + 5, 0, PROT_READ | PROT_WRITE);
     run_case("movs", size, false, 100, 4 * PAGE + 1, PAGE / size + 7, 0, PROT_READ | PROT_WRITE);
     run_case("movs", size, true, 2 * PAGE, 5 * PAGE + 100, PAGE / size, 0, PROT_READ | PROT_WRITE);

@@ -121,10 +121,11 @@ static void runs_agree_with_the_cpu(void **state) {
 enum { KEYS = 32, LOOP_IMAGE = 16 * 16 + 3 * 8 }; /* XMM0..15, then RAX, RDX, RFLAGS */
 
 /* The loop on random registers: xmm(s) the state, xmm(k) the round key, EAX the count
- * (RAX's image), RDX the key pointer (RSI on entry), CF set or clear; the end stores every register and
- * the flags to the image at RDI and runs `ret` (native) or `ud2` (the emulated run stops
- * there, with no exact stop asked, so that the fused record runs its passes). *end is
- * where that ret is; returns the number of instructions outside the loop. */
+ * (RAX's image), RDX the key pointer (RSI on entry), CF set or clear; the end stores
+ * every register and the flags to the image at RDI and runs `ret` (native) or `ud2` (the
+ * emulated run stops there, with no exact stop asked, so that the fused record runs its
+ * passes). *end is where that ret is; returns the number of instructions outside the
+ * loop. */
 static unsigned generate_loop(uint8_t *code, uint64_t *rng, bool decrypt, uint8_t **end) {
   unsigned n = 0;
   for (unsigned r = 0; r < 16; r++) n += emit_xmm_access(code + n, r, false);
