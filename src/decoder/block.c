@@ -77,7 +77,8 @@ static void table_unmap(Block **table) {
 }
 
 bool block_cache_init(BlockCache *bc, const Decoder *dec) {
-  *bc = (BlockCache){.lo_addr = UINT64_MAX, .dec = dec, .arena_size = BLOCK_ARENA_DEFAULT};
+  *bc = (BlockCache){.lo_addr = UINT64_MAX, .dec = dec, .arena_size = BLOCK_ARENA_DEFAULT,
+                     .side_exits = true};
   bc->table = table_map();
   bc->arena = arena_map(bc->arena_size);
   if (!bc->table || !bc->arena || !code_pages_init(&bc->pages)) {
@@ -211,6 +212,12 @@ void block_hooks_set(BlockCache *bc, Handler hook, uint64_t lo, uint64_t hi, boo
   block_flush_all(bc);
 }
 
+void block_side_exits_set(BlockCache *bc, bool on) {
+  if (bc->side_exits == on) return;
+  bc->side_exits = on;
+  block_flush_all(bc);
+}
+
 /* What decoding one block reads of guest memory: a window of its bytes, read once rather
  * than an instruction at a time, and the protection of the last page looked up. */
 typedef struct Fetch {
@@ -324,6 +331,21 @@ static bool may_change(const BlockCache *bc, Fetch *f, uint64_t a) {
   return prot >= 0 && (prot & (GUEST_PROT_WRITE | GUEST_MAP_SHARED));
 }
 
+/* A conditional jump forward goes on in its block as a side exit (Insn.side_exit): when
+ * it is not taken, the instructions after it run without a block's end and the chaining
+ * of another (a third of the conditional jumps busybox gzip runs are not taken). Jumps
+ * backward, mostly loops that go round again, still end their blocks, which keeps loops
+ * short and exact (fuse_round_loop). */
+static bool side_exit(Insn *in) {
+  Handler exit = in->imm > in->rip ? fast_side_exit(in) : NULL;
+  if (!exit) return false;
+  in->fn = exit;
+  in->ends = 0;
+  in->side_exit = 1;
+  in->exit = NULL;
+  return true;
+}
+
 /* The block at rip: up to MAX_BLOCK_INSNS instructions, or one when single. */
 static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
   Insn buf[4 * MAX_BLOCK_INSNS]; /* with a stop check, a hook record and an atomic record
@@ -360,7 +382,7 @@ static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
     }
     if (block_breakpoint_at(bc, pc)) has_bp = true;
     pc += in->len;
-    if (in->ends) break;
+    if (in->ends && !(!single && bc->side_exits && side_exit(in))) break;
   }
   for (unsigned i = 0; i < n; i++) /* a hook record puts RIP back at the block's end */
     if (buf[i].fn == bc->hook) buf[i].imm = pc;
@@ -373,6 +395,7 @@ static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
    * exception is unmasked, which SSE and x87 instructions may raise, none is dropped. */
   uint8_t live = FL_ALL;
   for (unsigned i = bc->dec->fp_exceptions ? 0 : n; i-- > 0;) {
+    if (buf[i].side_exit) live = FL_ALL; /* where it jumps to, any may be */
     buf[i].flags_live = live;
     live = (uint8_t)((live & ~buf[i].flags_def) | buf[i].flags_use);
   }

@@ -76,6 +76,8 @@ typedef struct BlockCache {
   uint64_t hook_lo, hook_hi;
   Handler hook;
   bool rep_once; /* every REP string instruction runs an iteration per dispatch */
+  bool side_exits; /* forward conditional jumps go on in their blocks (block.c): the
+                      default; off, every jump ends its block, for tests of both forms */
   /* When set, the guest's memory and its protection: code is fetched only from its
    * executable pages (an instruction elsewhere is the kernel's SIGSEGV: SEGV_ACCERR on a
    * mapping without PROT_EXEC, SEGV_MAPERR outside every mapping). */
@@ -132,6 +134,9 @@ bool block_breakpoint_set(BlockCache *bc, uint64_t rip, bool on);
  * [lo, hi) (lo == hi: none), and with rep_once each iteration of a REP string instruction
  * dispatched alone (a block of its own, as a jump to itself), as hooks count them. */
 void block_hooks_set(BlockCache *bc, Handler hook, uint64_t lo, uint64_t hi, bool rep_once);
+/* Whether forward conditional jumps go on in their blocks (BlockCache.side_exits);
+ * changing it flushes the cache. */
+void block_side_exits_set(BlockCache *bc, bool on);
 
 /* Drops every decoded block (code was unmapped, re-protected or written). */
 void block_flush_all(BlockCache *bc);

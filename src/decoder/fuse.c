@@ -82,9 +82,11 @@ void fuse_round_loop(Insn *records, unsigned n) {
 }
 
 void fuse_branch(Insn *records, unsigned n) {
-  if (n < 2) return;
-  Handler fused = fast_fused_jcc(records[n - 2].fn, records[n - 1].fn);
-  if (fused) records[n - 2].fn = fused;
+  for (unsigned i = 0; i + 1 < n; i++) {
+    if (i + 2 < n && !records[i + 1].side_exit) continue;
+    Handler fused = fast_fused_jcc(records[i].fn, records[i + 1].fn);
+    if (fused) records[i].fn = fused;
+  }
 }
 
 void fuse_moves(Insn *records, unsigned n) {

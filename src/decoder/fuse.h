@@ -8,10 +8,10 @@
  * a fused run's first record does the work of all, the others stay behind it, skipped. */
 void fuse_runs(Insn *records, unsigned n);
 
-/* When a block's last two records are a specialised flag setter and a Jcc that
- * fast_fused_jcc (ops_fast.h) pairs, the first does both, ending the block; the Jcc's
- * record stays, for its target and as the block's last. Only in blocks run whole: a lone
- * instruction is not fused. */
+/* When a specialised flag setter is followed by a Jcc that fast_fused_jcc (ops_fast.h)
+ * pairs with it, the block's last two records or a side exit, the first does both; the
+ * Jcc's record stays, for its target and link (and as the block's last). Only in blocks
+ * run whole: a lone instruction is not fused. */
 void fuse_branch(Insn *records, unsigned n);
 
 /* When a record is a register copy and the next one a specialised register operation

@@ -66,6 +66,18 @@ static inline __attribute__((always_inline)) void chain_block(Cpu *c) {
   if (may_chain(c)) chain_linked(c);
 }
 
+/* A side exit's jump taken (Insn.side_exit): the block ends here, with the instructions
+ * up to the jump counted, into the block linked to the jump's record, or back to
+ * run_blocks, which links it (c->exit_link). */
+static inline __attribute__((always_inline)) void side_exit(Cpu *c, const Insn *jump) {
+  c->rip = jump->imm;
+  c->block_ninsn = jump->nth + 1u;
+  c->cur = c->block_last;
+  Block **link = (Block **)&jump->exit; /* the record is in the writable arena */
+  if (may_chain(c) && chain_into(c, block_link(link))) return;
+  c->exit_link = link;
+}
+
 enum { RETURN_SITES = sizeof ((Cpu *)0)->returns / sizeof ((Cpu *)0)->returns[0] };
 
 /* A CALL that ends the running block, returning to ret: its return site. */

@@ -170,39 +170,47 @@ static inline bool carry_before(const Cpu *c, const Insn *in) {
 #define INCDEC_HANDLERS(NAME, OP, LF, SUFFIX, PRE) INCDEC_FORMS(NAME, OP, LF, SUFFIX, PRE, NEXT)
 FAST_INCDEC_OPS(INCDEC_HANDLERS, , )
 
-/* The same forms fused with the Jcc on ZF or CF that follows them at the end of a block
- * (fuse.c): the comparison and the jump in one dispatch, the condition read straight off
- * the operands the handler has just computed (cond() on a constant code, after lazy_set,
- * folds to one test). The Jcc's record stays, after this one: its target is read there,
- * and the block ends at it. */
-static inline void jump_if(Cpu *c, const Insn *in, bool taken) {
+/* The same forms fused with the Jcc on ZF or CF that follows them (fuse.c): the
+ * comparison and the jump in one dispatch, the condition read straight off the operands
+ * the handler has just computed (cond() on a constant code, after lazy_set, folds to one
+ * test). The Jcc's record stays, after this one: its target is read there. At the end of
+ * a block (jump_if) either way leaves it; inside one (exit_if, the _x forms: a side exit)
+ * only the jump taken does, and the record after the Jcc's runs next. */
+static inline __attribute__((always_inline)) void jump_if(Cpu *c, const Insn *in, bool taken) {
   if (taken) c->rip = in[1].imm;
   c->cur = in + 1;
   chain_block(c);
 }
-#define FUSED_JCC(NAME, EXPR, LF, WRITES)                          \
-  ALU_FORMS(NAME, EXPR, LF, WRITES, _jb, jump_if(c, in, cond(c, 2)))  \
-  ALU_FORMS(NAME, EXPR, LF, WRITES, _jae, jump_if(c, in, cond(c, 3))) \
-  ALU_FORMS(NAME, EXPR, LF, WRITES, _jz, jump_if(c, in, cond(c, 4)))  \
-  ALU_FORMS(NAME, EXPR, LF, WRITES, _jnz, jump_if(c, in, cond(c, 5)))
+static inline __attribute__((always_inline)) void exit_if(Cpu *c, const Insn *in, bool taken) {
+  if (taken) side_exit(c, in + 1);
+  else DISPATCH_NEXT(c, in + 1);
+}
+#define FUSED_JCC(NAME, EXPR, LF, WRITES, X, TAIL)                     \
+  ALU_FORMS(NAME, EXPR, LF, WRITES, _jb##X, TAIL(c, in, cond(c, 2)))  \
+  ALU_FORMS(NAME, EXPR, LF, WRITES, _jae##X, TAIL(c, in, cond(c, 3))) \
+  ALU_FORMS(NAME, EXPR, LF, WRITES, _jz##X, TAIL(c, in, cond(c, 4)))  \
+  ALU_FORMS(NAME, EXPR, LF, WRITES, _jnz##X, TAIL(c, in, cond(c, 5)))
 /* CMP also before the jumps on the unsigned and signed orders. */
-#define FUSED_ORDER_JCC(NAME, EXPR, LF, WRITES)                              \
-  ALU_FORMS(NAME, EXPR, LF, WRITES, _jbe, jump_if(c, in, cond(c, 6)))     \
-  ALU_FORMS(NAME, EXPR, LF, WRITES, _ja, jump_if(c, in, cond(c, 7)))      \
-  ALU_FORMS(NAME, EXPR, LF, WRITES, _jl, jump_if(c, in, cond(c, 12)))     \
-  ALU_FORMS(NAME, EXPR, LF, WRITES, _jge, jump_if(c, in, cond(c, 13)))    \
-  ALU_FORMS(NAME, EXPR, LF, WRITES, _jle, jump_if(c, in, cond(c, 14)))    \
-  ALU_FORMS(NAME, EXPR, LF, WRITES, _jg, jump_if(c, in, cond(c, 15)))
-#define FUSED_INCDEC_JCC(NAME, OP, LF)                                     \
-  INCDEC_FORMS(NAME, OP, LF, _jz, , jump_if(c, in, cond(c, 4)))            \
-  INCDEC_FORMS(NAME, OP, LF, _jnz, , jump_if(c, in, cond(c, 5)))
-FUSED_JCC(sub, a - b, LF_SUB, 1)
-FUSED_JCC(and, a & b, LF_LOGIC, 1)
-FUSED_JCC(cmp, a - b, LF_SUB, 0)
-FUSED_JCC(test, a & b, LF_LOGIC, 0)
-FUSED_ORDER_JCC(cmp, a - b, LF_SUB, 0)
-FUSED_INCDEC_JCC(inc, +, LF_INC)
-FUSED_INCDEC_JCC(dec, -, LF_DEC)
+#define FUSED_ORDER_JCC(NAME, EXPR, LF, WRITES, X, TAIL)                 \
+  ALU_FORMS(NAME, EXPR, LF, WRITES, _jbe##X, TAIL(c, in, cond(c, 6)))  \
+  ALU_FORMS(NAME, EXPR, LF, WRITES, _ja##X, TAIL(c, in, cond(c, 7)))   \
+  ALU_FORMS(NAME, EXPR, LF, WRITES, _jl##X, TAIL(c, in, cond(c, 12)))  \
+  ALU_FORMS(NAME, EXPR, LF, WRITES, _jge##X, TAIL(c, in, cond(c, 13))) \
+  ALU_FORMS(NAME, EXPR, LF, WRITES, _jle##X, TAIL(c, in, cond(c, 14))) \
+  ALU_FORMS(NAME, EXPR, LF, WRITES, _jg##X, TAIL(c, in, cond(c, 15)))
+#define FUSED_INCDEC_JCC(NAME, OP, LF, X, TAIL)                      \
+  INCDEC_FORMS(NAME, OP, LF, _jz##X, , TAIL(c, in, cond(c, 4)))      \
+  INCDEC_FORMS(NAME, OP, LF, _jnz##X, , TAIL(c, in, cond(c, 5)))
+#define FUSED_SETTERS(X, TAIL)                   \
+  FUSED_JCC(sub, a - b, LF_SUB, 1, X, TAIL)      \
+  FUSED_JCC(and, a & b, LF_LOGIC, 1, X, TAIL)    \
+  FUSED_JCC(cmp, a - b, LF_SUB, 0, X, TAIL)      \
+  FUSED_JCC(test, a & b, LF_LOGIC, 0, X, TAIL)   \
+  FUSED_ORDER_JCC(cmp, a - b, LF_SUB, 0, X, TAIL) \
+  FUSED_INCDEC_JCC(inc, +, LF_INC, X, TAIL)      \
+  FUSED_INCDEC_JCC(dec, -, LF_DEC, X, TAIL)
+FUSED_SETTERS(, jump_if)
+FUSED_SETTERS(_x, exit_if)
 
 /* Indexed by the ALU number (ADC and SBB stay generic: they read CF). */
 typedef struct AluSet {
@@ -383,6 +391,10 @@ SHIFT_FORMS(uint32_t, 32, 4, , )
   static void name(Cpu *c, const Insn *in) { \
     if (cond(c, cc)) c->rip = in->imm;       \
     chain_block(c);                          \
+  }                                          \
+  static void name##_x(Cpu *c, const Insn *in) { /* a side exit */ \
+    if (cond(c, cc)) side_exit(c, in);       \
+    else DISPATCH_NEXT(c, in);               \
   }
 FAST_JCC(jb, 2)
 FAST_JCC(jae, 3)
@@ -397,29 +409,48 @@ FAST_JCC(jge, 13)
 FAST_JCC(jle, 14)
 FAST_JCC(jg, 15)
 
+/* JO, JNO, JP and JNP as a side exit (the generic op_jcc at a block's end). */
+static void jcc_x(Cpu *c, const Insn *in) {
+  if (cond(c, in->op)) side_exit(c, in);
+  else DISPATCH_NEXT(c, in);
+}
+
 /* By condition code: all but JO, JNO, JP and JNP, which read flags cond() computes slowly
  * (the generic op_jcc runs them). */
 static const Handler jcc_by_cc[16] = {[2] = jb,  [3] = jae, [4] = jz,   [5] = jnz,
                                       [6] = jbe, [7] = ja,  [8] = js,   [9] = jns,
                                       [12] = jl, [13] = jge, [14] = jle, [15] = jg};
+static const Handler exit_by_cc[16] = {[2] = jb_x,  [3] = jae_x, [4] = jz_x,   [5] = jnz_x,
+                                       [6] = jbe_x, [7] = ja_x,  [8] = js_x,   [9] = jns_x,
+                                       [12] = jl_x, [13] = jge_x, [14] = jle_x, [15] = jg_x};
 
 Handler fast_jcc(Insn *in) { return jcc_by_cc[in->op & 15]; }
+
+Handler fast_side_exit(const Insn *in) {
+  if (in->fn == op_jcc) return jcc_x;
+  Handler exit = exit_by_cc[in->op & 15];
+  return exit && in->fn == jcc_by_cc[in->op & 15] ? exit : NULL;
+}
 
 bool fast_is_dec32(Handler fn) { return fn == dec32_r; }
 bool fast_is_lea64_base_disp(Handler fn) { return fn == lea64_base_disp; }
 bool fast_is_jnz(Handler fn) { return fn == jnz; }
 
-/* The fused forms, by the flag setter's fast form and the Jcc's condition code. */
-#define ZF_CF(F) [2] = F##_jb, [3] = F##_jae, [4] = F##_jz, [5] = F##_jnz
-#define ORDERS(F) [6] = F##_jbe, [7] = F##_ja, [12] = F##_jl, [13] = F##_jge, [14] = F##_jle, [15] = F##_jg
-#define FUSED_ROW(F) {F, {ZF_CF(F)}},
-#define FUSED_CMP_ROW(F) {F, {ZF_CF(F), ORDERS(F)}},
-#define FUSED_INCDEC_ROW(F) {F, {[4] = F##_jz, [5] = F##_jnz}}, /* CF is the one before */
+/* The fused forms, by the flag setter's fast form and the Jcc's condition code: ending
+ * the block, and as a side exit. */
+#define ZF_CF(F, X) [2] = F##_jb##X, [3] = F##_jae##X, [4] = F##_jz##X, [5] = F##_jnz##X
+#define ORDERS(F, X)                                                                      \
+  [6] = F##_jbe##X, [7] = F##_ja##X, [12] = F##_jl##X, [13] = F##_jge##X, [14] = F##_jle##X, \
+  [15] = F##_jg##X
+#define FUSED_ROW(F) {F, {ZF_CF(F, )}, {ZF_CF(F, _x)}},
+#define FUSED_CMP_ROW(F) {F, {ZF_CF(F, ), ORDERS(F, )}, {ZF_CF(F, _x), ORDERS(F, _x)}},
+#define FUSED_INCDEC_ROW(F) /* CF is the one before */ \
+  {F, {[4] = F##_jz, [5] = F##_jnz}, {[4] = F##_jz_x, [5] = F##_jnz_x}},
 #define FORMS_OF(ROW, N)                                                                      \
   ROW(N##64_rr) ROW(N##32_rr) ROW(N##64_ri) ROW(N##32_ri) ROW(N##64_rm) ROW(N##32_rm)         \
   ROW(N##64_rml) ROW(N##32_rml) ROW(N##64_mr) ROW(N##32_mr) ROW(N##16_mr) ROW(N##8_mr)
 static const struct {
-  Handler setter, with_jcc[16];
+  Handler setter, with_jcc[16], with_exit[16];
 } fused_jcc[] = {FORMS_OF(FUSED_ROW, sub) FORMS_OF(FUSED_ROW, and) FORMS_OF(FUSED_CMP_ROW, cmp)
                  FORMS_OF(FUSED_ROW, test) FUSED_INCDEC_ROW(inc64_r) FUSED_INCDEC_ROW(inc32_r)
                  FUSED_INCDEC_ROW(dec64_r) FUSED_INCDEC_ROW(dec32_r)};
@@ -441,9 +472,10 @@ Handler fast_without_flags(Handler fn) {
 
 Handler fast_fused_jcc(Handler setter, Handler jcc) {
   for (unsigned cc = 0; cc < 16; cc++) {
-    if (!jcc || jcc != jcc_by_cc[cc]) continue;
+    bool exit = jcc == exit_by_cc[cc];
+    if (!jcc || (jcc != jcc_by_cc[cc] && !exit)) continue;
     for (unsigned i = 0; i < sizeof fused_jcc / sizeof fused_jcc[0]; i++)
-      if (fused_jcc[i].setter == setter) return fused_jcc[i].with_jcc[cc];
+      if (fused_jcc[i].setter == setter) return (exit ? fused_jcc[i].with_exit : fused_jcc[i].with_jcc)[cc];
   }
   return NULL;
 }

@@ -15,7 +15,11 @@ typedef void (*Handler)(Cpu *c, const Insn *in);
 struct Insn {
   Handler fn;
   uint64_t rip;   /* address of this instruction */
-  int64_t disp;   /* memory displacement, absolute for RIP-relative operands */
+  union {
+    int64_t disp;        /* memory displacement, absolute for RIP-relative operands */
+    struct Block *exit;  /* a side exit's (below): the block its jump went to last, linked
+                            by run_blocks (run.c); written there, read as an atomic */
+  };
   uint64_t imm;   /* immediate, sign- or zero-extended as the instruction defines */
   uint8_t len;    /* encoded length in bytes */
   uint8_t osz;    /* operand size in bytes: 1, 2, 4, 8 (16 for XMM memory) */
@@ -40,6 +44,8 @@ struct Insn {
   uint8_t stack : 1;  /* accesses memory at RBP through the stack segment (ENTER, LEAVE) */
   uint8_t rmw : 1;    /* reads its memory operand to write it: the CPU reads it for writing,
                          so a page fault on it is a write even before anything is stored */
+  uint8_t side_exit : 1; /* a forward conditional jump inside its block (block.c): not
+                            taken, the block goes on; taken, it leaves it (chain.h) */
   uint8_t op;     /* sub-operation chosen by the decoder (ALU kind, condition code...) */
   uint8_t aux;    /* second small immediate or handler-specific detail */
   /* Arithmetic flags as FL_* bits: what the instruction reads, what it always writes,

@@ -25,9 +25,12 @@ Handler fast_movzx(Insn *in);      /* 0F B6 0F B7: memory sources */
 Handler fast_movsx(Insn *in);      /* 0F BE 0F BF 63: memory sources */
 Handler fast_shift_imm(Insn *in);  /* C1 D1: a register by a non-zero count */
 Handler fast_jcc(Insn *in);        /* 7x, 0F 8x but JO, JNO, JP and JNP */
+/* The side-exit form of a conditional jump's record (Insn.side_exit), or NULL. */
+Handler fast_side_exit(const Insn *in);
 
 /* The handler that does both a specialised flag setter and the fast Jcc after it, when
- * those are the last two records of a block, or NULL (fuse.c): SUB, AND and TEST with JB,
+ * those are the last two records of a block or the Jcc is a side exit (its _x form), or
+ * NULL (fuse.c): SUB, AND and TEST with JB,
  * JAE, JZ or JNZ; CMP with any fast Jcc but JS and JNS; INC and DEC with JZ or JNZ. */
 Handler fast_fused_jcc(Handler setter, Handler jcc);
 /* The handler that does a register copy (89, register form) and then the specialised

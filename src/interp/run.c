@@ -330,7 +330,16 @@ static __attribute__((noinline)) StopReason run_blocks(Cpu *c, uint64_t until) {
       }
     }
     Block *next;
-    if (b && gen == block_generation(code)) {
+    Block **exit = c->exit_link; /* b left by a side exit whose record links on there */
+    c->exit_link = NULL;
+    if (b && gen == block_generation(code) && exit) {
+      Block *to = block_link(exit);
+      if (to && to->start == c->rip && block_live(to)) next = to;
+      else {
+        next = code_at(c, c->rip, false);
+        link_blocks(code, exit, next, gen);
+      }
+    } else if (b && gen == block_generation(code)) {
       Block *fall = block_link(&b->fall), *taken = block_link(&b->taken);
       if (c->rip == b->end && fall && block_live(fall)) next = fall;
       else if (taken && taken->start == c->rip && block_live(taken)) next = taken;
