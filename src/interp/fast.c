@@ -104,6 +104,32 @@
     if (WRITES) st8(m, r);                                                                      \
     LAZY_SET(c, LF, 1, r, a, b);                                                                \
     TAIL;                                                                                       \
+  }                                                                                             \
+  /* E op= G and E op= imm with a word register: the rest of it stays. */                        \
+  static void NAME##16_rr##SUFFIX(Cpu *c, const Insn *in) {                                     \
+    uint16_t a = (uint16_t)c->r[in->rm], b = (uint16_t)c->r[in->reg], r = (uint16_t)(EXPR);     \
+    if (WRITES) c->r[in->rm] = (c->r[in->rm] & ~0xffffull) | r;                                 \
+    LAZY_SET(c, LF, 2, r, a, b);                                                                \
+    TAIL;                                                                                       \
+  }                                                                                             \
+  static void NAME##16_ri##SUFFIX(Cpu *c, const Insn *in) {                                     \
+    uint16_t a = (uint16_t)c->r[in->rm], b = (uint16_t)in->imm, r = (uint16_t)(EXPR);           \
+    if (WRITES) c->r[in->rm] = (c->r[in->rm] & ~0xffffull) | r;                                 \
+    LAZY_SET(c, LF, 2, r, a, b);                                                                \
+    TAIL;                                                                                       \
+  }                                                                                             \
+  /* E op= imm, E in memory. */                                                                 \
+  ALU_MEM_IMM_FORM(NAME, EXPR, LF, WRITES, SUFFIX, TAIL, uint64_t, 64, 8)                      \
+  ALU_MEM_IMM_FORM(NAME, EXPR, LF, WRITES, SUFFIX, TAIL, uint32_t, 32, 4)                      \
+  ALU_MEM_IMM_FORM(NAME, EXPR, LF, WRITES, SUFFIX, TAIL, uint16_t, 16, 2)                      \
+  ALU_MEM_IMM_FORM(NAME, EXPR, LF, WRITES, SUFFIX, TAIL, uint8_t, 8, 1)
+#define ALU_MEM_IMM_FORM(NAME, EXPR, LF, WRITES, SUFFIX, TAIL, T, BITS, SIZE) \
+  static void NAME##BITS##_mi##SUFFIX(Cpu *c, const Insn *in) {               \
+    uint64_t m = ea(c, in);                                                   \
+    T a = ld##BITS(m), b = (T)in->imm, r = (T)(EXPR);                         \
+    if (WRITES) st##BITS(m, r);                                               \
+    LAZY_SET(c, LF, SIZE, r, a, b);                                           \
+    TAIL;                                                                     \
   }
 
 #define NEXT DISPATCH_NEXT(c, in)
@@ -214,11 +240,13 @@ FUSED_SETTERS(_x, exit_if)
 
 /* Indexed by the ALU number (ADC and SBB stay generic: they read CF). */
 typedef struct AluSet {
-  Handler rr64, rr32, ri64, ri32, rm64, rm32, rml64, rml32, mr64, mr32, mr16, mr8;
+  Handler rr64, rr32, ri64, ri32, rm64, rm32, rml64, rml32, mr64, mr32, mr16, mr8, rr16, ri16;
+  Handler mi[9]; /* by operand size */
 } AluSet;
 #define SET(n)                                                                           \
   {n##64_rr, n##32_rr, n##64_ri, n##32_ri, n##64_rm, n##32_rm, n##64_rml, n##32_rml,      \
-   n##64_mr, n##32_mr, n##16_mr, n##8_mr}
+   n##64_mr, n##32_mr, n##16_mr, n##8_mr, n##16_rr, n##16_ri,                             \
+   {[1] = n##8_mi, [2] = n##16_mi, [4] = n##32_mi, [8] = n##64_mi}}
 static const AluSet alu_sets[8] = {
     [ALU_ADD] = SET(add), [ALU_OR] = SET(or),   [ALU_AND] = SET(and),
     [ALU_SUB] = SET(sub), [ALU_XOR] = SET(xor), [ALU_CMP] = SET(cmp),
@@ -256,6 +284,15 @@ static void mov8_load(Cpu *c, const Insn *in) {
 }
 static void mov8_store(Cpu *c, const Insn *in) {
   st8(ea(c, in), (uint8_t)c->r[in->reg]);
+  DISPATCH_NEXT(c, in);
+}
+/* 8B, 89 with memory and a word register: loads merge. */
+static void mov16_load(Cpu *c, const Insn *in) {
+  c->r[in->reg] = (c->r[in->reg] & ~0xffffull) | ld16(ea(c, in));
+  DISPATCH_NEXT(c, in);
+}
+static void mov16_store(Cpu *c, const Insn *in) {
+  st16(ea(c, in), (uint16_t)c->r[in->reg]);
   DISPATCH_NEXT(c, in);
 }
 static void mov64_store(Cpu *c, const Insn *in) {
@@ -333,6 +370,58 @@ static void movsx64_load32(Cpu *c, const Insn *in) {
   c->r[in->reg] = (uint64_t)(int64_t)(int32_t)ld32(ea(c, in));
   DISPATCH_NEXT(c, in);
 }
+
+/* The same from a register: a low byte one (not AH..BH), a word, or MOVSXD's dword. */
+#define EXTEND_REG(NAME, EXPR)                  \
+  static void NAME(Cpu *c, const Insn *in) {    \
+    uint64_t v = c->r[in->rm];                  \
+    c->r[in->reg] = EXPR;                       \
+    DISPATCH_NEXT(c, in);                       \
+  }
+EXTEND_REG(movzx_r8, (uint8_t)v)
+EXTEND_REG(movzx_r16, (uint16_t)v)
+EXTEND_REG(movsx32_r8, (uint32_t)(int32_t)(int8_t)v)
+EXTEND_REG(movsx64_r8, (uint64_t)(int64_t)(int8_t)v)
+EXTEND_REG(movsx32_r16, (uint32_t)(int32_t)(int16_t)v)
+EXTEND_REG(movsx64_r16, (uint64_t)(int64_t)(int16_t)v)
+EXTEND_REG(movsx64_r32, (uint64_t)(int64_t)(int32_t)v)
+
+/* ---- CMOVcc into a 32- or 64-bit register, by condition code: the source is read
+ * (and may fault) whatever the condition, and a 32-bit destination is zero-extended even
+ * when it is not moved ---- */
+
+/* v, as loaded: the compiler would move a plain load into the branch that uses it. */
+static inline uint64_t loaded(uint64_t v) {
+  __asm__ volatile("" : "+r"(v));
+  return v;
+}
+#define CMOV_FORMS(cc)                                                              \
+  static void cmov64_r_##cc(Cpu *c, const Insn *in) {                               \
+    if (cond(c, cc)) c->r[in->reg] = c->r[in->rm];                                  \
+    DISPATCH_NEXT(c, in);                                                           \
+  }                                                                                 \
+  static void cmov32_r_##cc(Cpu *c, const Insn *in) {                               \
+    uint64_t v = cond(c, cc) ? c->r[in->rm] : c->r[in->reg];                        \
+    c->r[in->reg] = (uint32_t)v;                                                    \
+    DISPATCH_NEXT(c, in);                                                           \
+  }                                                                                 \
+  static void cmov64_m_##cc(Cpu *c, const Insn *in) {                               \
+    uint64_t v = loaded(ld64(ea(c, in)));                                           \
+    if (cond(c, cc)) c->r[in->reg] = v;                                             \
+    DISPATCH_NEXT(c, in);                                                           \
+  }                                                                                 \
+  static void cmov32_m_##cc(Cpu *c, const Insn *in) {                               \
+    uint32_t v = (uint32_t)loaded(ld32(ea(c, in)));                                 \
+    c->r[in->reg] = cond(c, cc) ? v : (uint32_t)c->r[in->reg];                      \
+    DISPATCH_NEXT(c, in);                                                           \
+  }
+CMOV_FORMS(2) CMOV_FORMS(3) CMOV_FORMS(4) CMOV_FORMS(5) CMOV_FORMS(6) CMOV_FORMS(7)
+CMOV_FORMS(8) CMOV_FORMS(9) CMOV_FORMS(12) CMOV_FORMS(13) CMOV_FORMS(14) CMOV_FORMS(15)
+/* By condition code (as jcc_by_cc), then 32/64 bits, then register/memory. */
+#define CMOV_ROW(cc) [cc] = {{cmov32_r_##cc, cmov32_m_##cc}, {cmov64_r_##cc, cmov64_m_##cc}}
+static const Handler cmov_by_cc[16][2][2] = {
+    CMOV_ROW(2), CMOV_ROW(3), CMOV_ROW(4),  CMOV_ROW(5),  CMOV_ROW(6),  CMOV_ROW(7),
+    CMOV_ROW(8), CMOV_ROW(9), CMOV_ROW(12), CMOV_ROW(13), CMOV_ROW(14), CMOV_ROW(15)};
 
 /* ---- shifts and rotates of a register by a non-zero immediate ---- */
 
@@ -448,7 +537,8 @@ bool fast_is_jnz(Handler fn) { return fn == jnz; }
   {F, {[4] = F##_jz, [5] = F##_jnz}, {[4] = F##_jz_x, [5] = F##_jnz_x}},
 #define FORMS_OF(ROW, N)                                                                      \
   ROW(N##64_rr) ROW(N##32_rr) ROW(N##64_ri) ROW(N##32_ri) ROW(N##64_rm) ROW(N##32_rm)         \
-  ROW(N##64_rml) ROW(N##32_rml) ROW(N##64_mr) ROW(N##32_mr) ROW(N##16_mr) ROW(N##8_mr)
+  ROW(N##64_rml) ROW(N##32_rml) ROW(N##64_mr) ROW(N##32_mr) ROW(N##16_mr) ROW(N##8_mr)        \
+  ROW(N##64_mi) ROW(N##32_mi) ROW(N##16_mi) ROW(N##8_mi) ROW(N##16_rr) ROW(N##16_ri)
 static const struct {
   Handler setter, with_jcc[16], with_exit[16];
 } fused_jcc[] = {FORMS_OF(FUSED_ROW, sub) FORMS_OF(FUSED_ROW, and) FORMS_OF(FUSED_CMP_ROW, cmp)
@@ -563,14 +653,17 @@ Handler fast_alu_rm_r(Insn *in) {
   const AluSet *s = &alu_sets[in->op & 7];
   bool wide = in->osz == 8;
   if (!s->rr64 || in->lock) return NULL; /* LOCK keeps the generic handler */
-  if (in->osz == 2 && plain_memory(in)) return s->mr16;
+  if (in->osz == 2) return !in->mem ? s->rr16 : plain_memory(in) ? s->mr16 : NULL;
   if (in->osz == 1 && plain_memory(in) && in->reg < REG_AH) return s->mr8;
   if (!plain(in)) return NULL;
   return in->mem ? (wide ? s->mr64 : s->mr32) : (wide ? s->rr64 : s->rr32);
 }
 Handler fast_alu_rm_imm(Insn *in) {
   const AluSet *s = &alu_sets[in->op & 7];
-  if (!plain(in) || in->mem || !s->rr64) return NULL;
+  if (!s->rr64 || in->lock) return NULL; /* LOCK keeps the generic handler */
+  if (in->mem) return plain_memory(in) ? s->mi[in->osz] : NULL;
+  if (in->osz == 2) return s->ri16;
+  if (!plain(in)) return NULL;
   return in->osz == 8 ? s->ri64 : s->ri32;
 }
 Handler fast_alu_r_rm(Insn *in) {
@@ -581,17 +674,20 @@ Handler fast_alu_r_rm(Insn *in) {
 }
 Handler fast_test_rm_r(Insn *in) {
   bool wide = in->osz == 8;
+  if (in->osz == 2 && !in->mem) return test_set.rr16;
   if (!plain(in)) return NULL;
   return in->mem ? (wide ? test_set.mr64 : test_set.mr32) : (wide ? test_set.rr64 : test_set.rr32);
 }
 
 Handler fast_mov_rm_r(Insn *in) {
   bool wide = in->osz == 8;
+  if (in->osz == 2 && plain_memory(in)) return mov16_store;
   if (!plain(in)) return NULL;
   return in->mem ? (wide ? mov64_store : mov32_store) : (wide ? mov64_rr : mov32_rr);
 }
 /* Only the load: MOV G, E with a register is rare, the 89 form is the common one. */
 Handler fast_mov_r_rm(Insn *in) {
+  if (in->osz == 2 && plain_memory(in)) return mov16_load;
   if (!plain(in)) return NULL;
   bool wide = in->osz == 8;
   return in->mem ? (wide ? mov64_load : mov32_load) : (wide ? mov64_rr_to_reg : mov32_rr_to_reg);
@@ -620,15 +716,22 @@ Handler fast_lea(Insn *in) {
   return in->base != REG_NONE && in->index == REG_NONE ? lea64_base_disp : lea64;
 }
 Handler fast_movzx(Insn *in) {
-  if (!plain(in) || !in->mem) return NULL;
+  if (!plain(in) || (!in->mem && in->aux == 1 && in->rm >= REG_AH)) return NULL;
+  if (!in->mem) return in->aux == 1 ? movzx_r8 : movzx_r16;
   return in->aux == 1 ? movzx_load8 : movzx_load16;
 }
 Handler fast_movsx(Insn *in) {
-  if (!plain(in) || !in->mem) return NULL;
-  bool wide = in->osz == 8;
+  if (!plain(in) || (!in->mem && in->aux == 1 && in->rm >= REG_AH)) return NULL;
+  bool wide = in->osz == 8, mem = in->mem;
   switch (in->aux) {
-  case 1: return wide ? movsx64_load8 : movsx32_load8;
-  case 2: return wide ? movsx64_load16 : movsx32_load16;
-  default: return wide ? movsx64_load32 : NULL; /* MOVSXD into 32 bits is a plain move */
+  case 1: return mem ? (wide ? movsx64_load8 : movsx32_load8) : (wide ? movsx64_r8 : movsx32_r8);
+  case 2: return mem ? (wide ? movsx64_load16 : movsx32_load16) : (wide ? movsx64_r16 : movsx32_r16);
+  default: /* MOVSXD into 32 bits is a plain move */
+    return !wide ? NULL : mem ? movsx64_load32 : movsx64_r32;
   }
+}
+Handler fast_cmov(Insn *in) {
+  if (!plain(in)) return NULL;
+  const Handler *forms = cmov_by_cc[in->op & 15][in->osz == 8];
+  return forms[in->mem];
 }

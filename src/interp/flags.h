@@ -26,7 +26,13 @@ bool flag_af(const Cpu *c);
 /* INC and DEC leave CF as it was, kept in the lazy flags' cin: the CF before one, read at
  * once when the last flag setter was an INC or DEC too. */
 static inline bool flag_cf_kept(const Cpu *c) {
-  return c->lf.op == LF_INC || c->lf.op == LF_DEC ? c->lf.cin : flag_cf(c);
+  const LazyFlags *f = &c->lf;
+  if (f->op == LF_INC || f->op == LF_DEC) return f->cin;
+  if (f->op == LF_SUB) { /* a compare before a loop's DEC: at once, as cond() does */
+    unsigned shift = 64 - 8u * f->size;
+    return (f->a << shift) < (f->b << shift);
+  }
+  return flag_cf(c);
 }
 
 /* The whole RFLAGS value, arithmetic flags included. */

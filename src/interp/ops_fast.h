@@ -11,7 +11,7 @@
  * in->aux for its copy (fast_shift_imm: the count modulo the width). */
 Handler fast_alu_rm_r(Insn *in);   /* 00 01 38 39: register or memory destination */
 Handler fast_alu_r_rm(Insn *in);   /* 03: register or memory source */
-Handler fast_alu_rm_imm(Insn *in); /* 05 81 83: register forms */
+Handler fast_alu_rm_imm(Insn *in); /* 05 80 81 83 */
 Handler fast_test_rm_r(Insn *in);  /* 85: register or memory */
 Handler fast_mov_rm_r(Insn *in);   /* 89 A3 */
 Handler fast_mov_r_rm(Insn *in);   /* 8B A1 63: loads and register copies */
@@ -21,8 +21,9 @@ Handler fast_mov_r_imm(Insn *in);  /* B8+r */
 Handler fast_inc(Insn *in);        /* FF /0: a 32- or 64-bit register */
 Handler fast_dec(Insn *in);        /* FF /1: a 32- or 64-bit register */
 Handler fast_lea(Insn *in);        /* 8D: 32- and 64-bit addresses and results */
-Handler fast_movzx(Insn *in);      /* 0F B6 0F B7: memory sources */
-Handler fast_movsx(Insn *in);      /* 0F BE 0F BF 63: memory sources */
+Handler fast_movzx(Insn *in);      /* 0F B6 0F B7 */
+Handler fast_movsx(Insn *in);      /* 0F BE 0F BF 63 */
+Handler fast_cmov(Insn *in);       /* 0F 4x but CMOVO, CMOVNO, CMOVP and CMOVNP */
 Handler fast_shift_imm(Insn *in);  /* C1 D1: a register by a non-zero count */
 Handler fast_jcc(Insn *in);        /* 7x, 0F 8x but JO, JNO, JP and JNP */
 /* The side-exit form of a conditional jump's record (Insn.side_exit), or NULL. */
