@@ -429,6 +429,7 @@ static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
   b->end = pc;
   b->fall = b->taken = NULL;
   b->n = n;
+  b->last = b->insns + n - 1;
   b->ninsn = ninsn;
   b->has_rep = has_rep;
   b->has_bp = has_bp;

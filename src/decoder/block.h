@@ -29,6 +29,7 @@ typedef struct Block {
   uint8_t tail;           /* watched bytes past `end`: those that made its last instruction
                              one x64emu rejects (#UD is decided from up to 15 bytes) */
   uint32_t size;          /* bytes it takes in the arena, where blocks lie end to end */
+  const Insn *last;       /* insns + n - 1 */
   Insn insns[];
 } Block;
 

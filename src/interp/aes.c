@@ -64,7 +64,7 @@ static inline __attribute__((always_inline)) void aes_round_loop(Cpu *c, const I
     ld128(ea(c, load), &x[load->reg]);
     k = *block(&x[load->reg]);
     c->r[lea->reg] = c->r[lea->base] + (uint64_t)lea->disp;
-    c->icount += c->block_ninsn;
+    c->icount += c->block->ninsn;
   }
   *block(&x[in->reg]) = s;
   c->cur = in;

@@ -42,40 +42,37 @@ static inline __attribute__((always_inline)) bool may_chain(const Cpu *c) {
          host_stack_pointer() >= c->chain_stack_floor;
 }
 
-/* Into next, a linked block that starts at c->rip, if it is live and its code unwatched;
- * false if not. */
-static inline __attribute__((always_inline)) bool chain_into(Cpu *c, Block *next) {
-  if (!next || next->start != c->rip || !block_live(next) || next->watched) return false;
-  c->icount += c->block_ninsn;
+/* Into next, a linked block that starts at c->rip, if it is live (run_blocks links no
+ * block whose code it must compare first: Block.watched), the running one having run ran
+ * instructions; false if not. As few stores as may be: a chain is made for every few
+ * guest instructions, and the host's stores are what it waits on. */
+static inline __attribute__((always_inline)) bool chain_into(Cpu *c, Block *next, uint32_t ran) {
+  if (!next || next->start != c->rip || !block_live(next)) return false;
+  c->icount += ran;
   c->block = next;
-  c->block_last = next->insns + next->n - 1;
-  c->block_ninsn = next->ninsn;
   c->rip = next->end;
   c->cur = next->insns;
   next->insns[0].fn(c, next->insns);
   return true;
 }
 
-/* Into the block run_blocks linked to the running one for where it went (c->rip). */
-static inline __attribute__((always_inline)) void chain_linked(Cpu *c) {
+/* Into the block run_blocks linked to the running one for where its end went (c->rip);
+ * false if there is none to go on to now. */
+static inline __attribute__((always_inline)) bool chain_block(Cpu *c) {
+  if (!may_chain(c)) return false;
   const Block *b = c->block;
-  chain_into(c, block_link(c->rip == b->end ? &b->fall : &b->taken));
-}
-
-static inline __attribute__((always_inline)) void chain_block(Cpu *c) {
-  if (may_chain(c)) chain_linked(c);
+  return chain_into(c, block_link(c->rip == b->end ? &b->fall : &b->taken), b->ninsn);
 }
 
 /* A side exit's jump taken (Insn.side_exit): the block ends here, with the instructions
  * up to the jump counted, into the block linked to the jump's record, or back to
- * run_blocks, which links it (c->exit_link). */
+ * run_blocks, which links it (c->exit_jump). */
 static inline __attribute__((always_inline)) void side_exit(Cpu *c, const Insn *jump) {
   c->rip = jump->imm;
-  c->block_ninsn = jump->nth + 1u;
-  c->cur = c->block_last;
   Block **link = (Block **)&jump->exit; /* the record is in the writable arena */
-  if (may_chain(c) && chain_into(c, block_link(link))) return;
-  c->exit_link = link;
+  if (may_chain(c) && chain_into(c, block_link(link), jump->nth + 1u)) return;
+  c->cur = c->block->last;
+  c->exit_jump = jump;
 }
 
 enum { RETURN_SITES = sizeof ((Cpu *)0)->returns / sizeof ((Cpu *)0)->returns[0] };
@@ -95,10 +92,10 @@ static inline __attribute__((always_inline)) void chain_return(Cpu *c) {
   const struct ReturnSite *s = &c->returns[(c->returns_top - 1) % RETURN_SITES];
   if (s->rip == c->rip && s->generation == c->chain_generation) {
     c->returns_top--;
-    if (!chain_into(c, block_link(&s->caller->fall))) c->pending_return = *s;
+    if (!chain_into(c, block_link(&s->caller->fall), c->block->ninsn)) c->pending_return = *s;
     return;
   }
-  chain_linked(c);
+  chain_block(c);
 }
 
 #endif

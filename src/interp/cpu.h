@@ -139,13 +139,12 @@ typedef struct Cpu {
   int term_signal;              /* the OS layer's: non-zero when the guest dies of it */
   const struct Insn *cur;       /* the instruction being executed, for faults */
   /* The block running (run.c's run_block), which the branch ending it may leave for the
-   * next one at once (chain.h): its last instruction, its instruction count (those before
-   * a side exit that left it, with the jump), and the code cache's generation chaining
-   * may go on in (UINT64_MAX: none, the run is precise). */
+   * next one at once (chain.h); the side exit that left it, when that went back to
+   * run_blocks (its record counts the instructions run and keeps the link to where it
+   * went); and the code cache's generation chaining may go on in (UINT64_MAX: none, the
+   * run is precise). */
   struct Block *block;
-  const struct Insn *block_last;
-  uint32_t block_ninsn;
-  struct Block **exit_link; /* where a side exit that returned to run_blocks keeps its link */
+  const struct Insn *exit_jump;
   uint64_t chain_generation;
   uintptr_t chain_stack_floor; /* the host stack pointer below which chaining stops */
   /* The return sites of the CALLs chained runs made, a ring whose newest is at

@@ -204,8 +204,7 @@ FAST_INCDEC_OPS(INCDEC_HANDLERS, , )
  * only the jump taken does, and the record after the Jcc's runs next. */
 static inline __attribute__((always_inline)) void jump_if(Cpu *c, const Insn *in, bool taken) {
   if (taken) c->rip = in[1].imm;
-  c->cur = in + 1;
-  chain_block(c);
+  if (!chain_block(c)) c->cur = in + 1;
 }
 static inline __attribute__((always_inline)) void exit_if(Cpu *c, const Insn *in, bool taken) {
   if (taken) side_exit(c, in + 1);

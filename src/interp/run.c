@@ -155,18 +155,17 @@ static void drop_stale(Cpu *c, const Block *b) {
 static inline Block *run_block(Cpu *c, Block *b) {
   /* read now: a syscall in the block may flush the cache */
   c->block = b;
-  c->block_last = b->insns + b->n - 1;
-  c->block_ninsn = b->ninsn;
+  c->exit_jump = NULL;
   c->chain_stack_floor = host_stack_pointer() - CHAIN_STACK_MAX;
   c->rip = b->end;
   const Insn *in = b->insns;
   for (;;) {
     c->cur = in;
     in->fn(c, in);
-    if (c->cur == c->block_last) break;
+    if (c->cur == c->block->last) break;
     in = c->cur + 1;
   }
-  c->icount += c->block_ninsn;
+  c->icount += c->exit_jump ? c->exit_jump->nth + 1u : c->block->ninsn;
   return c->block;
 }
 
@@ -282,7 +281,7 @@ static void check_alignment(Cpu *c) {
  * dropped since; and clears it again if one was meanwhile: another CPU dropping blocks
  * changes the generation before it clears links into them (block.c). */
 static void link_blocks(const BlockCache *code, Block **link, Block *next, uint64_t gen) {
-  if (gen != block_generation(code)) return;
+  if (gen != block_generation(code) || next->watched) return; /* watched: compared first */
   block_link_set(link, next);
   if (gen != block_generation(code)) block_link_set(link, NULL);
 }
@@ -330,8 +329,9 @@ static __attribute__((noinline)) StopReason run_blocks(Cpu *c, uint64_t until) {
       }
     }
     Block *next;
-    Block **exit = c->exit_link; /* b left by a side exit whose record links on there */
-    c->exit_link = NULL;
+    /* b left by a side exit, whose record links on from there */
+    Block **exit = c->exit_jump ? (Block **)&c->exit_jump->exit : NULL;
+    c->exit_jump = NULL;
     if (b && gen == block_generation(code) && exit) {
       Block *to = block_link(exit);
       if (to && to->start == c->rip && block_live(to)) next = to;
