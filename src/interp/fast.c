@@ -105,7 +105,8 @@
     LAZY_SET(c, LF, 1, r, a, b);                                                                \
     TAIL;                                                                                       \
   }                                                                                             \
-  /* E op= G and E op= imm with a word register: the rest of it stays. */                        \
+  /* E op= G and E op= imm with a word or low byte register: the rest of it stays. */            \
+  ALU_NARROW_REG_FORMS(NAME, EXPR, LF, WRITES, SUFFIX, TAIL, uint8_t, 8, 1)                    \
   static void NAME##16_rr##SUFFIX(Cpu *c, const Insn *in) {                                     \
     uint16_t a = (uint16_t)c->r[in->rm], b = (uint16_t)c->r[in->reg], r = (uint16_t)(EXPR);     \
     if (WRITES) c->r[in->rm] = (c->r[in->rm] & ~0xffffull) | r;                                 \
@@ -123,6 +124,19 @@
   ALU_MEM_IMM_FORM(NAME, EXPR, LF, WRITES, SUFFIX, TAIL, uint32_t, 32, 4)                      \
   ALU_MEM_IMM_FORM(NAME, EXPR, LF, WRITES, SUFFIX, TAIL, uint16_t, 16, 2)                      \
   ALU_MEM_IMM_FORM(NAME, EXPR, LF, WRITES, SUFFIX, TAIL, uint8_t, 8, 1)
+#define ALU_NARROW_REG_FORMS(NAME, EXPR, LF, WRITES, SUFFIX, TAIL, T, BITS, SIZE)    \
+  static void NAME##BITS##_rr##SUFFIX(Cpu *c, const Insn *in) {                       \
+    T a = (T)c->r[in->rm], b = (T)c->r[in->reg], r = (T)(EXPR);                       \
+    if (WRITES) c->r[in->rm] = (c->r[in->rm] & ~(uint64_t)(T)~0) | r;                 \
+    LAZY_SET(c, LF, SIZE, r, a, b);                                                   \
+    TAIL;                                                                             \
+  }                                                                                   \
+  static void NAME##BITS##_ri##SUFFIX(Cpu *c, const Insn *in) {                       \
+    T a = (T)c->r[in->rm], b = (T)in->imm, r = (T)(EXPR);                             \
+    if (WRITES) c->r[in->rm] = (c->r[in->rm] & ~(uint64_t)(T)~0) | r;                 \
+    LAZY_SET(c, LF, SIZE, r, a, b);                                                   \
+    TAIL;                                                                             \
+  }
 #define ALU_MEM_IMM_FORM(NAME, EXPR, LF, WRITES, SUFFIX, TAIL, T, BITS, SIZE) \
   static void NAME##BITS##_mi##SUFFIX(Cpu *c, const Insn *in) {               \
     uint64_t m = ea(c, in);                                                   \
@@ -240,11 +254,12 @@ FUSED_SETTERS(_x, exit_if)
 /* Indexed by the ALU number (ADC and SBB stay generic: they read CF). */
 typedef struct AluSet {
   Handler rr64, rr32, ri64, ri32, rm64, rm32, rml64, rml32, mr64, mr32, mr16, mr8, rr16, ri16;
+  Handler rr8, ri8; /* low byte registers only */
   Handler mi[9]; /* by operand size */
 } AluSet;
 #define SET(n)                                                                           \
   {n##64_rr, n##32_rr, n##64_ri, n##32_ri, n##64_rm, n##32_rm, n##64_rml, n##32_rml,      \
-   n##64_mr, n##32_mr, n##16_mr, n##8_mr, n##16_rr, n##16_ri,                             \
+   n##64_mr, n##32_mr, n##16_mr, n##8_mr, n##16_rr, n##16_ri, n##8_rr, n##8_ri,           \
    {[1] = n##8_mi, [2] = n##16_mi, [4] = n##32_mi, [8] = n##64_mi}}
 static const AluSet alu_sets[8] = {
     [ALU_ADD] = SET(add), [ALU_OR] = SET(or),   [ALU_AND] = SET(and),
@@ -537,7 +552,8 @@ bool fast_is_jnz(Handler fn) { return fn == jnz; }
 #define FORMS_OF(ROW, N)                                                                      \
   ROW(N##64_rr) ROW(N##32_rr) ROW(N##64_ri) ROW(N##32_ri) ROW(N##64_rm) ROW(N##32_rm)         \
   ROW(N##64_rml) ROW(N##32_rml) ROW(N##64_mr) ROW(N##32_mr) ROW(N##16_mr) ROW(N##8_mr)        \
-  ROW(N##64_mi) ROW(N##32_mi) ROW(N##16_mi) ROW(N##8_mi) ROW(N##16_rr) ROW(N##16_ri)
+  ROW(N##64_mi) ROW(N##32_mi) ROW(N##16_mi) ROW(N##8_mi) ROW(N##16_rr) ROW(N##16_ri)          \
+  ROW(N##8_rr) ROW(N##8_ri)
 static const struct {
   Handler setter, with_jcc[16], with_exit[16];
 } fused_jcc[] = {FORMS_OF(FUSED_ROW, sub) FORMS_OF(FUSED_ROW, and) FORMS_OF(FUSED_CMP_ROW, cmp)
@@ -625,6 +641,12 @@ static bool plain_memory(const Insn *in) {
   return in->mem && in->seg == SEG_NONE && !in->addr32;
 }
 
+/* A byte form whose operands are low byte registers (AL..R15B, not AH..BH) and memory,
+ * if any, at a plain address. */
+static bool low_bytes(const Insn *in) {
+  return in->reg < REG_AH && (in->mem ? plain_memory(in) : in->rm < REG_AH);
+}
+
 /* A 32/64-bit form whose memory operand, if any, is at a plain address. */
 static bool plain(const Insn *in) {
   return (in->osz == 8 || in->osz == 4) && (!in->mem || plain_memory(in));
@@ -653,7 +675,7 @@ Handler fast_alu_rm_r(Insn *in) {
   bool wide = in->osz == 8;
   if (!s->rr64 || in->lock) return NULL; /* LOCK keeps the generic handler */
   if (in->osz == 2) return !in->mem ? s->rr16 : plain_memory(in) ? s->mr16 : NULL;
-  if (in->osz == 1 && plain_memory(in) && in->reg < REG_AH) return s->mr8;
+  if (in->osz == 1) return !low_bytes(in) ? NULL : in->mem ? s->mr8 : s->rr8;
   if (!plain(in)) return NULL;
   return in->mem ? (wide ? s->mr64 : s->mr32) : (wide ? s->rr64 : s->rr32);
 }
@@ -662,6 +684,7 @@ Handler fast_alu_rm_imm(Insn *in) {
   if (!s->rr64 || in->lock) return NULL; /* LOCK keeps the generic handler */
   if (in->mem) return plain_memory(in) ? s->mi[in->osz] : NULL;
   if (in->osz == 2) return s->ri16;
+  if (in->osz == 1) return in->rm < REG_AH ? s->ri8 : NULL;
   if (!plain(in)) return NULL;
   return in->osz == 8 ? s->ri64 : s->ri32;
 }
@@ -674,6 +697,7 @@ Handler fast_alu_r_rm(Insn *in) {
 Handler fast_test_rm_r(Insn *in) {
   bool wide = in->osz == 8;
   if (in->osz == 2 && !in->mem) return test_set.rr16;
+  if (in->osz == 1) return !low_bytes(in) ? NULL : in->mem ? test_set.mr8 : test_set.rr8;
   if (!plain(in)) return NULL;
   return in->mem ? (wide ? test_set.mr64 : test_set.mr32) : (wide ? test_set.rr64 : test_set.rr32);
 }
