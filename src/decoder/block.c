@@ -331,6 +331,18 @@ static bool may_change(const BlockCache *bc, Fetch *f, uint64_t a) {
   return prot >= 0 && (prot & (GUEST_PROT_WRITE | GUEST_MAP_SHARED));
 }
 
+/* fast_without_flags(fn), remembered in the cache's slot for fn. */
+static Handler without_flags(BlockCache *bc, Handler fn) {
+  uintptr_t a = (uintptr_t)fn;
+  size_t n = sizeof bc->without_flags / sizeof bc->without_flags[0];
+  __typeof__(bc->without_flags[0]) *slot = &bc->without_flags[((a >> 4) ^ (a >> 12)) & (n - 1)];
+  if (slot->with != fn) {
+    slot->with = fn;
+    slot->without = fast_without_flags(fn);
+  }
+  return slot->without;
+}
+
 /* A conditional jump forward goes on in its block as a side exit (Insn.side_exit): when
  * it is not taken, the instructions after it run without a block's end and the chaining
  * of another (a third of the conditional jumps busybox gzip runs are not taken). Jumps
@@ -400,7 +412,7 @@ static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
     live = (uint8_t)((live & ~buf[i].flags_def) | buf[i].flags_use);
   }
   for (unsigned i = 0; i < n; i++) { /* flags nothing reads are not recorded */
-    Handler without = buf[i].flags_live ? NULL : fast_without_flags(buf[i].fn);
+    Handler without = buf[i].flags_live ? NULL : without_flags(bc, buf[i].fn);
     if (without) buf[i].fn = without;
   }
   if (!single) {

@@ -87,6 +87,11 @@ typedef struct BlockCache {
    * whose CPUs run in parallel brings them out of the blocks about to go (machine.h). */
   void (*before_flush)(void *arg);
   void *flush_arg;
+  /* fast_without_flags' answers, by handler (a slot each): its search is linear, and most
+   * instructions decoded ask it. */
+  struct {
+    Handler with, without;
+  } without_flags[256];
 } BlockCache;
 
 /* Readers that run beside the thread decoding and dropping blocks (Machine.parallel):
