@@ -106,19 +106,8 @@
     TAIL;                                                                                       \
   }                                                                                             \
   /* E op= G and E op= imm with a word or low byte register: the rest of it stays. */            \
+  ALU_NARROW_REG_FORMS(NAME, EXPR, LF, WRITES, SUFFIX, TAIL, uint16_t, 16, 2)                  \
   ALU_NARROW_REG_FORMS(NAME, EXPR, LF, WRITES, SUFFIX, TAIL, uint8_t, 8, 1)                    \
-  static void NAME##16_rr##SUFFIX(Cpu *c, const Insn *in) {                                     \
-    uint16_t a = (uint16_t)c->r[in->rm], b = (uint16_t)c->r[in->reg], r = (uint16_t)(EXPR);     \
-    if (WRITES) c->r[in->rm] = (c->r[in->rm] & ~0xffffull) | r;                                 \
-    LAZY_SET(c, LF, 2, r, a, b);                                                                \
-    TAIL;                                                                                       \
-  }                                                                                             \
-  static void NAME##16_ri##SUFFIX(Cpu *c, const Insn *in) {                                     \
-    uint16_t a = (uint16_t)c->r[in->rm], b = (uint16_t)in->imm, r = (uint16_t)(EXPR);           \
-    if (WRITES) c->r[in->rm] = (c->r[in->rm] & ~0xffffull) | r;                                 \
-    LAZY_SET(c, LF, 2, r, a, b);                                                                \
-    TAIL;                                                                                       \
-  }                                                                                             \
   /* E op= imm, E in memory. */                                                                 \
   ALU_MEM_IMM_FORM(NAME, EXPR, LF, WRITES, SUFFIX, TAIL, uint64_t, 64, 8)                      \
   ALU_MEM_IMM_FORM(NAME, EXPR, LF, WRITES, SUFFIX, TAIL, uint32_t, 32, 4)                      \
@@ -647,6 +636,11 @@ static bool low_bytes(const Insn *in) {
   return in->reg < REG_AH && (in->mem ? plain_memory(in) : in->rm < REG_AH);
 }
 
+/* MOVZX/MOVSX from AH..BH, which the generic handler runs. */
+static bool high_byte_source(const Insn *in) {
+  return !in->mem && in->aux == 1 && in->rm >= REG_AH;
+}
+
 /* A 32/64-bit form whose memory operand, if any, is at a plain address. */
 static bool plain(const Insn *in) {
   return (in->osz == 8 || in->osz == 4) && (!in->mem || plain_memory(in));
@@ -739,12 +733,12 @@ Handler fast_lea(Insn *in) {
   return in->base != REG_NONE && in->index == REG_NONE ? lea64_base_disp : lea64;
 }
 Handler fast_movzx(Insn *in) {
-  if (!plain(in) || (!in->mem && in->aux == 1 && in->rm >= REG_AH)) return NULL;
+  if (!plain(in) || high_byte_source(in)) return NULL;
   if (!in->mem) return in->aux == 1 ? movzx_r8 : movzx_r16;
   return in->aux == 1 ? movzx_load8 : movzx_load16;
 }
 Handler fast_movsx(Insn *in) {
-  if (!plain(in) || (!in->mem && in->aux == 1 && in->rm >= REG_AH)) return NULL;
+  if (!plain(in) || high_byte_source(in)) return NULL;
   bool wide = in->osz == 8, mem = in->mem;
   switch (in->aux) {
   case 1: return mem ? (wide ? movsx64_load8 : movsx32_load8) : (wide ? movsx64_r8 : movsx32_r8);

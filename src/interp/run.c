@@ -329,27 +329,23 @@ static __attribute__((noinline)) StopReason run_blocks(Cpu *c, uint64_t until) {
       }
     }
     Block *next;
-    /* b left by a side exit, whose record links on from there */
-    Block **exit = c->exit_jump ? (Block **)&c->exit_jump->exit : NULL;
-    c->exit_jump = NULL;
-    if (b && gen == block_generation(code) && exit) {
-      Block *to = block_link(exit);
-      if (to && to->start == c->rip && block_live(to)) next = to;
-      else {
+    if (b && gen == block_generation(code)) {
+      /* The link for where b went: a side exit's record's (which left b), else b's own,
+       * as chain_block takes them. */
+      Block **link = c->exit_jump ? (Block **)&c->exit_jump->exit
+                     : c->rip == b->end ? &b->fall
+                                        : &b->taken;
+      Block *to = block_link(link);
+      if (to && to->start == c->rip && block_live(to)) {
+        next = to;
+      } else {
         next = code_at(c, c->rip, false);
-        link_blocks(code, exit, next, gen);
-      }
-    } else if (b && gen == block_generation(code)) {
-      Block *fall = block_link(&b->fall), *taken = block_link(&b->taken);
-      if (c->rip == b->end && fall && block_live(fall)) next = fall;
-      else if (taken && taken->start == c->rip && block_live(taken)) next = taken;
-      else {
-        next = code_at(c, c->rip, false);
-        link_blocks(code, c->rip == b->end ? &b->fall : &b->taken, next, gen);
+        link_blocks(code, link, next, gen);
       }
     } else {
       next = code_at(c, c->rip, false);
     }
+    c->exit_jump = NULL;
     link_return_site(c, next);
     gen = block_generation(code);
     b = next;
