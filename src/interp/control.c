@@ -190,7 +190,7 @@ static void far_code_check(Cpu *c, uint16_t cs) {
   if (cs == 0x33) return;
   if (cs == 0x23) {
     c->undefined = true;
-    guest_trap(c, SIGILL, ILL_ILLOPN, c->cur->rip);
+    guest_trap(c, SIGILL, ILL_ILLOPN, cpu_insn(c)->rip);
   }
   guest_gp(c, cs & 0xfffc);
 }

@@ -137,7 +137,8 @@ typedef struct Cpu {
                                    must give it back */
   int exit_status;              /* the OS layer's: valid once the guest exited */
   int term_signal;              /* the OS layer's: non-zero when the guest dies of it */
-  const struct Insn *cur;       /* the instruction being executed, for faults */
+  const struct Insn *cur;       /* the record running, or one before it with only lean
+                                   records between (insn.h: cpu_insn): for faults */
   /* The block running (run.c's run_block), which the branch ending it may leave for the
    * next one at once (chain.h); the side exit that left it, when that went back to
    * run_blocks (its record counts the instructions run and keeps the link to where it

@@ -21,50 +21,50 @@
 /* E op= G, E op= imm and G op= E with register operands; PRE runs first (the fused
  * moves below). */
 #define ALU_REG_FORMS(NAME, EXPR, LF, WRITES, SUFFIX, PRE, TAIL)                                \
-  static void NAME##64_rr##SUFFIX(Cpu *c, const Insn *in) { /* E op= G */                       \
+  static LEAN void NAME##64_rr##SUFFIX(Cpu *c, const Insn *in) { /* E op= G */                       \
     PRE                                                                                         \
     uint64_t a = c->r[in->rm], b = c->r[in->reg], r = EXPR;                                     \
     if (WRITES) c->r[in->rm] = r;                                                               \
     LAZY_SET(c, LF, 8, r, a, b);                                                                \
     TAIL;                                                                                       \
   }                                                                                             \
-  static void NAME##32_rr##SUFFIX(Cpu *c, const Insn *in) {                                     \
+  static LEAN void NAME##32_rr##SUFFIX(Cpu *c, const Insn *in) {                                     \
     PRE                                                                                         \
     uint32_t a = (uint32_t)c->r[in->rm], b = (uint32_t)c->r[in->reg], r = EXPR;                 \
     if (WRITES) c->r[in->rm] = r;                                                               \
     LAZY_SET(c, LF, 4, r, a, b);                                                                \
     TAIL;                                                                                       \
   }                                                                                             \
-  static void NAME##64_ri##SUFFIX(Cpu *c, const Insn *in) {                                     \
+  static LEAN void NAME##64_ri##SUFFIX(Cpu *c, const Insn *in) {                                     \
     PRE                                                                                         \
     uint64_t a = c->r[in->rm], b = in->imm, r = EXPR;                                           \
     if (WRITES) c->r[in->rm] = r;                                                               \
     LAZY_SET(c, LF, 8, r, a, b);                                                                \
     TAIL;                                                                                       \
   }                                                                                             \
-  static void NAME##32_ri##SUFFIX(Cpu *c, const Insn *in) {                                     \
+  static LEAN void NAME##32_ri##SUFFIX(Cpu *c, const Insn *in) {                                     \
     PRE                                                                                         \
     uint32_t a = (uint32_t)c->r[in->rm], b = (uint32_t)in->imm, r = EXPR;                       \
     if (WRITES) c->r[in->rm] = r;                                                               \
     LAZY_SET(c, LF, 4, r, a, b);                                                                \
     TAIL;                                                                                       \
   }                                                                                             \
-  static void NAME##64_rm##SUFFIX(Cpu *c, const Insn *in) { /* G op= E, E a register */         \
+  static LEAN void NAME##64_rm##SUFFIX(Cpu *c, const Insn *in) { /* G op= E, E a register */         \
     PRE                                                                                         \
     uint64_t a = c->r[in->reg], b = c->r[in->rm], r = EXPR;                                     \
     if (WRITES) c->r[in->reg] = r;                                                              \
     LAZY_SET(c, LF, 8, r, a, b);                                                                \
     TAIL;                                                                                       \
   }                                                                                             \
-  static void NAME##32_rm##SUFFIX(Cpu *c, const Insn *in) {                                     \
+  static LEAN void NAME##32_rm##SUFFIX(Cpu *c, const Insn *in) {                                     \
     PRE                                                                                         \
     uint32_t a = (uint32_t)c->r[in->reg], b = (uint32_t)c->r[in->rm], r = EXPR;                 \
     if (WRITES) c->r[in->reg] = r;                                                              \
     LAZY_SET(c, LF, 4, r, a, b);                                                                \
     TAIL;                                                                                       \
   }
-#define ALU_FORMS(NAME, EXPR, LF, WRITES, SUFFIX, TAIL)                                         \
-  ALU_REG_FORMS(NAME, EXPR, LF, WRITES, SUFFIX, , TAIL)                                         \
+#define ALU_FORMS(NAME, EXPR, LF, WRITES, SUFFIX, TAIL, LEAN_TAIL)                              \
+  ALU_REG_FORMS(NAME, EXPR, LF, WRITES, SUFFIX, , LEAN_TAIL)                                    \
   static void NAME##64_rml##SUFFIX(Cpu *c, const Insn *in) { /* G op= E, E in memory */         \
     uint64_t a = c->r[in->reg], b = ld64(ea(c, in)), r = EXPR;                                  \
     if (WRITES) c->r[in->reg] = r;                                                              \
@@ -106,21 +106,21 @@
     TAIL;                                                                                       \
   }                                                                                             \
   /* E op= G and E op= imm with a word or low byte register: the rest of it stays. */            \
-  ALU_NARROW_REG_FORMS(NAME, EXPR, LF, WRITES, SUFFIX, TAIL, uint16_t, 16, 2)                  \
-  ALU_NARROW_REG_FORMS(NAME, EXPR, LF, WRITES, SUFFIX, TAIL, uint8_t, 8, 1)                    \
+  ALU_NARROW_REG_FORMS(NAME, EXPR, LF, WRITES, SUFFIX, LEAN_TAIL, uint16_t, 16, 2)             \
+  ALU_NARROW_REG_FORMS(NAME, EXPR, LF, WRITES, SUFFIX, LEAN_TAIL, uint8_t, 8, 1)               \
   /* E op= imm, E in memory. */                                                                 \
   ALU_MEM_IMM_FORM(NAME, EXPR, LF, WRITES, SUFFIX, TAIL, uint64_t, 64, 8)                      \
   ALU_MEM_IMM_FORM(NAME, EXPR, LF, WRITES, SUFFIX, TAIL, uint32_t, 32, 4)                      \
   ALU_MEM_IMM_FORM(NAME, EXPR, LF, WRITES, SUFFIX, TAIL, uint16_t, 16, 2)                      \
   ALU_MEM_IMM_FORM(NAME, EXPR, LF, WRITES, SUFFIX, TAIL, uint8_t, 8, 1)
 #define ALU_NARROW_REG_FORMS(NAME, EXPR, LF, WRITES, SUFFIX, TAIL, T, BITS, SIZE)    \
-  static void NAME##BITS##_rr##SUFFIX(Cpu *c, const Insn *in) {                       \
+  static LEAN void NAME##BITS##_rr##SUFFIX(Cpu *c, const Insn *in) {                       \
     T a = (T)c->r[in->rm], b = (T)c->r[in->reg], r = (T)(EXPR);                       \
     if (WRITES) c->r[in->rm] = (c->r[in->rm] & ~(uint64_t)(T)~0) | r;                 \
     LAZY_SET(c, LF, SIZE, r, a, b);                                                   \
     TAIL;                                                                             \
   }                                                                                   \
-  static void NAME##BITS##_ri##SUFFIX(Cpu *c, const Insn *in) {                       \
+  static LEAN void NAME##BITS##_ri##SUFFIX(Cpu *c, const Insn *in) {                       \
     T a = (T)c->r[in->rm], b = (T)in->imm, r = (T)(EXPR);                             \
     if (WRITES) c->r[in->rm] = (c->r[in->rm] & ~(uint64_t)(T)~0) | r;                 \
     LAZY_SET(c, LF, SIZE, r, a, b);                                                   \
@@ -136,6 +136,7 @@
   }
 
 #define NEXT DISPATCH_NEXT(c, in)
+#define NEXT_LEAN DISPATCH_LEAN(c, in)
 /* The specialised ALU operations, each given to FORMS(NAME, EXPR, LF, WRITES, SUFFIX, PRE)
  * with the suffix S: here for their handlers, and below for the same after a register
  * copy and for the table that pairs them. The _nf forms are for results whose
@@ -157,7 +158,7 @@
   FORMS(or, a | b, LF_NONE, 1, _nf##S, PRE)     \
   FORMS(xor, a ^ b, LF_NONE, 1, _nf##S, PRE)
 #define ALU_HANDLERS(NAME, EXPR, LF, WRITES, SUFFIX, PRE) \
-  ALU_FORMS(NAME, EXPR, LF, WRITES, SUFFIX, NEXT)
+  ALU_FORMS(NAME, EXPR, LF, WRITES, SUFFIX, NEXT, NEXT_LEAN)
 FAST_ALU_OPS(ALU_HANDLERS, , )
 
 /* ---- INC and DEC of a 32- or 64-bit register: CF stays as it was, kept in the lazy
@@ -168,7 +169,7 @@ static inline bool carry_before(const Cpu *c, const Insn *in) {
 }
 
 #define INCDEC_FORMS(NAME, OP, LF, SUFFIX, PRE, TAIL)                                          \
-  static void NAME##64_r##SUFFIX(Cpu *c, const Insn *in) {                                     \
+  static LEAN void NAME##64_r##SUFFIX(Cpu *c, const Insn *in) {                                     \
     PRE                                                                                        \
     uint64_t a = c->r[in->rm], r = a OP 1;                                                     \
     if ((LF) != LF_NONE) {                                                                     \
@@ -179,7 +180,7 @@ static inline bool carry_before(const Cpu *c, const Insn *in) {
     c->r[in->rm] = r;                                                                          \
     TAIL;                                                                                      \
   }                                                                                            \
-  static void NAME##32_r##SUFFIX(Cpu *c, const Insn *in) {                                     \
+  static LEAN void NAME##32_r##SUFFIX(Cpu *c, const Insn *in) {                                     \
     PRE                                                                                        \
     uint32_t a = (uint32_t)c->r[in->rm], r = a OP 1;                                           \
     if ((LF) != LF_NONE) {                                                                     \
@@ -196,7 +197,7 @@ static inline bool carry_before(const Cpu *c, const Insn *in) {
   FORMS(dec, -, LF_DEC, S, PRE)          \
   FORMS(inc, +, LF_NONE, _nf##S, PRE)    \
   FORMS(dec, -, LF_NONE, _nf##S, PRE)
-#define INCDEC_HANDLERS(NAME, OP, LF, SUFFIX, PRE) INCDEC_FORMS(NAME, OP, LF, SUFFIX, PRE, NEXT)
+#define INCDEC_HANDLERS(NAME, OP, LF, SUFFIX, PRE) INCDEC_FORMS(NAME, OP, LF, SUFFIX, PRE, NEXT_LEAN)
 FAST_INCDEC_OPS(INCDEC_HANDLERS, , )
 
 /* The same forms fused with the Jcc on ZF or CF that follows them (fuse.c): the
@@ -205,30 +206,33 @@ FAST_INCDEC_OPS(INCDEC_HANDLERS, , )
  * test). The Jcc's record stays, after this one: its target is read there. At the end of
  * a block (jump_if) either way leaves it; inside one (exit_if, the _x forms: a side exit)
  * only the jump taken does, and the record after the Jcc's runs next. */
-static inline __attribute__((always_inline)) void jump_if(Cpu *c, const Insn *in, bool taken) {
+static inline __attribute__((always_inline)) void jump_if(Cpu *c, const Insn *in, bool taken,
+                                                          bool lean) {
   if (taken) c->rip = in[1].imm;
   if (!chain_block(c)) c->cur = in + 1;
 }
-static inline __attribute__((always_inline)) void exit_if(Cpu *c, const Insn *in, bool taken) {
+static inline __attribute__((always_inline)) void exit_if(Cpu *c, const Insn *in, bool taken,
+                                                          bool lean) {
   if (taken) side_exit(c, in + 1);
+  else if (lean) DISPATCH_LEAN(c, in + 1);
   else DISPATCH_NEXT(c, in + 1);
 }
 #define FUSED_JCC(NAME, EXPR, LF, WRITES, X, TAIL)                     \
-  ALU_FORMS(NAME, EXPR, LF, WRITES, _jb##X, TAIL(c, in, cond(c, 2)))  \
-  ALU_FORMS(NAME, EXPR, LF, WRITES, _jae##X, TAIL(c, in, cond(c, 3))) \
-  ALU_FORMS(NAME, EXPR, LF, WRITES, _jz##X, TAIL(c, in, cond(c, 4)))  \
-  ALU_FORMS(NAME, EXPR, LF, WRITES, _jnz##X, TAIL(c, in, cond(c, 5)))
+  ALU_FORMS(NAME, EXPR, LF, WRITES, _jb##X, TAIL(c, in, cond(c, 2), false), TAIL(c, in, cond(c, 2), true))  \
+  ALU_FORMS(NAME, EXPR, LF, WRITES, _jae##X, TAIL(c, in, cond(c, 3), false), TAIL(c, in, cond(c, 3), true)) \
+  ALU_FORMS(NAME, EXPR, LF, WRITES, _jz##X, TAIL(c, in, cond(c, 4), false), TAIL(c, in, cond(c, 4), true))  \
+  ALU_FORMS(NAME, EXPR, LF, WRITES, _jnz##X, TAIL(c, in, cond(c, 5), false), TAIL(c, in, cond(c, 5), true))
 /* CMP also before the jumps on the unsigned and signed orders. */
 #define FUSED_ORDER_JCC(NAME, EXPR, LF, WRITES, X, TAIL)                 \
-  ALU_FORMS(NAME, EXPR, LF, WRITES, _jbe##X, TAIL(c, in, cond(c, 6)))  \
-  ALU_FORMS(NAME, EXPR, LF, WRITES, _ja##X, TAIL(c, in, cond(c, 7)))   \
-  ALU_FORMS(NAME, EXPR, LF, WRITES, _jl##X, TAIL(c, in, cond(c, 12)))  \
-  ALU_FORMS(NAME, EXPR, LF, WRITES, _jge##X, TAIL(c, in, cond(c, 13))) \
-  ALU_FORMS(NAME, EXPR, LF, WRITES, _jle##X, TAIL(c, in, cond(c, 14))) \
-  ALU_FORMS(NAME, EXPR, LF, WRITES, _jg##X, TAIL(c, in, cond(c, 15)))
+  ALU_FORMS(NAME, EXPR, LF, WRITES, _jbe##X, TAIL(c, in, cond(c, 6), false), TAIL(c, in, cond(c, 6), true))  \
+  ALU_FORMS(NAME, EXPR, LF, WRITES, _ja##X, TAIL(c, in, cond(c, 7), false), TAIL(c, in, cond(c, 7), true))   \
+  ALU_FORMS(NAME, EXPR, LF, WRITES, _jl##X, TAIL(c, in, cond(c, 12), false), TAIL(c, in, cond(c, 12), true))  \
+  ALU_FORMS(NAME, EXPR, LF, WRITES, _jge##X, TAIL(c, in, cond(c, 13), false), TAIL(c, in, cond(c, 13), true)) \
+  ALU_FORMS(NAME, EXPR, LF, WRITES, _jle##X, TAIL(c, in, cond(c, 14), false), TAIL(c, in, cond(c, 14), true)) \
+  ALU_FORMS(NAME, EXPR, LF, WRITES, _jg##X, TAIL(c, in, cond(c, 15), false), TAIL(c, in, cond(c, 15), true))
 #define FUSED_INCDEC_JCC(NAME, OP, LF, X, TAIL)                      \
-  INCDEC_FORMS(NAME, OP, LF, _jz##X, , TAIL(c, in, cond(c, 4)))      \
-  INCDEC_FORMS(NAME, OP, LF, _jnz##X, , TAIL(c, in, cond(c, 5)))
+  INCDEC_FORMS(NAME, OP, LF, _jz##X, , TAIL(c, in, cond(c, 4), true))      \
+  INCDEC_FORMS(NAME, OP, LF, _jnz##X, , TAIL(c, in, cond(c, 5), true))
 #define FUSED_SETTERS(X, TAIL)                   \
   FUSED_JCC(sub, a - b, LF_SUB, 1, X, TAIL)      \
   FUSED_JCC(and, a & b, LF_LOGIC, 1, X, TAIL)    \
@@ -260,23 +264,23 @@ static const AluSet test_set = SET(test);
 
 /* 89's register form (E = G), the copy compilers emit; PRE as in ALU_REG_FORMS. */
 #define MOVE_FORMS(SUFFIX, PRE)                            \
-  static void mov64_rr##SUFFIX(Cpu *c, const Insn *in) {   \
+  static LEAN void mov64_rr##SUFFIX(Cpu *c, const Insn *in) {   \
     PRE                                                    \
     c->r[in->rm] = c->r[in->reg];                          \
-    DISPATCH_NEXT(c, in);                                  \
+    DISPATCH_LEAN(c, in);                                  \
   }                                                        \
-  static void mov32_rr##SUFFIX(Cpu *c, const Insn *in) {   \
+  static LEAN void mov32_rr##SUFFIX(Cpu *c, const Insn *in) {   \
     PRE                                                    \
     c->r[in->rm] = (uint32_t)c->r[in->reg];                \
-    DISPATCH_NEXT(c, in);                                  \
+    DISPATCH_LEAN(c, in);                                  \
   }
 MOVE_FORMS(, )
 /* 8B's register form: the copy goes the other way. */
-static void mov64_rr_to_reg(Cpu *c, const Insn *in) {
+static LEAN void mov64_rr_to_reg(Cpu *c, const Insn *in) {
   c->r[in->reg] = c->r[in->rm];
   DISPATCH_NEXT(c, in);
 }
-static void mov32_rr_to_reg(Cpu *c, const Insn *in) {
+static LEAN void mov32_rr_to_reg(Cpu *c, const Insn *in) {
   c->r[in->reg] = (uint32_t)c->r[in->rm];
   DISPATCH_NEXT(c, in);
 }
@@ -314,32 +318,32 @@ static void mov32_load(Cpu *c, const Insn *in) {
   c->r[in->reg] = ld32(ea(c, in));
   DISPATCH_NEXT(c, in);
 }
-static void mov_r_imm64(Cpu *c, const Insn *in) {
+static LEAN void mov_r_imm64(Cpu *c, const Insn *in) {
   c->r[in->reg] = in->imm;
   DISPATCH_NEXT(c, in);
 }
-static void mov_r_imm32(Cpu *c, const Insn *in) {
+static LEAN void mov_r_imm32(Cpu *c, const Insn *in) {
   c->r[in->reg] = (uint32_t)in->imm;
   DISPATCH_NEXT(c, in);
 }
 /* LEA: an absent base or index is REG_NONE, which reads 0, so lea64 and lea32 serve every
  * address. PRE as in ALU_REG_FORMS. */
 #define LEA_FORMS(SUFFIX, PRE)                                                            \
-  static void lea64_base_disp##SUFFIX(Cpu *c, const Insn *in) {                           \
+  static LEAN void lea64_base_disp##SUFFIX(Cpu *c, const Insn *in) {                           \
     PRE                                                                                   \
     c->r[in->reg] = c->r[in->base] + (uint64_t)in->disp;                                  \
-    DISPATCH_NEXT(c, in);                                                                 \
+    DISPATCH_LEAN(c, in);                                                                 \
   }                                                                                       \
-  static void lea64##SUFFIX(Cpu *c, const Insn *in) {                                     \
+  static LEAN void lea64##SUFFIX(Cpu *c, const Insn *in) {                                     \
     PRE                                                                                   \
     c->r[in->reg] = (uint64_t)in->disp + c->r[in->base] + (c->r[in->index] << in->scale); \
-    DISPATCH_NEXT(c, in);                                                                 \
+    DISPATCH_LEAN(c, in);                                                                 \
   }                                                                                       \
-  static void lea32##SUFFIX(Cpu *c, const Insn *in) {                                     \
+  static LEAN void lea32##SUFFIX(Cpu *c, const Insn *in) {                                     \
     PRE                                                                                   \
     c->r[in->reg] =                                                                       \
         (uint32_t)((uint64_t)in->disp + c->r[in->base] + (c->r[in->index] << in->scale)); \
-    DISPATCH_NEXT(c, in);                                                                 \
+    DISPATCH_LEAN(c, in);                                                                 \
   }
 LEA_FORMS(, )
 
@@ -376,10 +380,10 @@ static void movsx64_load32(Cpu *c, const Insn *in) {
 
 /* The same from a register: a low byte one (not AH..BH), a word, or MOVSXD's dword. */
 #define EXTEND_REG(NAME, EXPR)                  \
-  static void NAME(Cpu *c, const Insn *in) {    \
+  static LEAN void NAME(Cpu *c, const Insn *in) {    \
     uint64_t v = c->r[in->rm];                  \
     c->r[in->reg] = EXPR;                       \
-    DISPATCH_NEXT(c, in);                       \
+    DISPATCH_LEAN(c, in);                       \
   }
 EXTEND_REG(movzx_r8, (uint8_t)v)
 EXTEND_REG(movzx_r16, (uint16_t)v)
@@ -399,14 +403,14 @@ static inline uint64_t loaded(uint64_t v) {
   return v;
 }
 #define CMOV_FORMS(cc)                                                              \
-  static void cmov64_r_##cc(Cpu *c, const Insn *in) {                               \
+  static LEAN void cmov64_r_##cc(Cpu *c, const Insn *in) {                               \
     if (cond(c, cc)) c->r[in->reg] = c->r[in->rm];                                  \
-    DISPATCH_NEXT(c, in);                                                           \
+    DISPATCH_LEAN(c, in);                                                           \
   }                                                                                 \
-  static void cmov32_r_##cc(Cpu *c, const Insn *in) {                               \
+  static LEAN void cmov32_r_##cc(Cpu *c, const Insn *in) {                               \
     uint64_t v = cond(c, cc) ? c->r[in->rm] : c->r[in->reg];                        \
     c->r[in->reg] = (uint32_t)v;                                                    \
-    DISPATCH_NEXT(c, in);                                                           \
+    DISPATCH_LEAN(c, in);                                                           \
   }                                                                                 \
   static void cmov64_m_##cc(Cpu *c, const Insn *in) {                               \
     uint64_t v = loaded(ld64(ea(c, in)));                                           \
@@ -429,30 +433,30 @@ static const Handler cmov_by_cc[16][2][2] = {
 /* ---- shifts and rotates of a register by a non-zero immediate ---- */
 
 #define SHIFT_FORMS(T, BITS, SIZE, SUFFIX, PRE)                                        \
-  static void shl##BITS##_ri##SUFFIX(Cpu *c, const Insn *in) {                         \
+  static LEAN void shl##BITS##_ri##SUFFIX(Cpu *c, const Insn *in) {                         \
     PRE                                                                                \
     T a = (T)c->r[in->rm], r = (T)(a << in->aux);                                      \
     c->r[in->rm] = r;                                                                  \
     if (in->flags_live) lazy_set(c, LF_SHL, SIZE, r, a, in->aux);                      \
-    DISPATCH_NEXT(c, in);                                                              \
+    DISPATCH_LEAN(c, in);                                                              \
   }                                                                                    \
-  static void shr##BITS##_ri##SUFFIX(Cpu *c, const Insn *in) {                         \
+  static LEAN void shr##BITS##_ri##SUFFIX(Cpu *c, const Insn *in) {                         \
     PRE                                                                                \
     T a = (T)c->r[in->rm], r = (T)(a >> in->aux);                                      \
     c->r[in->rm] = r;                                                                  \
     if (in->flags_live) lazy_set(c, LF_SHR, SIZE, r, a, in->aux);                      \
-    DISPATCH_NEXT(c, in);                                                              \
+    DISPATCH_LEAN(c, in);                                                              \
   }                                                                                    \
-  static void sar##BITS##_ri##SUFFIX(Cpu *c, const Insn *in) {                         \
+  static LEAN void sar##BITS##_ri##SUFFIX(Cpu *c, const Insn *in) {                         \
     PRE                                                                                \
     T a = (T)c->r[in->rm];                                                             \
     T r = (T)((int##BITS##_t)a >> in->aux);                                            \
     c->r[in->rm] = r;                                                                  \
     if (in->flags_live) lazy_set(c, LF_SAR, SIZE, r, a, in->aux);                      \
-    DISPATCH_NEXT(c, in);                                                              \
+    DISPATCH_LEAN(c, in);                                                              \
   }                                                                                    \
   /* Rotates change only CF and OF; aux holds the count modulo the width, non-zero. */ \
-  static void rol##BITS##_ri##SUFFIX(Cpu *c, const Insn *in) {                         \
+  static LEAN void rol##BITS##_ri##SUFFIX(Cpu *c, const Insn *in) {                         \
     PRE                                                                                \
     T a = (T)c->r[in->rm], r = (T)(a << in->aux | a >> (BITS - in->aux));              \
     c->r[in->rm] = r;                                                                  \
@@ -460,9 +464,9 @@ static const Handler cmov_by_cc[16][2][2] = {
       bool cf = r & 1, of = (r >> (BITS - 1)) != cf;                                   \
       flags_update(c, F_CF | F_OF, (cf ? F_CF : 0) | (of ? F_OF : 0));                 \
     }                                                                                  \
-    DISPATCH_NEXT(c, in);                                                              \
+    DISPATCH_LEAN(c, in);                                                              \
   }                                                                                    \
-  static void ror##BITS##_ri##SUFFIX(Cpu *c, const Insn *in) {                         \
+  static LEAN void ror##BITS##_ri##SUFFIX(Cpu *c, const Insn *in) {                         \
     PRE                                                                                \
     T a = (T)c->r[in->rm], r = (T)(a >> in->aux | a << (BITS - in->aux));              \
     c->r[in->rm] = r;                                                                  \
@@ -470,7 +474,7 @@ static const Handler cmov_by_cc[16][2][2] = {
       bool cf = r >> (BITS - 1), of = ((r ^ (r << 1)) >> (BITS - 1)) & 1;              \
       flags_update(c, F_CF | F_OF, (cf ? F_CF : 0) | (of ? F_OF : 0));                 \
     }                                                                                  \
-    DISPATCH_NEXT(c, in);                                                              \
+    DISPATCH_LEAN(c, in);                                                              \
   }
 
 SHIFT_FORMS(uint64_t, 64, 8, , )
@@ -480,13 +484,13 @@ SHIFT_FORMS(uint32_t, 32, 4, , )
  * a constant condition, cond()'s inline fast paths reduce to one test ---- */
 
 #define FAST_JCC(name, cc)                   \
-  static void name(Cpu *c, const Insn *in) { \
+  static LEAN void name(Cpu *c, const Insn *in) { \
     if (cond(c, cc)) c->rip = in->imm;       \
     chain_block(c);                          \
   }                                          \
-  static void name##_x(Cpu *c, const Insn *in) { /* a side exit */ \
+  static LEAN void name##_x(Cpu *c, const Insn *in) { /* a side exit */ \
     if (cond(c, cc)) side_exit(c, in);       \
-    else DISPATCH_NEXT(c, in);               \
+    else DISPATCH_LEAN(c, in);               \
   }
 FAST_JCC(jb, 2)
 FAST_JCC(jae, 3)
@@ -502,9 +506,9 @@ FAST_JCC(jle, 14)
 FAST_JCC(jg, 15)
 
 /* JO, JNO, JP and JNP as a side exit (the generic op_jcc at a block's end). */
-static void jcc_x(Cpu *c, const Insn *in) {
+static LEAN void jcc_x(Cpu *c, const Insn *in) {
   if (cond(c, in->op)) side_exit(c, in);
-  else DISPATCH_NEXT(c, in);
+  else DISPATCH_LEAN(c, in);
 }
 
 /* By condition code: all but JO, JNO, JP and JNP, which read flags cond() computes slowly
@@ -578,12 +582,11 @@ Handler fast_fused_jcc(Handler setter, Handler jcc) {
  * Compilers copy a register before most two-operand operations (MOV EDX, ESI; ROR EDX, 11):
  * such copies are 30 % of busybox sha256sum's instructions. One record does both, the copy
  * and then the next record's operation, which stays behind it (fuse.c): one dispatch
- * instead of two. PRE makes that record the one running (c->cur) before its operation, as
- * its own dispatch would have, so that the block's end is seen where it is. */
-#define AFTER_MOV64 c->r[in->rm] = c->r[in->reg]; in++; c->cur = in;
-#define AFTER_MOV32 c->r[in->rm] = (uint32_t)c->r[in->reg]; in++; c->cur = in;
+ * instead of two. PRE does the copy and goes on as that record, lean as the copy is. */
+#define AFTER_MOV64 c->r[in->rm] = c->r[in->reg]; in++;
+#define AFTER_MOV32 c->r[in->rm] = (uint32_t)c->r[in->reg]; in++;
 #define ALU_REG_HANDLERS(NAME, EXPR, LF, WRITES, SUFFIX, PRE) \
-  ALU_REG_FORMS(NAME, EXPR, LF, WRITES, SUFFIX, PRE, NEXT)
+  ALU_REG_FORMS(NAME, EXPR, LF, WRITES, SUFFIX, PRE, NEXT_LEAN)
 #define AFTER_MOVE(S, PRE)                                        \
   FAST_ALU_OPS(ALU_REG_HANDLERS, S, PRE)                          \
   FAST_INCDEC_OPS(INCDEC_HANDLERS, S, PRE)                        \

@@ -52,6 +52,7 @@ _Noreturn void fp_fault(Cpu *c, uint32_t raised) {
   uint32_t pre = raised & (MXCSR_IE | MXCSR_DE | MXCSR_ZE);
   if (pre & unmasked) raised = pre;
   c->mxcsr |= raised;
-  uint64_t rip = c->cur ? c->cur->rip : c->rip;
+  const Insn *in = cpu_insn(c);
+  uint64_t rip = in ? in->rip : c->rip;
   guest_trap(c, SIGFPE, mxcsr_fpe_code(c->mxcsr), rip);
 }

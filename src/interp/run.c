@@ -52,7 +52,8 @@ void cpu_reset(Cpu *c) {
 }
 
 _Noreturn void guest_trap(Cpu *c, int sig, int code, uint64_t addr) {
-  c->rip = c->cur ? c->cur->rip : c->rip;
+  const Insn *in = cpu_insn(c);
+  c->rip = in ? in->rip : c->rip;
   fault_code = code;
   fault_addr = addr;
   siglongjmp(c->fault_jmp, -sig);
@@ -61,7 +62,7 @@ _Noreturn void guest_trap(Cpu *c, int sig, int code, uint64_t addr) {
 _Noreturn void guest_trap_next(Cpu *c, int sig, int code, uint64_t addr) {
   fault_code = code;
   fault_addr = addr;
-  c->rip = insn_next(c->cur);
+  c->rip = insn_next(cpu_insn(c));
   c->icount++; /* a trap retires its instruction */
   siglongjmp(c->fault_jmp, -sig);
 }
@@ -151,7 +152,7 @@ static void drop_stale(Cpu *c, const Block *b) {
 }
 
 /* Runs one block's instructions; the last one may redirect c->rip. Handlers that end in
- * DISPATCH_NEXT run several instructions before returning; c->cur says how far. */
+ * DISPATCH_NEXT run several instructions before returning; cpu_insn says how far. */
 static inline Block *run_block(Cpu *c, Block *b) {
   /* read now: a syscall in the block may flush the cache */
   c->block = b;
@@ -162,8 +163,9 @@ static inline Block *run_block(Cpu *c, Block *b) {
   for (;;) {
     c->cur = in;
     in->fn(c, in);
-    if (c->cur == c->block->last) break;
-    in = c->cur + 1;
+    in = cpu_insn(c);
+    if (in == c->block->last) break;
+    in++;
   }
   c->icount += c->exit_jump ? c->exit_jump->nth + 1u : c->block->ninsn;
   return c->block;
@@ -374,7 +376,7 @@ static __attribute__((noinline)) StopReason run_blocks(Cpu *c, uint64_t until) {
  * kernel's SIGSEGV or SIGBUS, SI_KERNEL, address 0. Returns the signal, as a guest trap's
  * (negative). */
 static int noncanonical_fault(Cpu *c) {
-  const Insn *in = c->cur;
+  const Insn *in = cpu_insn(c);
   uint64_t sp = c->r[RSP];
   bool stack = (in->mem && in->seg == SEG_NONE && (in->base == RSP || in->base == RBP)) ||
                in->stack ||
@@ -413,6 +415,7 @@ StopReason cpu_run(Cpu *c, uint64_t until) {
     sig = 0;
   }
   if (sig != 0) {
+    c->cur = cpu_insn(c); /* the record that stopped or faulted, lean ones passed over */
     c->chain_generation = UINT64_MAX;
     if (c->split_locked) split_lock_give(c);
     code_lock(c);

@@ -52,7 +52,7 @@ static uint64_t tsc_now(void) {
 }
 
 static void read_tsc(Cpu *c) {
-  uint64_t t = c->m->virtual_tsc ? c->icount + c->cur->nth + c->m->virtual_idle : tsc_now();
+  uint64_t t = c->m->virtual_tsc ? c->icount + cpu_insn(c)->nth + c->m->virtual_idle : tsc_now();
   c->r[RAX] = (uint32_t)t;
   c->r[RDX] = t >> 32;
 }

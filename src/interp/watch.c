@@ -23,7 +23,7 @@ void memory_watched(uint64_t a, unsigned size, const void *data, bool write) {
    * until it leaves). The hook may drop decoded code, even all of it: the arena keeps the
    * record the handler still reads until the run loop decodes again. */
   uint64_t rip = c->rip;
-  c->rip = c->cur->rip;
+  c->rip = cpu_insn(c)->rip;
   m->hooks.mem(m->embedder, write, a, size, data, m->hooks.mem_user);
   c->rip = rip;
 }

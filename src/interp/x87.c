@@ -105,6 +105,7 @@ static int fpe_code(uint16_t sw, uint16_t cw) {
 }
 
 _Noreturn void x87_fault(Cpu *c) {
-  uint64_t rip = c->cur ? c->cur->rip : c->rip;
+  const Insn *in = cpu_insn(c);
+  uint64_t rip = in ? in->rip : c->rip;
   guest_trap(c, SIGFPE, fpe_code(c->fpu.sw, c->fpu.cw), rip);
 }

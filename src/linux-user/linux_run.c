@@ -22,7 +22,7 @@
 static void perform_syscall(Cpu *c) {
   sigjmp_buf here, *saved = fault_landing;
   /* Read now: while the call waits, another thread may drop the decoded code. */
-  volatile uint64_t at = c->cur->rip;
+  volatile uint64_t at = cpu_insn(c)->rip;
   int sig = sigsetjmp(here, 0);
   if (sig != 0) {
     fault_landing = saved;

@@ -306,6 +306,40 @@ static void test_each_instruction_of_a_block_runs_once(void **state) {
   munmap(mem, 2 * 4096);
 }
 
+/* Register forms go on without recording themselves as the running record (insn.h:
+ * DISPATCH_LEAN): a fault or trap after a run of them is still reported at its own
+ * instruction, with those before it counted and their results kept. */
+static void test_fault_after_lean_records_is_at_its_instruction(void **state) {
+  static const uint8_t code[] = {
+      0x48, 0x89, 0xd8,             /* mov rax, rbx */
+      0x48, 0x83, 0xc0, 0x01,       /* add rax, 1 */
+      0x48, 0x8d, 0x48, 0x08,       /* lea rcx, [rax + 8] */
+      0x48, 0xc1, 0xe1, 0x02,       /* shl rcx, 2 */
+      0x48, 0x8b, 0x11,             /* mov rdx, [rcx]: faults on the second page */
+      0x48, 0xff, 0xc0,             /* inc rax */
+      0x48, 0xf7, 0xf6,             /* div rsi: #DE when RSI is 0 */
+      0xe9, 0x00, 0x00, 0x00, 0x00, /* jmp to the next byte: the stop address */
+  };
+  fault_install();
+  uint8_t *mem = page(PROT_NONE);
+  memcpy(mem, code, sizeof code);
+  uint64_t start = (uint64_t)(uintptr_t)mem, readable = start + 2048, unreadable = start + 4096;
+  for (int fault = 0; fault < 2; fault++) { /* the load faults, then the division does */
+    Cpu c;
+    cpu_init(&c, test_machine());
+    c.rip = start;
+    c.r[RBX] = (fault == 0 ? unreadable : readable) / 4 - 9;
+    c.r[RSI] = 0;
+    assert_int_equal(cpu_run(&c, start + sizeof code), STOP_FAULT);
+    assert_int_equal(c.fault.sig, fault == 0 ? SIGSEGV : SIGFPE);
+    assert_int_equal(c.rip, start + (fault == 0 ? 15 : 21));
+    assert_int_equal(c.icount, fault == 0 ? 4 : 6);
+    assert_int_equal(c.r[RCX], fault == 0 ? unreadable : readable);
+    assert_int_equal(c.r[RAX], c.r[RBX] + 1 + fault);
+  }
+  munmap(mem, 2 * 4096);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_arena_is_guarded),
@@ -320,6 +354,7 @@ int main(void) {
       cmocka_unit_test(test_register_forms_capstone_rejects_still_decode),
       cmocka_unit_test(test_each_instruction_of_a_block_runs_once),
       cmocka_unit_test(test_compare_and_jump_fused),
+      cmocka_unit_test(test_fault_after_lean_records_is_at_its_instruction),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }
