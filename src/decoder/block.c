@@ -419,7 +419,6 @@ static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
     fuse_moves(buf, n);
     fuse_round_loop(buf, n);
   }
-  for (unsigned i = 0; i + 1 < n; i++) buf[i].chain = 1;
   bool watched = pc > rip && (!bc->exec_map || may_change(bc, &fetch, rip) ||
                               may_change(bc, &fetch, pc - 1)); /* a block spans two pages at most */
   /* A rejected instruction was judged on the bytes after it too (up to 15 from its start,
@@ -433,7 +432,7 @@ static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
     memmove(tail_bytes, tail_bytes + last->len, tail);
   }
   size_t copy = watched ? (size_t)(pc - rip) + tail : 0;
-  size_t bytes = (sizeof(Block) + n * sizeof(Insn) + copy + 15) & ~(size_t)15;
+  size_t bytes = (sizeof(Block) + (n + 1) * sizeof(Insn) + copy + 15) & ~(size_t)15;
   Block *b = arena_alloc(bc, bytes);
   b->size = (uint32_t)bytes;
   b->single = single;
@@ -449,9 +448,10 @@ static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
   b->dead = 0;
   b->tail = (uint8_t)tail;
   memcpy(b->insns, buf, n * sizeof(Insn));
+  b->insns[n] = insn_end(pc, ninsn);
   if (watched) { /* decoded, so readable */
-    memcpy(&b->insns[n], (const void *)(uintptr_t)rip, (size_t)(pc - rip));
-    memcpy((uint8_t *)&b->insns[n] + (pc - rip), tail_bytes, tail);
+    memcpy(&b->insns[n + 1], (const void *)(uintptr_t)rip, (size_t)(pc - rip));
+    memcpy((uint8_t *)&b->insns[n + 1] + (pc - rip), tail_bytes, tail);
   }
   if (!code_pages_add(&bc->pages, b)) { /* no memory for a bigger index: start afresh
                                            (an empty one always takes a block) */

@@ -17,12 +17,14 @@ typedef struct Block {
   struct Block *taken;    /* the last other successor */
   struct Block *page_next[2]; /* the next block in the lists of its pages (code_pages.h) */
   uint32_t n;             /* records: the instructions, and a hook record before each
-                             instruction an instruction hook watches */
+                             instruction an instruction hook watches; an end record
+                             (insn.h: insn_end) follows them */
   uint32_t ninsn;         /* guest instructions */
   uint8_t has_rep;        /* holds a REP string instruction (its iterations count) */
   uint8_t has_bp;         /* holds a breakpoint address */
   uint8_t watched;        /* decoded from a page the guest may write: the bytes it was
-                             decoded from follow insns[], and each entry compares them */
+                             decoded from follow the end record, and each entry compares
+                             them */
   uint8_t dead;           /* dropped by block_invalidate_range: in no table any more, and
                              links to it are not followed (block_live) */
   uint8_t single;         /* in the table of one-instruction blocks */
@@ -38,7 +40,7 @@ typedef struct Block {
  * instruction from there runs what memory holds, as after a jump on the CPU. Code from
  * pages the guest cannot write is never compared. */
 static inline bool block_stale(const Block *b) {
-  return b->watched && memcmp((const void *)(uintptr_t)b->start, &b->insns[b->n],
+  return b->watched && memcmp((const void *)(uintptr_t)b->start, &b->insns[b->n + 1],
                               (size_t)(b->end - b->start) + b->tail) != 0;
 }
 

@@ -103,6 +103,14 @@ typedef struct Undo {
   LazyFlags lf;
 } Undo;
 
+/* Runs the instruction's record on the copy (run, its end record after it); c->cur stays
+ * the atomic record: same address, same place in the block. */
+static void run_copy(Cpu *c, const Insn *run) {
+  const Insn *cur = c->cur;
+  run->fn(c, run);
+  c->cur = cur;
+}
+
 void op_atomic(Cpu *c, const Insn *in) {
   const Insn *op = in + 1;
   unsigned size = in->aux;
@@ -113,18 +121,17 @@ void op_atomic(Cpu *c, const Insn *in) {
   ALIGNED(a, size);
   _Alignas(16) uint8_t now[16], copy[16];
   /* The handler, on the copy: its operand is the copy, less the bit offset it adds. */
-  Insn run = *op;
-  run.chain = 0;
-  run.disp = (int64_t)(uintptr_t)copy - offset;
-  run.base = run.index = REG_NONE;
-  run.seg = SEG_NONE;
-  run.addr32 = 0;
+  Insn run[2] = {*op, insn_end(insn_next(op), op->nth + 1u)};
+  run[0].disp = (int64_t)(uintptr_t)copy - offset;
+  run[0].base = run[0].index = REG_NONE;
+  run[0].seg = SEG_NONE;
+  run[0].addr32 = 0;
   bool misaligned = (a & (size - 1)) != 0;
 #ifndef X64EMU_WATCH_MEMORY /* a memory hook sees the read before the write: the CAS way */
   if (in->op >= ATOMIC_FETCH_ADD && !misaligned) {
     uint64_t old = host_atomic(c, in, op, a);
     memcpy(copy, &old, size); /* the host is little-endian too */
-    run.fn(c, &run); /* what the operation stored, and the flags and registers from it */
+    run_copy(c, run); /* what the operation stored, and the flags and registers from it */
     c->cur = op;
     DISPATCH_NEXT(c, op);
     return;
@@ -147,7 +154,7 @@ void op_atomic(Cpu *c, const Insn *in) {
     memcpy(now, (const void *)(uintptr_t)a, size);
     WATCHED(a, size, now, false);
     memcpy(copy, now, size);
-    run.fn(c, &run); /* c->cur stays this record: same address, same place in the block */
+    run_copy(c, run);
     if (misaligned) {
       memcpy((void *)(uintptr_t)a, copy, size);
       split_lock_give(c);

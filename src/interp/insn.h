@@ -36,7 +36,6 @@ struct Insn {
   uint8_t rep : 2;    /* REP_NONE, REP_E (F3), REP_NE (F2) for string instructions */
   uint8_t mem : 1;    /* the ModRM.rm operand is memory */
   uint8_t ends : 1;   /* control may leave straight-line order: the block ends here */
-  uint8_t chain : 1;  /* another instruction of the block follows (set by block.c) */
   uint8_t rep_once : 1; /* a REP string instruction runs one iteration per execution and
                            ends its block, so that every iteration is a step and meets
                            its hook, as with the trap flag (block.c) */
@@ -66,34 +65,37 @@ enum { REP_NONE, REP_E, REP_NE };
 
 static inline uint64_t insn_next(const Insn *in) { return in->rip + in->len; }
 
-/* Ends a handler: runs the block's next instruction at once, as a tail call, instead of
- * returning to the dispatch loop (threaded dispatch). A handler that returns without it,
- * and a lone decoded instruction (chain == 0), simply go back to the loop, which goes
- * on from the record running (cpu_insn). */
-#define DISPATCH_NEXT(c, in)                  \
-  do {                                        \
-    if ((in)->chain) {                        \
-      const Insn *next_ = (in) + 1;           \
-      (c)->cur = next_;                       \
-      next_->fn((c), next_);                  \
-    }                                         \
+/* Every run of records, a block's or a lone instruction's, ends in an end record, whose
+ * handler returns to the dispatch loop (run.c): so a handler goes on to the next record
+ * without asking whether there is one. */
+void op_block_end(Cpu *c, const Insn *in);
+static inline Insn insn_end(uint64_t rip, unsigned nth) {
+  return (Insn){.fn = op_block_end, .rip = rip, .nth = (uint8_t)nth, .base = REG_NONE,
+                .index = REG_NONE};
+}
+
+/* Ends a handler: runs the next record at once, as a tail call, instead of returning to
+ * the dispatch loop (threaded dispatch); the loop goes on from the record running
+ * (cpu_insn) when a handler returns. */
+#define DISPATCH_NEXT(c, in)          \
+  do {                                \
+    const Insn *next_ = (in) + 1;     \
+    (c)->cur = next_;                 \
+    next_->fn((c), next_);            \
   } while (0)
 
 /* Lean handlers (fast.c's register forms, the jumps) cannot fault, read nothing of which
- * record is running, and end in DISPATCH_LEAN, or end their block. They go on without
- * recording the next record as the one running: a store fewer for most instructions of
- * compiled code (busybox gzip: 8 % of its time). c->cur is then a record at or before the
- * one running, with only lean records between, so the one running is the first record
- * from c->cur on that is not lean, or the last of its block (cpu_insn). A handler is lean
- * by where it is: the linker gathers the LEAN section's functions between its two
- * symbols. */
+ * record is running, and end in DISPATCH_LEAN or leave their block. They go on without
+ * recording the next record as the one running, a store fewer for most instructions of
+ * compiled code. c->cur is then a record at or before the one running with only lean
+ * records between, so the one running is the first record from c->cur on that is not
+ * lean (cpu_insn), an end record at the latest. A handler is lean by where it is: the
+ * linker gathers the LEAN section's functions between its two symbols. */
 #define LEAN __attribute__((section("x64emu_lean")))
-#define DISPATCH_LEAN(c, in)                  \
-  do {                                        \
-    if ((in)->chain) {                        \
-      const Insn *next_ = (in) + 1;           \
-      next_->fn((c), next_);                  \
-    }                                         \
+#define DISPATCH_LEAN(c, in)          \
+  do {                                \
+    const Insn *next_ = (in) + 1;     \
+    next_->fn((c), next_);            \
   } while (0)
 
 extern const char __start_x64emu_lean[] __attribute__((visibility("hidden")));
@@ -108,8 +110,16 @@ static inline bool handler_is_lean(Handler fn) {
  * any has run. */
 static inline const Insn *cpu_insn(const Cpu *c) {
   const Insn *in = c->cur;
-  while (in && in->chain && handler_is_lean(in->fn)) in++;
+  while (in && handler_is_lean(in->fn)) in++;
   return in;
+}
+
+/* Runs one decoded record on its own, followed by an end record, as tests do. */
+static inline void insn_run_alone(Cpu *c, const Insn *in) {
+  Insn run[2] = {*in, insn_end(insn_next(in), 1)};
+  c->cur = run;
+  run[0].fn(c, run);
+  c->cur = in;
 }
 
 #endif

@@ -151,6 +151,8 @@ static void drop_stale(Cpu *c, const Block *b) {
   code_unlock(c);
 }
 
+void op_block_end(Cpu *c, const Insn *in) {}
+
 /* Runs one block's instructions; the last one may redirect c->rip. Handlers that end in
  * DISPATCH_NEXT run several instructions before returning; cpu_insn says how far. */
 static inline Block *run_block(Cpu *c, Block *b) {
@@ -164,7 +166,7 @@ static inline Block *run_block(Cpu *c, Block *b) {
     c->cur = in;
     in->fn(c, in);
     in = cpu_insn(c);
-    if (in == c->block->last) break;
+    if (in >= c->block->last) break;
     in++;
   }
   c->icount += c->exit_jump ? c->exit_jump->nth + 1u : c->block->ninsn;

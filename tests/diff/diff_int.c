@@ -77,7 +77,7 @@ static void run_emulated(const Case *k, const Insn *insns, Outcome *o) {
       }
       emu_cpu.cur = &insns[i];
       emu_cpu.rip = insn_next(&insns[i]);
-      insns[i].fn(&emu_cpu, &insns[i]);
+      insn_run_alone(&emu_cpu, &insns[i]);
     }
   } else {
     /* Negative: guest_trap(); positive: a host fault inside a handler. */

@@ -364,7 +364,7 @@ static Outcome emu_run(MachineState *s, const uint8_t *insn, unsigned len) {
   int r = sigsetjmp(c->fault_jmp, 0);
   if (r == 0) {
     fault_landing = &c->fault_jmp; /* a host fault in a guest access lands here */
-    in.fn(c, &in);
+    insn_run_alone(c, &in);
     fault_landing = NULL;
   } else {
     fault_landing = NULL;

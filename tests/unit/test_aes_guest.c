@@ -83,7 +83,7 @@ static Xmm guest(unsigned op, Xmm dst, Xmm src, uint8_t imm) {
   assert_int_equal(decode_insn(&test_machine()->dec, (uint64_t)(uintptr_t)code, &in, &fault_at), len);
   cpu.rip = (uint64_t)(uintptr_t)code;
   cpu.cur = &in;
-  in.fn(&cpu, &in);
+  insn_run_alone(&cpu, &in);
   return cpu.xmm[1];
 }
 

@@ -106,10 +106,10 @@ static void emu_fx_roundtrip(const FxImage *img, FxImage *out, bool rex_w) {
   uint64_t fault_at;
   assert_int_equal(decode_insn(&test_machine()->dec, (uint64_t)(uintptr_t)rstor, &in, &fault_at), (int)len);
   c->r[RAX] = (uint64_t)(uintptr_t)img;
-  in.fn(c, &in);
+  insn_run_alone(c, &in);
   assert_int_equal(decode_insn(&test_machine()->dec, (uint64_t)(uintptr_t)save, &in, &fault_at), (int)len);
   c->r[RAX] = (uint64_t)(uintptr_t)out;
-  in.fn(c, &in);
+  insn_run_alone(c, &in);
 }
 
 /* The model's FXSAVE after FXRSTOR of img, in the fields where AMD differs: FOP, FIP and
@@ -342,7 +342,7 @@ static void emu_xs(const XsArea *a, const XsArea *b, XsArea *out, uint32_t rb, u
     c->r[RAX] = steps[i].rfbm;
     c->r[RDX] = 0;
     c->r[RCX] = (uint64_t)(uintptr_t)steps[i].area;
-    in.fn(c, &in);
+    insn_run_alone(c, &in);
   }
 }
 

@@ -94,7 +94,7 @@ static Trap emulated_trap(unsigned len, void *mem, bool fwait_handler) {
       if (fwait_handler && *(const uint8_t *)(uintptr_t)rip == 0x9B) in.fn = op_x87_fwait;
       cpu.cur = &in;
       cpu.rip = rip + (uint64_t)n;
-      in.fn(&cpu, &in);
+      insn_run_alone(&cpu, &in);
       rip += (uint64_t)n;
     }
   } else {
