@@ -33,18 +33,18 @@
 #define BYTE_SHUFFLES(tier, accel)                                                    \
   /* 66 0F 38 00: each byte picks a byte of the destination by the low four bits of   \
    * the source byte, or is zero when its top bit is set. */                          \
-  SSE_RM(pshufb##tier, load_m128a) { pick_bytes(d, d, s->b, accel); }                 \
+  SSE_RM_LEAN(pshufb##tier, load_m128a) { pick_bytes(d, d, s->b, accel); }            \
   /* 66 0F 70 */                                                                      \
-  SSE_RM(pshufd##tier, load_m128a) { select_dwords(d, s, (unsigned)in->imm, accel); } \
+  SSE_RM_LEAN(pshufd##tier, load_m128a) { select_dwords(d, s, (unsigned)in->imm, accel); } \
   /* 66 0F 3A 0F: bytes imm8.. of the 32-byte value destination:source */             \
-  SSE_RM(palignr##tier, load_m128a) { align_bytes(d, s, in->imm, accel); }            \
+  SSE_RM_LEAN(palignr##tier, load_m128a) { align_bytes(d, s, in->imm, accel); }       \
   /* 66 0F 73 /7 and /3 */                                                            \
   SHIFT_BYTES(pslldq, shift_bytes_left, tier, accel)                                  \
   SHIFT_BYTES(psrldq, shift_bytes_right, tier, accel)                                 \
   MMX_FROM_SSE(pshufb##tier, pshufb##tier, mmx_doubled)                               \
   MMX_FROM_SSE(palignr##tier, palignr##tier, mmx_aligned)                             \
-  AVX_RM(pshufb##tier, load_m128u) AVX_RM(pshufd##tier, load_m128u)                   \
-  AVX_RM(palignr##tier, load_m128u)
+  AVX_RM_LEAN(pshufb##tier, load_m128u) AVX_RM_LEAN(pshufd##tier, load_m128u)              \
+  AVX_RM_LEAN(palignr##tier, load_m128u)
 
 SHUFFLE_ACCEL_BEGIN
 BYTE_SHUFFLES(, true)

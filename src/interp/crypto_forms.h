@@ -22,11 +22,12 @@ static inline Block128 *block(Xmm *x) { return (Block128 *)x; }
 #define TIER(accel, p) ((accel) ? HOST_ACCEL(p) : p##_portable)
 
 /* The four handlers of an instruction whose work is name##_run(c, in, source, accel),
- * a static inline function of the including file. */
+ * a static inline function of the including file. No crypto instruction raises an
+ * exception, so the register forms are lean (insn.h). */
 #define CRYPTO_HANDLERS(name)                                              \
-  void op_##name(Cpu *c, const Insn *in) {                                 \
+  LEAN void op_##name(Cpu *c, const Insn *in) {                            \
     name##_run(c, in, block(&c->xmm[in->rm]), true);                       \
-    DISPATCH_NEXT(c, in);                                                  \
+    DISPATCH_LEAN(c, in);                                                  \
   }                                                                        \
   void op_##name##_m(Cpu *c, const Insn *in) {                             \
     Xmm s;                                                                 \
@@ -34,9 +35,9 @@ static inline Block128 *block(Xmm *x) { return (Block128 *)x; }
     name##_run(c, in, block(&s), true);                                    \
     DISPATCH_NEXT(c, in);                                                  \
   }                                                                        \
-  void op_##name##_portable(Cpu *c, const Insn *in) {                      \
+  LEAN void op_##name##_portable(Cpu *c, const Insn *in) {                 \
     name##_run(c, in, block(&c->xmm[in->rm]), false);                      \
-    DISPATCH_NEXT(c, in);                                                  \
+    DISPATCH_LEAN(c, in);                                                  \
   }                                                                        \
   void op_##name##_portable_m(Cpu *c, const Insn *in) {                    \
     Xmm s;                                                                 \
@@ -59,11 +60,11 @@ static inline Block128 *block(Xmm *x) { return (Block128 *)x; }
   CRYPTO_HANDLERS(name)
 
 #define CRYPTO_VEX128_FORM(name, accel, suffix)                                          \
-  void op_v##name##suffix(Cpu *c, const Insn *in) {                                      \
+  LEAN void op_v##name##suffix(Cpu *c, const Insn *in) {                                 \
     Xmm r;                                                                               \
     name##_op(block(&r), &c->xmm[in->vreg], &c->xmm[in->rm], in, accel);                 \
     vex128_put(c, in->reg, &r);                                                          \
-    DISPATCH_NEXT(c, in);                                                                \
+    DISPATCH_LEAN(c, in);                                                                \
   }                                                                                      \
   void op_v##name##suffix##_m(Cpu *c, const Insn *in) {                                  \
     Xmm r, s;                                                                            \

@@ -7,55 +7,55 @@
 /* ---- logic (the PS/PD forms 0F 54..57 are the same bit operations) ---- */
 
 /* 66 0F DB, 0F 54, 66 0F 54 */
-SSE_RM(pand, load_m128a) { d->q[0] &= s->q[0]; d->q[1] &= s->q[1]; }
+SSE_RM_LEAN(pand, load_m128a) { d->q[0] &= s->q[0]; d->q[1] &= s->q[1]; }
 /* 66 0F DF, 0F 55, 66 0F 55 */
-SSE_RM(pandn, load_m128a) { d->q[0] = ~d->q[0] & s->q[0]; d->q[1] = ~d->q[1] & s->q[1]; }
+SSE_RM_LEAN(pandn, load_m128a) { d->q[0] = ~d->q[0] & s->q[0]; d->q[1] = ~d->q[1] & s->q[1]; }
 /* 66 0F EB, 0F 56, 66 0F 56 */
-SSE_RM(por, load_m128a) { d->q[0] |= s->q[0]; d->q[1] |= s->q[1]; }
+SSE_RM_LEAN(por, load_m128a) { d->q[0] |= s->q[0]; d->q[1] |= s->q[1]; }
 /* 66 0F EF, 0F 57, 66 0F 57 */
-SSE_RM(pxor, load_m128a) { d->q[0] ^= s->q[0]; d->q[1] ^= s->q[1]; }
+SSE_RM_LEAN(pxor, load_m128a) { d->q[0] ^= s->q[0]; d->q[1] ^= s->q[1]; }
 
 /* ---- compares: all-ones lanes where true ---- */
 
 /* 66 0F 74 */
-SSE_RM(pcmpeqb, load_m128a) {
+SSE_RM_LEAN(pcmpeqb, load_m128a) {
   for (int i = 0; i < 16; i++) d->b[i] = d->b[i] == s->b[i] ? 0xff : 0;
 }
 /* 66 0F 75 */
-SSE_RM(pcmpeqw, load_m128a) {
+SSE_RM_LEAN(pcmpeqw, load_m128a) {
   for (int i = 0; i < 8; i++) d->w[i] = d->w[i] == s->w[i] ? 0xffff : 0;
 }
 /* 66 0F 76 */
-SSE_RM(pcmpeqd, load_m128a) { for (int i = 0; i < 4; i++) d->d[i] = d->d[i] == s->d[i] ? ~0u : 0; }
+SSE_RM_LEAN(pcmpeqd, load_m128a) { for (int i = 0; i < 4; i++) d->d[i] = d->d[i] == s->d[i] ? ~0u : 0; }
 /* 66 0F 64 */
-SSE_RM(pcmpgtb, load_m128a) {
+SSE_RM_LEAN(pcmpgtb, load_m128a) {
   for (int i = 0; i < 16; i++) d->b[i] = d->sb[i] > s->sb[i] ? 0xff : 0;
 }
 /* 66 0F 65 */
-SSE_RM(pcmpgtw, load_m128a) {
+SSE_RM_LEAN(pcmpgtw, load_m128a) {
   for (int i = 0; i < 8; i++) d->w[i] = d->sw[i] > s->sw[i] ? 0xffff : 0;
 }
 /* 66 0F 66 */
-SSE_RM(pcmpgtd, load_m128a) { for (int i = 0; i < 4; i++) d->d[i] = d->sd[i] > s->sd[i] ? ~0u : 0; }
+SSE_RM_LEAN(pcmpgtd, load_m128a) { for (int i = 0; i < 4; i++) d->d[i] = d->sd[i] > s->sd[i] ? ~0u : 0; }
 
 /* ---- wrapping add and subtract ---- */
 
 /* 66 0F FC */
-SSE_RM(paddb, load_m128a) { for (int i = 0; i < 16; i++) d->b[i] += s->b[i]; }
+SSE_RM_LEAN(paddb, load_m128a) { for (int i = 0; i < 16; i++) d->b[i] += s->b[i]; }
 /* 66 0F FD */
-SSE_RM(paddw, load_m128a) { for (int i = 0; i < 8; i++) d->w[i] += s->w[i]; }
+SSE_RM_LEAN(paddw, load_m128a) { for (int i = 0; i < 8; i++) d->w[i] += s->w[i]; }
 /* 66 0F FE */
-SSE_RM(paddd, load_m128a) { for (int i = 0; i < 4; i++) d->d[i] += s->d[i]; }
+SSE_RM_LEAN(paddd, load_m128a) { for (int i = 0; i < 4; i++) d->d[i] += s->d[i]; }
 /* 66 0F D4 */
-SSE_RM(paddq, load_m128a) { for (int i = 0; i < 2; i++) d->q[i] += s->q[i]; }
+SSE_RM_LEAN(paddq, load_m128a) { for (int i = 0; i < 2; i++) d->q[i] += s->q[i]; }
 /* 66 0F F8 */
-SSE_RM(psubb, load_m128a) { for (int i = 0; i < 16; i++) d->b[i] -= s->b[i]; }
+SSE_RM_LEAN(psubb, load_m128a) { for (int i = 0; i < 16; i++) d->b[i] -= s->b[i]; }
 /* 66 0F F9 */
-SSE_RM(psubw, load_m128a) { for (int i = 0; i < 8; i++) d->w[i] -= s->w[i]; }
+SSE_RM_LEAN(psubw, load_m128a) { for (int i = 0; i < 8; i++) d->w[i] -= s->w[i]; }
 /* 66 0F FA */
-SSE_RM(psubd, load_m128a) { for (int i = 0; i < 4; i++) d->d[i] -= s->d[i]; }
+SSE_RM_LEAN(psubd, load_m128a) { for (int i = 0; i < 4; i++) d->d[i] -= s->d[i]; }
 /* 66 0F FB */
-SSE_RM(psubq, load_m128a) { for (int i = 0; i < 2; i++) d->q[i] -= s->q[i]; }
+SSE_RM_LEAN(psubq, load_m128a) { for (int i = 0; i < 2; i++) d->q[i] -= s->q[i]; }
 
 /* ---- saturating add and subtract ---- */
 
@@ -67,50 +67,50 @@ static inline int16_t sat_s16(int v) {
 }
 
 /* 66 0F DC */
-SSE_RM(paddusb, load_m128a) { for (int i = 0; i < 16; i++) d->b[i] = sat_u8(d->b[i] + s->b[i]); }
+SSE_RM_LEAN(paddusb, load_m128a) { for (int i = 0; i < 16; i++) d->b[i] = sat_u8(d->b[i] + s->b[i]); }
 /* 66 0F DD */
-SSE_RM(paddusw, load_m128a) { for (int i = 0; i < 8; i++) d->w[i] = sat_u16(d->w[i] + s->w[i]); }
+SSE_RM_LEAN(paddusw, load_m128a) { for (int i = 0; i < 8; i++) d->w[i] = sat_u16(d->w[i] + s->w[i]); }
 /* 66 0F D8 */
-SSE_RM(psubusb, load_m128a) { for (int i = 0; i < 16; i++) d->b[i] = sat_u8(d->b[i] - s->b[i]); }
+SSE_RM_LEAN(psubusb, load_m128a) { for (int i = 0; i < 16; i++) d->b[i] = sat_u8(d->b[i] - s->b[i]); }
 /* 66 0F D9 */
-SSE_RM(psubusw, load_m128a) { for (int i = 0; i < 8; i++) d->w[i] = sat_u16(d->w[i] - s->w[i]); }
+SSE_RM_LEAN(psubusw, load_m128a) { for (int i = 0; i < 8; i++) d->w[i] = sat_u16(d->w[i] - s->w[i]); }
 /* 66 0F EC */
-SSE_RM(paddsb, load_m128a) { for (int i = 0; i < 16; i++) d->sb[i] = sat_s8(d->sb[i] + s->sb[i]); }
+SSE_RM_LEAN(paddsb, load_m128a) { for (int i = 0; i < 16; i++) d->sb[i] = sat_s8(d->sb[i] + s->sb[i]); }
 /* 66 0F ED */
-SSE_RM(paddsw, load_m128a) { for (int i = 0; i < 8; i++) d->sw[i] = sat_s16(d->sw[i] + s->sw[i]); }
+SSE_RM_LEAN(paddsw, load_m128a) { for (int i = 0; i < 8; i++) d->sw[i] = sat_s16(d->sw[i] + s->sw[i]); }
 /* 66 0F E8 */
-SSE_RM(psubsb, load_m128a) { for (int i = 0; i < 16; i++) d->sb[i] = sat_s8(d->sb[i] - s->sb[i]); }
+SSE_RM_LEAN(psubsb, load_m128a) { for (int i = 0; i < 16; i++) d->sb[i] = sat_s8(d->sb[i] - s->sb[i]); }
 /* 66 0F E9 */
-SSE_RM(psubsw, load_m128a) { for (int i = 0; i < 8; i++) d->sw[i] = sat_s16(d->sw[i] - s->sw[i]); }
+SSE_RM_LEAN(psubsw, load_m128a) { for (int i = 0; i < 8; i++) d->sw[i] = sat_s16(d->sw[i] - s->sw[i]); }
 
 /* ---- minimum, maximum, average, sum of absolute differences ---- */
 
 /* 66 0F DA */
-SSE_RM(pminub, load_m128a) {
+SSE_RM_LEAN(pminub, load_m128a) {
   for (int i = 0; i < 16; i++) if (s->b[i] < d->b[i]) d->b[i] = s->b[i];
 }
 /* 66 0F DE */
-SSE_RM(pmaxub, load_m128a) {
+SSE_RM_LEAN(pmaxub, load_m128a) {
   for (int i = 0; i < 16; i++) if (s->b[i] > d->b[i]) d->b[i] = s->b[i];
 }
 /* 66 0F EA */
-SSE_RM(pminsw, load_m128a) {
+SSE_RM_LEAN(pminsw, load_m128a) {
   for (int i = 0; i < 8; i++) if (s->sw[i] < d->sw[i]) d->sw[i] = s->sw[i];
 }
 /* 66 0F EE */
-SSE_RM(pmaxsw, load_m128a) {
+SSE_RM_LEAN(pmaxsw, load_m128a) {
   for (int i = 0; i < 8; i++) if (s->sw[i] > d->sw[i]) d->sw[i] = s->sw[i];
 }
 /* 66 0F E0: rounds half up */
-SSE_RM(pavgb, load_m128a) {
+SSE_RM_LEAN(pavgb, load_m128a) {
   for (int i = 0; i < 16; i++) d->b[i] = (uint8_t)((d->b[i] + s->b[i] + 1) >> 1);
 }
 /* 66 0F E3 */
-SSE_RM(pavgw, load_m128a) {
+SSE_RM_LEAN(pavgw, load_m128a) {
   for (int i = 0; i < 8; i++) d->w[i] = (uint16_t)((d->w[i] + s->w[i] + 1) >> 1);
 }
 /* 66 0F F6: each 8-byte half sums to a word in its low 16 bits; the rest is zero */
-SSE_RM(psadbw, load_m128a) {
+SSE_RM_LEAN(psadbw, load_m128a) {
   uint64_t sum[2] = {0, 0};
   for (int i = 0; i < 16; i++) {
     int diff = d->b[i] - s->b[i];
@@ -123,23 +123,23 @@ SSE_RM(psadbw, load_m128a) {
 /* ---- multiplies ---- */
 
 /* 66 0F D5 */
-SSE_RM(pmullw, load_m128a) {
+SSE_RM_LEAN(pmullw, load_m128a) {
   for (int i = 0; i < 8; i++) d->w[i] = (uint16_t)(d->w[i] * s->w[i]);
 }
 /* 66 0F E5 */
-SSE_RM(pmulhw, load_m128a) {
+SSE_RM_LEAN(pmulhw, load_m128a) {
   for (int i = 0; i < 8; i++) d->w[i] = (uint16_t)(((int32_t)d->sw[i] * s->sw[i]) >> 16);
 }
 /* 66 0F E4 */
-SSE_RM(pmulhuw, load_m128a) {
+SSE_RM_LEAN(pmulhuw, load_m128a) {
   for (int i = 0; i < 8; i++) d->w[i] = (uint16_t)(((uint32_t)d->w[i] * s->w[i]) >> 16);
 }
 /* 66 0F F4: the even doublewords, unsigned, to full quadwords */
-SSE_RM(pmuludq, load_m128a) {
+SSE_RM_LEAN(pmuludq, load_m128a) {
   xmm_put_pair(d, (uint64_t)d->d[0] * s->d[0], (uint64_t)d->d[2] * s->d[2]);
 }
 /* 66 0F F5: pairs of signed word products summed; only -32768^2 * 2 wraps */
-SSE_RM(pmaddwd, load_m128a) {
+SSE_RM_LEAN(pmaddwd, load_m128a) {
   Xmm r;
   for (int i = 0; i < 4; i++) {
     uint32_t lo = (uint32_t)((int32_t)d->sw[2 * i] * s->sw[2 * i]);
@@ -206,21 +206,21 @@ static inline void sar_lanes(Xmm *x, unsigned bits, uint64_t n) {
 
 /* Count in the low quadword of the source. */
 /* 66 0F F1 */
-SSE_RM(psllw, load_m128a) { shl_lanes(d, 16, s->q[0]); }
+SSE_RM_LEAN(psllw, load_m128a) { shl_lanes(d, 16, s->q[0]); }
 /* 66 0F F2 */
-SSE_RM(pslld, load_m128a) { shl_lanes(d, 32, s->q[0]); }
+SSE_RM_LEAN(pslld, load_m128a) { shl_lanes(d, 32, s->q[0]); }
 /* 66 0F F3 */
-SSE_RM(psllq, load_m128a) { shl_lanes(d, 64, s->q[0]); }
+SSE_RM_LEAN(psllq, load_m128a) { shl_lanes(d, 64, s->q[0]); }
 /* 66 0F D1 */
-SSE_RM(psrlw, load_m128a) { shr_lanes(d, 16, s->q[0]); }
+SSE_RM_LEAN(psrlw, load_m128a) { shr_lanes(d, 16, s->q[0]); }
 /* 66 0F D2 */
-SSE_RM(psrld, load_m128a) { shr_lanes(d, 32, s->q[0]); }
+SSE_RM_LEAN(psrld, load_m128a) { shr_lanes(d, 32, s->q[0]); }
 /* 66 0F D3 */
-SSE_RM(psrlq, load_m128a) { shr_lanes(d, 64, s->q[0]); }
+SSE_RM_LEAN(psrlq, load_m128a) { shr_lanes(d, 64, s->q[0]); }
 /* 66 0F E1 */
-SSE_RM(psraw, load_m128a) { sar_lanes(d, 16, s->q[0]); }
+SSE_RM_LEAN(psraw, load_m128a) { sar_lanes(d, 16, s->q[0]); }
 /* 66 0F E2 */
-SSE_RM(psrad, load_m128a) { sar_lanes(d, 32, s->q[0]); }
+SSE_RM_LEAN(psrad, load_m128a) { sar_lanes(d, 32, s->q[0]); }
 
 /* Immediate counts (groups 12..14): the register is ModRM.rm, the count in->imm. */
 /* 66 0F 71 /6 */
@@ -333,18 +333,18 @@ MMX_SHIFT_IMM(psrad_imm, sar_lanes, 32)
 
 /* ---- AVX forms (VEX.128: AVX; VEX.256: AVX2), on the bodies above ---- */
 
-AVX_RM(pand, load_m128u) AVX_RM(pandn, load_m128u) AVX_RM(por, load_m128u) AVX_RM(pxor, load_m128u)
-AVX_RM(pcmpeqb, load_m128u) AVX_RM(pcmpeqw, load_m128u) AVX_RM(pcmpeqd, load_m128u)
-AVX_RM(pcmpgtb, load_m128u) AVX_RM(pcmpgtw, load_m128u) AVX_RM(pcmpgtd, load_m128u)
-AVX_RM(paddb, load_m128u) AVX_RM(paddw, load_m128u) AVX_RM(paddd, load_m128u) AVX_RM(paddq, load_m128u)
-AVX_RM(psubb, load_m128u) AVX_RM(psubw, load_m128u) AVX_RM(psubd, load_m128u) AVX_RM(psubq, load_m128u)
-AVX_RM(paddusb, load_m128u) AVX_RM(paddusw, load_m128u) AVX_RM(psubusb, load_m128u)
-AVX_RM(psubusw, load_m128u) AVX_RM(paddsb, load_m128u) AVX_RM(paddsw, load_m128u)
-AVX_RM(psubsb, load_m128u) AVX_RM(psubsw, load_m128u)
-AVX_RM(pminub, load_m128u) AVX_RM(pmaxub, load_m128u) AVX_RM(pminsw, load_m128u) AVX_RM(pmaxsw, load_m128u)
-AVX_RM(pavgb, load_m128u) AVX_RM(pavgw, load_m128u) AVX_RM(psadbw, load_m128u)
-AVX_RM(pmullw, load_m128u) AVX_RM(pmulhw, load_m128u) AVX_RM(pmulhuw, load_m128u)
-AVX_RM(pmuludq, load_m128u) AVX_RM(pmaddwd, load_m128u)
+AVX_RM_LEAN(pand, load_m128u) AVX_RM_LEAN(pandn, load_m128u) AVX_RM_LEAN(por, load_m128u) AVX_RM_LEAN(pxor, load_m128u)
+AVX_RM_LEAN(pcmpeqb, load_m128u) AVX_RM_LEAN(pcmpeqw, load_m128u) AVX_RM_LEAN(pcmpeqd, load_m128u)
+AVX_RM_LEAN(pcmpgtb, load_m128u) AVX_RM_LEAN(pcmpgtw, load_m128u) AVX_RM_LEAN(pcmpgtd, load_m128u)
+AVX_RM_LEAN(paddb, load_m128u) AVX_RM_LEAN(paddw, load_m128u) AVX_RM_LEAN(paddd, load_m128u) AVX_RM_LEAN(paddq, load_m128u)
+AVX_RM_LEAN(psubb, load_m128u) AVX_RM_LEAN(psubw, load_m128u) AVX_RM_LEAN(psubd, load_m128u) AVX_RM_LEAN(psubq, load_m128u)
+AVX_RM_LEAN(paddusb, load_m128u) AVX_RM_LEAN(paddusw, load_m128u) AVX_RM_LEAN(psubusb, load_m128u)
+AVX_RM_LEAN(psubusw, load_m128u) AVX_RM_LEAN(paddsb, load_m128u) AVX_RM_LEAN(paddsw, load_m128u)
+AVX_RM_LEAN(psubsb, load_m128u) AVX_RM_LEAN(psubsw, load_m128u)
+AVX_RM_LEAN(pminub, load_m128u) AVX_RM_LEAN(pmaxub, load_m128u) AVX_RM_LEAN(pminsw, load_m128u) AVX_RM_LEAN(pmaxsw, load_m128u)
+AVX_RM_LEAN(pavgb, load_m128u) AVX_RM_LEAN(pavgw, load_m128u) AVX_RM_LEAN(psadbw, load_m128u)
+AVX_RM_LEAN(pmullw, load_m128u) AVX_RM_LEAN(pmulhw, load_m128u) AVX_RM_LEAN(pmulhuw, load_m128u)
+AVX_RM_LEAN(pmuludq, load_m128u) AVX_RM_LEAN(pmaddwd, load_m128u)
 
 /* Shifts by a count in an XMM register or m128: the count is the source's low quadword,
  * the same for both lanes of VEX.256. */

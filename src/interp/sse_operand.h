@@ -102,13 +102,16 @@ static inline void vex128_put_low64(Cpu *c, unsigned reg, uint64_t v) {
  * source. The body works on local copies, stored back when it returns: they cannot
  * alias, so its lane loops compile to vector code, and a body that faults (fp_commit)
  * leaves the destination as it was. */
-#define SSE_RM(name, load)                                                              \
+#define SSE_RM(name, load) SSE_RM_AS(name, load, , DISPATCH_NEXT)
+/* The same for an operation that raises no exception: its register form is lean (insn.h). */
+#define SSE_RM_LEAN(name, load) SSE_RM_AS(name, load, LEAN, DISPATCH_LEAN)
+#define SSE_RM_AS(name, load, QUAL, GO_ON)                                              \
   static inline void name##_body(Cpu *c, const Insn *in, Xmm *d, const Xmm *s);         \
-  void op_##name(Cpu *c, const Insn *in) {                                              \
+  QUAL void op_##name(Cpu *c, const Insn *in) {                                         \
     Xmm dv = c->xmm[in->reg], sv = c->xmm[in->rm];                                      \
     name##_body(c, in, &dv, &sv);                                                       \
     xmm_put(&c->xmm[in->reg], &dv);                                                     \
-    DISPATCH_NEXT(c, in);                                                               \
+    GO_ON(c, in);                                                                       \
   }                                                                                     \
   void op_##name##_m(Cpu *c, const Insn *in) {                                          \
     Xmm dv = c->xmm[in->reg], sv;                                                       \
@@ -130,13 +133,16 @@ static inline void vex128_put_low64(Cpu *c, unsigned reg, uint64_t v) {
  * on each 128-bit lane as the SSE one does on its register: the body runs on the low
  * halves, then on the high ones. Its floating-point exceptions are those of both lanes
  * together (one #XM, or one MXCSR update), so they are collected with every exception
- * masked and committed once, before the destination is written. */
-#define AVX_128(name, load)                                                             \
-  void op_v##name(Cpu *c, const Insn *in) {                                             \
+ * masked and committed once, before the destination is written.
+ *
+ * The _AS forms take the register forms' qualifier and way on (AVX_RM_LEAN: lean). */
+#define AVX_128(name, load) AVX_128_AS(name, load, , DISPATCH_NEXT)
+#define AVX_128_AS(name, load, QUAL, GO_ON)                                             \
+  QUAL void op_v##name(Cpu *c, const Insn *in) {                                        \
     Xmm dv = c->xmm[in->vreg], sv = c->xmm[in->rm];                                     \
     name##_body(c, in, &dv, &sv);                                                       \
     vex128_put(c, in->reg, &dv);                                                        \
-    DISPATCH_NEXT(c, in);                                                               \
+    GO_ON(c, in);                                                                       \
   }                                                                                     \
   void op_v##name##_m(Cpu *c, const Insn *in) {                                         \
     Xmm dv = c->xmm[in->vreg], sv;                                                      \
@@ -145,14 +151,15 @@ static inline void vex128_put_low64(Cpu *c, unsigned reg, uint64_t v) {
     vex128_put(c, in->reg, &dv);                                                        \
     DISPATCH_NEXT(c, in);                                                               \
   }
-#define AVX_256(name)                                                                   \
-  void op_v##name##_256(Cpu *c, const Insn *in) {                                       \
+#define AVX_256(name) AVX_256_AS(name, , DISPATCH_NEXT)
+#define AVX_256_AS(name, QUAL, GO_ON)                                                   \
+  QUAL void op_v##name##_256(Cpu *c, const Insn *in) {                                  \
     Xmm dv[2] = {c->xmm[in->vreg], c->ymmh[in->vreg]}, sv[2] = {c->xmm[in->rm], c->ymmh[in->rm]}; \
     uint32_t guest = vex256_begin(c);                                                   \
     name##_body(c, in, &dv[0], &sv[0]);                                                 \
     name##_body(c, in, &dv[1], &sv[1]);                                                 \
     vex256_put(c, in->reg, guest, dv);                                                  \
-    DISPATCH_NEXT(c, in);                                                               \
+    GO_ON(c, in);                                                                       \
   }                                                                                     \
   void op_v##name##_256_m(Cpu *c, const Insn *in) {                                     \
     Xmm dv[2] = {c->xmm[in->vreg], c->ymmh[in->vreg]}, sv[2];                           \
@@ -164,6 +171,8 @@ static inline void vex128_put_low64(Cpu *c, unsigned reg, uint64_t v) {
     DISPATCH_NEXT(c, in);                                                               \
   }
 #define AVX_RM(name, load) AVX_128(name, load) AVX_256(name)
+#define AVX_RM_LEAN(name, load) \
+  AVX_128_AS(name, load, LEAN, DISPATCH_LEAN) AVX_256_AS(name, LEAN, DISPATCH_LEAN)
 
 /* op_<name> and op_<name>_m, VEX.256 handlers of an operation fn(c, in, s) that is not
  * one SSE body per lane: s is the 32-byte source, YMM[in->rm] or memory. */

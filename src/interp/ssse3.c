@@ -13,7 +13,7 @@ static inline int16_t sat_s16(int32_t v) {
 /* ---- horizontal add and subtract: pairs of the destination, then of the source ---- */
 
 #define HORIZONTAL(name, lane, n, expr)                                               \
-  SSE_RM(name, load_m128a) {                                                          \
+  SSE_RM_LEAN(name, load_m128a) {                                                     \
     Xmm r;                                                                            \
     for (int i = 0; i < (n) / 2; i++) {                                               \
       int64_t a = d->lane[2 * i], b = d->lane[2 * i + 1];                             \
@@ -37,14 +37,14 @@ HORIZONTAL(phsubsw, sw, 8, sat_s16((int32_t)(a - b)))
 
 /* 66 0F 38 04: unsigned destination bytes times signed source bytes, adjacent products
  * summed with signed saturation */
-SSE_RM(pmaddubsw, load_m128a) {
+SSE_RM_LEAN(pmaddubsw, load_m128a) {
   Xmm r;
   for (int i = 0; i < 8; i++)
     r.sw[i] = sat_s16(d->b[2 * i] * s->sb[2 * i] + d->b[2 * i + 1] * s->sb[2 * i + 1]);
   *d = r;
 }
 /* 66 0F 38 0B: the high half of the product scaled by 2, rounded */
-SSE_RM(pmulhrsw, load_m128a) {
+SSE_RM_LEAN(pmulhrsw, load_m128a) {
   for (int i = 0; i < 8; i++)
     d->sw[i] = (int16_t)((((int32_t)d->sw[i] * s->sw[i] >> 14) + 1) >> 1);
 }
@@ -52,7 +52,7 @@ SSE_RM(pmulhrsw, load_m128a) {
 /* ---- sign and absolute value ---- */
 
 #define PSIGN(name, lane, slane, n)                                                   \
-  SSE_RM(name, load_m128a) {                                                          \
+  SSE_RM_LEAN(name, load_m128a) {                                                     \
     for (int i = 0; i < (n); i++)                                                     \
       d->lane[i] = s->slane[i] < 0 ? 0u - d->lane[i] : s->slane[i] == 0 ? 0 : d->lane[i]; \
   }
@@ -63,13 +63,13 @@ PSIGN(psignw, w, sw, 8)
 PSIGN(psignd, d, sd, 4)
 
 /* 66 0F 38 1C, 1D, 1E: the magnitude as an unsigned value (so -128 gives 0x80) */
-SSE_RM(pabsb, load_m128a) {
+SSE_RM_LEAN(pabsb, load_m128a) {
   for (int i = 0; i < 16; i++) d->b[i] = (uint8_t)(s->sb[i] < 0 ? -s->sb[i] : s->sb[i]);
 }
-SSE_RM(pabsw, load_m128a) {
+SSE_RM_LEAN(pabsw, load_m128a) {
   for (int i = 0; i < 8; i++) d->w[i] = (uint16_t)(s->sw[i] < 0 ? -s->sw[i] : s->sw[i]);
 }
-SSE_RM(pabsd, load_m128a) {
+SSE_RM_LEAN(pabsd, load_m128a) {
   for (int i = 0; i < 4; i++) d->d[i] = s->sd[i] < 0 ? 0u - s->d[i] : s->d[i];
 }
 
@@ -92,8 +92,8 @@ MMX_FROM_SSE(pabsd, pabsd, mmx_lanes)
 
 /* ---- AVX forms (VEX.128: AVX; VEX.256: AVX2), lane by lane; PABS* have no vvvv ---- */
 
-AVX_RM(phaddw, load_m128u) AVX_RM(phaddd, load_m128u) AVX_RM(phaddsw, load_m128u)
-AVX_RM(phsubw, load_m128u) AVX_RM(phsubd, load_m128u) AVX_RM(phsubsw, load_m128u)
-AVX_RM(pmaddubsw, load_m128u) AVX_RM(pmulhrsw, load_m128u)
-AVX_RM(psignb, load_m128u) AVX_RM(psignw, load_m128u) AVX_RM(psignd, load_m128u)
-AVX_RM(pabsb, load_m128u) AVX_RM(pabsw, load_m128u) AVX_RM(pabsd, load_m128u)
+AVX_RM_LEAN(phaddw, load_m128u) AVX_RM_LEAN(phaddd, load_m128u) AVX_RM_LEAN(phaddsw, load_m128u)
+AVX_RM_LEAN(phsubw, load_m128u) AVX_RM_LEAN(phsubd, load_m128u) AVX_RM_LEAN(phsubsw, load_m128u)
+AVX_RM_LEAN(pmaddubsw, load_m128u) AVX_RM_LEAN(pmulhrsw, load_m128u)
+AVX_RM_LEAN(psignb, load_m128u) AVX_RM_LEAN(psignw, load_m128u) AVX_RM_LEAN(psignd, load_m128u)
+AVX_RM_LEAN(pabsb, load_m128u) AVX_RM_LEAN(pabsw, load_m128u) AVX_RM_LEAN(pabsd, load_m128u)

@@ -315,6 +315,8 @@ static void test_fault_after_lean_records_is_at_its_instruction(void **state) {
       0x48, 0x83, 0xc0, 0x01,       /* add rax, 1 */
       0x48, 0x8d, 0x48, 0x08,       /* lea rcx, [rax + 8] */
       0x48, 0xc1, 0xe1, 0x02,       /* shl rcx, 2 */
+      0x66, 0x0f, 0xef, 0xc1,       /* pxor xmm0, xmm1 */
+      0x66, 0x0f, 0x38, 0xdc, 0xc1, /* aesenc xmm0, xmm1 */
       0x48, 0x8b, 0x11,             /* mov rdx, [rcx]: faults on the second page */
       0x48, 0xff, 0xc0,             /* inc rax */
       0x48, 0xf7, 0xf6,             /* div rsi: #DE when RSI is 0 */
@@ -332,8 +334,8 @@ static void test_fault_after_lean_records_is_at_its_instruction(void **state) {
     c.r[RSI] = 0;
     assert_int_equal(cpu_run(&c, start + sizeof code), STOP_FAULT);
     assert_int_equal(c.fault.sig, fault == 0 ? SIGSEGV : SIGFPE);
-    assert_int_equal(c.rip, start + (fault == 0 ? 15 : 21));
-    assert_int_equal(c.icount, fault == 0 ? 4 : 6);
+    assert_int_equal(c.rip, start + (fault == 0 ? 24 : 30));
+    assert_int_equal(c.icount, fault == 0 ? 6 : 8);
     assert_int_equal(c.r[RCX], fault == 0 ? unreadable : readable);
     assert_int_equal(c.r[RAX], c.r[RBX] + 1 + fault);
   }
