@@ -10,11 +10,15 @@
 # native, all from the same run, with the host's CPU model. It is a benchmark, not a
 # test: ctest never runs it.
 #
-# usage: bench/run.sh [--build DIR] [--seconds S] [--runs N] [--csv FILE] [--png FILE]
+# usage: bench/run.sh [--build DIR] [--seconds S] [--runs N] [--cpu C] [--csv FILE] [--png FILE]
 #   --build DIR   the x64emu build folder (default: build); x64emu and the speed example
 #                 are built there first
 #   --seconds S   time per measurement (default 1)
 #   --runs N      runs of hello world whose median is its start-up time (default 50)
+#   --cpu C       run everything on host CPU C (taskset), or on any with "all" (default:
+#                 the last CPU: on the 2-core VMs of this project vCPU 0 ran native AES-GCM
+#                 at 0.55x vCPU 1's speed, and a process landing on either made runs differ
+#                 by that much)
 #   --csv FILE    also write the table as CSV
 #   --png FILE    also draw it as a PNG chart (gnuplot; installed with apt-get when root)
 # QEMU10 and QEMU72 in the environment name the peers; otherwise
@@ -27,7 +31,8 @@
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 
-build=$repo/build seconds=1 runs=50 csv= png=
+cores=$(nproc)
+build=$repo/build seconds=1 runs=50 cpu=$((cores - 1)) csv= png=
 usage() { sed -n '2,/^set -euo/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//' >&2; exit "$1"; }
 while [ $# -gt 0 ]; do
   case $1 in
@@ -37,6 +42,8 @@ while [ $# -gt 0 ]; do
     --seconds=*) seconds=${1#*=}; shift ;;
     --runs) runs=$2; shift 2 ;;
     --runs=*) runs=${1#*=}; shift ;;
+    --cpu) cpu=$2; shift 2 ;;
+    --cpu=*) cpu=${1#*=}; shift ;;
     --csv) csv=$2; shift 2 ;;
     --csv=*) csv=${1#*=}; shift ;;
     --png) png=$2; shift 2 ;;
@@ -70,7 +77,10 @@ gcc -O2 -Wall -Wextra -o "$startup" "$repo/bench/startup.c"
 gcc -O2 -fno-pie -no-pie -static -o "$jit_probe" "$repo/bench/jit_probe.c"
 gcc -O2 -Wall -Wextra -o "$rusage" "$repo/bench/rusage.c"
 
-# ---- the runners ----
+# ---- the runners, on one CPU ----
+if [ "$cpu" != all ]; then # every process started from here inherits it
+  taskset -cp "$cpu" $$ >/dev/null || { echo "bench: cannot run on CPU $cpu" >&2; exit 2; }
+fi
 peers=$repo/../shared/tools/qemu-peers.sh
 if [ -z "${QEMU10:-}" ] && [ -f "$peers" ]; then
   say "making the QEMU peers available ($peers)"
@@ -286,7 +296,7 @@ tabulate() { # $1: md or csv
 }
 
 echo "Benchmark: examples/speed (OpenSSL $("$speed" -seconds 0.001 -evp sha256 -bytes 16 2>/dev/null |
-  sed -n 's/^version: //p') libcrypto.a, EVP encrypt), ${seconds} s per measurement, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores"
+  sed -n 's/^version: //p') libcrypto.a, EVP encrypt), ${seconds} s per measurement, $(date -u '+%Y-%m-%d %H:%M UTC'), $cores cores, $( [ "$cpu" = all ] && echo "any CPU" || echo "every runner on CPU $cpu")"
 echo
 for r in "${runners[@]}"; do
   if runner_prefix "$r"; then
