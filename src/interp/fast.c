@@ -326,6 +326,22 @@ static LEAN void mov_r_imm32(Cpu *c, const Insn *in) {
   c->r[in->reg] = (uint32_t)in->imm;
   DISPATCH_NEXT(c, in);
 }
+/* C6, C7: an immediate into memory, or into a register (the 64-bit constants that fit a
+ * sign-extended imm32 are C7's). */
+#define MOV_MEMORY_IMM(BITS)                                \
+  static void mov_m_imm##BITS(Cpu *c, const Insn *in) {     \
+    st##BITS(ea(c, in), (uint##BITS##_t)in->imm);            \
+    DISPATCH_NEXT(c, in);                                   \
+  }
+MOV_MEMORY_IMM(64) MOV_MEMORY_IMM(32) MOV_MEMORY_IMM(16) MOV_MEMORY_IMM(8)
+static LEAN void mov_rm_imm64_r(Cpu *c, const Insn *in) {
+  c->r[in->rm] = in->imm;
+  DISPATCH_LEAN(c, in);
+}
+static LEAN void mov_rm_imm32_r(Cpu *c, const Insn *in) {
+  c->r[in->rm] = (uint32_t)in->imm;
+  DISPATCH_LEAN(c, in);
+}
 /* LEA: an absent base or index is REG_NONE, which reads 0, so lea64 and lea32 serve every
  * address. PRE as in ALU_REG_FORMS. */
 #define LEA_FORMS(SUFFIX, PRE)                                                            \
@@ -711,6 +727,18 @@ Handler fast_mov_r_rm(Insn *in) {
   if (!plain(in)) return NULL;
   bool wide = in->osz == 8;
   return in->mem ? (wide ? mov64_load : mov32_load) : (wide ? mov64_rr_to_reg : mov32_rr_to_reg);
+}
+Handler fast_mov_rm_imm(Insn *in) {
+  if (in->mem) {
+    if (!plain_memory(in)) return NULL;
+    switch (in->osz) {
+    case 8: return mov_m_imm64;
+    case 4: return mov_m_imm32;
+    case 2: return mov_m_imm16;
+    default: return mov_m_imm8;
+    }
+  }
+  return in->osz == 8 ? mov_rm_imm64_r : in->osz == 4 ? mov_rm_imm32_r : NULL;
 }
 /* A byte move between memory at a plain address and a low byte register. */
 static bool byte_memory_move(const Insn *in) {

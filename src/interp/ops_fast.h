@@ -18,6 +18,7 @@ Handler fast_mov_r_rm(Insn *in);   /* 8B A1 63: loads and register copies */
 Handler fast_mov8_r_rm(Insn *in);  /* 8A: byte loads */
 Handler fast_mov8_rm_r(Insn *in);  /* 88: byte stores */
 Handler fast_mov_r_imm(Insn *in);  /* B8+r */
+Handler fast_mov_rm_imm(Insn *in); /* C6, C7 */
 Handler fast_inc(Insn *in);        /* FF /0: a 32- or 64-bit register */
 Handler fast_dec(Insn *in);        /* FF /1: a 32- or 64-bit register */
 Handler fast_lea(Insn *in);        /* 8D: 32- and 64-bit addresses and results */
