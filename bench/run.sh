@@ -16,9 +16,9 @@
 #   --seconds S   time per measurement (default 1)
 #   --runs N      runs of hello world whose median is its start-up time (default 50)
 #   --cpu C       run everything on host CPU C (taskset), or on any with "all" (default:
-#                 the last CPU: on the 2-core VMs of this project vCPU 0 ran native AES-GCM
-#                 at 0.55x vCPU 1's speed, and a process landing on either made runs differ
-#                 by that much)
+#                 the last CPU: on the 2-core VMs of this project one vCPU at times ran
+#                 native AES-GCM at 0.55x the other's speed, so that runs differed by as
+#                 much as a process landed on one or the other)
 #   --csv FILE    also write the table as CSV
 #   --png FILE    also draw it as a PNG chart (gnuplot; installed with apt-get when root)
 # QEMU10 and QEMU72 in the environment name the peers; otherwise
