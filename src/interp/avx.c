@@ -61,17 +61,17 @@ void op_vmovq_load_m(Cpu *c, const Insn *in) {
   DISPATCH_NEXT(c, in);
 }
 /* VEX.66.0F D6: VMOVQ xmm/m64, xmm (register destination) */
-void op_vmovq_to_rm(Cpu *c, const Insn *in) {
+LEAN void op_vmovq_to_rm(Cpu *c, const Insn *in) {
   vex128_put_low64(c, in->rm, c->xmm[in->reg].q[0]);
-  DISPATCH_NEXT(c, in);
+  DISPATCH_LEAN(c, in);
 }
 
 /* ---- masks and tests across both lanes ---- */
 
 /* VEX.256.66.0F D7: VPMOVMSKB r32, ymm (the VEX.128 form is PMOVMSKB's handler) */
-void op_vpmovmskb_256(Cpu *c, const Insn *in) {
+LEAN void op_vpmovmskb_256(Cpu *c, const Insn *in) {
   c->r[in->reg] = xmm_byte_signs(&c->xmm[in->rm]) | (uint64_t)xmm_byte_signs(&c->ymmh[in->rm]) << 16;
-  DISPATCH_NEXT(c, in);
+  DISPATCH_LEAN(c, in);
 }
 
 /* ---- broadcasts: in->op is the element's size in bytes ---- */

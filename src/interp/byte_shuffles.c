@@ -11,23 +11,23 @@
 
 /* The handlers of one tier: handler names end in `tier`, `accel` says which. */
 #define SHIFT_BYTES(name, shift, tier, accel)                                         \
-  void op_##name##tier(Cpu *c, const Insn *in) {                                      \
+  LEAN void op_##name##tier(Cpu *c, const Insn *in) {                                 \
     shift(&c->xmm[in->rm], in->imm, accel);                                           \
-    DISPATCH_NEXT(c, in);                                                             \
+    DISPATCH_LEAN(c, in);                                                             \
   }                                                                                   \
-  void op_v##name##tier(Cpu *c, const Insn *in) {                                     \
+  LEAN void op_v##name##tier(Cpu *c, const Insn *in) {                                \
     Xmm v = c->xmm[in->rm];                                                           \
     shift(&v, in->imm, accel);                                                        \
     vex128_put(c, in->vreg, &v);                                                      \
-    DISPATCH_NEXT(c, in);                                                             \
+    DISPATCH_LEAN(c, in);                                                             \
   }                                                                                   \
-  void op_v##name##tier##_256(Cpu *c, const Insn *in) {                               \
+  LEAN void op_v##name##tier##_256(Cpu *c, const Insn *in) {                          \
     Xmm lo = c->xmm[in->rm], hi = c->ymmh[in->rm];                                    \
     shift(&lo, in->imm, accel);                                                       \
     shift(&hi, in->imm, accel);                                                       \
     c->xmm[in->vreg] = lo;                                                            \
     c->ymmh[in->vreg] = hi;                                                           \
-    DISPATCH_NEXT(c, in);                                                             \
+    DISPATCH_LEAN(c, in);                                                             \
   }
 
 #define BYTE_SHUFFLES(tier, accel)                                                    \

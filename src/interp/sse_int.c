@@ -224,44 +224,44 @@ SSE_RM_LEAN(psrad, load_m128a) { sar_lanes(d, 32, s->q[0]); }
 
 /* Immediate counts (groups 12..14): the register is ModRM.rm, the count in->imm. */
 /* 66 0F 71 /6 */
-void op_psllw_imm(Cpu *c, const Insn *in) {
+LEAN void op_psllw_imm(Cpu *c, const Insn *in) {
   shl_lanes(&c->xmm[in->rm], 16, in->imm);
-  DISPATCH_NEXT(c, in);
+  DISPATCH_LEAN(c, in);
 }
 /* 66 0F 72 /6 */
-void op_pslld_imm(Cpu *c, const Insn *in) {
+LEAN void op_pslld_imm(Cpu *c, const Insn *in) {
   shl_lanes(&c->xmm[in->rm], 32, in->imm);
-  DISPATCH_NEXT(c, in);
+  DISPATCH_LEAN(c, in);
 }
 /* 66 0F 73 /6 */
-void op_psllq_imm(Cpu *c, const Insn *in) {
+LEAN void op_psllq_imm(Cpu *c, const Insn *in) {
   shl_lanes(&c->xmm[in->rm], 64, in->imm);
-  DISPATCH_NEXT(c, in);
+  DISPATCH_LEAN(c, in);
 }
 /* 66 0F 71 /2 */
-void op_psrlw_imm(Cpu *c, const Insn *in) {
+LEAN void op_psrlw_imm(Cpu *c, const Insn *in) {
   shr_lanes(&c->xmm[in->rm], 16, in->imm);
-  DISPATCH_NEXT(c, in);
+  DISPATCH_LEAN(c, in);
 }
 /* 66 0F 72 /2 */
-void op_psrld_imm(Cpu *c, const Insn *in) {
+LEAN void op_psrld_imm(Cpu *c, const Insn *in) {
   shr_lanes(&c->xmm[in->rm], 32, in->imm);
-  DISPATCH_NEXT(c, in);
+  DISPATCH_LEAN(c, in);
 }
 /* 66 0F 73 /2 */
-void op_psrlq_imm(Cpu *c, const Insn *in) {
+LEAN void op_psrlq_imm(Cpu *c, const Insn *in) {
   shr_lanes(&c->xmm[in->rm], 64, in->imm);
-  DISPATCH_NEXT(c, in);
+  DISPATCH_LEAN(c, in);
 }
 /* 66 0F 71 /4 */
-void op_psraw_imm(Cpu *c, const Insn *in) {
+LEAN void op_psraw_imm(Cpu *c, const Insn *in) {
   sar_lanes(&c->xmm[in->rm], 16, in->imm);
-  DISPATCH_NEXT(c, in);
+  DISPATCH_LEAN(c, in);
 }
 /* 66 0F 72 /4 */
-void op_psrad_imm(Cpu *c, const Insn *in) {
+LEAN void op_psrad_imm(Cpu *c, const Insn *in) {
   sar_lanes(&c->xmm[in->rm], 32, in->imm);
-  DISPATCH_NEXT(c, in);
+  DISPATCH_LEAN(c, in);
 }
 
 /* ---- the MMX forms (0F without a prefix): the same bodies on the low halves ---- */
@@ -374,19 +374,19 @@ AVX_SHIFT_COUNT(psraw) AVX_SHIFT_COUNT(psrad)
 
 /* Shifts by an imm8 (VEX 66 0F 71..73): ModRM.rm shifted into VEX.vvvv, lane by lane. */
 #define AVX_SHIFT_IMM(name, shift, bits)                                                \
-  void op_v##name(Cpu *c, const Insn *in) {                                             \
+  LEAN void op_v##name(Cpu *c, const Insn *in) {                                        \
     Xmm v = c->xmm[in->rm];                                                             \
     shift(&v, bits, in->imm);                                                           \
     vex128_put(c, in->vreg, &v);                                                        \
-    DISPATCH_NEXT(c, in);                                                               \
+    DISPATCH_LEAN(c, in);                                                               \
   }                                                                                     \
-  void op_v##name##_256(Cpu *c, const Insn *in) {                                       \
+  LEAN void op_v##name##_256(Cpu *c, const Insn *in) {                                  \
     Xmm lo = c->xmm[in->rm], hi = c->ymmh[in->rm];                                      \
     shift(&lo, bits, in->imm);                                                          \
     shift(&hi, bits, in->imm);                                                          \
     c->xmm[in->vreg] = lo;                                                              \
     c->ymmh[in->vreg] = hi;                                                             \
-    DISPATCH_NEXT(c, in);                                                               \
+    DISPATCH_LEAN(c, in);                                                               \
   }
 AVX_SHIFT_IMM(psllw_imm, shl_lanes, 16) AVX_SHIFT_IMM(pslld_imm, shl_lanes, 32)
 AVX_SHIFT_IMM(psllq_imm, shl_lanes, 64) AVX_SHIFT_IMM(psrlw_imm, shr_lanes, 16)

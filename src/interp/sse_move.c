@@ -192,36 +192,36 @@ void op_movhps_store_m(Cpu *c, const Insn *in) {
 /* ---- MOVD/MOVQ between XMM and general registers or memory (in->osz 4 or 8) ---- */
 
 /* 66 [REX.W] 0F 6E: zero-extends into the whole XMM register */
-void op_movd_to_xmm(Cpu *c, const Insn *in) {
+LEAN void op_movd_to_xmm(Cpu *c, const Insn *in) {
   xmm_put_low64(&c->xmm[in->reg], reg_get(c, in->rm, in->osz));
-  DISPATCH_NEXT(c, in);
+  DISPATCH_LEAN(c, in);
 }
 void op_movd_to_xmm_m(Cpu *c, const Insn *in) {
   xmm_put_low64(&c->xmm[in->reg], ld(ea(c, in), in->osz));
   DISPATCH_NEXT(c, in);
 }
 /* 66 [REX.W] 0F 7E */
-void op_movd_from_xmm(Cpu *c, const Insn *in) {
+LEAN void op_movd_from_xmm(Cpu *c, const Insn *in) {
   reg_set(c, in->rm, c->xmm[in->reg].q[0], in->osz);
-  DISPATCH_NEXT(c, in);
+  DISPATCH_LEAN(c, in);
 }
 void op_movd_from_xmm_m(Cpu *c, const Insn *in) {
   st(ea(c, in), c->xmm[in->reg].q[0], in->osz);
   DISPATCH_NEXT(c, in);
 }
 /* F3 0F 7E: MOVQ xmm, xmm/m64 */
-void op_movq_load(Cpu *c, const Insn *in) {
+LEAN void op_movq_load(Cpu *c, const Insn *in) {
   xmm_put_low64(&c->xmm[in->reg], c->xmm[in->rm].q[0]);
-  DISPATCH_NEXT(c, in);
+  DISPATCH_LEAN(c, in);
 }
 void op_movq_load_m(Cpu *c, const Insn *in) {
   xmm_put_low64(&c->xmm[in->reg], ld64(ea(c, in)));
   DISPATCH_NEXT(c, in);
 }
 /* 66 0F D6: MOVQ xmm/m64, xmm */
-void op_movq_to_rm(Cpu *c, const Insn *in) {
+LEAN void op_movq_to_rm(Cpu *c, const Insn *in) {
   xmm_put_low64(&c->xmm[in->rm], c->xmm[in->reg].q[0]);
-  DISPATCH_NEXT(c, in);
+  DISPATCH_LEAN(c, in);
 }
 void op_movq_store_m(Cpu *c, const Insn *in) {
   st64(ea(c, in), c->xmm[in->reg].q[0]);
@@ -246,9 +246,9 @@ void op_movmskpd(Cpu *c, const Insn *in) {
 }
 
 /* 66 0F D7: half of the inner loop of glibc's string functions (with PCMPEQB) */
-void op_pmovmskb(Cpu *c, const Insn *in) {
+LEAN void op_pmovmskb(Cpu *c, const Insn *in) {
   c->r[in->reg] = xmm_byte_signs(&c->xmm[in->rm]);
-  DISPATCH_NEXT(c, in);
+  DISPATCH_LEAN(c, in);
 }
 
 /* ---- words ---- */
