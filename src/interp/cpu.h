@@ -35,7 +35,7 @@ enum LazyOp {
 };
 
 typedef struct LazyFlags {
-  uint64_t res, a, b;
+  uint64_t res, a, b; /* a is recorded for shifts only (flags.h: lazy_set, lazy_a) */
   uint8_t op;   /* enum LazyOp */
   uint8_t size; /* operand size in bytes */
   uint8_t cin;  /* carry in (ADC/SBB) or preserved CF (INC/DEC) */

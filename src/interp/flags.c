@@ -9,7 +9,7 @@ static inline uint64_t sign_bit(unsigned size) { return size ? 1ull << (size * 8
 bool flag_cf(const Cpu *c) {
   const LazyFlags *f = &c->lf;
   uint64_t m = size_mask(f->size);
-  uint64_t a = f->a & m, b = f->b & m, r = f->res & m;
+  uint64_t a = lazy_a(f) & m, b = f->b & m, r = f->res & m;
   unsigned bits = f->size * 8;
   switch (f->op) {
   case LF_ADD: return r < a;
@@ -45,16 +45,16 @@ bool flag_pf(const Cpu *c) {
 
 bool flag_of(const Cpu *c) {
   const LazyFlags *f = &c->lf;
-  uint64_t s = sign_bit(f->size);
+  uint64_t s = sign_bit(f->size), a = lazy_a(f);
   switch (f->op) {
   case LF_ADD: case LF_ADC: case LF_INC:
-    return ((f->a ^ f->res) & (f->b ^ f->res) & s) != 0;
+    return ((a ^ f->res) & (f->b ^ f->res) & s) != 0;
   case LF_SUB: case LF_SBB: case LF_DEC:
-    return ((f->a ^ f->b) & (f->a ^ f->res) & s) != 0;
+    return ((a ^ f->b) & (a ^ f->res) & s) != 0;
   case LF_LOGIC: return false;
   /* Defined for a count of 1 only; other counts give what the CPU computes for 1. */
   case LF_SHL: return ((f->res & s) != 0) != flag_cf(c);
-  case LF_SHR: return (f->a & s) != 0 && f->b == 1;
+  case LF_SHR: return (a & s) != 0 && f->b == 1;
   case LF_SAR: return false;
   default: return c->rflags & F_OF;
   }
@@ -64,7 +64,7 @@ bool flag_af(const Cpu *c) {
   const LazyFlags *f = &c->lf;
   switch (f->op) {
   case LF_ADD: case LF_ADC: case LF_SUB: case LF_SBB: case LF_INC: case LF_DEC:
-    return ((f->a ^ f->b ^ f->res) & 0x10) != 0;
+    return ((lazy_a(f) ^ f->b ^ f->res) & 0x10) != 0;
   case LF_NONE: return c->rflags & F_AF;
   default: return false;
   }

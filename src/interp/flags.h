@@ -7,13 +7,28 @@
 
 #include "cpu.h"
 
+/* Records res = a op b. Only shifts keep a: an addition's or a subtraction's follows from
+ * the result and b (lazy_a), and a logical operation's flags need neither, so most flag
+ * setters store two or three fields, not four. */
 static inline void lazy_set(Cpu *c, enum LazyOp op, unsigned size, uint64_t res, uint64_t a,
                             uint64_t b) {
   c->lf.op = (uint8_t)op;
   c->lf.size = (uint8_t)size;
   c->lf.res = res;
-  c->lf.a = a;
-  c->lf.b = b;
+  if (op == LF_SHL || op == LF_SHR || op == LF_SAR) c->lf.a = a;
+  if (op != LF_LOGIC) c->lf.b = b;
+}
+
+/* The recorded operation's first operand, in its low `size` bytes (the bits above may
+ * differ from those it had). */
+static inline uint64_t lazy_a(const LazyFlags *f) {
+  switch (f->op) {
+  case LF_ADD: case LF_INC: return f->res - f->b;
+  case LF_ADC: return f->res - f->b - f->cin;
+  case LF_SUB: case LF_DEC: return f->res + f->b;
+  case LF_SBB: return f->res + f->b + f->cin;
+  default: return f->a;
+  }
 }
 
 bool flag_cf(const Cpu *c);
@@ -30,7 +45,7 @@ static inline bool flag_cf_kept(const Cpu *c) {
   if (f->op == LF_INC || f->op == LF_DEC) return f->cin;
   if (f->op == LF_SUB) { /* a compare before a loop's DEC: at once, as cond() does */
     unsigned shift = 64 - 8u * f->size;
-    return (f->a << shift) < (f->b << shift);
+    return (lazy_a(f) << shift) < (f->b << shift);
   }
   return flag_cf(c);
 }
@@ -64,7 +79,7 @@ static inline bool cond(const Cpu *c, unsigned cc) {
     return zf ^ (cc & 1);
   }
   if (f->op == LF_SUB && (kind == 2 || kind == 6 || kind >= 12)) {
-    uint64_t a = f->a << shift, b = f->b << shift;
+    uint64_t a = lazy_a(f) << shift, b = f->b << shift;
     bool r = kind == 2 ? a < b : kind == 6 ? a <= b : kind == 12 ? (int64_t)a < (int64_t)b
                                                                   : (int64_t)a <= (int64_t)b;
     return r ^ (cc & 1);
