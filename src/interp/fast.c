@@ -278,11 +278,11 @@ MOVE_FORMS(, )
 /* 8B's register form: the copy goes the other way. */
 static LEAN void mov64_rr_to_reg(Cpu *c, const Insn *in) {
   c->r[in->reg] = c->r[in->rm];
-  DISPATCH_NEXT(c, in);
+  DISPATCH_LEAN(c, in);
 }
 static LEAN void mov32_rr_to_reg(Cpu *c, const Insn *in) {
   c->r[in->reg] = (uint32_t)c->r[in->rm];
-  DISPATCH_NEXT(c, in);
+  DISPATCH_LEAN(c, in);
 }
 /* 8A, 88 with memory and a low byte register (AL..R15B, not AH..BH): byte loads merge. */
 static void mov8_load(Cpu *c, const Insn *in) {
@@ -320,28 +320,19 @@ static void mov32_load(Cpu *c, const Insn *in) {
 }
 static LEAN void mov_r_imm64(Cpu *c, const Insn *in) {
   c->r[in->reg] = in->imm;
-  DISPATCH_NEXT(c, in);
+  DISPATCH_LEAN(c, in);
 }
 static LEAN void mov_r_imm32(Cpu *c, const Insn *in) {
   c->r[in->reg] = (uint32_t)in->imm;
-  DISPATCH_NEXT(c, in);
+  DISPATCH_LEAN(c, in);
 }
-/* C6, C7: an immediate into memory, or into a register (the 64-bit constants that fit a
- * sign-extended imm32 are C7's). */
+/* C6, C7: an immediate into memory (into a register: mov_r_imm64 and mov_r_imm32). */
 #define MOV_MEMORY_IMM(BITS)                                \
   static void mov_m_imm##BITS(Cpu *c, const Insn *in) {     \
     st##BITS(ea(c, in), (uint##BITS##_t)in->imm);            \
     DISPATCH_NEXT(c, in);                                   \
   }
 MOV_MEMORY_IMM(64) MOV_MEMORY_IMM(32) MOV_MEMORY_IMM(16) MOV_MEMORY_IMM(8)
-static LEAN void mov_rm_imm64_r(Cpu *c, const Insn *in) {
-  c->r[in->rm] = in->imm;
-  DISPATCH_LEAN(c, in);
-}
-static LEAN void mov_rm_imm32_r(Cpu *c, const Insn *in) {
-  c->r[in->rm] = (uint32_t)in->imm;
-  DISPATCH_LEAN(c, in);
-}
 /* LEA: an absent base or index is REG_NONE, which reads 0, so lea64 and lea32 serve every
  * address. PRE as in ALU_REG_FORMS. */
 #define LEA_FORMS(SUFFIX, PRE)                                                            \
@@ -738,7 +729,11 @@ Handler fast_mov_rm_imm(Insn *in) {
     default: return mov_m_imm8;
     }
   }
-  return in->osz == 8 ? mov_rm_imm64_r : in->osz == 4 ? mov_rm_imm32_r : NULL;
+  if (in->osz != 8 && in->osz != 4) return NULL;
+  /* The register form is B8+r's (how compilers load a 64-bit constant that fits a
+   * sign-extended imm32), with the register where B8+r has it: ModRM.reg is /0 here. */
+  in->reg = in->rm;
+  return in->osz == 8 ? mov_r_imm64 : mov_r_imm32;
 }
 /* A byte move between memory at a plain address and a low byte register. */
 static bool byte_memory_move(const Insn *in) {

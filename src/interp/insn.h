@@ -84,8 +84,9 @@ static inline Insn insn_end(uint64_t rip, unsigned nth) {
     next_->fn((c), next_);            \
   } while (0)
 
-/* Lean handlers (fast.c's register forms, the jumps) cannot fault, read nothing of which
- * record is running, and end in DISPATCH_LEAN or leave their block. They go on without
+/* Lean handlers (register forms that raise nothing: fast.c's, the SSE/AVX integer, move,
+ * shuffle and crypto ones; the jumps) cannot fault, read nothing of which record is
+ * running, and end in DISPATCH_LEAN or leave their block. They go on without
  * recording the next record as the one running, a store fewer for most instructions of
  * compiled code. c->cur is then a record at or before the one running with only lean
  * records between, so the one running is the first record from c->cur on that is not

@@ -166,7 +166,7 @@ static inline Block *run_block(Cpu *c, Block *b) {
     c->cur = in;
     in->fn(c, in);
     in = cpu_insn(c);
-    if (in >= c->block->last) break;
+    if (in >= c->block->last) break; /* the last record returned, or the end record did */
     in++;
   }
   c->icount += c->exit_jump ? c->exit_jump->nth + 1u : c->block->ninsn;
