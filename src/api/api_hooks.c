@@ -81,7 +81,8 @@ bool api_hooks_update(x64emu *x) {
   mh->block = blocks ? on_block : NULL;
   mh->mem = memory ? on_mem : NULL;
   machine_watch(x->m, WATCH_HOOKS, memory);
-  block_hooks_set(&x->m->code, insns ? op_insn_hook : NULL, lo, hi, insns || blocks);
+  block_hooks_set(&x->m->code, insns ? op_insn_hook : NULL, lo, hi, blocks ? op_block_hook : NULL,
+                  insns || blocks);
   return true;
 }
 

@@ -256,11 +256,14 @@ static void on_block(void *embedder, uint64_t start, uint64_t len, void *user) {
  * counts blocks. */
 static void watch_instructions(Cpu *c) {
   if (profiler) c->m->hooks.block = on_block;
-  if (!tracer && !counter) return;
-  uint64_t lo = 0, hi = UINT64_MAX;
-  if (!counter) trace_span(tracer, &lo, &hi);
-  c->m->hooks.insn = on_insn;
-  block_hooks_set(&c->m->code, op_insn_hook, lo, hi, true);
+  uint64_t lo = 0, hi = 0;
+  if (tracer || counter) {
+    hi = UINT64_MAX;
+    if (!counter) trace_span(tracer, &lo, &hi);
+    c->m->hooks.insn = on_insn;
+  }
+  block_hooks_set(&c->m->code, lo < hi ? op_insn_hook : NULL, lo, hi,
+                  profiler ? op_block_hook : NULL, lo < hi);
 }
 
 int main(int argc, char **argv) {

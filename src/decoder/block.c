@@ -202,10 +202,14 @@ bool block_breakpoint_set(BlockCache *bc, uint64_t rip, bool on) {
   return true;
 }
 
-void block_hooks_set(BlockCache *bc, Handler hook, uint64_t lo, uint64_t hi, bool rep_once) {
+void block_hooks_set(BlockCache *bc, Handler hook, uint64_t lo, uint64_t hi, Handler block_hook,
+                     bool rep_once) {
   if (!hook) lo = hi = 0;
-  if (bc->hook == hook && bc->hook_lo == lo && bc->hook_hi == hi && bc->rep_once == rep_once) return;
+  if (bc->hook == hook && bc->hook_lo == lo && bc->hook_hi == hi && bc->block_hook == block_hook &&
+      bc->rep_once == rep_once)
+    return;
   bc->hook = hook;
+  bc->block_hook = block_hook;
   bc->hook_lo = lo;
   bc->hook_hi = hi;
   bc->rep_once = rep_once;
@@ -360,8 +364,8 @@ static bool side_exit(Insn *in) {
 
 /* The block at rip: up to MAX_BLOCK_INSNS instructions, or one when single. */
 static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
-  Insn buf[4 * MAX_BLOCK_INSNS]; /* with a stop check, a hook record and an atomic record
-                                    per instruction */
+  Insn buf[4 * MAX_BLOCK_INSNS + 1]; /* with a stop check, a hook record and an atomic
+                                        record per instruction, and a block hook's */
   unsigned n = 0, ninsn = 0;
   bool has_rep = false, has_bp = false;
   bool watch_memory = bc->dec->watch_memory;
@@ -370,6 +374,9 @@ static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
   fetch.at = fetch.prot_page = 0;
   fetch.len = 0;
   fetch.cut = false;
+  if (bc->block_hook && !single) /* as the instruction hook's, below */
+    buf[n++] = (Insn){.fn = bc->block_hook, .rip = pc, .flags_use = FL_ALL, .base = REG_NONE,
+                      .index = REG_NONE};
   while (ninsn < (single ? 1 : MAX_BLOCK_INSNS)) {
     if (watch_memory && ninsn > 0) {
       /* A memory hook stops the run after its instruction. */
@@ -397,7 +404,7 @@ static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
     if (in->ends && !(!single && bc->side_exits && side_exit(in))) break;
   }
   for (unsigned i = 0; i < n; i++) /* a hook record puts RIP back at the block's end */
-    if (buf[i].fn == bc->hook) buf[i].imm = pc;
+    if (buf[i].fn == bc->hook || buf[i].fn == bc->block_hook) buf[i].imm = pc;
   if (!single) {
     fuse_runs(buf, n);
     fuse_branch(buf, n);

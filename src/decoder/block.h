@@ -16,9 +16,10 @@ typedef struct Block {
   struct Block *fall;     /* successor when execution leaves at `end` */
   struct Block *taken;    /* the last other successor */
   struct Block *page_next[2]; /* the next block in the lists of its pages (code_pages.h) */
-  uint32_t n;             /* records: the instructions, and a hook record before each
-                             instruction an instruction hook watches; an end record
-                             (insn.h: insn_end) follows them */
+  uint32_t n;             /* records: the instructions, a hook record before each
+                             instruction an instruction hook watches, and one first while
+                             a block hook exists; an end record (insn.h: insn_end) follows
+                             them */
   uint32_t ninsn;         /* guest instructions */
   uint8_t has_rep;        /* holds a REP string instruction (its iterations count) */
   uint8_t has_bp;         /* holds a breakpoint address */
@@ -71,13 +72,14 @@ typedef struct BlockCache {
   uint64_t lookups, flushes; /* block_get calls (the rest follow links between blocks),
                                 flushes of the whole cache: for statistics */
   const Decoder *dec;
-  /* What decoding puts into blocks: breakpoint addresses (Block.has_bp), and a hook
-   * record running hook before each instruction in [hook_lo, hook_hi). Changing them
+  /* What decoding puts into blocks: breakpoint addresses (Block.has_bp), a hook record
+   * running hook before each instruction in [hook_lo, hook_hi), and one running
+   * block_hook before the first of every block but a one-instruction one. Changing them
    * flushes the cache. */
   uint64_t *breakpoints;
   size_t n_breakpoints;
   uint64_t hook_lo, hook_hi;
-  Handler hook;
+  Handler hook, block_hook;
   bool rep_once; /* every REP string instruction runs an iteration per dispatch */
   bool side_exits; /* forward conditional jumps go on in their blocks (block.c): the
                       default; off, every jump ends its block, for tests of both forms */
@@ -139,9 +141,13 @@ bool block_breakpoint_at(const BlockCache *bc, uint64_t rip);
 bool block_breakpoint_set(BlockCache *bc, uint64_t rip, bool on);
 
 /* What hooks need of decoding: a hook record running `hook` before every instruction in
- * [lo, hi) (lo == hi: none), and with rep_once each iteration of a REP string instruction
- * dispatched alone (a block of its own, as a jump to itself), as hooks count them. */
-void block_hooks_set(BlockCache *bc, Handler hook, uint64_t lo, uint64_t hi, bool rep_once);
+ * [lo, hi) (lo == hi: none), one running block_hook (unless NULL) first in every block
+ * of more than one instruction (a one-instruction block is run alone by a precise run,
+ * which calls the block hook itself), and with rep_once each iteration of a REP string
+ * instruction dispatched alone (a block of its own, as a jump to itself), as hooks count
+ * them. A hook record's imm is its block's end. */
+void block_hooks_set(BlockCache *bc, Handler hook, uint64_t lo, uint64_t hi, Handler block_hook,
+                     bool rep_once);
 /* Whether forward conditional jumps go on in their blocks (BlockCache.side_exits);
  * changing it flushes the cache. */
 void block_side_exits_set(BlockCache *bc, bool on);

@@ -73,28 +73,47 @@ _Noreturn void guest_gp(Cpu *c, uint64_t err) {
   guest_trap(c, SIGSEGV, SI_KERNEL, 0);
 }
 
-/* The record before an instruction that an instruction hook watches: the hook runs with
- * rip at the instruction, and may stop the run before it, send it elsewhere, or change
- * code (which drops the block this record is in: the run goes on from a fresh decode).
- * What must outlive the call is kept in c->hooked, not in registers the call would
- * make this handler save and restore, and not in the record, which a change of code
- * may wipe; in->imm is the block's end. */
-static __attribute__((noinline, noreturn)) void insn_hook_leave(Cpu *c) {
+/* The hook records (block.c): before an instruction that an instruction hook watches,
+ * and first in a block while a block hook exists. The hook runs with rip where the record
+ * is, and may stop the run there, send it elsewhere, or change code (which drops the
+ * block this record is in: the run goes on from a fresh decode). What must outlive the
+ * call is kept in c->hooked, not in registers the call would make this handler save and
+ * restore, and not in the record, which a change of code may wipe; in->imm is the
+ * block's end. */
+static __attribute__((noinline, noreturn)) void hook_leave(Cpu *c) {
   bool stop = cpu_events(c) & EV_STOP;
   c->icount += c->hooked.nth;
   siglongjmp(c->fault_jmp, stop ? JUMP_STOP : JUMP_MOVED);
 }
 
-void op_insn_hook(Cpu *c, const Insn *in) {
-  const Machine *m = c->m;
+static inline void hook_before(Cpu *c, const Insn *in) {
   c->rip = c->hooked.rip = in->rip;
-  c->hooked.generation = m->code.generation;
+  c->hooked.generation = c->m->code.generation;
   c->hooked.nth = in->nth;
-  m->hooks.insn(m->embedder, in->rip, in[1].len, m->hooks.insn_user);
+}
+
+static inline void hook_after(Cpu *c, const Insn *in) {
   if (__builtin_expect((cpu_events(c) & EV_STOP) || c->rip != c->hooked.rip ||
                            c->m->code.generation != c->hooked.generation, 0))
-    insn_hook_leave(c);
+    hook_leave(c);
   c->rip = in->imm;
+}
+
+void op_insn_hook(Cpu *c, const Insn *in) {
+  const Machine *m = c->m;
+  hook_before(c, in);
+  m->hooks.insn(m->embedder, in->rip, in[1].len, m->hooks.insn_user);
+  hook_after(c, in);
+  DISPATCH_NEXT(c, in);
+}
+
+/* A block hook in the block's own records, so that a run with one chains blocks as any
+ * other (a precise run calls it itself for the blocks it runs an instruction at a time). */
+void op_block_hook(Cpu *c, const Insn *in) {
+  const Machine *m = c->m;
+  hook_before(c, in);
+  m->hooks.block(m->embedder, in->rip, in->imm - in->rip, m->hooks.block_user);
+  hook_after(c, in);
   DISPATCH_NEXT(c, in);
 }
 
@@ -173,8 +192,8 @@ static inline Block *run_block(Cpu *c, Block *b) {
   return c->block;
 }
 
-/* State of a run that must stop at exact instructions (a count, an address, breakpoints,
- * block hooks): checked at every instruction boundary where it may matter. */
+/* State of a run that must stop at exact instructions (a count, an address,
+ * breakpoints): checked at every instruction boundary where it may matter. */
 typedef struct Precise {
   uint64_t until;
   bool first;     /* nothing ran yet: a breakpoint where the run starts does not stop it */
@@ -223,6 +242,10 @@ static StopReason events_stop(Cpu *c) {
 enum { RUN_BLOCK, RUN_SINGLE, LOOK_AGAIN };
 
 static int precise_choice(Cpu *c, const Precise *p, const Block *b) {
+  bool limited = c->icount_limit != UINT64_MAX;
+  bool single = c->icount_limit - c->icount < b->ninsn || (limited && b->has_rep) ||
+                (p->until > b->start && p->until < b->end) || b->has_bp;
+  if (!single) return RUN_BLOCK; /* whose first record calls the block hook */
   if (c->m->hooks.block) {
     uint64_t gen = c->m->code.generation;
     c->m->hooks.block(c->m->embedder, b->start, b->end - b->start, c->m->hooks.block_user);
@@ -230,10 +253,7 @@ static int precise_choice(Cpu *c, const Precise *p, const Block *b) {
      * code (b is gone). */
     if (cpu_events(c) || c->rip != b->start || c->m->code.generation != gen) return LOOK_AGAIN;
   }
-  bool limited = c->icount_limit != UINT64_MAX;
-  bool single = c->icount_limit - c->icount < b->ninsn || (limited && b->has_rep) ||
-                (p->until > b->start && p->until < b->end) || b->has_bp;
-  return single ? RUN_SINGLE : RUN_BLOCK;
+  return RUN_SINGLE;
 }
 
 /* Runs the one instruction at c->rip. */
@@ -308,7 +328,7 @@ static __attribute__((noinline)) StopReason run_blocks(Cpu *c, uint64_t until) {
   Machine *m = c->m;
   BlockCache *code = &m->code;
   Precise p = {.until = until, .first = true};
-  bool precise = until || c->icount_limit != UINT64_MAX || code->n_breakpoints || m->hooks.block;
+  bool precise = until || c->icount_limit != UINT64_MAX || code->n_breakpoints;
   Block *b = NULL;
   uint64_t gen = block_generation(code);
   for (;;) {

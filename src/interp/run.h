@@ -21,8 +21,10 @@ StopReason cpu_run(Cpu *c, uint64_t until);
  * messages about an unimplemented instruction show it. */
 void cpu_describe_insn(Cpu *c, uint64_t rip, char *buf, size_t size);
 
-/* The hook record's handler (block.c puts one before each watched instruction). */
+/* The hook records' handlers (block_hooks_set puts them there): the instruction hook's
+ * before each watched instruction, the block hook's first in each block. */
 void op_insn_hook(Cpu *c, const struct Insn *in);
+void op_block_hook(Cpu *c, const struct Insn *in);
 
 /* The record between two instructions of a block while the machine watches memory: a
  * stop that a memory hook asked for in the instruction before is taken there. */

@@ -427,6 +427,49 @@ static void test_a_hook_stops_the_run_before_an_instruction(void **state) {
   x64emu_close(m);
 }
 
+/* A block hook alone: the blocks run chained, each first calling the hook with rip at
+ * its start, as with instruction hooks (test_instruction_and_block_hooks); stopping
+ * there stops before the block. */
+static void stop_at_block(x64emu *m, uint64_t address, uint64_t length, void *user) {
+  Seen *seen = user;
+  seen->blocks++;
+  uint64_t rip = 0;
+  x64emu_reg_read(m, X64EMU_REG_RIP, &rip);
+  assert_int_equal(rip, address);
+  if (address == seen->stop_at) x64emu_stop_run(m);
+}
+
+static void test_a_block_hook_sees_every_block_and_stops_the_run(void **state) {
+  x64emu *m = machine_with(walk, sizeof walk, CODE);
+  Seen seen = {.stop_at = CODE + 7}; /* the loop (add rax, rcx; dec rcx; jnz) */
+  assert_int_equal(x64emu_hook_block(m, 0, 0, stop_at_block, &seen, NULL), X64EMU_OK);
+  x64emu_stop s;
+  assert_int_equal(x64emu_run(m, 0, 0, &s), X64EMU_OK);
+  assert_int_equal(s.reason, X64EMU_STOP_REQUESTED);
+  assert_int_equal(reg(m, X64EMU_REG_RIP), CODE + 7);
+  assert_int_equal(x64emu_icount(m), 5); /* the entry block's, up to its jnz */
+  assert_int_equal(seen.blocks, 2);
+  seen.stop_at = ~0ull;
+  assert_int_equal(x64emu_run(m, 0, 0, &s), X64EMU_OK);
+  assert_int_equal(s.reason, X64EMU_STOP_FAULT);
+  assert_int_equal(reg(m, X64EMU_REG_RAX), 7);
+  assert_int_equal(x64emu_icount(m), WALK_STEPS);
+  /* The blocks of test_instruction_and_block_hooks, and the loop's again on the way on. */
+  assert_int_equal(seen.blocks, 1 + 2 + 1 + 4 + 1 + 1 + 1 + 1);
+  x64emu_close(m);
+
+  /* A run with a budget takes the loop an instruction at a time once too few are left
+   * for it, and calls the hook for it itself. */
+  m = machine_with(walk, sizeof walk, CODE);
+  seen = (Seen){.stop_at = ~0ull};
+  assert_int_equal(x64emu_hook_block(m, 0, 0, stop_at_block, &seen, NULL), X64EMU_OK);
+  assert_int_equal(x64emu_run(m, 0, 6, &s), X64EMU_OK);
+  assert_int_equal(s.reason, X64EMU_STOP_COUNT);
+  assert_int_equal(x64emu_icount(m), 6);
+  assert_int_equal(seen.blocks, 2);
+  x64emu_close(m);
+}
+
 /* exit(7) comes back to the syscall hook, which answers 42 in RAX; UD2 to the invalid
  * instruction hook, which skips it; then the run ends at the page's zero bytes... which
  * are `add [rax], al` with RAX = 42: a fault that the fault hook declines. */
@@ -678,6 +721,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_breakpoints_stop_before_their_instruction),
       cmocka_unit_test(test_instruction_and_block_hooks),
       cmocka_unit_test(test_a_hook_stops_the_run_before_an_instruction),
+      cmocka_unit_test(test_a_block_hook_sees_every_block_and_stops_the_run),
       cmocka_unit_test(test_runs_and_hook_changes_are_refused_inside_a_run),
       cmocka_unit_test(test_event_hooks_handle_or_decline),
       cmocka_unit_test(test_another_thread_stops_the_run),
