@@ -10,18 +10,24 @@
 # Prints one Markdown table with the host's CPU model. It is a benchmark, not a test.
 # (Each tool runs on its own, one after another: the rates are of one run of this script.)
 #
-# usage: bench/tools.sh [--build DIR] [--steps N]
+# usage: bench/tools.sh [--build DIR] [--steps N] [--cpu C]
 #   --build DIR  the x64emu build folder (default: build), built there first
 #   --steps N    gdb stepi count (default 5000)
+#   --cpu C      run the trace, run and profile rows on host CPU C (taskset), or on any
+#                with "all" (default: the last CPU, as bench/run.sh: the vCPUs of this
+#                project's VMs at times differ in speed); gdb and the stub it steps run
+#                on any, since on one CPU each step waits for a switch between them
 # QEMU10 in the environment names QEMU 10, else ../shared/tools/qemu-peers.sh provides
 # it. A runner that is missing or fails shows as "-".
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
-build=$repo/build steps=5000
+cores=$(nproc) # before any pinning: nproc counts the CPUs this process may use
+build=$repo/build steps=5000 cpu=$((cores - 1))
 while [ $# -gt 0 ]; do
   case $1 in
     --build) build=$2; shift 2 ;;
     --steps) steps=$2; shift 2 ;;
+    --cpu) cpu=$2; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "tools.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -35,6 +41,9 @@ mkdir -p "$build/bench"
 kernel=$build/bench/gcm_kernel hello=$build/bench/hello
 gcc -O2 -maes -mpclmul -static -o "$kernel" "$repo/bench/gcm_kernel.c"
 gcc -O2 -fno-pie -no-pie -static -o "$hello" "$repo/bench/hello.c"
+if [ "$cpu" != all ]; then # every process started from here inherits it
+  taskset -cp "$cpu" $$ >/dev/null || { echo "tools.sh: cannot run on CPU $cpu" >&2; exit 2; }
+fi
 peers=$repo/../shared/tools/qemu-peers.sh
 if [ -z "${QEMU10:-}" ] && [ -f "$peers" ]; then eval "$(bash "$peers")" || true; fi
 qemu=${QEMU10:-}
@@ -83,6 +92,7 @@ command -v valgrind >/dev/null &&
   prof_v=$(rate "$insns_run" "$(best valgrind -q --tool=callgrind --callgrind-out-file=/dev/null "$kernel" $n_run)")
 
 say "gdb stepi $steps"
+[ "$cpu" = all ] || taskset -cp "0-$((cores - 1))" $$ >/dev/null
 # Steps a second through a stub at :port that "$@" starts.
 stub_steps() {
   local port=$((20000 + RANDOM % 20000)) pid t
@@ -100,9 +110,9 @@ if command -v gdb >/dev/null; then
   step_n=$(rate "$steps" "$(seconds gdb -batch -nx -ex starti -ex "stepi $steps" -ex kill "$hello")")
 fi
 
-cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
-echo "Tools on $(uname -m) ($cpu), $(date -u '+%Y-%m-%d %H:%M UTC'); rates a second of wall"
-echo "time (the best of three runs for the run, filter and profile rows)."
+model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+echo "Tools on $(uname -m) ($model), $(date -u '+%Y-%m-%d %H:%M UTC'), $( [ "$cpu" = all ] && echo "any CPU" || echo "all but gdb on CPU $cpu");"
+echo "rates a second of wall time (the best of three runs for the run, filter and profile rows)."
 echo
 echo "| tool | unit | x64emu | QEMU 10 | native tool | x64emu/QEMU 10 | x64emu/native tool |"
 echo "| --- | --- | ---: | ---: | ---: | ---: | ---: |"
