@@ -208,7 +208,10 @@ FAST_INCDEC_OPS(INCDEC_HANDLERS, , )
  * only the jump taken does, and the record after the Jcc's runs next. */
 static inline __attribute__((always_inline)) void jump_if(Cpu *c, const Insn *in, bool taken,
                                                           bool lean) {
+  (void)lean; /* exit_if's shape: ALU_FORMS passes both tails the same arguments */
   if (taken) c->rip = in[1].imm;
+  /* Back to run_block at the Jcc's record, the block's last: from a memory form's record,
+   * which is not lean, cpu_insn would not reach it. */
   if (!chain_block(c)) c->cur = in + 1;
 }
 static inline __attribute__((always_inline)) void exit_if(Cpu *c, const Insn *in, bool taken,
