@@ -4,9 +4,14 @@
  * handler was called from its one call site. The next block is one run_blocks linked to
  * this one before, taken only when run_blocks would take it without looking further: no
  * event pending, neither TF nor a change of AC to see to, a run that need not stop at
- * exact instructions (Cpu.chain_generation), no block dropped since the run began, and
- * no watched code to compare (self-modifying code) in the next block. Otherwise the
- * handler returns and run_blocks decides, as before.
+ * exact instructions, a next block still live (not dropped: its code was not written or
+ * unmapped since), and no watched code to compare (self-modifying code) in it.
+ * Otherwise the handler returns and run_blocks decides, as before.
+ *
+ * Blocks are decoded only in run_blocks, so the cache is never emptied while a chain
+ * runs, as long as other CPUs are out of guest code before one empties it (threads.c's
+ * quiesce raises an event that each takes at its next branch): the blocks a chain reaches
+ * stay as they were decoded, and a chain need not compare the cache's generation.
  *
  * Most handlers pass on to the next instruction with a tail call, but some cannot (those
  * that hand the address of a local to a function, as the floating-point ones do): each of
@@ -38,8 +43,7 @@ static inline uintptr_t host_stack_pointer(void) {
 /* Whether a branch may go on into another block now (the conditions above). */
 static inline __attribute__((always_inline)) bool may_chain(const Cpu *c) {
   return __builtin_expect(cpu_events(c) == 0, 1) && !((c->rflags ^ c->ac_checked) & (F_TF | F_AC)) &&
-         c->chain_generation == block_generation(&c->m->code) &&
-         host_stack_pointer() >= c->chain_stack_floor;
+         host_stack_pointer() >= c->chain_stack_floor; /* UINTPTR_MAX: no chaining */
 }
 
 /* Into next, a linked block that starts at c->rip, if it is live (run_blocks links no

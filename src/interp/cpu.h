@@ -142,12 +142,13 @@ typedef struct Cpu {
   /* The block running (run.c's run_block), which the branch ending it may leave for the
    * next one at once (chain.h); the side exit that left it, when that went back to
    * run_blocks (its record counts the instructions run and keeps the link to where it
-   * went); and the code cache's generation chaining may go on in (UINT64_MAX: none, the
-   * run is precise). */
+   * went); the code cache's generation when run_blocks entered the block, whose return
+   * sites a RET may follow (UINT64_MAX: none); and the host stack pointer below which
+   * chaining stops (UINTPTR_MAX: no chaining, as in a precise run or outside a run). */
   struct Block *block;
   const struct Insn *exit_jump;
   uint64_t chain_generation;
-  uintptr_t chain_stack_floor; /* the host stack pointer below which chaining stops */
+  uintptr_t chain_stack_floor;
   /* The return sites of the CALLs chained runs made, a ring whose newest is at
    * returns_top - 1: a RET to the newest goes on into the block after its CALL (chain.h);
    * pending_return, a RET that went back to run_blocks, which links that block. */

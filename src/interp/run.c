@@ -35,6 +35,7 @@ void cpu_init(Cpu *c, Machine *m) {
   c->m = m;
   c->icount_limit = UINT64_MAX;
   c->chain_generation = UINT64_MAX; /* handlers run outside a run do not chain */
+  c->chain_stack_floor = UINTPTR_MAX;
   c->trapno = -1;
   cpu_reset(c);
 }
@@ -174,11 +175,11 @@ void op_block_end(Cpu *c, const Insn *in) {}
 
 /* Runs one block's instructions; the last one may redirect c->rip. Handlers that end in
  * DISPATCH_NEXT run several instructions before returning; cpu_insn says how far. */
-static inline Block *run_block(Cpu *c, Block *b) {
+static inline Block *run_block(Cpu *c, Block *b, bool chain) {
   /* read now: a syscall in the block may flush the cache */
   c->block = b;
   c->exit_jump = NULL;
-  c->chain_stack_floor = host_stack_pointer() - CHAIN_STACK_MAX;
+  c->chain_stack_floor = chain ? host_stack_pointer() - CHAIN_STACK_MAX : UINTPTR_MAX;
   c->rip = b->end;
   const Insn *in = b->insns;
   for (;;) {
@@ -265,7 +266,7 @@ static void run_single(Cpu *c, Precise *p) {
   }
   p->first = false;
   c->chain_generation = UINT64_MAX;
-  run_block(c, one);
+  run_block(c, one, false);
   p->mid_block = !one->insns[one->n - 1].ends;
 }
 
@@ -388,7 +389,7 @@ static __attribute__((noinline)) StopReason run_blocks(Cpu *c, uint64_t until) {
       }
     }
     c->chain_generation = precise ? UINT64_MAX : gen;
-    b = run_block(c, b);
+    b = run_block(c, b, !precise);
   }
 }
 
@@ -439,6 +440,7 @@ StopReason cpu_run(Cpu *c, uint64_t until) {
   if (sig != 0) {
     c->cur = cpu_insn(c); /* the record that stopped or faulted, lean ones passed over */
     c->chain_generation = UINT64_MAX;
+    c->chain_stack_floor = UINTPTR_MAX;
     if (c->split_locked) split_lock_give(c);
     code_lock(c);
     fault_landing = saved;
@@ -472,6 +474,7 @@ StopReason cpu_run(Cpu *c, uint64_t until) {
   code_unlock(c);
   StopReason why = run_blocks(c, until);
   c->chain_generation = UINT64_MAX;
+  c->chain_stack_floor = UINTPTR_MAX;
   code_lock(c);
   fault_landing = saved;
   return why;
