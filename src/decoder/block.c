@@ -362,6 +362,14 @@ static bool side_exit(Insn *in) {
   return true;
 }
 
+/* A record between instructions that is none (a hook's, a stop check), at pc after nth of
+ * them: it reads every flag, so that the liveness pass keeps them as the instruction
+ * before left them. */
+static Insn between(Handler fn, uint64_t pc, unsigned nth) {
+  return (Insn){.fn = fn, .rip = pc, .nth = (uint8_t)nth, .flags_use = FL_ALL, .base = REG_NONE,
+                .index = REG_NONE};
+}
+
 /* The block at rip: up to MAX_BLOCK_INSNS instructions, or one when single. */
 static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
   Insn buf[4 * MAX_BLOCK_INSNS + 1]; /* with a stop check, a hook record and an atomic
@@ -374,20 +382,11 @@ static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
   fetch.at = fetch.prot_page = 0;
   fetch.len = 0;
   fetch.cut = false;
-  if (bc->block_hook && !single) /* as the instruction hook's, below */
-    buf[n++] = (Insn){.fn = bc->block_hook, .rip = pc, .flags_use = FL_ALL, .base = REG_NONE,
-                      .index = REG_NONE};
+  if (bc->block_hook && !single) buf[n++] = between(bc->block_hook, pc, 0);
   while (ninsn < (single ? 1 : MAX_BLOCK_INSNS)) {
-    if (watch_memory && ninsn > 0) {
-      /* A memory hook stops the run after its instruction. */
-      buf[n++] = (Insn){.fn = op_stop_check, .rip = pc, .nth = (uint8_t)ninsn, .flags_use = FL_ALL,
-                        .base = REG_NONE, .index = REG_NONE};
-    }
-    if (pc >= bc->hook_lo && pc < bc->hook_hi) {
-      /* The hook sees every flag as the instruction before left it. */
-      buf[n++] = (Insn){.fn = bc->hook, .rip = pc, .nth = (uint8_t)ninsn, .flags_use = FL_ALL,
-                        .base = REG_NONE, .index = REG_NONE};
-    }
+    /* A memory hook stops the run after its instruction. */
+    if (watch_memory && ninsn > 0) buf[n++] = between(op_stop_check, pc, ninsn);
+    if (pc >= bc->hook_lo && pc < bc->hook_hi) buf[n++] = between(bc->hook, pc, ninsn);
     Insn *in = &buf[n++];
     decode_one(bc, &fetch, pc, in);
     in->nth = (uint8_t)ninsn++;

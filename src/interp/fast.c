@@ -732,11 +732,11 @@ Handler fast_mov_rm_imm(Insn *in) {
     default: return mov_m_imm8;
     }
   }
-  if (in->osz != 8 && in->osz != 4) return NULL;
   /* The register form is B8+r's (how compilers load a 64-bit constant that fits a
    * sign-extended imm32), with the register where B8+r has it: ModRM.reg is /0 here. */
-  in->reg = in->rm;
-  return in->osz == 8 ? mov_r_imm64 : mov_r_imm32;
+  Handler fn = fast_mov_r_imm(in);
+  if (fn) in->reg = in->rm;
+  return fn;
 }
 /* A byte move between memory at a plain address and a low byte register. */
 static bool byte_memory_move(const Insn *in) {

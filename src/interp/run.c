@@ -30,12 +30,18 @@
 #define JUMP_STOP (1 << 16)
 #define JUMP_MOVED (JUMP_STOP + 1)
 
+/* Until run_blocks says otherwise: no chaining, no return site followed (handlers run
+ * outside a run, a run that stopped or faulted). */
+static void no_chaining(Cpu *c) {
+  c->chain_generation = UINT64_MAX;
+  c->chain_stack_floor = UINTPTR_MAX;
+}
+
 void cpu_init(Cpu *c, Machine *m) {
   memset(c, 0, sizeof *c);
   c->m = m;
   c->icount_limit = UINT64_MAX;
-  c->chain_generation = UINT64_MAX; /* handlers run outside a run do not chain */
-  c->chain_stack_floor = UINTPTR_MAX;
+  no_chaining(c);
   c->trapno = -1;
   cpu_reset(c);
 }
@@ -439,8 +445,7 @@ StopReason cpu_run(Cpu *c, uint64_t until) {
   }
   if (sig != 0) {
     c->cur = cpu_insn(c); /* the record that stopped or faulted, lean ones passed over */
-    c->chain_generation = UINT64_MAX;
-    c->chain_stack_floor = UINTPTR_MAX;
+    no_chaining(c);
     if (c->split_locked) split_lock_give(c);
     code_lock(c);
     fault_landing = saved;
@@ -473,8 +478,7 @@ StopReason cpu_run(Cpu *c, uint64_t until) {
   fault_landing = &c->fault_jmp;
   code_unlock(c);
   StopReason why = run_blocks(c, until);
-  c->chain_generation = UINT64_MAX;
-  c->chain_stack_floor = UINTPTR_MAX;
+  no_chaining(c);
   code_lock(c);
   fault_landing = saved;
   return why;

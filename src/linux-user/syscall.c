@@ -266,19 +266,17 @@ static const bool may_wait[X64_NR_COUNT] = {
  * hands on, and these give the turn to the next thread after they return (a sleep on the
  * virtual clock passes at once). */
 static const bool yields_turn[X64_NR_COUNT] = {B(sched_yield), B(nanosleep), B(clock_nanosleep)};
+/* Under turns, these keep the turn on a regular file or a block device (on_file): such a
+ * call waits for nobody, but on a loaded host it may sleep past turns.c's GRACE_MS (seen
+ * under qemu-user with the test suite running beside it), which would hand the turn on
+ * at a moment the host chose. */
+static const bool fd_io[X64_NR_COUNT] = {
+    B(read), B(readv), B(pread64), B(preadv), B(preadv2),
+    B(write), B(writev), B(pwrite64), B(pwritev), B(pwritev2),
+};
 #undef B
 
-/* Under turns, reading or writing a regular file or a block device keeps the turn: such
- * a call waits for nobody, but on a loaded host it may sleep past turns.c's GRACE_MS
- * (seen under qemu-user with the test suite running beside it), which would hand the
- * turn on at a moment the host chose. */
-static bool file_io(uint64_t nr, uint64_t fd) {
-  switch (nr) {
-  case X64_NR_read: case X64_NR_readv: case X64_NR_pread64: case X64_NR_preadv:
-  case X64_NR_preadv2: case X64_NR_write: case X64_NR_writev: case X64_NR_pwrite64:
-  case X64_NR_pwritev: case X64_NR_pwritev2: break;
-  default: return false;
-  }
+static bool on_file(uint64_t fd) {
   struct stat st;
   return fstat(arg_fd(fd), &st) == 0 && (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode));
 }
@@ -318,7 +316,7 @@ void syscall_dispatch(Cpu *c) {
   /* The thread count changes only under the run lock, which this thread holds. */
   const bool turns = turns_on(c);
   const bool release = nr < X64_NR_COUNT && may_wait[nr] && proc_of(c)->threads.n > 1 &&
-                       !(turns && (nr == X64_NR_futex || yields_turn[nr] || file_io(nr, args[0])));
+                       !(turns && (nr == X64_NR_futex || yields_turn[nr] || (fd_io[nr] && on_file(args[0]))));
   if (release) threads_leave(c);
   if (ret == 0) ret = e->fn(c, args);
   if (release) threads_enter(c);
