@@ -331,10 +331,10 @@ static void link_return_site(Cpu *c, Block *next) {
 /* Runs chained blocks until an event or a stop. Kept out of cpu_run so that the compiler
  * can hold c and the block in registers: a function that calls sigsetjmp keeps its locals
  * in memory. */
-static __attribute__((noinline)) StopReason run_blocks(Cpu *c, uint64_t until) {
+static __attribute__((noinline)) StopReason run_blocks(Cpu *c, uint64_t until, bool first) {
   Machine *m = c->m;
   BlockCache *code = &m->code;
-  Precise p = {.until = until, .first = true};
+  Precise p = {.until = until, .first = first};
   bool precise = until || c->icount_limit != UINT64_MAX || code->n_breakpoints;
   Block *b = NULL;
   uint64_t gen = block_generation(code);
@@ -439,7 +439,8 @@ StopReason cpu_run(Cpu *c, uint64_t until) {
   memory_watch_cpu(c);
   sigjmp_buf *saved = fault_landing;
   int sig = sigsetjmp(c->fault_jmp, 0);
-  if (sig == JUMP_MOVED) { /* runs on from the new rip, landing here again */
+  bool moved = sig == JUMP_MOVED;
+  if (moved) { /* runs on from the new rip, landing here again */
     code_lock(c);
     sig = 0;
   }
@@ -477,7 +478,8 @@ StopReason cpu_run(Cpu *c, uint64_t until) {
   }
   fault_landing = &c->fault_jmp;
   code_unlock(c);
-  StopReason why = run_blocks(c, until);
+  /* A hook's jump is not where the run started: a breakpoint there stops it. */
+  StopReason why = run_blocks(c, until, !moved);
   no_chaining(c);
   code_lock(c);
   fault_landing = saved;

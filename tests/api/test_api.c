@@ -400,6 +400,39 @@ static void try_between_runs_calls(x64emu *m, uint64_t address, unsigned length,
   assert_int_equal(x64emu_hook_remove(m, 1), X64EMU_ERR_RUNNING);
 }
 
+/* A hook that moves RIP: the run goes on at the new address as if it had jumped there,
+ * so a breakpoint there stops it before its instruction (only the breakpoint where a run
+ * starts is passed over). */
+static void jump_to_fn(x64emu *m, uint64_t address) {
+  if (address != CODE) return;
+  uint64_t fn = CODE + WALK_FN_AT;
+  assert_int_equal(x64emu_reg_write(m, X64EMU_REG_RIP, &fn), X64EMU_OK);
+}
+
+static void jump_from_insn(x64emu *m, uint64_t address, unsigned length, void *user) {
+  jump_to_fn(m, address);
+}
+
+static void jump_from_block(x64emu *m, uint64_t address, uint64_t length, void *user) {
+  jump_to_fn(m, address);
+}
+
+static void test_a_hook_that_moves_rip_meets_the_breakpoint_there(void **state) {
+  for (int block = 0; block < 2; block++) {
+    x64emu *m = machine_with(walk, sizeof walk, CODE);
+    if (block) assert_int_equal(x64emu_hook_block(m, 0, 0, jump_from_block, NULL, NULL), X64EMU_OK);
+    else assert_int_equal(x64emu_hook_insn(m, CODE, CODE + 1, jump_from_insn, NULL, NULL), X64EMU_OK);
+    assert_int_equal(x64emu_breakpoint_add(m, CODE + WALK_FN_AT), X64EMU_OK);
+    x64emu_stop s;
+    assert_int_equal(x64emu_run(m, 0, 0, &s), X64EMU_OK);
+    assert_int_equal(s.reason, X64EMU_STOP_BREAKPOINT);
+    assert_int_equal(reg(m, X64EMU_REG_RIP), CODE + WALK_FN_AT);
+    assert_int_equal(x64emu_icount(m), 0);
+    assert_int_equal(reg(m, X64EMU_REG_RAX), 0); /* inc rax has not run */
+    x64emu_close(m);
+  }
+}
+
 static void test_runs_and_hook_changes_are_refused_inside_a_run(void **state) {
   x64emu *m = machine_with(walk, sizeof walk, CODE);
   int tried = 0;
@@ -722,6 +755,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_instruction_and_block_hooks),
       cmocka_unit_test(test_a_hook_stops_the_run_before_an_instruction),
       cmocka_unit_test(test_a_block_hook_sees_every_block_and_stops_the_run),
+      cmocka_unit_test(test_a_hook_that_moves_rip_meets_the_breakpoint_there),
       cmocka_unit_test(test_runs_and_hook_changes_are_refused_inside_a_run),
       cmocka_unit_test(test_event_hooks_handle_or_decline),
       cmocka_unit_test(test_another_thread_stops_the_run),
