@@ -248,14 +248,10 @@ static void on_insn(void *embedder, uint64_t rip, unsigned len, void *user) {
   if (tracer) trace_insn(tracer, rip);
 }
 
-static void on_block(void *embedder, uint64_t start, uint64_t len, void *user) {
-  profile_block(profiler, start, len);
-}
-
 /* Hook records where the tools look: everywhere but for the tracer alone. The profile
  * counts blocks. */
 static void watch_instructions(Cpu *c) {
-  if (profiler) c->m->hooks.block = on_block;
+  if (profiler) c->m->hooks.block = profile_block, c->m->hooks.block_user = profiler;
   uint64_t lo = 0, hi = 0;
   if (tracer || counter) {
     hi = UINT64_MAX;

@@ -16,8 +16,9 @@ typedef struct Profile Profile;
 /* Profiles the program at path, loaded and about to run on c; NULL without memory. */
 Profile *profile_start(Cpu *c, const char *path);
 
-/* Before the block at start, of len bytes. */
-void profile_block(Profile *p, uint64_t start, uint64_t len);
+/* Before the block at start, of len bytes: the core's block hook (MachineHooks.block),
+ * with the profile as its user pointer, so that it is called with nothing between. */
+void profile_block(void *embedder, uint64_t start, uint64_t len, void *profile);
 
 /* Writes the profile to path and ends it; false (errno set) if it cannot. */
 bool profile_finish(Profile *p, const char *path);

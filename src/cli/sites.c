@@ -17,6 +17,7 @@ static bool grow(Sites *s) {
     size_t j = slot_of(s->v[i].rip, size);
     while (v[j].rip) j = (j + 1) & (size - 1);
     v[j] = s->v[i];
+    v[j].next[0] = v[j].next[1] = NULL; /* they pointed into the old table */
   }
   free(s->v);
   s->v = v;

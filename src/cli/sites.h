@@ -21,6 +21,9 @@ typedef struct Site {
   const Symbol **each;
   uint32_t n, len;
   uint8_t kind;
+  /* The sites that followed it last, the latest first (NULL: none yet, or the table
+   * moved): a branch's two ways. */
+  struct Site *next[2];
 } Site;
 
 typedef struct Sites {
