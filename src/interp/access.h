@@ -236,6 +236,14 @@ static inline uint64_t ea(const Cpu *c, const Insn *in) {
   return a;
 }
 
+/* The effective address moved by extra bytes (BT's bit-string offset) as part of the
+ * address arithmetic, so that under a 67 prefix the sum wraps at 4 GiB as a whole. */
+static inline uint64_t ea_plus(const Cpu *c, const Insn *in, int64_t extra) {
+  uint64_t a = (uint64_t)in->disp + c->r[in->base] + (c->r[in->index] << in->scale) + (uint64_t)extra;
+  if (__builtin_expect(in->addr32 || in->seg != SEG_NONE, 0)) a = ea_adjust(c, in, a);
+  return a;
+}
+
 /* Whether a is a canonical address (bits 63..47 all equal). */
 static inline bool canonical(uint64_t a) { return (uint64_t)((int64_t)(a << 16) >> 16) == a; }
 

@@ -115,7 +115,7 @@ void op_atomic(Cpu *c, const Insn *in) {
   const Insn *op = in + 1;
   unsigned size = in->aux;
   int64_t offset = bit_offset_bytes(c, in, op);
-  uint64_t a = ea(c, op) + (uint64_t)offset;
+  uint64_t a = ea_plus(c, op, offset);
   if (size == 16 && (a & 15)) guest_gp(c, 0); /* CMPXCHG16B's alignment */
   HOST_ADDR_CHECK(a); /* the host atomics below take the address as it is */
   ALIGNED(a, size);

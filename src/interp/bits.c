@@ -29,7 +29,7 @@ void op_bt_rm_r(Cpu *c, const Insn *in) {
     return;
   }
   int64_t soff = bit_string_offset(c, in);
-  uint64_t a = ea(c, in) + (uint64_t)bit_string_word(soff, s);
+  uint64_t a = ea_plus(c, in, bit_string_word(soff, s));
   uint64_t v = ld(a, s);
   uint64_t r = bit_op(c, in, v, (unsigned)(soff & (bits - 1)));
   if (in->op != BT) st(a, r, s);
