@@ -70,7 +70,11 @@ static inline void mmx_aligned(Xmm *d, Xmm *s, uint64_t md, uint64_t ms) {
 
 /* Defines op_mmx_<name> (source MM[rm]) and op_mmx_<name>_m (source m64) from the body of
  * SSE_RM(<body>, ...) in the same file. */
-#define MMX_FROM_SSE(name, body, arrange)                                               \
+#define MMX_FROM_SSE(name, body, arrange) MMX_FROM_SSE_LOAD(name, body, arrange, ld64)
+
+/* The same with the memory source read by load: ld32 for the PUNPCKL* forms, whose
+ * operand is m32 (the bytes after it may be unmapped). */
+#define MMX_FROM_SSE_LOAD(name, body, arrange, load)                                    \
   void op_mmx_##name(Cpu *c, const Insn *in) {                                          \
     mmx_begin(c);                                                                       \
     Xmm d, s;                                                                           \
@@ -81,7 +85,7 @@ static inline void mmx_aligned(Xmm *d, Xmm *s, uint64_t md, uint64_t ms) {
   }                                                                                     \
   void op_mmx_##name##_m(Cpu *c, const Insn *in) {                                      \
     mmx_check(c);                                                                       \
-    uint64_t ms = ld64(ea(c, in));                                                      \
+    uint64_t ms = load(ea(c, in));                                                      \
     mmx_begin(c);                                                                       \
     Xmm d, s;                                                                           \
     arrange(&d, &s, mmx_get(c, in->reg), ms);                                           \

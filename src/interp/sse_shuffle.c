@@ -106,9 +106,9 @@ SSE_RM_LEAN(shufpd, load_m128a) {
 
 /* ---- the MMX forms (0F without a prefix) ---- */
 
-MMX_FROM_SSE(punpcklbw, punpcklbw, mmx_lanes)
-MMX_FROM_SSE(punpcklwd, punpcklwd, mmx_lanes)
-MMX_FROM_SSE(punpckldq, punpckldq, mmx_lanes)
+MMX_FROM_SSE_LOAD(punpcklbw, punpcklbw, mmx_lanes, ld32)
+MMX_FROM_SSE_LOAD(punpcklwd, punpcklwd, mmx_lanes, ld32)
+MMX_FROM_SSE_LOAD(punpckldq, punpckldq, mmx_lanes, ld32)
 MMX_FROM_SSE(punpckhbw, punpcklbw, mmx_high)
 MMX_FROM_SSE(punpckhwd, punpcklwd, mmx_high)
 MMX_FROM_SSE(punpckhdq, punpckldq, mmx_high)

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <tmmintrin.h>
 #include <unistd.h>
 #include <xmmintrin.h>
@@ -92,7 +93,27 @@ static void signal_between_mmx(void) {
          (int)handled);
 }
 
+/* PUNPCKLBW, PUNPCKLWD and PUNPCKLDQ read 32 bits from memory: an operand at the end of
+ * the last readable page is read, not a fault. */
+static void unpack_low_from_m32(void) {
+  uint8_t *two = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (two == MAP_FAILED || munmap(two + 4096, 4096) != 0) return;
+  uint32_t *last = (uint32_t *)(two + 4096 - 4);
+  *last = 0x89abcdef;
+  uint64_t base = 0x0011223344556677ull, bw, wd, dq;
+  __asm__ volatile("movq %3, %%mm0\n punpcklbw (%4), %%mm0\n movq %%mm0, %0\n"
+                   "movq %3, %%mm0\n punpcklwd (%4), %%mm0\n movq %%mm0, %1\n"
+                   "movq %3, %%mm0\n punpckldq (%4), %%mm0\n movq %%mm0, %2\n emms"
+                   : "=m"(bw), "=m"(wd), "=m"(dq)
+                   : "m"(base), "r"(last)
+                   : "mm0", "memory");
+  printf("punpckl from m32: %016llx %016llx %016llx\n", (unsigned long long)bw,
+         (unsigned long long)wd, (unsigned long long)dq);
+  munmap(two, 4096);
+}
+
 int main(void) {
+  unpack_low_from_m32();
   intrinsics();
   x87_into_mmx();
   mmx_into_x87();
