@@ -52,7 +52,11 @@ static unsigned below(unsigned n) { return (unsigned)((rnd() >> 32) * n >> 32); 
 /* ---- the stub: state in, TF on, jump ---- */
 
 void run_case(void);
+/* DS and ES start null in every case, so that a selector an earlier case loaded does not
+ * carry over: a hypervisor that runs the kernel paravirtualised was seen to make a null
+ * selector with RPL 1 to 3 plain 0 at each kernel entry, where the model keeps it. */
 __asm__(".text\n.globl run_case\nrun_case:\n"
+        "  xor %eax, %eax\n mov %eax, %ds\n mov %eax, %es\n"
         "  fninit\n"
         "  fldl case_x87+24(%rip)\n fldl case_x87+16(%rip)\n fldl case_x87+8(%rip)\n fldl case_x87(%rip)\n"
         "  ldmxcsr case_mxcsr(%rip)\n"
@@ -139,7 +143,8 @@ typedef struct Shape {
   unsigned npfx;      /* legacy prefix bytes */
   int p66, rep;       /* 66; the last F2/F3 (0 if none) */
   int fs;             /* the last segment prefix is FS */
-  int rex, rex_w;
+  int a32, lock;      /* 67: 32-bit addresses; F0 */
+  int rex, rex_w, rex_b;
   unsigned map;       /* 0 one byte, 1 0F, 2 0F 38, 3 0F 3A */
   uint8_t op, modrm;  /* opcode, and the byte after it */
 } Shape;
@@ -152,15 +157,18 @@ static Shape shape_of(const uint8_t *b) {
     if ((x & 0xF0) == 0x40) {
       s.rex = 1;
       s.rex_w = (x & 8) != 0;
+      s.rex_b = (x & 1) != 0;
       continue;
     }
     if (!(x == 0x66 || x == 0xF2 || x == 0xF3 || x == 0x64 || x == 0x65 || x == 0x67 ||
           x == 0xF0 || x == 0x2E || x == 0x36 || x == 0x3E || x == 0x26))
       break;
-    s.rex = s.rex_w = 0;
+    s.rex = s.rex_w = s.rex_b = 0;
     if (x == 0x66) s.p66 = 1;
     else if (x == 0xF2 || x == 0xF3) s.rep = x;
     else if (x == 0x64 || x == 0x65) s.fs = x == 0x64;
+    else if (x == 0x67) s.a32 = 1;
+    else if (x == 0xF0) s.lock = 1;
   }
   s.npfx = i;
   if (b[i] == 0x0F) {
@@ -178,9 +186,10 @@ static Shape shape_of(const uint8_t *b) {
  * model's (docs/cpu-model.md, "Where the vendors differ"), or NULL. On a host of the
  * model's vendor they are compared with the CPU like any other. */
 static int other_vendor;
-/* Whether the host's kernel runs with UMIP, as the model's, and the vectors n whose INT n
- * the host does not answer as the CPU's #GP (compare.sh's host_traits). */
-static int host_umip = 1;
+/* Whether the host's kernel runs with UMIP and its GDT holds the 32-bit user code
+ * segment, as the model's, and the vectors n whose INT n the host does not answer as the
+ * CPU's #GP (compare.sh's host_traits). */
+static int host_umip = 1, host_user32_cs = 1;
 static uint8_t host_int_quirk[256];
 static const char *vendor_reason(Shape s) {
   unsigned reg = (s.modrm >> 3) & 7;
@@ -189,6 +198,9 @@ static const char *vendor_reason(Shape s) {
     if (s.op == 0xF1) return "vendor: ICEBP's trap, reported at the instruction on AMD";
     if (s.op == 0xCA || s.op == 0xCB) return "vendor: far RET, AMD reads the stack before the selector's #GP";
     if (s.op == 0xA6 || s.op == 0xA7) return "vendor: CMPS, which operand's fault comes first";
+    if (s.op == 0x90 && s.rep == 0xF3 && s.rex_b) return "vendor: F3 REX.B 90, XCHG with r8 on AMD, PAUSE on Intel";
+    if (s.a32 && s.rep && s.op >= 0xA4 && s.op <= 0xAF && s.op != 0xA8 && s.op != 0xA9)
+      return "vendor: 67 REP string instruction whose first iteration faults, AMD keeps RCX, RSI and RDI whole";
     if ((s.op == 0xE0 || s.op == 0xE1) && s.rep) return "vendor: F2/F3 LOOPcc, AMD takes the prefix's condition";
     if (s.p66 && ((s.op >= 0x70 && s.op <= 0x7F) || (s.op >= 0xE0 && s.op <= 0xE3) ||
                   s.op == 0xE8 || s.op == 0xE9 || s.op == 0xEB || s.op == 0xC2 || s.op == 0xC3))
@@ -200,6 +212,12 @@ static const char *vendor_reason(Shape s) {
   if (s.map == 1) {
     if (s.op == 0x35) return "vendor: SYSEXIT, #UD in 64-bit mode on AMD";
     if (s.p66 && s.op >= 0x80 && s.op <= 0x8F) return "vendor: 66 near branches and RET, 16-bit on AMD";
+    if (s.op == 0x00 && reg == 5 && s.lock) return "vendor: LOCK VERW, run by AMD";
+    if ((s.op == 0x20 || s.op == 0x22) && s.lock) return "vendor: LOCK MOV CR0, AMD's MOV CR8 (#GP)";
+    if (s.op == 0xAE && mem && reg == 0)
+      return "vendor: FXSAVE's image, AMD's MXCSR_MASK and x87 pointers";
+    if (s.p66 && !s.rex_w && (s.op == 0xA4 || s.op == 0xA5 || s.op == 0xAC || s.op == 0xAD))
+      return "vendor: 16-bit SHLD/SHRD by more than 16, AMD rotates the source";
     if (mem && !s.p66 && !s.rep && (s.op == 0x7E || s.op == 0x7F || s.op == 0xE7))
       return "vendor: MMX stores that fault, TOP set first on Intel";
     if ((s.op == 0x78 || s.op == 0x79) && (s.p66 || s.rep == 0xF2)) return "vendor: SSE4a, AMD's";
@@ -240,6 +258,8 @@ static const char *skip_reason(const uint8_t *b) {
   if (!host_umip && s.map == 1 &&
       ((s.op == 0x00 && reg <= 1) || (s.op == 0x01 && mem && (reg <= 1 || reg == 4))))
     return "host: no UMIP, the CPU itself answers SLDT, STR, SGDT, SIDT and SMSW";
+  if (!host_user32_cs && s.map == 1 && (s.op == 0x02 || s.op == 0x03 || (s.op == 0x00 && (reg == 4 || reg == 5))))
+    return "host: no 32-bit user code segment in the GDT, which LAR, LSL, VERR and VERW may name";
   if (s.fs) return "FS prefix: FS is this program's own TLS (GS points at the data area)";
   if (s.map == 0) {
     if (s.op == 0xC4 || s.op == 0xC5 || s.op == 0x62) return "VEX/EVEX: AVX is not in the CPU model";
@@ -397,6 +417,8 @@ int main(int argc, char **argv) {
   portable_fp = tier && strcmp(tier, "portable") == 0;
   const char *umip = getenv("X64EMU_TEST_HOST_UMIP");
   host_umip = !umip || strcmp(umip, "0") != 0;
+  const char *user32_cs = getenv("X64EMU_TEST_HOST_USER32_CS");
+  host_user32_cs = !user32_cs || strcmp(user32_cs, "0") != 0;
   const char *quirks = getenv("X64EMU_TEST_HOST_INT_QUIRKS");
   for (char *end; quirks && *quirks; quirks = end) {
     unsigned long n = strtoul(quirks, &end, 16);
