@@ -364,6 +364,37 @@ static bool lock_misused(const Decoder *dec, const DecodeCtx *d) {
   return !find_form(dec, &plain, &refused) && refused;
 }
 
+enum { MAX_INSN_LEN = 15 };
+
+/* The CPU's length decoder for an encoding no row takes whose opcode has rows with a
+ * ModRM: with the ModRM past the bytes read, more than them; else (an undefined
+ * ModRM.reg of a group, as C7 /7 with memory) the length of the first such row, whose
+ * immediate every reg of the group shares. 0 if the opcode has no such row. */
+static unsigned group_length(const Decoder *dec, const DecodeCtx *d) {
+  if (d->vex) return 0;
+  const FormMap *m = &dec->maps[d->map];
+  bool mem = d->has_modrm_byte && (d->bytes[d->modrm_at] >> 6) != 3;
+  for (unsigned k = m->first[d->opcode]; k < m->first[d->opcode + 1]; k++) {
+    const Form *f = &m->rows[m->order[k]];
+    if (!shape_has_modrm(f->shape) || f->shape == S_VSIB || (f->attrs & A_VEX)) continue;
+    if (!d->has_modrm_byte) return d->modrm_at + 1;
+    if (mem ? f->mem != NULL && f->shape != S_MODRM_R : f->reg != NULL) return shape_length(d, f);
+  }
+  return 0;
+}
+
+/* A record that raises the CPU's fault for bytes it does not run (fn), ending its block;
+ * -1, decode_insn's answer for it. */
+static int refused(Insn *in, uint64_t rip, unsigned len, Handler fn) {
+  *in = (Insn){.rip = rip, .len = (uint8_t)len, .fn = fn, .ends = 1, .flags_use = FL_ALL,
+               .flags_live = FL_ALL, .base = REG_NONE, .index = REG_NONE};
+  return -1;
+}
+
+/* An instruction longer than 15 bytes: #GP, which the CPU raises before it asks what the
+ * instruction is (so also for UD2 or an undefined opcode behind enough prefixes). */
+static int too_long(const DecodeCtx *d, Insn *in) { return refused(in, d->rip, MAX_INSN_LEN, op_too_long); }
+
 /* decode_insn for bytes the table gives no length for within the bytes available: an
  * instruction with no row (#UD, or Capstone's length of a form it knows), one longer
  * than 15 bytes, or one that runs into an unreadable page. Capstone tells the length of
@@ -383,22 +414,21 @@ static int decode_by_capstone(const Decoder *dec, DecodeCtx *d, unsigned avail, 
     prefixes_ok = false;
   }
   if (!len) {
-    if (avail < 15) { /* the instruction may run into an unreadable page */
+    if (avail < MAX_INSN_LEN) { /* the instruction may run into an unreadable page */
       *fault_at = rip + avail;
       return 0;
     }
+    /* Prefixes to the 15th byte, or a group's member no row takes that would be longer. */
+    d->has_modrm_byte = d->modrm_at < avail;
+    if (!prefixes_ok || group_length(dec, d) > MAX_INSN_LEN) return too_long(d, in);
     len = 1;
     prefixes_ok = false;
   }
   d->len = len;
   d->has_modrm_byte = d->modrm_at < len;
   const Form *f = prefixes_ok ? find_form(dec, d, &lock_refused) : NULL;
-  if (!f) { /* #UD: one the CPU defines, or an instruction x64emu does not have */
-    *in = (Insn){.rip = rip, .len = (uint8_t)len, .fn = lock_refused ? op_ud : op_undefined, .ends = 1,
-                 .flags_use = FL_ALL, .flags_live = FL_ALL, .base = REG_NONE,
-                 .index = REG_NONE};
-    return -1;
-  }
+  if (!f) /* #UD: one the CPU defines, or an instruction x64emu does not have */
+    return refused(in, rip, len, lock_refused ? op_ud : op_undefined);
   /* Without a ModRM the row knows the length: Capstone 4.0.2 misreads some prefix mixes
    * (a rel16 for 66 E9 and 67 REX.W E8, where the CPU ignores both; 67 REX.W C2 iw as 7
    * bytes). */
@@ -435,13 +465,14 @@ int decode_insn_bytes(const Decoder *dec, uint64_t rip, const uint8_t *bytes, un
     bool lock_refused = false;
     const Form *f = find_form(dec, &d, &lock_refused);
     unsigned len = f ? shape_length(&d, f) : 0;
+    if (len > MAX_INSN_LEN && avail == MAX_INSN_LEN) return too_long(&d, in);
     if (len && len <= avail) {
       d.len = len;
       in->len = (uint8_t)len;
       apply_form(dec, &d, in, f);
       return (int)len;
     }
-    if (len && len <= 15) { /* its immediate or displacement is past the readable bytes */
+    if (len) { /* its immediate or displacement is past the readable bytes */
       *fault_at = rip + avail;
       return 0;
     }
@@ -451,6 +482,6 @@ int decode_insn_bytes(const Decoder *dec, uint64_t rip, const uint8_t *bytes, un
 }
 
 int decode_insn(const Decoder *dec, uint64_t rip, Insn *in, uint64_t *fault_at) {
-  uint8_t buf[15];
-  return decode_insn_bytes(dec, rip, buf, fault_copy_in(buf, rip, 15), in, fault_at);
+  uint8_t buf[MAX_INSN_LEN];
+  return decode_insn_bytes(dec, rip, buf, fault_copy_in(buf, rip, MAX_INSN_LEN), in, fault_at);
 }

@@ -125,6 +125,7 @@ void op_jmp_far(Cpu *c, const Insn *in);
 void op_call_far(Cpu *c, const Insn *in);
 void op_privileged(Cpu *c, const Insn *in);  /* hlt, cli, sti, in/out, ins/outs, lgdt...: #GP -> SIGSEGV */
 void op_ud(Cpu *c, const Insn *in);          /* UD2, and encodings the CPU refuses: SIGILL */
+void op_too_long(Cpu *c, const Insn *in);    /* more than 15 bytes: #GP -> SIGSEGV */
 void op_undefined(Cpu *c, const Insn *in);   /* not implemented: SIGILL with a message */
 void op_fetch_fault(Cpu *c, const Insn *in); /* bytes unreadable: SIGSEGV at in->disp */
 

@@ -100,6 +100,9 @@ void op_icebp(Cpu *c, const Insn *in) {
  * that user mode may not run: #GP. */
 void op_privileged(Cpu *c, const Insn *in) { guest_gp(c, 0); }
 
+/* An instruction longer than 15 bytes (prefixes repeated, say): #GP, whatever it is. */
+void op_too_long(Cpu *c, const Insn *in) { guest_gp(c, 0); }
+
 /* #UD: 0F 0B (UD2), and the encodings the CPU itself refuses that the decoder knows as
  * such (LOCK where no lock is allowed), unlike op_undefined's. */
 void op_ud(Cpu *c, const Insn *in) { guest_trap(c, SIGILL, ILL_ILLOPN, in->rip); }

@@ -8,7 +8,7 @@
  * shadow-stack instructions, and SYSEXIT (#UD on AMD in 64-bit mode), differ between
  * vendors and CPU generations: not here.) Left out: SGDT and friends (UMIP on the host decides), XSAVES (the CPU
  * model has no XSAVE: #UD, where this host gives #GP), the far transfers (the selector
- * on the stack decides). */
+ * on the stack decides). Instructions longer than 15 bytes are #GP too. */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <signal.h>
@@ -35,7 +35,7 @@ static void on_signal(int sig, siginfo_t *si, void *ucv) {
 
 typedef struct Case {
   const char *name;
-  uint8_t bytes[8];
+  uint8_t bytes[20];
   unsigned len;
 } Case;
 
@@ -110,6 +110,18 @@ static const Case cases[] = {
     {"lock test [rcx], eax", {0xf0, 0x85, 0x01}, 3},
     {"lock addps xmm0, [rcx]", {0xf0, 0x0f, 0x58, 0x01}, 4},
     {"lock fld dword [rcx]", {0xf0, 0xd9, 0x01}, 3},
+    /* More than 15 bytes is #GP, whatever the instruction; 15 are fine. */
+#define CS8 0x2e, 0x2e, 0x2e, 0x2e, 0x2e, 0x2e, 0x2e, 0x2e
+    {"cs x14 nop (15 bytes)", {CS8, 0x2e, 0x2e, 0x2e, 0x2e, 0x2e, 0x2e, 0x90}, 15},
+    {"cs x15 nop (16 bytes)", {CS8, 0x2e, 0x2e, 0x2e, 0x2e, 0x2e, 0x2e, 0x2e, 0x90}, 16},
+    {"cs x14 ud2 (16 bytes)", {CS8, 0x2e, 0x2e, 0x2e, 0x2e, 0x2e, 0x2e, 0x0f, 0x0b}, 16},
+    {"cs x8 mov dword [rcx+0], 0 (18 bytes)", {CS8, 0xc7, 0x81, 0, 0, 0, 0, 0, 0, 0, 0}, 18},
+    {"cs x4 mov dword [rcx+0], 0 (14 bytes)", {0x2e, 0x2e, 0x2e, 0x2e, 0xc7, 0x81, 0, 0, 0, 0, 0, 0, 0, 0}, 14},
+    {"cs x8 c7 /7 [rcx+0] (undefined, 18 bytes)", {CS8, 0xc7, 0xb9, 0, 0, 0, 0, 0, 0, 0, 0}, 18},
+    {"cs x4 c7 /7 [rcx+0] (undefined, 14 bytes)", {0x2e, 0x2e, 0x2e, 0x2e, 0xc7, 0xb9, 0, 0, 0, 0, 0, 0, 0, 0}, 14},
+    {"cs x14 c7 (its ModRM the 16th byte)", {CS8, 0x2e, 0x2e, 0x2e, 0x2e, 0x2e, 0x2e, 0xc7, 0x01}, 16},
+    {"cs x11 mov eax, imm32 (16 bytes)", {CS8, 0x2e, 0x2e, 0x2e, 0xb8, 1, 2, 3, 4}, 16},
+#undef CS8
 };
 
 /* Runs code with rcx at a scratch buffer (zeroes: a far pointer to selector 0) and r15
