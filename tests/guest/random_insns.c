@@ -258,8 +258,9 @@ static const char *skip_reason(const uint8_t *b) {
   if (!host_umip && s.map == 1 &&
       ((s.op == 0x00 && reg <= 1) || (s.op == 0x01 && mem && (reg <= 1 || reg == 4))))
     return "host: no UMIP, the CPU itself answers SLDT, STR, SGDT, SIDT and SMSW";
-  if (!host_user32_cs && s.map == 1 && (s.op == 0x02 || s.op == 0x03 || (s.op == 0x00 && (reg == 4 || reg == 5))))
-    return "host: no 32-bit user code segment in the GDT, which LAR, LSL, VERR and VERW may name";
+  if (!host_user32_cs && ((s.map == 1 && (s.op == 0x02 || s.op == 0x03 || (s.op == 0x00 && (reg == 4 || reg == 5)))) ||
+                          (s.map == 0 && s.op == 0x8E)))
+    return "host: no 32-bit user code segment in the GDT, which LAR, LSL, VERR, VERW and MOV Sreg may name";
   if (s.fs) return "FS prefix: FS is this program's own TLS (GS points at the data area)";
   if (s.map == 0) {
     if (s.op == 0xC4 || s.op == 0xC5 || s.op == 0x62) return "VEX/EVEX: AVX is not in the CPU model";
