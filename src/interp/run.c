@@ -80,6 +80,14 @@ _Noreturn void guest_gp(Cpu *c, uint64_t err) {
   guest_trap(c, SIGSEGV, SI_KERNEL, 0);
 }
 
+_Noreturn void guest_misaligned(Cpu *c, uint64_t a) {
+  if (canonical(a)) guest_gp(c, 0);
+  /* As the host's own fault on a non-canonical address, which cpu_run makes #GP or #SS. */
+  fault_code = SI_KERNEL;
+  fault_addr = 0;
+  siglongjmp(c->fault_jmp, SIGSEGV);
+}
+
 /* The hook records (block.c): before an instruction that an instruction hook watches,
  * and first in a block while a block hook exists. The hook runs with rip where the record
  * is, and may stop the run there, send it elsewhere, or change code (which drops the

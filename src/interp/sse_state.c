@@ -101,9 +101,16 @@ bool fx_image_load(Cpu *c, const uint8_t img[FX_IMAGE_WRITTEN], bool ptr64) {
   return true;
 }
 
+/* The 512-byte area of FXSAVE and FXRSTOR: 16-byte aligned (run.h's guest_misaligned). */
+static uint64_t fx_area_at(Cpu *c, const Insn *in) {
+  uint64_t a = ea(c, in);
+  if (a & 15) guest_misaligned(c, a);
+  return a;
+}
+
 /* 0F AE /0 */
 void op_fxsave(Cpu *c, const Insn *in) {
-  uint64_t a = sse_ea_aligned(c, in);
+  uint64_t a = fx_area_at(c, in);
   uint8_t img[FX_IMAGE_WRITTEN];
   fx_image_save(c, img, in->osz == 8);
   st_bytes(a, img, sizeof img);
@@ -112,7 +119,7 @@ void op_fxsave(Cpu *c, const Insn *in) {
 
 /* 0F AE /1 */
 void op_fxrstor(Cpu *c, const Insn *in) {
-  uint64_t a = sse_ea_aligned(c, in);
+  uint64_t a = fx_area_at(c, in);
   uint8_t img[FX_IMAGE_WRITTEN];
   (void)probe8(a + FX_IMAGE_SIZE - 1); /* the CPU touches all 512 bytes, the last first */
   access_in_order();
