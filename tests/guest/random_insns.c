@@ -207,6 +207,7 @@ static const char *vendor_reason(Shape s) {
       return "vendor: 66 near branches and RET, 16-bit on AMD";
     if (s.op == 0xFF && (reg == 2 || reg == 4) && s.p66) return "vendor: 66 near branches and RET, 16-bit on AMD";
     if (s.op == 0xFF && reg == 2) return "vendor: indirect CALL to a non-canonical address, AMD writes no return address";
+    if (s.op == 0xFF && (reg == 3 || reg == 5) && s.rex_w) return "vendor: far CALL/JMP with REX.W, m16:32 on AMD";
     return NULL;
   }
   if (s.map == 1) {
