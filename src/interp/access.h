@@ -228,21 +228,18 @@ static inline uint64_t ea_adjust(const Cpu *c, const Insn *in, uint64_t a) {
   return a;
 }
 
-/* Effective address of the instruction's memory operand. An absent base or index is
- * REG_NONE, whose register reads 0, so the common case has no branch. */
-static inline uint64_t ea(const Cpu *c, const Insn *in) {
-  uint64_t a = (uint64_t)in->disp + c->r[in->base] + (c->r[in->index] << in->scale);
-  if (__builtin_expect(in->addr32 || in->seg != SEG_NONE, 0)) a = ea_adjust(c, in, a);
-  return a;
-}
-
-/* The effective address moved by extra bytes (BT's bit-string offset) as part of the
- * address arithmetic, so that under a 67 prefix the sum wraps at 4 GiB as a whole. */
+/* The effective address of the instruction's memory operand moved by extra bytes (BT's
+ * bit-string offset; 0 for ea) as part of the address arithmetic, so that under a 67
+ * prefix the sum wraps at 4 GiB as a whole. An absent base or index is REG_NONE, whose
+ * register reads 0, so the common case has no branch. */
 static inline uint64_t ea_plus(const Cpu *c, const Insn *in, int64_t extra) {
   uint64_t a = (uint64_t)in->disp + c->r[in->base] + (c->r[in->index] << in->scale) + (uint64_t)extra;
   if (__builtin_expect(in->addr32 || in->seg != SEG_NONE, 0)) a = ea_adjust(c, in, a);
   return a;
 }
+
+/* The effective address of the instruction's memory operand. */
+static inline uint64_t ea(const Cpu *c, const Insn *in) { return ea_plus(c, in, 0); }
 
 /* Whether a is a canonical address (bits 63..47 all equal). */
 static inline bool canonical(uint64_t a) { return (uint64_t)((int64_t)(a << 16) >> 16) == a; }
