@@ -156,11 +156,14 @@ static void open_frame(Profile *p, uint64_t ret, const Symbol *caller, uint64_t 
   p->stack[p->depth++] = (Frame){ret, p->total, caller, callee, nested};
 }
 
-/* The CPU running now (this host thread's), and the instruction count to take the
- * running block's from: when another thread's CPU runs now, the block begun last ran on
- * a CPU that may be gone, and is taken as having run to its end. */
+/* The CPU running now: this host thread's. */
+static const Cpu *current_cpu(const Profile *p) { return watched_cpu ? watched_cpu : p->c; }
+
+/* The CPU running now, and the instruction count to take the running block's from: when
+ * another thread's CPU runs now, the block begun last ran on a CPU that may be gone, and
+ * is taken as having run to its end. */
 static const Cpu *switch_to_current(Profile *p, uint64_t *now) {
-  const Cpu *c = watched_cpu ? watched_cpu : p->c;
+  const Cpu *c = current_cpu(p);
   *now = c == p->marked ? c->icount : p->mark + (p->running ? p->running->n : 0);
   return c;
 }
@@ -175,7 +178,7 @@ static bool followed_as_before(Profile *p, uint64_t start, uint64_t len) {
             : b->next[1] && b->next[1]->rip == start ? b->next[1]
                                                      : NULL;
   if (!k || k->len != len) return false;
-  const Cpu *c = watched_cpu ? watched_cpu : p->c;
+  const Cpu *c = current_cpu(p);
   uint64_t ran = c->icount - p->mark;
   if (c != p->marked || ran > b->n || (ran == b->n && b->kind != OTHER)) return false;
   p->mark = c->icount;
