@@ -182,13 +182,16 @@ void op_loop(Cpu *c, const Insn *in) {
 /* ---- far transfers ----
  * At CPL 3 in 64-bit mode Linux's GDT has two code segments for user mode: __USER_CS 0x33
  * (64-bit code) and __USER32_CS 0x23 (compatibility mode, which x64emu does not run: the
- * transfer is then an unimplemented instruction). Any other selector is #GP with it as
- * the error code. Everything is read and checked before anything is written, so that a
- * fault leaves the registers as they were. */
-
-static void far_code_check(Cpu *c, uint16_t cs) {
-  if (cs == 0x33) return;
-  if (cs == 0x23) {
+ * transfer is then an unimplemented instruction). A far JMP or CALL may name them with any
+ * RPL, which the CPU replaces with the CPL (0x30 runs as 0x33); a far RET or IRET, which
+ * would return to a more privileged level with an RPL below 3, only with RPL 3. Any other
+ * selector is #GP with it as the error code, and so is a non-canonical target (#GP(0)).
+ * Everything is read and checked before anything is written, so that a fault leaves the
+ * registers as they were. Returns the selector CS takes. */
+static uint16_t far_code_check(Cpu *c, uint16_t cs, bool is_return) {
+  uint16_t with_cpl = cs | 3;
+  if (is_return ? cs == 0x33 : with_cpl == 0x33) return 0x33;
+  if (is_return ? cs == 0x23 : with_cpl == 0x23) {
     c->undefined = true;
     guest_trap(c, SIGILL, ILL_ILLOPN, cpu_insn(c)->rip);
   }
@@ -199,10 +202,9 @@ static void far_code_check(Cpu *c, uint16_t cs) {
 void op_retf(Cpu *c, const Insn *in) {
   unsigned s = in->osz;
   uint64_t sp = c->r[RSP], rip = ld(sp, s);
-  uint16_t cs = ld16(sp + s);
-  far_code_check(c, cs);
+  uint16_t cs = far_code_check(c, ld16(sp + s), true);
+  c->rip = branch_target(c, rip);
   c->sreg[1] = cs;
-  c->rip = rip;
   c->r[RSP] = sp + 2 * s + in->imm;
 }
 
@@ -212,8 +214,9 @@ void op_iret(Cpu *c, const Insn *in) {
   unsigned s = in->osz;
   uint64_t sp = c->r[RSP], rip = ld(sp, s), rflags = ld(sp + 2 * s, s), rsp = ld(sp + 3 * s, s);
   uint16_t cs = ld16(sp + s), ss = ld16(sp + 4 * s);
-  far_code_check(c, cs);
+  cs = far_code_check(c, cs, true);
   if (ss != 0x2b) guest_gp(c, ss & 0xfffc);
+  rip = branch_target(c, rip);
   uint64_t writable = F_ARITH | F_TF | F_DF | F_AC | F_ID;
   flags_update(c, s == 2 ? writable & 0xffff : writable, rflags);
   c->sreg[1] = cs;
@@ -226,10 +229,9 @@ void op_iret(Cpu *c, const Insn *in) {
 void op_jmp_far(Cpu *c, const Insn *in) {
   uint64_t a = ea(c, in), rip = ld(a, in->osz);
   access_in_order(); /* the offset first, as the CPU reads them */
-  uint16_t cs = ld16(a + in->osz);
-  far_code_check(c, cs);
+  uint16_t cs = far_code_check(c, ld16(a + in->osz), false);
+  c->rip = branch_target(c, rip);
   c->sreg[1] = cs;
-  c->rip = rip;
 }
 
 /* FF /3: CALL m16:32 (m16:64): pushes CS, then the return address, each in a slot. */
@@ -237,8 +239,8 @@ void op_call_far(Cpu *c, const Insn *in) {
   unsigned s = in->osz;
   uint64_t a = ea(c, in), rip = ld(a, s), sp = c->r[RSP] - 2 * s;
   access_in_order(); /* the offset first, as the CPU reads them */
-  uint16_t cs = ld16(a + s);
-  far_code_check(c, cs);
+  uint16_t cs = far_code_check(c, ld16(a + s), false);
+  rip = branch_target(c, rip);
   st(sp + s, c->sreg[1], s);
   st(sp, insn_next(in), s);
   c->sreg[1] = cs;

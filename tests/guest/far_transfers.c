@@ -1,6 +1,8 @@
 /* far_transfers.c: far returns, IRET, far jumps and calls at CPL 3: to __USER_CS 0x33 they
- * go on as near ones (RETF and the far pointers in 32-bit slots unless REX.W), to another
- * selector they are #GP with it as error code, with the registers as they were. */
+ * go on as near ones (RETF and the far pointers in 32-bit slots unless REX.W), and so do
+ * far jumps and calls to it with another RPL (0x30: the CPU takes the CPL); to another
+ * selector, or a far return with RPL 0, they are #GP with it as error code, with the
+ * registers as they were; a far return or IRET to a non-canonical address is #GP(0). */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <signal.h>
@@ -54,11 +56,12 @@ static int iretq_with(uint64_t cs, uint64_t ss) {
   return r; /* 1: arrived, with the CF that the frame's RFLAGS set */
 }
 
+/* Returns the CS it arrived with. */
 static int ljmp_to(uint16_t cs) {
   struct __attribute__((packed)) { uint32_t offset; uint16_t selector; } target = {0, cs};
   int r = 0;
   asm volatile("movl $1f, (%1)\n ljmpl *(%1)\n"
-               "1: mov $1, %0\n"
+               "1: mov %%cs, %k0\n"
                : "+r"(r) : "r"(&target) : "memory");
   return r;
 }
@@ -71,6 +74,18 @@ static int lcall_to(uint16_t cs) {
                "3: mov $1, %0\n"
                : "+r"(r) : "r"(&target) : "memory");
   return r;
+}
+
+/* A far return and an IRET to a non-canonical RIP: they fault, and return no value. */
+static int retfq_noncanonical(void) {
+  asm volatile("push $0x33\n push %0\n lretq" : : "r"(0x8000000000000000ull) : "memory");
+  return 1;
+}
+
+static int iretq_noncanonical(void) {
+  asm volatile("mov %%rsp, %%rax\n push $0x2b\n push %%rax\n pushfq\n push $0x33\n push %0\n iretq"
+               : : "r"(0x0000800000000000ull) : "rax", "memory");
+  return 1;
 }
 
 #define TRY(what, call)                               \
@@ -96,5 +111,11 @@ int main(void) {
   TRY("iretq to 0x8 (the kernel's)", iretq_with(0x8, 0x2b));
   TRY("ljmpl to 0x1234", ljmp_to(0x1234));
   TRY("lcalll to 0", lcall_to(0));
+  TRY("ljmpl to 0x30 (RPL 0)", ljmp_to(0x30));
+  TRY("ljmpl to 0x31 (RPL 1)", ljmp_to(0x31));
+  TRY("lcalll to 0x32 (RPL 2), lretl back", lcall_to(0x32));
+  TRY("iretq to 0x30 (RPL 0)", iretq_with(0x30, 0x2b));
+  TRY("lretq to 0x33:0x8000000000000000", retfq_noncanonical());
+  TRY("iretq to 0x33:0x0000800000000000", iretq_noncanonical());
   return 0;
 }

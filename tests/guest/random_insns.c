@@ -262,6 +262,9 @@ static const char *skip_reason(const uint8_t *b) {
   if (!host_user32_cs && ((s.map == 1 && (s.op == 0x02 || s.op == 0x03 || (s.op == 0x00 && (reg == 4 || reg == 5)))) ||
                           (s.map == 0 && s.op == 0x8E)))
     return "host: no 32-bit user code segment in the GDT, which LAR, LSL, VERR, VERW and MOV Sreg may name";
+  if (!host_user32_cs && s.map == 0 &&
+      (s.op == 0xCA || s.op == 0xCB || s.op == 0xCF || (s.op == 0xFF && mem && (reg == 3 || reg == 5))))
+    return "host: no 32-bit user code segment in the GDT, which far returns, IRET, far JMP and CALL may name";
   if (s.fs) return "FS prefix: FS is this program's own TLS (GS points at the data area)";
   if (s.map == 0) {
     if (s.op == 0xC4 || s.op == 0xC5 || s.op == 0x62) return "VEX/EVEX: AVX is not in the CPU model";
