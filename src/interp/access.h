@@ -187,6 +187,14 @@ static inline void st_bytes(uint64_t a, const void *from, size_t n) {
   WATCHED(a, (unsigned)n, from, true);
 }
 
+/* Faults as a read, or a write, of the byte at a would, reading or changing nothing: for
+ * the instructions that check their operand's ends before they access it (x87_ctl.c's
+ * and sse_state.c's state images). */
+static inline void probe_access(uint64_t a, bool write) {
+  if (write) probe_write8(a);
+  else (void)probe8(a);
+}
+
 static inline uint64_t ld(uint64_t a, unsigned size) {
   switch (size) {
   case 1: return ld8(a);

@@ -116,7 +116,7 @@ void op_atomic(Cpu *c, const Insn *in) {
   unsigned size = in->aux;
   int64_t offset = bit_offset_bytes(c, in, op);
   uint64_t a = ea_plus(c, op, offset);
-  if (size == 16 && (a & 15)) guest_misaligned(c, a); /* CMPXCHG16B's alignment */
+  if (size == 16 && (a & 15)) guest_gp(c, 0); /* CMPXCHG16B's alignment, before the address */
   HOST_ADDR_CHECK(a); /* the host atomics below take the address as it is */
   ALIGNED(a, size);
   _Alignas(16) uint8_t now[16], copy[16];

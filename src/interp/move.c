@@ -118,7 +118,7 @@ void op_cmpxchg(Cpu *c, const Insn *in) {
 void op_cmpxchg16b(Cpu *c, const Insn *in) {
   uint64_t a = ea(c, in);
   if (in->osz == 8) {
-    if (a & 15) guest_misaligned(c, a);
+    if (a & 15) guest_gp(c, 0); /* the alignment first, even at a non-canonical address */
     uint64_t lo = ld64(a), hi = ld64(a + 8);
     bool eq = lo == c->r[RAX] && hi == c->r[RDX];
     if (eq) {
