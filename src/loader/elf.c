@@ -334,6 +334,11 @@ static unsigned loads_by_address(const Loader *l, unsigned *order) {
   return n;
 }
 
+/* Sets [s, e) to prot, on the host and in the loader's record of the mappings. */
+static bool protect(Loader *l, uint64_t s, uint64_t e, int prot) {
+  return mprotect((void *)(uintptr_t)s, e - s, prot) == 0 && ranges_add(l->mapped, s, e, prot);
+}
+
 /* Puts the segments' file bytes in, in the headers' order, so that a later segment
  * overlapping an earlier one wins, as the kernel's mappings do (the rest is already zero:
  * bss, the tail of the last page). Whole pages of p_filesz past the end of a file cut
@@ -361,14 +366,11 @@ static int map_segments(Loader *l, ElfImage *img) {
     const Elf64_Phdr *ph = &l->ph[i];
     uint64_t s = host_page_down(ph->p_vaddr + b), e = host_page_up(ph->p_vaddr + b + ph->p_memsz);
     const uint64_t pg = host_page();
-    if (mprotect((void *)(uintptr_t)s, e - s, prot_of(ph)) != 0 ||
-        mprotect((void *)(uintptr_t)s, pg, prot_of_page(l, s, b)) != 0 ||
-        mprotect((void *)(uintptr_t)(e - pg), pg, prot_of_page(l, e - pg, b)) != 0)
+    /* The first and last pages may be shared with another segment: theirs are the union. */
+    const int prot = prot_of(ph), first = prot_of_page(l, s, b), last = prot_of_page(l, e - pg, b);
+    if (!protect(l, s, e, prot) || (first != prot && !protect(l, s, s + pg, first)) ||
+        (last != prot && !protect(l, e - pg, e, last)))
       return fail(l, "cannot set the permissions of segment %u: %s", i, strerror(errno));
-    if (!ranges_add(l->mapped, s, e, prot_of(ph)) ||
-        !ranges_add(l->mapped, s, s + pg, prot_of_page(l, s, b)) ||
-        !ranges_add(l->mapped, e - pg, e, prot_of_page(l, e - pg, b)))
-      return fail(l, "out of memory");
     if (s > prev_end) munmap((void *)(uintptr_t)prev_end, s - prev_end);
     if (e > prev_end) prev_end = e;
     if (ph->p_filesz && img->nseg < IMAGE_MAX_SEGMENTS)
