@@ -96,9 +96,9 @@ void fault_install(void) {
  * cannot lose it, is written once a page (written at every byte, the copy was a tenth of
  * a static hello world's start-up). Byte loads and stores, not memcpy, and not for
  * AddressSanitizer to judge: decoding reads up to 15 bytes ahead, as the CPU's fetch may,
- * and a sanitizer's memcpy would judge the guest's addresses. */
-__attribute__((no_sanitize_address)) static unsigned copy_guarded(volatile uint8_t *to,
-                                                                  const volatile uint8_t *from,
+ * and a sanitizer's memcpy would judge the guest's addresses. The addresses are integers
+ * until each access, as a guest's may be 0. */
+__attribute__((no_sanitize_address)) static unsigned copy_guarded(uintptr_t to, uintptr_t from,
                                                                   unsigned n, uint64_t guest) {
   enum { PAGE = 4096 };
   sigjmp_buf here, *saved = fault_landing;
@@ -108,7 +108,8 @@ __attribute__((no_sanitize_address)) static unsigned copy_guarded(volatile uint8
     for (unsigned done = 0; done < n; copied = done) {
       unsigned end = done + PAGE - (unsigned)((guest + done) & (PAGE - 1));
       if (end > n) end = n;
-      for (; done < end; done++) to[done] = from[done];
+      for (; done < end; done++)
+        *(volatile uint8_t *)(to + done) = *(const volatile uint8_t *)(from + done);
     }
   }
   fault_landing = saved;
@@ -116,9 +117,9 @@ __attribute__((no_sanitize_address)) static unsigned copy_guarded(volatile uint8
 }
 
 unsigned fault_copy_in(void *dst, uint64_t src, unsigned n) {
-  return copy_guarded(dst, (const volatile uint8_t *)(uintptr_t)src, n, src);
+  return copy_guarded((uintptr_t)dst, (uintptr_t)src, n, src);
 }
 
 unsigned fault_copy_out(uint64_t dst, const void *src, unsigned n) {
-  return copy_guarded((volatile uint8_t *)(uintptr_t)dst, src, n, dst);
+  return copy_guarded((uintptr_t)dst, (uintptr_t)src, n, dst);
 }
