@@ -103,6 +103,16 @@ static inline void probe_write8(uint64_t a) {
   fault_probing_write = false;
 #endif
 }
+/* Faults as a store of the n bytes at a would, writing nothing: at a, or, when the store
+ * runs into another page, at that page's first byte (what the CPU reports of a store that
+ * straddles a page it may not write). For the stores made of several accesses that must
+ * write nothing unless all of them can. */
+static inline void probe_write_span(uint64_t a, unsigned n) {
+  enum { GUEST_PAGE = 4096 };
+  uint64_t last = a + n - 1;
+  probe_write8(a);
+  if ((last ^ a) & ~(uint64_t)(GUEST_PAGE - 1)) probe_write8(last & ~(uint64_t)(GUEST_PAGE - 1));
+}
 /* The probe of a masked store (MASKMOVQ, MASKMOVDQU), which the CPU aligns as 8 bytes. */
 static inline void probe_masked(uint64_t a) { ALIGNED(a, 8); (void)probe8(a); }
 

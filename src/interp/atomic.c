@@ -138,12 +138,8 @@ void op_atomic(Cpu *c, const Insn *in) {
   }
 #endif
   if (misaligned) { /* fault, if it must, before the mutex is taken, where the CPU's
-                       store does: at the operand, or at the start of the page it runs into */
-    enum { GUEST_PAGE = 4096 };
-    uint64_t last = a + size - 1;
-    probe_write8(a);
-    if ((last ^ a) & ~(uint64_t)(GUEST_PAGE - 1)) /* another page */
-      probe_write8(last & ~(uint64_t)(GUEST_PAGE - 1));
+                       store does */
+    probe_write_span(a, size);
     split_lock_take(c);
   }
   Undo undo;

@@ -380,8 +380,7 @@ static void maskmov_store(Cpu *c, const Insn *in, bool wide) {
     for (unsigned i = 0; i < n; i++) {
       if (!(((uint8_t *)&m)[i * size + size - 1] & 0x80)) continue;
       if (pass == 0) {
-        probe_write8(a + i * size);
-        probe_write8(a + i * size + size - 1);
+        probe_write_span(a + i * size, size);
         continue;
       }
       uint64_t x = 0;

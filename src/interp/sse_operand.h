@@ -45,7 +45,7 @@ static inline void load_m256(Cpu *c, const Insn *in, Xmm hv[2]) {
 }
 /* Stores 32 bytes, none of them when the second page faults (as one access of the CPU). */
 static inline void store_m256(uint64_t a, const Xmm *lo, const Xmm *hi) {
-  if ((a ^ (a + 31)) >> 12) probe_write8(a + 31);
+  if ((a ^ (a + 31)) >> 12) probe_write_span(a, 32);
   st128(a, lo);
   st128(a + 16, hi);
 }
