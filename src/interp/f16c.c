@@ -101,39 +101,48 @@ void op_vcvtph2ps_256_m(Cpu *c, const Insn *in) {
 /* ---- VCVTPS2PH (VEX.66.0F3A.W0 1D ib): the floats of ModRM.reg into halves in
  * xmm/m64 (m128), a register destination's upper bits cleared ---- */
 
-static Xmm cvtps2ph_of(Cpu *c, const Insn *in, bool wide) {
-  Xmm r, hi = {.q = {0, 0}};
+/* The halves in r and the exception flags raised, which an unmasked one has made #XM
+ * already (fp_check); the caller records them once r is stored. */
+static uint32_t cvtps2ph_of(Cpu *c, const Insn *in, bool wide, Xmm *r) {
+  Xmm hi = {.q = {0, 0}};
+  uint32_t raised;
   if (!wide) {
-    fp_commit(c, ps2ph(c, in, &r, &c->xmm[in->reg]));
-    return r;
+    raised = ps2ph(c, in, r, &c->xmm[in->reg]);
+  } else {
+    uint32_t guest = c->mxcsr;
+    c->mxcsr = (guest & ~(uint32_t)MXCSR_FLAGS) | MXCSR_MASKS;
+    raised = ps2ph(c, in, r, &c->xmm[in->reg]) | ps2ph(c, in, &hi, &c->ymmh[in->reg]);
+    c->mxcsr = guest;
+    r->q[1] = hi.q[0];
   }
-  uint32_t guest = c->mxcsr;
-  c->mxcsr = (guest & ~(uint32_t)MXCSR_FLAGS) | MXCSR_MASKS;
-  uint32_t raised = ps2ph(c, in, &r, &c->xmm[in->reg]) | ps2ph(c, in, &hi, &c->ymmh[in->reg]);
-  c->mxcsr = guest;
-  fp_commit(c, raised);
-  r.q[1] = hi.q[0];
-  return r;
+  fp_check(c, raised);
+  return raised;
 }
 void op_vcvtps2ph(Cpu *c, const Insn *in) {
-  Xmm r = cvtps2ph_of(c, in, false);
+  Xmm r;
+  fp_record(c, cvtps2ph_of(c, in, false, &r));
   vex128_put(c, in->rm, &r);
   DISPATCH_NEXT(c, in);
 }
 void op_vcvtps2ph_m(Cpu *c, const Insn *in) {
   uint64_t a = ea(c, in);
-  Xmm r = cvtps2ph_of(c, in, false);
+  Xmm r;
+  uint32_t raised = cvtps2ph_of(c, in, false, &r);
   st64(a, r.q[0]);
+  fp_record(c, raised);
   DISPATCH_NEXT(c, in);
 }
 void op_vcvtps2ph_256(Cpu *c, const Insn *in) {
-  Xmm r = cvtps2ph_of(c, in, true);
+  Xmm r;
+  fp_record(c, cvtps2ph_of(c, in, true, &r));
   vex128_put(c, in->rm, &r);
   DISPATCH_NEXT(c, in);
 }
 void op_vcvtps2ph_256_m(Cpu *c, const Insn *in) {
   uint64_t a = ea(c, in);
-  Xmm r = cvtps2ph_of(c, in, true);
+  Xmm r;
+  uint32_t raised = cvtps2ph_of(c, in, true, &r);
   st128(a, &r);
+  fp_record(c, raised);
   DISPATCH_NEXT(c, in);
 }

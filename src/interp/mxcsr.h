@@ -51,9 +51,15 @@ int mxcsr_fpe_code(uint32_t mxcsr);
  * instruction faults like #XM (guest SIGFPE) before its destination is written, so
  * handlers call this between computing a result and storing it. */
 _Noreturn void fp_fault(Cpu *c, uint32_t raised);
-static inline void fp_commit(Cpu *c, uint32_t raised) {
+static inline void fp_check(Cpu *c, uint32_t raised) {
   if (__builtin_expect((raised & ~(c->mxcsr >> 7) & MXCSR_FLAGS) != 0, 0)) fp_fault(c, raised);
+}
+static inline void fp_commit(Cpu *c, uint32_t raised) {
+  fp_check(c, raised);
   c->mxcsr |= raised;
 }
+/* An instruction with a memory destination records its flags only once the store is
+ * done (a page fault leaves MXCSR as it was): fp_check, the store, then this. */
+static inline void fp_record(Cpu *c, uint32_t raised) { c->mxcsr |= raised; }
 
 #endif
