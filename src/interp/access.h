@@ -226,12 +226,22 @@ static inline void st(uint64_t a, uint64_t v, unsigned size) {
 /* One 16-byte access where the host has one (volatile: the compiler may neither split it
  * nor narrow it to the bytes a handler reads), so that a fault is reported where the CPU
  * reports it, at the first unreadable byte. */
+/* All 16 bytes in one load that the compiler may not narrow to the half a handler uses
+ * (PUNPCKH*, MOVHLPS-like forms), so that a fault names the byte the CPU's does. */
 static inline void ld128(uint64_t a, Xmm *x) {
 #ifdef __x86_64__
   _mm_store_si128((__m128i *)x, *(const volatile __m128i_u *)(uintptr_t)a);
+#elif defined(__aarch64__)
+  HOST_ADDR_CHECK(a);
+  __uint128_t v;
+  __asm__ volatile("ldr %q0, [%1]" : "=w"(v) : "r"(a), "m"(*(const uint8_t(*)[16])(uintptr_t)a));
+  memcpy(x, &v, 16);
+  after_load();
 #else
   HOST_ADDR_CHECK(a);
-  memcpy(x, (const void *)(uintptr_t)a, 16);
+  const volatile uint64_t *p = (const volatile uint64_t *)(uintptr_t)a;
+  uint64_t q[2] = {p[0], p[1]};
+  memcpy(x, q, 16);
   after_load();
 #endif
   WATCHED(a, 16, x, false);
