@@ -14,7 +14,11 @@
  * (skip_reason); the counts are printed at the end. Flags the SDM leaves undefined are
  * left out of the comparison (undefined_flags).
  *
- * usage: random_insns [CASES [SEED [CASE-TO-SHOW]]] */
+ * With --vex every case is a VEX-encoded instruction (AVX, AVX2, FMA, F16C, BMI1, BMI2,
+ * VAES, VPCLMULQDQ and the encodings around them that are #UD), its YMM registers' upper
+ * halves random too and digested with the XMM ones (the signal frame's AVX state).
+ *
+ * usage: random_insns [--vex] [CASES [SEED [CASE-TO-SHOW]]] */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <signal.h>
@@ -36,6 +40,7 @@ enum { CODE_SIZE = 8192, DATA_SIZE = 16384, STACK_SIZE = 16384, AT = 4096 - 8 };
 /* What the stub loads (stub below): the registers, XMM, MXCSR, x87 values, the target. */
 uint64_t case_regs[16];
 uint8_t case_xmm[16][16] __attribute__((aligned(16)));
+uint8_t case_ymmh[16][16] __attribute__((aligned(16))); /* --vex: bits 255:128 of YMM0-15 */
 uint32_t case_mxcsr;
 double case_x87[4];
 void *case_target;
@@ -51,45 +56,53 @@ static unsigned below(unsigned n) { return (unsigned)((rnd() >> 32) * n >> 32); 
 
 /* ---- the stub: state in, TF on, jump ---- */
 
-void run_case(void);
+void run_case(void), run_case_vex(void);
 /* DS and ES start null in every case, so that a selector an earlier case loaded does not
  * carry over: a hypervisor that runs the kernel paravirtualised was seen to make a null
- * selector with RPL 1 to 3 plain 0 at each kernel entry, where the model keeps it. */
-__asm__(".text\n.globl run_case\nrun_case:\n"
-        "  xor %eax, %eax\n mov %eax, %ds\n mov %eax, %es\n"
-        "  fninit\n"
-        "  fldl case_x87+24(%rip)\n fldl case_x87+16(%rip)\n fldl case_x87+8(%rip)\n fldl case_x87(%rip)\n"
-        "  ldmxcsr case_mxcsr(%rip)\n"
-        "  movdqa case_xmm+0(%rip), %xmm0\n movdqa case_xmm+16(%rip), %xmm1\n"
-        "  movdqa case_xmm+32(%rip), %xmm2\n movdqa case_xmm+48(%rip), %xmm3\n"
-        "  movdqa case_xmm+64(%rip), %xmm4\n movdqa case_xmm+80(%rip), %xmm5\n"
-        "  movdqa case_xmm+96(%rip), %xmm6\n movdqa case_xmm+112(%rip), %xmm7\n"
-        "  movdqa case_xmm+128(%rip), %xmm8\n movdqa case_xmm+144(%rip), %xmm9\n"
-        "  movdqa case_xmm+160(%rip), %xmm10\n movdqa case_xmm+176(%rip), %xmm11\n"
-        "  movdqa case_xmm+192(%rip), %xmm12\n movdqa case_xmm+208(%rip), %xmm13\n"
-        "  movdqa case_xmm+224(%rip), %xmm14\n movdqa case_xmm+240(%rip), %xmm15\n"
-        "  mov case_regs+32(%rip), %rsp\n" /* points at the flags to pop */
-        "  mov case_regs+0(%rip), %rax\n mov case_regs+8(%rip), %rcx\n"
-        "  mov case_regs+16(%rip), %rdx\n mov case_regs+24(%rip), %rbx\n"
-        "  mov case_regs+40(%rip), %rbp\n mov case_regs+48(%rip), %rsi\n"
-        "  mov case_regs+56(%rip), %rdi\n mov case_regs+64(%rip), %r8\n"
-        "  mov case_regs+72(%rip), %r9\n mov case_regs+80(%rip), %r10\n"
-        "  mov case_regs+88(%rip), %r11\n mov case_regs+96(%rip), %r12\n"
-        "  mov case_regs+104(%rip), %r13\n mov case_regs+112(%rip), %r14\n"
-        "  mov case_regs+120(%rip), %r15\n"
-        "  popfq\n"                   /* TF on: the trap comes after the next instruction */
-        "  jmp *case_target(%rip)\n"); /* which is this one: then the bytes, then a trap */
+ * selector with RPL 1 to 3 plain 0 at each kernel entry, where the model keeps it. The VEX
+ * stub (which needs AVX of the host) loads the YMM registers' upper halves as well. */
+#define YMMH(i) "  vinsertf128 $1, case_ymmh+16*" #i "(%rip), %ymm" #i ", %ymm" #i "\n"
+#define STUB(name, ymm_upper_halves)                                                        \
+  ".text\n.globl " name "\n" name ":\n"                                                   \
+  "  xor %eax, %eax\n mov %eax, %ds\n mov %eax, %es\n"                                     \
+  "  fninit\n"                                                                             \
+  "  fldl case_x87+24(%rip)\n fldl case_x87+16(%rip)\n fldl case_x87+8(%rip)\n fldl case_x87(%rip)\n" \
+  "  ldmxcsr case_mxcsr(%rip)\n"                                                           \
+  "  movdqa case_xmm+0(%rip), %xmm0\n movdqa case_xmm+16(%rip), %xmm1\n"                   \
+  "  movdqa case_xmm+32(%rip), %xmm2\n movdqa case_xmm+48(%rip), %xmm3\n"                  \
+  "  movdqa case_xmm+64(%rip), %xmm4\n movdqa case_xmm+80(%rip), %xmm5\n"                  \
+  "  movdqa case_xmm+96(%rip), %xmm6\n movdqa case_xmm+112(%rip), %xmm7\n"                 \
+  "  movdqa case_xmm+128(%rip), %xmm8\n movdqa case_xmm+144(%rip), %xmm9\n"                \
+  "  movdqa case_xmm+160(%rip), %xmm10\n movdqa case_xmm+176(%rip), %xmm11\n"              \
+  "  movdqa case_xmm+192(%rip), %xmm12\n movdqa case_xmm+208(%rip), %xmm13\n"              \
+  "  movdqa case_xmm+224(%rip), %xmm14\n movdqa case_xmm+240(%rip), %xmm15\n"              \
+  ymm_upper_halves                                                                          \
+  "  mov case_regs+32(%rip), %rsp\n" /* points at the flags to pop */                      \
+  "  mov case_regs+0(%rip), %rax\n mov case_regs+8(%rip), %rcx\n"                          \
+  "  mov case_regs+16(%rip), %rdx\n mov case_regs+24(%rip), %rbx\n"                        \
+  "  mov case_regs+40(%rip), %rbp\n mov case_regs+48(%rip), %rsi\n"                        \
+  "  mov case_regs+56(%rip), %rdi\n mov case_regs+64(%rip), %r8\n"                         \
+  "  mov case_regs+72(%rip), %r9\n mov case_regs+80(%rip), %r10\n"                         \
+  "  mov case_regs+88(%rip), %r11\n mov case_regs+96(%rip), %r12\n"                        \
+  "  mov case_regs+104(%rip), %r13\n mov case_regs+112(%rip), %r14\n"                      \
+  "  mov case_regs+120(%rip), %r15\n"                                                       \
+  "  popfq\n"                   /* TF on: the trap comes after the next instruction */      \
+  "  jmp *case_target(%rip)\n" /* which is this one: then the bytes, then a trap */
+__asm__(STUB("run_case", ""));
+__asm__(STUB("run_case_vex", YMMH(0) YMMH(1) YMMH(2) YMMH(3) YMMH(4) YMMH(5) YMMH(6) YMMH(7)
+                             YMMH(8) YMMH(9) YMMH(10) YMMH(11) YMMH(12) YMMH(13) YMMH(14) YMMH(15)));
 
 /* ---- what the handler saw ---- */
 
 static sigjmp_buf back;
 static volatile int stepping; /* the first trap, at the bytes, lets them run */
 static int show_case = -1, this_case;
+static int vex; /* --vex */
 
 typedef struct Seen {
   int sig, code;
   uint64_t addr, rip, flags;
-  uint64_t regs_digest, xmm_digest, x87_digest;
+  uint64_t regs_digest, xmm_digest, x87_digest, ymmh_digest;
 } Seen;
 static Seen seen;
 
@@ -97,6 +110,22 @@ static uint64_t digest(const void *p, size_t n, uint64_t h) {
   const uint8_t *b = p;
   for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001B3ull;
   return h;
+}
+
+/* The YMM registers' upper halves in a signal frame: the AVX component of its XSAVE area
+ * (at 576 in the standard form the kernel writes), when the frame has one (the software
+ * bytes at 464 carry FP_XSTATE_MAGIC1) and XSTATE_BV says it is not in its initial state;
+ * else all zero, as they are then. */
+static void frame_ymmh(const struct _libc_fpstate *fp, uint8_t out[16][16]) {
+  const uint8_t *area = (const uint8_t *)fp;
+  uint32_t magic;
+  uint64_t xstate_bv;
+  memcpy(&magic, area + 464, 4);
+  memcpy(&xstate_bv, area + 512, 8);
+  if (magic == 0x46505853u && (xstate_bv & 4))
+    memcpy(out, area + 576, 256);
+  else
+    memset(out, 0, 256);
 }
 
 static void on_signal(int sig, siginfo_t *si, void *ucv) {
@@ -124,11 +153,21 @@ static void on_signal(int sig, siginfo_t *si, void *ucv) {
   h = digest(&fp->ftw, 2, h);
   for (int i = 0; i < 8; i++) h = digest(&fp->_st[i], 10, h);
   seen.x87_digest = h;
+  uint8_t ymmh[16][16];
+  if (vex) {
+    frame_ymmh(fp, ymmh);
+    seen.ymmh_digest = digest(ymmh, sizeof ymmh, 0xCBF29CE484222325ull);
+  }
   if (this_case == show_case) {
     for (int i = 0; i < 16; i++) printf("  r%d %016llx\n", i, (unsigned long long)r[i]);
     for (int i = 0; i < 16; i++)
       printf("  xmm%d %08x%08x%08x%08x\n", i, fp->_xmm[i].element[3], fp->_xmm[i].element[2],
              fp->_xmm[i].element[1], fp->_xmm[i].element[0]);
+    for (int i = 0; vex && i < 16; i++) {
+      uint32_t w[4];
+      memcpy(w, ymmh[i], 16);
+      printf("  ymmh%d %08x%08x%08x%08x\n", i, w[3], w[2], w[1], w[0]);
+    }
     printf("  mxcsr %08x fcw %04x fsw %04x ftw %04x\n", fp->mxcsr, fp->cwd, fp->swd, fp->ftw);
     for (int i = 0; i < 8; i++)
       printf("  st%d %04x_%04x%04x%04x%04x\n", i, fp->_st[i].exponent, fp->_st[i].significand[3],
@@ -145,8 +184,10 @@ typedef struct Shape {
   int fs;             /* the last segment prefix is FS */
   int a32, lock;      /* 67: 32-bit addresses; F0 */
   int rex, rex_w, rex_b;
-  unsigned map;       /* 0 one byte, 1 0F, 2 0F 38, 3 0F 3A */
+  unsigned map;       /* 0 one byte, 1 0F, 2 0F 38, 3 0F 3A; a VEX prefix's map field */
   uint8_t op, modrm;  /* opcode, and the byte after it */
+  int vex;            /* after a VEX prefix (C4 or C5), whose pp field gives p66 and rep */
+  int vex_l;          /* VEX.L */
 } Shape;
 
 static Shape shape_of(const uint8_t *b) {
@@ -171,6 +212,19 @@ static Shape shape_of(const uint8_t *b) {
     else if (x == 0xF0) s.lock = 1;
   }
   s.npfx = i;
+  if (b[i] == 0xC4 || b[i] == 0xC5) { /* in 64-bit mode always VEX */
+    uint8_t last = b[i] == 0xC5 ? b[i + 1] : b[i + 2];
+    s.vex = 1;
+    s.map = b[i] == 0xC5 ? 1 : b[i + 1] & 0x1F;
+    s.rex_w = b[i] == 0xC4 && (last & 0x80);
+    s.vex_l = (last >> 2) & 1;
+    s.p66 = (last & 3) == 1;
+    s.rep = (last & 3) == 2 ? 0xF3 : (last & 3) == 3 ? 0xF2 : 0;
+    i += b[i] == 0xC5 ? 2 : 3;
+    s.op = b[i];
+    s.modrm = b[i + 1];
+    return s;
+  }
   if (b[i] == 0x0F) {
     i++;
     s.map = 1;
@@ -194,6 +248,11 @@ static uint8_t host_int_quirk[256];
 static const char *vendor_reason(Shape s) {
   unsigned reg = (s.modrm >> 3) & 7;
   int mem = (s.modrm >> 6) != 3;
+  if (s.vex) {
+    if (s.map == 3 && (s.op == 0x00 || s.op == 0x01) && s.p66 && !s.rex_w)
+      return "vendor: VPERMQ, VPERMPD with VEX.W0, run by AMD";
+    return NULL;
+  }
   if (s.map == 0) {
     if (s.op == 0xF1) return "vendor: ICEBP's trap, reported at the instruction on AMD";
     if (s.op == 0xCA || s.op == 0xCB) return "vendor: far RET, AMD reads the stack before the selector's #GP";
@@ -244,6 +303,29 @@ static const char *portable_fp_reason(Shape s) {
   return NULL;
 }
 
+/* The VEX encodings of extensions that the host may have and the CPU model has not (their
+ * instructions are #UD under x64emu), or NULL. */
+static const char *vex_reason(Shape s) {
+  uint8_t o = s.op;
+  if ((s.map == 1 && ((o >= 0x41 && o <= 0x4B) || (o >= 0x90 && o <= 0x99))) ||
+      (s.map == 3 && o >= 0x30 && o <= 0x33))
+    return "VEX 0F 41-4B, 90-99, 0F 3A 30-33: AVX-512's mask instructions, not in the CPU model";
+  if (s.map == 2) {
+    if (o >= 0x50 && o <= 0x53) return "VEX 0F 38 50-53: AVX-VNNI, not in the CPU model";
+    if (o == 0x49 || o == 0x4B || o == 0x5C || o == 0x5E || o == 0x6C)
+      return "VEX 0F 38 49, 4B, 5C, 5E, 6C: AMX, not in the CPU model";
+    if (o == 0x72 || o == 0xB0 || o == 0xB1) return "VEX 0F 38 72, B0, B1: AVX-NE-CONVERT, not in the CPU model";
+    if (o == 0xB4 || o == 0xB5) return "VEX 0F 38 B4, B5: AVX-IFMA, not in the CPU model";
+    if (o >= 0xCB && o <= 0xCD) return "VEX 0F 38 CB-CD: SHA512, not in the CPU model";
+    if (o == 0xCF) return "VEX 0F 38 CF: GFNI, not in the CPU model";
+    if (o == 0xD2 || o == 0xD3 || o == 0xDA) return "VEX 0F 38 D2, D3, DA: AVX-VNNI-INT16, SM3, SM4, not in the CPU model";
+    if (o >= 0xE0 && o <= 0xEF) return "VEX 0F 38 E0-EF: CMPccXADD, not in the CPU model";
+  }
+  if (s.map == 3 && (o == 0xCE || o == 0xCF || o == 0xDE))
+    return "VEX 0F 3A CE, CF, DE: GFNI and SM3, not in the CPU model";
+  return NULL;
+}
+
 /* Why a case is left out, or NULL. Each reason is a difference that is not the CPU's
  * alone: the kernel's, the host's CPU model against x64emu's, time. */
 static const char *skip_reason(const uint8_t *b) {
@@ -266,8 +348,9 @@ static const char *skip_reason(const uint8_t *b) {
       (s.op == 0xCA || s.op == 0xCB || s.op == 0xCF || (s.op == 0xFF && mem && (reg == 3 || reg == 5))))
     return "host: no 32-bit user code segment in the GDT, which far returns, IRET, far JMP and CALL may name";
   if (s.fs) return "FS prefix: FS is this program's own TLS (GS points at the data area)";
+  if (s.vex) return vex_reason(s);
   if (s.map == 0) {
-    if (s.op == 0xC4 || s.op == 0xC5 || s.op == 0x62) return "VEX/EVEX: AVX is not in the CPU model";
+    if (s.op == 0x62) return "EVEX: AVX-512 is not in the CPU model";
     if (s.op == 0xCD && s.modrm == 0x80) return "INT 0x80: a system call";
     if (s.op == 0x8E && (reg == 4 || reg == 5)) return "MOV FS, GS: this program's TLS selectors";
     if (s.op == 0x8F && reg != 0) return "XOP: an AMD encoding";
@@ -329,6 +412,9 @@ enum { CF = 1, PF = 4, AF = 16, ZF = 64, SF = 128, OF = 2048 };
 static unsigned undefined_flags(const uint8_t *b) {
   Shape s = shape_of(b);
   unsigned reg = (s.modrm >> 3) & 7;
+  if (s.vex) /* ANDN, BLSR/BLSMSK/BLSI, BZHI, BEXTR */
+    return s.map == 2 && !s.p66 && !s.rep && (s.op == 0xF2 || s.op == 0xF3 || s.op == 0xF5 || s.op == 0xF7)
+               ? AF | PF : 0;
   if (s.map == 0) {
     uint8_t o = s.op;
     if (o < 0x40 && (o & 7) < 6 && ((o >> 3) == 1 || (o >> 3) == 4 || (o >> 3) == 6)) return AF; /* OR AND XOR */
@@ -366,6 +452,23 @@ static void random_bytes(uint8_t *b) {
   while (i < 15) b[i++] = (uint8_t)rnd();
 }
 
+/* A VEX-encoded instruction: now and then after a prefix (#UD but for 67 and the
+ * segments), C5 a third of the time, else C4 with a map field of 1-3 mostly; VEX.vvvv
+ * unused (1111) half the time, as most instructions with a memory or single source want. */
+static void random_vex_bytes(uint8_t *b) {
+  unsigned i = 0;
+  if (below(8) == 0) b[i++] = below(4) ? prefixes[below(sizeof prefixes)] : (uint8_t)(0x40 | below(16));
+  uint8_t last = (uint8_t)((rnd() & 0x87) | (below(2) ? 0xF : below(16)) << 3);
+  if (below(3) == 0) {
+    b[i++] = 0xC5;
+  } else {
+    b[i++] = 0xC4;
+    b[i++] = (uint8_t)((rnd() & 0xE0) | (below(16) ? 1 + below(3) : below(32)));
+  }
+  b[i++] = last;
+  while (i < 15) b[i++] = (uint8_t)rnd();
+}
+
 static uint64_t random_reg(void) {
   switch (below(8)) {
   case 0: case 1: case 2: return (uint64_t)(uintptr_t)DATA + below(DATA_SIZE);
@@ -382,6 +485,11 @@ static void make_state(void) {
     for (int j = 0; j < 16; j += 8) {
       uint64_t v = below(4) ? rnd() : (uint64_t)below(256) << below(64);
       memcpy(&case_xmm[i][j], &v, 8);
+    }
+  for (int i = 0; vex && i < 16; i++) /* only then: the other cases' stream stays as it was */
+    for (int j = 0; j < 16; j += 8) {
+      uint64_t v = below(4) ? rnd() : (uint64_t)below(256) << below(64);
+      memcpy(&case_ymmh[i][j], &v, 8);
     }
   case_mxcsr = 0x1F80 | (uint32_t)(below(4) << 13) | (below(8) ? 0 : 0x8040);
   static const double values[] = {1.0, -2.5, 3.141592653589793, 1e300, 0.0, -0.0, 5e-324, 65536.0};
@@ -413,6 +521,15 @@ static void *map_at(void *at, size_t size) {
 }
 
 int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "--vex") == 0) {
+    vex = 1;
+    argv++;
+    argc--;
+    if (!__builtin_cpu_supports("avx")) {
+      fprintf(stderr, "random_insns: --vex needs a CPU with AVX\n");
+      return 2;
+    }
+  }
   unsigned cases = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 0) : 22000;
   rng = argc > 2 ? strtoull(argv[2], NULL, 0) : 0x5DEECE66Dull;
   if (argc > 3) show_case = atoi(argv[3]);
@@ -450,7 +567,10 @@ int main(int argc, char **argv) {
   unsigned counts[64], nreasons = 0, run = 0;
   for (unsigned n = 0; n < cases; n++) {
     uint8_t bytes[15];
-    random_bytes(bytes);
+    if (vex)
+      random_vex_bytes(bytes);
+    else
+      random_bytes(bytes);
     make_state(); /* drawn for every case, so that a case's state does not depend on skips */
     const char *why = skip_reason(bytes);
     if (why) {
@@ -469,17 +589,19 @@ int main(int argc, char **argv) {
     this_case = (int)n;
     stepping = 0;
     run++;
-    if (!sigsetjmp(back, 1)) run_case();
+    if (!sigsetjmp(back, 1)) (vex ? run_case_vex : run_case)();
     uint64_t mem = digest(DATA, DATA_SIZE, digest(STACK, STACK_SIZE, 0xCBF29CE484222325ull));
     unsigned defined = (CF | PF | AF | ZF | SF | OF) & ~undefined_flags(bytes);
     uint64_t rip = seen.rip - (uint64_t)(uintptr_t)(CODE + AT);
     printf("%5u", n);
     for (unsigned i = 0; i < 15; i++) printf("%s%02x", i ? "" : " ", bytes[i]);
-    printf(" sig %d code %d addr %llx rip %+lld flags %04llx regs %016llx xmm %016llx x87 %016llx mem %016llx\n",
+    printf(" sig %d code %d addr %llx rip %+lld flags %04llx regs %016llx xmm %016llx x87 %016llx mem %016llx",
            seen.sig, seen.code, (unsigned long long)seen.addr, (long long)rip,
            (unsigned long long)(seen.flags & (defined | 0x40500)), (unsigned long long)seen.regs_digest,
            (unsigned long long)seen.xmm_digest, (unsigned long long)seen.x87_digest,
            (unsigned long long)mem);
+    if (vex) printf(" ymmh %016llx", (unsigned long long)seen.ymmh_digest);
+    putchar('\n');
   }
   printf("%u cases run; left out:\n", run);
   for (unsigned k = 0; k < nreasons; k++) printf("  %5u %s\n", counts[k], reasons[k]);
