@@ -1,0 +1,87 @@
+/* avx_faults.c: where AVX memory instructions fault at a page they may not touch, and what
+ * they leave behind (compare.sh compares the output with the native run's):
+ *   - 32-byte stores (VMOVUPS m256) and masked stores (VMASKMOVPS) that run into the
+ *     page: the fault names its first byte, and nothing is written before it;
+ *   - VCVTPS2PH to an unmapped address: MXCSR keeps the flags it had;
+ *   - VPUNPCKHQDQ from memory, which uses only the high half of its operand: the fault
+ *     names the operand's first byte (all 16 bytes are read). */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+static sigjmp_buf back;
+static uint8_t *page; /* a writable page, then one with no access */
+static uintptr_t fault_addr;
+static uint32_t fault_mxcsr;
+
+static void on_segv(int sig, siginfo_t *si, void *ucv) {
+  (void)sig;
+  ucontext_t *uc = ucv;
+  fault_addr = (uintptr_t)si->si_addr;
+  fault_mxcsr = uc->uc_mcontext.fpregs->mxcsr;
+  siglongjmp(back, 1);
+}
+
+/* Runs one case: fills the writable page with 0xAA, runs it, and prints where it faulted
+ * (as an offset from the writable page), MXCSR then, and how many bytes it changed. */
+static void run(const char *name, void (*body)(uint8_t *), uint8_t *at) {
+  memset(page, 0xAA, 4096);
+  fault_addr = 0;
+  if (!sigsetjmp(back, 1)) {
+    body(at);
+    printf("%-44s no fault\n", name);
+    return;
+  }
+  unsigned changed = 0;
+  for (unsigned i = 0; i < 4096; i++) changed += page[i] != 0xAA;
+  printf("%-44s fault at page%+ld, MXCSR %04x, %u bytes written\n", name,
+         (long)(fault_addr - (uintptr_t)page), fault_mxcsr, changed);
+}
+
+static void vmovups_store(uint8_t *p) {
+  __asm__ volatile("vpcmpeqd %%ymm0, %%ymm0, %%ymm0\n vmovups %%ymm0, (%0)" : : "r"(p) : "xmm0", "memory");
+}
+static void vmaskmovps_store(uint8_t *p) { /* every element's mask bit set */
+  __asm__ volatile("vpcmpeqd %%ymm1, %%ymm1, %%ymm1\n vxorps %%ymm0, %%ymm0, %%ymm0\n"
+                   "vmaskmovps %%ymm0, %%ymm1, (%0)" : : "r"(p) : "xmm0", "xmm1", "memory");
+}
+static void vmaskmovps_last_element(uint8_t *p) { /* only element 7, which straddles */
+  static const uint32_t mask[8] = {0, 0, 0, 0, 0, 0, 0, 0x80000000u};
+  __asm__ volatile("vmovdqu %1, %%ymm1\n vxorps %%ymm0, %%ymm0, %%ymm0\n"
+                   "vmaskmovps %%ymm0, %%ymm1, (%0)" : : "r"(p), "m"(mask) : "xmm0", "xmm1", "memory");
+}
+static void vcvtps2ph_store(uint8_t *p) { /* 1/3 is inexact in half precision: PE */
+  static const float thirds[4] = {1.0f / 3, 1.0f / 3, 1.0f / 3, 1.0f / 3};
+  uint32_t mx = 0x1f80; /* all masked, no flags */
+  __asm__ volatile("vldmxcsr %2\n vmovups %1, %%xmm0\n vcvtps2ph $0, %%xmm0, (%0)"
+                   : : "r"(p), "m"(thirds), "m"(mx) : "xmm0", "memory");
+}
+static void vpunpckhqdq_load(uint8_t *p) {
+  __asm__ volatile("vpunpckhqdq (%0), %%xmm1, %%xmm0" : : "r"(p) : "xmm0", "xmm1");
+}
+
+int main(void) {
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  page = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (page == MAP_FAILED || mprotect(page + 4096, 4096, PROT_NONE) != 0) {
+    perror("mmap");
+    return 2;
+  }
+  struct sigaction sa = {.sa_sigaction = on_segv, .sa_flags = SA_SIGINFO | SA_NODEFER};
+  sigaction(SIGSEGV, &sa, NULL);
+  uint8_t *end = page + 4096;
+  run("VMOVUPS m256, 28 bytes before the page", vmovups_store, end - 28);
+  run("VMOVUPS m256, at the page", vmovups_store, end);
+  run("VMASKMOVPS m256, 28 bytes before the page", vmaskmovps_store, end - 28);
+  run("VMASKMOVPS m256, its last element straddles", vmaskmovps_last_element, end - 30);
+  run("VCVTPS2PH m64, at the page", vcvtps2ph_store, end);
+  run("VCVTPS2PH m64, 4 bytes before the page", vcvtps2ph_store, end - 4);
+  run("VPUNPCKHQDQ m128, at the page", vpunpckhqdq_load, end);
+  run("VPUNPCKHQDQ m128, 8 bytes before the page", vpunpckhqdq_load, end - 8);
+  return 0;
+}
