@@ -102,7 +102,9 @@ void op_vcvtph2ps_256_m(Cpu *c, const Insn *in) {
  * xmm/m64 (m128), a register destination's upper bits cleared ---- */
 
 /* The halves in r and the exception flags raised, which an unmasked one has made #XM
- * already (fp_check); the caller records them once r is stored. */
+ * already (fp_check); the caller records them once r is stored. A memory destination is
+ * checked before: its page fault comes before any #XM, even an invalid operand's, and
+ * leaves MXCSR as it was (measured). */
 static uint32_t cvtps2ph_of(Cpu *c, const Insn *in, bool wide, Xmm *r) {
   Xmm hi = {.q = {0, 0}};
   uint32_t raised;
@@ -126,6 +128,7 @@ void op_vcvtps2ph(Cpu *c, const Insn *in) {
 }
 void op_vcvtps2ph_m(Cpu *c, const Insn *in) {
   uint64_t a = ea(c, in);
+  probe_write_span(a, 8);
   Xmm r;
   uint32_t raised = cvtps2ph_of(c, in, false, &r);
   st64(a, r.q[0]);
@@ -140,6 +143,7 @@ void op_vcvtps2ph_256(Cpu *c, const Insn *in) {
 }
 void op_vcvtps2ph_256_m(Cpu *c, const Insn *in) {
   uint64_t a = ea(c, in);
+  probe_write_span(a, 16);
   Xmm r;
   uint32_t raised = cvtps2ph_of(c, in, true, &r);
   st128(a, &r);

@@ -2,7 +2,8 @@
  * they leave behind (compare.sh compares the output with the native run's):
  *   - 32-byte stores (VMOVUPS m256) and masked stores (VMASKMOVPS) that run into the
  *     page: the fault names its first byte, and nothing is written before it;
- *   - VCVTPS2PH to an unmapped address: MXCSR keeps the flags it had;
+ *   - VCVTPS2PH to an unmapped address: MXCSR keeps the flags it had, and the page fault
+ *     comes before the #XM of an unmasked exception, even an invalid operand's;
  *   - VPUNPCKHQDQ from memory, which uses only the high half of its operand: the fault
  *     names the operand's first byte (all 16 bytes are read). */
 #include <setjmp.h>
@@ -16,31 +17,34 @@
 
 static sigjmp_buf back;
 static uint8_t *page; /* a writable page, then one with no access */
+static int fault_sig;
 static uintptr_t fault_addr;
 static uint32_t fault_mxcsr;
 
-static void on_segv(int sig, siginfo_t *si, void *ucv) {
-  (void)sig;
+static void on_fault(int sig, siginfo_t *si, void *ucv) {
   ucontext_t *uc = ucv;
+  fault_sig = sig;
   fault_addr = (uintptr_t)si->si_addr;
   fault_mxcsr = uc->uc_mcontext.fpregs->mxcsr;
   siglongjmp(back, 1);
 }
 
-/* Runs one case: fills the writable page with 0xAA, runs it, and prints where it faulted
- * (as an offset from the writable page), MXCSR then, and how many bytes it changed. */
+/* Runs one case: fills the writable page with 0xAA, runs it, and prints its signal, where
+ * it faulted (as an offset from the writable page), MXCSR then, and how many bytes it
+ * changed. */
 static void run(const char *name, void (*body)(uint8_t *), uint8_t *at) {
   memset(page, 0xAA, 4096);
   fault_addr = 0;
   if (!sigsetjmp(back, 1)) {
     body(at);
-    printf("%-44s no fault\n", name);
+    printf("%-48s no fault\n", name);
     return;
   }
   unsigned changed = 0;
   for (unsigned i = 0; i < 4096; i++) changed += page[i] != 0xAA;
-  printf("%-44s fault at page%+ld, MXCSR %04x, %u bytes written\n", name,
-         (long)(fault_addr - (uintptr_t)page), fault_mxcsr, changed);
+  printf("%-48s %s at page%+ld, MXCSR %04x, %u bytes written\n", name,
+         fault_sig == SIGSEGV ? "SIGSEGV" : "SIGFPE", (long)(fault_addr - (uintptr_t)page),
+         fault_mxcsr, changed);
 }
 
 static void vmovups_store(uint8_t *p) {
@@ -55,12 +59,17 @@ static void vmaskmovps_last_element(uint8_t *p) { /* only element 7, which strad
   __asm__ volatile("vmovdqu %1, %%ymm1\n vxorps %%ymm0, %%ymm0, %%ymm0\n"
                    "vmaskmovps %%ymm0, %%ymm1, (%0)" : : "r"(p), "m"(mask) : "xmm0", "xmm1", "memory");
 }
-static void vcvtps2ph_store(uint8_t *p) { /* 1/3 is inexact in half precision: PE */
-  static const float thirds[4] = {1.0f / 3, 1.0f / 3, 1.0f / 3, 1.0f / 3};
-  uint32_t mx = 0x1f80; /* all masked, no flags */
+/* VCVTPS2PH of four copies of the float with these bits, under this MXCSR. */
+static void vcvtps2ph_of(uint8_t *p, uint32_t bits, uint32_t mxcsr) {
+  uint32_t lanes[4] = {bits, bits, bits, bits};
   __asm__ volatile("vldmxcsr %2\n vmovups %1, %%xmm0\n vcvtps2ph $0, %%xmm0, (%0)"
-                   : : "r"(p), "m"(thirds), "m"(mx) : "xmm0", "memory");
+                   : : "r"(p), "m"(lanes), "m"(mxcsr) : "xmm0", "memory");
 }
+/* 1/3, inexact in half precision: PE, masked or unmasked; a signalling NaN with the
+ * invalid exception unmasked. */
+static void vcvtps2ph_store(uint8_t *p) { vcvtps2ph_of(p, 0x3eaaaaab, 0x1f80); }
+static void vcvtps2ph_precision_unmasked(uint8_t *p) { vcvtps2ph_of(p, 0x3eaaaaab, 0x0f80); }
+static void vcvtps2ph_invalid_unmasked(uint8_t *p) { vcvtps2ph_of(p, 0x7f800001, 0x1f00); }
 static void vpunpckhqdq_load(uint8_t *p) {
   __asm__ volatile("vpunpckhqdq (%0), %%xmm1, %%xmm0" : : "r"(p) : "xmm0", "xmm1");
 }
@@ -72,8 +81,9 @@ int main(void) {
     perror("mmap");
     return 2;
   }
-  struct sigaction sa = {.sa_sigaction = on_segv, .sa_flags = SA_SIGINFO | SA_NODEFER};
+  struct sigaction sa = {.sa_sigaction = on_fault, .sa_flags = SA_SIGINFO | SA_NODEFER};
   sigaction(SIGSEGV, &sa, NULL);
+  sigaction(SIGFPE, &sa, NULL);
   uint8_t *end = page + 4096;
   run("VMOVUPS m256, 28 bytes before the page", vmovups_store, end - 28);
   run("VMOVUPS m256, at the page", vmovups_store, end);
@@ -81,6 +91,8 @@ int main(void) {
   run("VMASKMOVPS m256, its last element straddles", vmaskmovps_last_element, end - 30);
   run("VCVTPS2PH m64, at the page", vcvtps2ph_store, end);
   run("VCVTPS2PH m64, 4 bytes before the page", vcvtps2ph_store, end - 4);
+  run("VCVTPS2PH m64, PE unmasked, at the page", vcvtps2ph_precision_unmasked, end);
+  run("VCVTPS2PH m64, IE unmasked, SNaN, at the page", vcvtps2ph_invalid_unmasked, end);
   run("VPUNPCKHQDQ m128, at the page", vpunpckhqdq_load, end);
   run("VPUNPCKHQDQ m128, 8 bytes before the page", vpunpckhqdq_load, end - 8);
   return 0;
