@@ -223,11 +223,10 @@ static inline void st(uint64_t a, uint64_t v, unsigned size) {
   }
 }
 
-/* One 16-byte access where the host has one (volatile: the compiler may neither split it
- * nor narrow it to the bytes a handler reads), so that a fault is reported where the CPU
- * reports it, at the first unreadable byte. */
-/* All 16 bytes in one load that the compiler may not narrow to the half a handler uses
- * (PUNPCKH*, MOVHLPS-like forms), so that a fault names the byte the CPU's does. */
+/* One 16-byte access where the host has one (volatile, or an asm LDR Q: the compiler may
+ * neither split it nor narrow it to the half a handler reads, as PUNPCKHQDQ's), so that a
+ * fault is reported where the CPU reports it, at the first unreadable byte; elsewhere two
+ * volatile 8-byte loads, low first. */
 static inline void ld128(uint64_t a, Xmm *x) {
 #ifdef __x86_64__
   _mm_store_si128((__m128i *)x, *(const volatile __m128i_u *)(uintptr_t)a);
