@@ -248,6 +248,8 @@ static uint8_t host_int_quirk[256];
 static const char *vendor_reason(Shape s) {
   unsigned reg = (s.modrm >> 3) & 7;
   int mem = (s.modrm >> 6) != 3;
+  if (s.map == 3 && s.p66 && (s.op == 0x40 || s.op == 0x41))
+    return "vendor: DPPS, DPPD (and their VEX forms), which NaN the sums of NaN products give";
   if (s.vex) {
     if (s.map == 3 && (s.op == 0x00 || s.op == 0x01) && s.p66 && !s.rex_w)
       return "vendor: VPERMQ, VPERMPD with VEX.W0, run by AMD";
