@@ -383,6 +383,22 @@ static unsigned group_length(const Decoder *dec, const DecodeCtx *d) {
   return 0;
 }
 
+/* The CPU's length decoder for a VEX encoding no row takes (after a 66, F2, F3 or LOCK,
+ * with a reserved map, or undefined): its ModRM with the address bytes, and an immediate
+ * byte in map 0F3A and where the 0F map has one (70-73, A4, AC, BA, C2, C4-C6; measured
+ * on AMD, which also counts one for 0F 0F and 0F 78, its 3DNow! and SSE4a bytes). 0 if
+ * the bytes run out first. */
+static unsigned vex_length(const DecodeCtx *d, unsigned avail) {
+  if (d->modrm_at >= avail) return 0;
+  unsigned n = modrm_operand_length(d->bytes, d->modrm_at, avail);
+  if (!n) return 0;
+  uint8_t op = d->opcode;
+  bool imm = d->map == MAP_0F3A ||
+             (d->map == MAP_0F && ((op >= 0x70 && op <= 0x73) || op == 0xA4 || op == 0xAC ||
+                                   op == 0xBA || op == 0xC2 || (op >= 0xC4 && op <= 0xC6)));
+  return d->modrm_at + n + imm;
+}
+
 /* A record that raises the CPU's fault for bytes it does not run (fn), ending its block;
  * -1, decode_insn's answer for it. */
 static int refused(Insn *in, uint64_t rip, unsigned len, Handler fn) {
@@ -427,6 +443,7 @@ static int decode_by_capstone(const Decoder *dec, DecodeCtx *d, unsigned avail, 
   d->len = len;
   d->has_modrm_byte = d->modrm_at < len;
   const Form *f = prefixes_ok ? find_form(dec, d, &lock_refused) : NULL;
+  if (!f && d->vex && vex_length(d, avail) > MAX_INSN_LEN) return too_long(d, in);
   if (!f) /* #UD: one the CPU defines, or an instruction x64emu does not have */
     return refused(in, rip, len, lock_refused ? op_ud : op_undefined);
   /* Without a ModRM the row knows the length: Capstone 4.0.2 misreads some prefix mixes

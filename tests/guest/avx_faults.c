@@ -5,7 +5,9 @@
  *   - VCVTPS2PH to an unmapped address: MXCSR keeps the flags it had, and the page fault
  *     comes before the #XM of an unmasked exception, even an invalid operand's;
  *   - VPUNPCKHQDQ from memory, which uses only the high half of its operand: the fault
- *     names the operand's first byte (all 16 bytes are read). */
+ *     names the operand's first byte (all 16 bytes are read);
+ *   - VEX encodings that are #UD (after a 66, with a reserved map) but longer than 15
+ *     bytes: #GP, as the CPU's length limit comes first; 15 bytes: #UD. */
 #include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
@@ -21,9 +23,12 @@ static int fault_sig;
 static uintptr_t fault_addr;
 static uint32_t fault_mxcsr;
 
+static int fault_code;
+
 static void on_fault(int sig, siginfo_t *si, void *ucv) {
   ucontext_t *uc = ucv;
   fault_sig = sig;
+  fault_code = si->si_code;
   fault_addr = (uintptr_t)si->si_addr;
   fault_mxcsr = uc->uc_mcontext.fpregs->mxcsr;
   siglongjmp(back, 1);
@@ -74,6 +79,17 @@ static void vpunpckhqdq_load(uint8_t *p) {
   __asm__ volatile("vpunpckhqdq (%0), %%xmm1, %%xmm0" : : "r"(p) : "xmm0", "xmm1");
 }
 
+/* Runs the n bytes of an encoding followed by RET and prints its signal and si_code. */
+static void encoding(const char *name, const uint8_t *bytes, size_t n) {
+  static uint8_t *code;
+  if (!code) code = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  memset(code, 0xC3, 64);
+  memcpy(code, bytes, n);
+  fault_sig = 0;
+  if (!sigsetjmp(back, 1)) ((void (*)(void))code)();
+  printf("%-48s %zu bytes: signal %d, si_code %d\n", name, n, fault_sig, fault_code);
+}
+
 int main(void) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   page = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -84,6 +100,7 @@ int main(void) {
   struct sigaction sa = {.sa_sigaction = on_fault, .sa_flags = SA_SIGINFO | SA_NODEFER};
   sigaction(SIGSEGV, &sa, NULL);
   sigaction(SIGFPE, &sa, NULL);
+  sigaction(SIGILL, &sa, NULL);
   uint8_t *end = page + 4096;
   run("VMOVUPS m256, 28 bytes before the page", vmovups_store, end - 28);
   run("VMOVUPS m256, at the page", vmovups_store, end);
@@ -95,5 +112,18 @@ int main(void) {
   run("VCVTPS2PH m64, IE unmasked, SNaN, at the page", vcvtps2ph_invalid_unmasked, end);
   run("VPUNPCKHQDQ m128, at the page", vpunpckhqdq_load, end);
   run("VPUNPCKHQDQ m128, 8 bytes before the page", vpunpckhqdq_load, end - 8);
+
+  /* VPADDQ xmm0, xmm0, [rbx+disp32] after 66 (#UD), with SS prefixes to the length. */
+  static const uint8_t p66_15[] = {0x66, 0x36, 0x36, 0x36, 0x36, 0x36, 0xC4, 0xE1, 0x79, 0xD4, 0x83, 0, 0, 0, 0};
+  static const uint8_t p66_16[] = {0x66, 0x36, 0x36, 0x36, 0x36, 0x36, 0x36, 0xC4, 0xE1, 0x79, 0xD4, 0x83, 0, 0, 0, 0};
+  /* The same with VEX's reserved map 26, and VPSHUFD's row (an immediate) after 66. */
+  static const uint8_t map26_15[] = {0x36, 0x36, 0x36, 0x36, 0x36, 0x36, 0xC4, 0xFA, 0x79, 0xD4, 0x83, 0, 0, 0, 0};
+  static const uint8_t map26_16[] = {0x36, 0x36, 0x36, 0x36, 0x36, 0x36, 0x36, 0xC4, 0xFA, 0x79, 0xD4, 0x83, 0, 0, 0, 0};
+  static const uint8_t imm_16[] = {0x36, 0x36, 0x36, 0x36, 0x36, 0x66, 0xC4, 0xE1, 0x79, 0x70, 0x83, 0, 0, 0, 0, 0};
+  encoding("66 before VEX", p66_15, sizeof p66_15);
+  encoding("66 before VEX", p66_16, sizeof p66_16);
+  encoding("VEX with map 26", map26_15, sizeof map26_15);
+  encoding("VEX with map 26", map26_16, sizeof map26_16);
+  encoding("66 before VEX 0F 70 (its immediate counted)", imm_16, sizeof imm_16);
   return 0;
 }

@@ -253,6 +253,8 @@ static const char *vendor_reason(Shape s) {
   if (s.vex) {
     if (s.map == 3 && (s.op == 0x00 || s.op == 0x01) && s.p66 && !s.rex_w)
       return "vendor: VPERMQ, VPERMPD with VEX.W0, run by AMD";
+    if (s.map == 1 && (s.op == 0x0F || s.op == 0x78))
+      return "vendor: VEX 0F 0F, 0F 78, whose length AMD counts with an immediate (#GP past 15 bytes)";
     return NULL;
   }
   if (s.map == 0) {
