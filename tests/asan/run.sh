@@ -10,7 +10,8 @@
 # and given to the unit tests here: memcpy and friends unchecked, SIGSEGV and SIGBUS left
 # to x64emu's handler. Left out, with their reasons:
 #   guest.random_insns  maps its areas at fixed addresses (0x300000000000...) that lie in
-#                       ASan's shadow memory (and its .host-fp-portable run)
+#                       ASan's shadow memory (and its .host-fp-portable run; guest.random_vex
+#                       is the same program)
 #   guest.big_heap      grows the heap by 3 GiB, into address space ASan's allocator holds
 #                       (and its .host16384/.host65536 runs)
 #   *.as-amd            the same programs again, judged by the CPU model
@@ -42,4 +43,4 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export X64EMU_DIFF_ITER=2000
 cd "$build"
 ctest -j"$(nproc)" --output-on-failure -R '^(unit|guest|busybox)\.' \
-  -E '(\.as-amd$|^guest\.random_insns(\.host-fp-portable)?$|^guest\.big_heap(\.host[0-9]+)?$|^guest\.threads\.repeated$)'
+  -E '(\.as-amd$|^guest\.random_(insns|vex)(\.host-fp-portable)?$|^guest\.big_heap(\.host[0-9]+)?$|^guest\.threads\.repeated$)'
