@@ -120,6 +120,7 @@ typedef struct Cpu {
   Xmm ymmh[16];      /* bits 255:128 of YMM0-15: VEX.128 writes zero them, legacy SSE
                         writes keep them */
   uint32_t mxcsr;
+  bool fp_halves;    /* between vex256_begin and vex256_put: mxcsr.h's fp_unmasked */
   X87 fpu;
 
   /* Run state. */

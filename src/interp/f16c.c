@@ -59,7 +59,8 @@ static uint32_t ph2ps(Cpu *c, Xmm *d, const Xmm *s) {
 }
 static uint32_t ps2ph(Cpu *c, const Insn *in, Xmm *d, const Xmm *s) {
   unsigned imm = (unsigned)in->imm;
-  return HOST_F16C(c) ? host_cvtps2ph(d, s, imm, c->mxcsr) : soft_cvtps2ph(d, s, imm, c->mxcsr);
+  if (HOST_F16C(c) && !mxcsr_traps_range(c->mxcsr)) return host_cvtps2ph(d, s, imm, c->mxcsr);
+  return soft_cvtps2ph(d, s, imm, c->mxcsr);
 }
 
 /* ---- VCVTPH2PS (VEX.66.0F38.W0 13): halves in xmm/m64 (m128) into floats ---- */
@@ -111,10 +112,7 @@ static uint32_t cvtps2ph_of(Cpu *c, const Insn *in, bool wide, Xmm *r) {
   if (!wide) {
     raised = ps2ph(c, in, r, &c->xmm[in->reg]);
   } else {
-    uint32_t guest = c->mxcsr;
-    c->mxcsr = (guest & ~(uint32_t)MXCSR_FLAGS) | MXCSR_MASKS;
     raised = ps2ph(c, in, r, &c->xmm[in->reg]) | ps2ph(c, in, &hi, &c->ymmh[in->reg]);
-    c->mxcsr = guest;
     r->q[1] = hi.q[0];
   }
   fp_check(c, raised);

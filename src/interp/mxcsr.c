@@ -42,11 +42,10 @@ int mxcsr_fpe_code(uint32_t mxcsr) {
   return 0;
 }
 
-/* The flags come from running the operation with every exception masked. An unmasked
- * invalid, denormal or divide-by-zero exception is found before computing and stops the
- * instruction with only those flags. Not modelled: with overflow or underflow unmasked
- * the CPU sets PE only if the result rounded with an unbounded exponent is inexact (the
- * masked run always reports PE with them), and it faults on an exact tiny result too. */
+/* The flags come from running the operation with every exception masked, or, with
+ * overflow or underflow unmasked, from the portable kernels' trapping response
+ * (sse_fp.h's HOST_OR_SOFT_RANGE). An unmasked invalid, denormal or divide-by-zero
+ * exception is found before computing and stops the instruction with only those flags. */
 _Noreturn void fp_fault(Cpu *c, uint32_t raised) {
   uint32_t unmasked = ~(c->mxcsr >> 7) & MXCSR_FLAGS;
   uint32_t pre = raised & (MXCSR_IE | MXCSR_DE | MXCSR_ZE);
@@ -55,4 +54,9 @@ _Noreturn void fp_fault(Cpu *c, uint32_t raised) {
   const Insn *in = cpu_insn(c);
   uint64_t rip = in ? in->rip : c->rip;
   guest_trap(c, SIGFPE, mxcsr_fpe_code(c->mxcsr), rip);
+}
+
+void fp_unmasked(Cpu *c, uint32_t raised) {
+  if (!c->fp_halves) fp_fault(c, raised);
+  c->mxcsr |= raised;
 }

@@ -44,6 +44,13 @@ static inline uint32_t mxcsr_for_host(uint32_t guest) {
   return (guest & ~MXCSR_FLAGS) | MXCSR_MASKS;
 }
 
+/* Whether overflow or underflow is unmasked: then a lane that overflows or is tiny has
+ * no result, and the CPU reports what it would be rounded with an unbounded exponent
+ * (sse_fp_soft.c, "the trapping response"). */
+static inline bool mxcsr_traps_range(uint32_t mxcsr) {
+  return (~mxcsr & (MXCSR_OE | MXCSR_UE) << 7) != 0;
+}
+
 /* The si_code the kernel gives a SIMD floating-point exception (#XM) with this MXCSR. */
 int mxcsr_fpe_code(uint32_t mxcsr);
 
@@ -51,8 +58,12 @@ int mxcsr_fpe_code(uint32_t mxcsr);
  * instruction faults like #XM (guest SIGFPE) before its destination is written, so
  * handlers call this between computing a result and storing it. */
 _Noreturn void fp_fault(Cpu *c, uint32_t raised);
+/* The same, except between vex256_begin and vex256_put (c->fp_halves), where the flags
+ * are only recorded: the two halves of a VEX.256 instruction fault once, with the flags
+ * of both, when vex256_put commits them. */
+void fp_unmasked(Cpu *c, uint32_t raised);
 static inline void fp_check(Cpu *c, uint32_t raised) {
-  if (__builtin_expect((raised & ~(c->mxcsr >> 7) & MXCSR_FLAGS) != 0, 0)) fp_fault(c, raised);
+  if (__builtin_expect((raised & ~(c->mxcsr >> 7) & MXCSR_FLAGS) != 0, 0)) fp_unmasked(c, raised);
 }
 static inline void fp_commit(Cpu *c, uint32_t raised) {
   fp_check(c, raised);

@@ -11,8 +11,8 @@
 #define FP_CVT(name, cvt, load)                                                       \
   SSE_RM(name, load) {                                                                \
     Xmm r = *d;                                                                       \
-    uint32_t raised = HOST_OR_SOFT(c, host_##name(&r, s, c->mxcsr),                      \
-                                   soft_cvt(cvt, &r, s, c->mxcsr));                   \
+    uint32_t raised = HOST_OR_SOFT_RANGE(c, host_##name(&r, s, c->mxcsr),                \
+                                         soft_cvt(cvt, &r, s, c->mxcsr));             \
     fp_commit(c, raised);                                                             \
     *d = r;                                                                           \
   }

@@ -69,5 +69,9 @@ uint32_t soft_cvtps2ph(Xmm *d, const Xmm *s, unsigned imm, uint32_t mxcsr);
 #else
 #define HOST_OR_SOFT(c, h, s) (s)
 #endif
+/* HOST_OR_SOFT_RANGE(c, h, s): the same for an operation that can overflow or underflow.
+ * The host runs it with every exception masked, so with overflow or underflow unmasked
+ * the portable tier runs instead, which works out the CPU's trapping response. */
+#define HOST_OR_SOFT_RANGE(c, h, s) (mxcsr_traps_range((c)->mxcsr) ? (s) : HOST_OR_SOFT(c, h, s))
 
 #endif

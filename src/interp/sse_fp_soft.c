@@ -33,6 +33,8 @@ static double u2d(uint64_t u) { double x; memcpy(&x, &u, 8); return x; }
 static uint32_t f2u(float x) { uint32_t u; memcpy(&u, &x, 4); return u; }
 static uint64_t d2u(double x) { uint64_t u; memcpy(&u, &x, 8); return u; }
 static double as_double(const Fmt *f, uint64_t u) { return f->f64 ? u2d(u) : u2f((uint32_t)u); }
+/* A double that f represents exactly, as f's bits. */
+static uint64_t of_double(const Fmt *f, double x) { return f->f64 ? d2u(x) : f2u((float)x); }
 
 static int fe_rounding(uint32_t mx) {
   switch ((mx & MXCSR_RC) >> MXCSR_RC_SHIFT) {
@@ -98,6 +100,24 @@ static uint64_t host_arith(const Fmt *f, enum FpOp op, uint64_t a, uint64_t b, u
   return r;
 }
 
+/* The rounded host fma of m1*m2 + add; the inputs are not NaN. */
+static uint64_t host_fma(const Fmt *f, uint64_t m1, uint64_t m2, uint64_t add, uint32_t mx,
+                         uint32_t *raised) {
+  HostFp h = host_begin(mx);
+  uint64_t r;
+  if (f->f64) {
+    volatile double x = u2d(m1), y = u2d(m2), z = u2d(add), w;
+    w = fma(x, y, z);
+    r = d2u(w);
+  } else {
+    volatile float x = u2f((uint32_t)m1), y = u2f((uint32_t)m2), z = u2f((uint32_t)add), w;
+    w = fmaf(x, y, z);
+    r = f2u(w);
+  }
+  *raised |= host_end(h);
+  return r;
+}
+
 /* Underflow is a tiny result; x86 calls a result tiny when, rounded with an unbounded
  * exponent, it is below the smallest normal number. Arm decides before rounding, so its
  * underflow flag also comes with results that round up to the smallest normal. For
@@ -146,6 +166,64 @@ static uint64_t finish(const Fmt *f, uint64_t r, uint32_t mx, uint32_t *fl, uint
   return r;
 }
 
+/* ---- the trapping response ----
+ *
+ * With overflow or underflow unmasked (mxcsr_traps_range) a lane whose result overflows,
+ * or is tiny, gets no result, and the flags are not the masked ones: OE or UE, and PE
+ * only if the result rounded with an unbounded exponent is inexact; a tiny result
+ * underflows then even when it is exact, and FTZ does not apply (SDM vol. 1, 11.5.2.4
+ * and 11.5.2.5; measured). The unbounded rounding is the operation redone on operands
+ * scaled by powers of two, exactly, into a range where nothing overflows or is tiny. */
+
+/* Whether a lane with the rounded result r, which raised these flags, traps. */
+static bool traps(const Fmt *f, uint64_t r, uint32_t raised, uint32_t mx) {
+  uint32_t unmasked = ~mx >> 7;
+  if (raised & MXCSR_OE) return unmasked & MXCSR_OE;
+  return (unmasked & MXCSR_UE) && ((raised & MXCSR_UE) || is_denormal(f, r));
+}
+
+/* The flags of a lane that traps: DE if it was raised, OE or UE, PE if inexact. */
+static uint32_t trap_flags(uint32_t raised, bool inexact) {
+  return (raised & MXCSR_DE) | (raised & MXCSR_OE ? MXCSR_OE : MXCSR_UE) | (inexact ? MXCSR_PE : 0);
+}
+
+/* Whether m1*m2 + add (finite numbers of f) is inexact with an unbounded exponent: the
+ * factors scaled into [0.5, 1), the addend by as much. An addend that lies wholly above
+ * or below the product's bits (more than p + 2 binades above the product, or more than
+ * 2p + 4 below) leaves a sum wider than the p-bit significand. */
+static bool fma_inexact(const Fmt *f, uint64_t m1, uint64_t m2, uint64_t add, uint32_t mx) {
+  int p = f->f64 ? 53 : 24, e1, e2, e3;
+  double x = frexp(as_double(f, m1), &e1), y = frexp(as_double(f, m2), &e2);
+  double z = frexp(as_double(f, add), &e3);
+  if (x == 0 || y == 0) return false; /* the addend alone */
+  if (z != 0) {
+    int d = e3 - e1 - e2;
+    if (d > p + 2 || d < -2 * p - 4) return true;
+    z = ldexp(z, d);
+  }
+  uint32_t raised = 0;
+  host_fma(f, of_double(f, x), of_double(f, y), of_double(f, z), mx, &raised);
+  return raised & MXCSR_PE;
+}
+
+/* The same for a op b: sums and products as multiply-adds, quotients of the operands
+ * scaled into [0.5, 1). (A square root neither overflows nor is tiny.) */
+static bool arith_inexact(const Fmt *f, enum FpOp op, uint64_t a, uint64_t b, uint32_t mx) {
+  uint64_t one = of_double(f, 1.0), zero = 0;
+  switch (op) {
+  case FP_ADD: return fma_inexact(f, a, one, b, mx);
+  case FP_SUB: return fma_inexact(f, a, one, b ^ f->sign, mx);
+  case FP_MUL: return fma_inexact(f, a, b, zero, mx);
+  default: {
+    int ea, eb;
+    double x = frexp(as_double(f, a), &ea), y = frexp(as_double(f, b), &eb);
+    uint32_t raised = 0;
+    host_arith(f, FP_DIV, of_double(f, x), of_double(f, y), mx, &raised);
+    return raised & MXCSR_PE;
+  }
+  }
+}
+
 /* NaN operands of arithmetic: the first NaN operand, quieted; an SNaN is invalid. */
 static uint64_t propagate_nan(const Fmt *f, uint64_t a, uint64_t b, uint32_t *fl) {
   if (is_snan(f, a) || is_snan(f, b)) *fl |= MXCSR_IE;
@@ -185,6 +263,10 @@ static uint64_t lane_arith(const Fmt *f, enum FpOp op, uint64_t a, uint64_t b, u
   if ((raised & MXCSR_UE) && (r & ~f->sign) == f->min_normal &&
       (op == FP_MUL || op == FP_DIV) && !tiny_after_rounding(f, op, a, b, mx))
     raised &= ~(uint32_t)MXCSR_UE;
+  if (traps(f, r, raised, mx)) {
+    *fl |= trap_flags(raised, arith_inexact(f, op, a, b, mx));
+    return r;
+  }
   return finish(f, r, mx, fl, raised);
 }
 
@@ -316,6 +398,12 @@ static uint32_t narrow(uint64_t u, uint32_t mx, uint32_t *fl) {
   if ((raised & MXCSR_UE) && (r & 0x7FFFFFFFu) == F32.min_normal &&
       !narrowing_tiny_after_rounding(u, mx))
     raised &= ~(uint32_t)MXCSR_UE;
+  if (traps(&F32, r, raised, mx)) { /* inexact if the significand needs over 24 bits */
+    int e;
+    double m = frexp(u2d(u), &e);
+    *fl |= trap_flags(raised, (double)(float)m != m);
+    return r;
+  }
   return (uint32_t)finish(&F32, r, mx, fl, raised);
 }
 
@@ -423,24 +511,6 @@ uint32_t soft_cvt_to_int(bool f64, bool truncate, unsigned size, const Xmm *s, u
 
 /* ---- fused multiply-add ---- */
 
-/* The rounded host fma of m1*m2 + add; the inputs are not NaN. */
-static uint64_t host_fma(const Fmt *f, uint64_t m1, uint64_t m2, uint64_t add, uint32_t mx,
-                         uint32_t *raised) {
-  HostFp h = host_begin(mx);
-  uint64_t r;
-  if (f->f64) {
-    volatile double x = u2d(m1), y = u2d(m2), z = u2d(add), w;
-    w = fma(x, y, z);
-    r = d2u(w);
-  } else {
-    volatile float x = u2f((uint32_t)m1), y = u2f((uint32_t)m2), z = u2f((uint32_t)add), w;
-    w = fmaf(x, y, z);
-    r = f2u(w);
-  }
-  *raised |= host_end(h);
-  return r;
-}
-
 /* Whether m1*m2 + add, rounded with an unbounded exponent, is below the smallest normal
  * (x86's tininess; see tiny_after_rounding): the same fma scaled by 2^64 (2^32 for f32)
  * through the smaller factor and the addend. An addend too large to scale leaves no tiny
@@ -489,6 +559,10 @@ static uint64_t lane_fma(const Fmt *f, enum FmaKind kind, enum FmaOrder order, b
   if ((raised & MXCSR_UE) && (r & ~f->sign) == f->min_normal &&
       !fma_tiny_after_rounding(f, m1, m2, add, mx))
     raised &= ~(uint32_t)MXCSR_UE;
+  if (traps(f, r, raised, mx)) {
+    *fl |= trap_flags(raised, fma_inexact(f, m1, m2, add, mx));
+    return r;
+  }
   return finish(f, r, mx, fl, raised);
 }
 
@@ -556,8 +630,9 @@ static uint64_t round_shift(uint64_t sig, int shift, bool neg, unsigned rc, bool
 }
 
 /* A float's bits (not NaN; DAZ applied) as a half's, rounded by rc; the flags the
- * conversion raises (PE, OE, UE as x86 reports them: tiny after rounding). */
-static uint16_t float_to_half(uint32_t u, unsigned rc, uint32_t *fl) {
+ * conversion raises (PE, OE, UE as x86 reports them: tiny after rounding), and the
+ * trapping response where mx unmasks overflow or underflow. */
+static uint16_t float_to_half(uint32_t u, unsigned rc, uint32_t mx, uint32_t *fl) {
   uint16_t sign = (uint16_t)(u >> 16 & 0x8000);
   bool neg = sign != 0;
   uint32_t e = u >> 23 & 0xFF, m = u & 0x7FFFFF;
@@ -570,13 +645,20 @@ static uint16_t float_to_half(uint32_t u, unsigned rc, uint32_t *fl) {
   bool inexact = false;
   uint64_t kept = round_shift(sig, q - exp, neg, rc, &inexact);
   if (kept >= 2048) kept >>= 1, q++;               /* rounded up to the next binade */
+  bool tiny = false, over = kept >= 1024 && q + 25 >= 31;
   if (top <= -15) { /* tiny unless 11 bits with an unbounded exponent round up to 2^-14 */
     bool ignored = false;
-    bool tiny = top < -15 || round_shift(sig, top - 10 - exp, neg, rc, &ignored) < 2048;
-    if (tiny && inexact) *fl |= MXCSR_UE;
+    tiny = top < -15 || round_shift(sig, top - 10 - exp, neg, rc, &ignored) < 2048;
   }
+  uint32_t unmasked = ~mx >> 7;
+  if ((over && (unmasked & MXCSR_OE)) || (tiny && (unmasked & MXCSR_UE))) {
+    bool wide = 64 - __builtin_clzll(sig) - __builtin_ctzll(sig) > 11; /* inexact unbounded */
+    *fl |= (over ? MXCSR_OE : MXCSR_UE) | (wide ? MXCSR_PE : 0);
+    return sign;
+  }
+  if (tiny && inexact) *fl |= MXCSR_UE;
   if (inexact) *fl |= MXCSR_PE;
-  if (kept >= 1024 && q + 25 >= 31) { /* overflow: infinity, or the largest finite */
+  if (over) { /* infinity, or the largest finite */
     *fl |= MXCSR_OE | MXCSR_PE;
     bool to_inf = rc == 0 || (rc == 1 && neg) || (rc == 2 && !neg);
     return sign | (to_inf ? 0x7C00 : 0x7BFF);
@@ -597,7 +679,7 @@ uint32_t soft_cvtps2ph(Xmm *d, const Xmm *s, unsigned imm, uint32_t mx) {
       continue;
     }
     if (is_denormal(&F32, u)) fl |= MXCSR_DE;
-    r.w[i] = float_to_half(u, rc, &fl);
+    r.w[i] = float_to_half(u, rc, mx, &fl);
   }
   *d = r;
   return fl;

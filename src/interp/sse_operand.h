@@ -190,16 +190,19 @@ static inline void vex128_put_low64(Cpu *c, unsigned reg, uint64_t v) {
     DISPATCH_NEXT(c, in);                                                               \
   }
 
-/* Around the two lanes of AVX_256: MXCSR with every exception masked and no flag set,
- * then the guest's back with what the lanes raised committed (fp_commit may fault). */
+/* Around the two lanes of AVX_256: MXCSR with no flag set, in which the lanes collect
+ * theirs without faulting (fp_unmasked), then the guest's back with what they raised
+ * committed (fp_commit may fault). */
 static inline uint32_t vex256_begin(Cpu *c) {
   uint32_t guest = c->mxcsr;
-  c->mxcsr = (guest & ~MXCSR_FLAGS) | MXCSR_MASKS;
+  c->mxcsr = guest & ~MXCSR_FLAGS;
+  c->fp_halves = true;
   return guest;
 }
 static inline void vex256_put(Cpu *c, unsigned reg, uint32_t guest, const Xmm v[2]) {
   uint32_t raised = c->mxcsr & MXCSR_FLAGS;
   c->mxcsr = guest;
+  c->fp_halves = false;
   if (raised) fp_commit(c, raised);
   c->xmm[reg] = v[0];
   c->ymmh[reg] = v[1];

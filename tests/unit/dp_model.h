@@ -35,7 +35,12 @@ static uint64_t host_scalar(bool f64, bool add, uint64_t a, uint64_t b, uint32_t
 #undef SCALAR
   *flags |= out & MXCSR_FLAGS;
   memcpy(&x, &vx, 16);
-  return f64 ? x.q[0] : x.d[0];
+  uint64_t r = f64 ? x.q[0] : x.d[0];
+  /* With underflow unmasked an exact tiny result underflows too: the model would fault. */
+  bool denormal = f64 ? (r & 0x7FF0000000000000ull) == 0 && (r << 1) != 0
+                      : (r & 0x7F800000u) == 0 && (r << 33) != 0;
+  if (denormal && !(mxcsr & MXCSR_UE << 7)) *flags |= MXCSR_UE;
+  return r;
 }
 
 static bool is_nan(bool f64, uint64_t v) {
