@@ -1,8 +1,8 @@
 /* fma.c: FMA3, the fused multiply-adds VFMADD/VFMSUB/VFNMADD/VFNMSUB (packed and scalar)
  * and VFMADDSUB/VFMSUBADD in their 132, 213 and 231 orders: one rounding, through the
- * host's own instruction where the host tier has FMA (and overflow and underflow are
- * masked: sse_fp.h's HOST_OR_SOFT_RANGE), else the portable kernel (soft_fma, C's fma
- * under <fenv.h> with the x86 rules). in->op is the order << 4 | the kind, in->aux the
+ * host's own instruction where the host tier has FMA (unless it missed a trap:
+ * fp_host_missed_trap), else the portable kernel (soft_fma, C's fma under <fenv.h> with
+ * the x86 rules). in->op is the order << 4 | the kind, in->aux the
  * shape (sse_fp.h). */
 #include "fma_host.h"
 #include "ops_avx.h"
@@ -15,8 +15,12 @@ static uint32_t fma_lane(Cpu *c, const Insn *in, Xmm *a, const Xmm *b, const Xmm
   enum FmaOrder order = (enum FmaOrder)(in->op >> 4);
   enum FpShape sh = (enum FpShape)in->aux;
 #ifdef __x86_64__
-  if (c->m->fp_tier == FP_TIER_HOST && host_has_fma() && !mxcsr_traps_range(c->mxcsr))
-    return host_fma_fns[kind][order][sh](a, b, s, c->mxcsr);
+  if (c->m->fp_tier == FP_TIER_HOST && host_has_fma()) {
+    Xmm a0 = *a;
+    uint32_t raised = host_fma_fns[kind][order][sh](a, b, s, c->mxcsr);
+    if (!fp_host_missed_trap(c, raised, a, sh)) return raised;
+    *a = a0;
+  }
 #endif
   return soft_fma(sh, kind, order, a, b, s, c->mxcsr);
 }

@@ -11,8 +11,19 @@
 #define FP_CVT(name, cvt, load)                                                       \
   SSE_RM(name, load) {                                                                \
     Xmm r = *d;                                                                       \
-    uint32_t raised = HOST_OR_SOFT_RANGE(c, host_##name(&r, s, c->mxcsr),                \
-                                         soft_cvt(cvt, &r, s, c->mxcsr));             \
+    uint32_t raised = HOST_OR_SOFT(c, host_##name(&r, s, c->mxcsr),                      \
+                                   soft_cvt(cvt, &r, s, c->mxcsr));                   \
+    fp_commit(c, raised);                                                             \
+    *d = r;                                                                           \
+  }
+/* Double to float, which can overflow or be tiny in the result's lanes (shape). */
+#define FP_NARROW(name, cvt, shape, load)                                             \
+  SSE_RM(name, load) {                                                                \
+    Xmm r = *d;                                                                       \
+    uint32_t raised = HOST_OR_SOFT(c, host_##name(&r, s, c->mxcsr),                      \
+                                   soft_cvt(cvt, &r, s, c->mxcsr));                   \
+    if (fp_host_missed_trap(c, raised, &r, shape))                                    \
+      r = *d, raised = soft_cvt(cvt, &r, s, c->mxcsr);                                \
     fp_commit(c, raised);                                                             \
     *d = r;                                                                           \
   }
@@ -20,11 +31,11 @@
 /* F3 0F 5A */
 FP_CVT(cvtss2sd, CVT_SS2SD, load_m32)
 /* F2 0F 5A */
-FP_CVT(cvtsd2ss, CVT_SD2SS, load_m64)
+FP_NARROW(cvtsd2ss, CVT_SD2SS, FP_SS, load_m64)
 /* 0F 5A: the memory operand is 64 bits, no alignment */
 FP_CVT(cvtps2pd, CVT_PS2PD, load_m64)
 /* 66 0F 5A */
-FP_CVT(cvtpd2ps, CVT_PD2PS, load_m128a)
+FP_NARROW(cvtpd2ps, CVT_PD2PS, FP_PS, load_m128a)
 /* 0F 5B */
 FP_CVT(cvtdq2ps, CVT_DQ2PS, load_m128a)
 /* 66 0F 5B */

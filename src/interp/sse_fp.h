@@ -69,9 +69,26 @@ uint32_t soft_cvtps2ph(Xmm *d, const Xmm *s, unsigned imm, uint32_t mxcsr);
 #else
 #define HOST_OR_SOFT(c, h, s) (s)
 #endif
-/* HOST_OR_SOFT_RANGE(c, h, s): the same for an operation that can overflow or underflow.
- * The host runs it with every exception masked, so with overflow or underflow unmasked
- * the portable tier runs instead, which works out the CPU's trapping response. */
+/* HOST_OR_SOFT_RANGE(c, h, s): the same for an operation that can overflow or underflow
+ * within its steps (DPPS's products, VCVTPS2PH's halves): with either exception unmasked
+ * the portable tier runs, which alone works out the CPU's trapping response. */
 #define HOST_OR_SOFT_RANGE(c, h, s) (mxcsr_traps_range((c)->mxcsr) ? (s) : HOST_OR_SOFT(c, h, s))
+
+/* Whether the host tier's run of an operation that can overflow or underflow, which
+ * raised these flags with every exception masked and left r (lanes of shape sh), is not
+ * the CPU's answer: with overflow or underflow unmasked, a lane that overflowed or is
+ * tiny traps, and only the portable kernel works out that response (sse_fp_soft.c), so
+ * the handler runs it again from the operands. False at once while both are masked. */
+bool soft_range_traps(uint32_t mxcsr, uint32_t raised, const Xmm *r, enum FpShape sh);
+static inline bool fp_host_missed_trap(const Cpu *c, uint32_t raised, const Xmm *r,
+                                       enum FpShape sh) {
+#ifdef __x86_64__
+  return __builtin_expect(mxcsr_traps_range(c->mxcsr), 0) && c->m->fp_tier == FP_TIER_HOST &&
+         soft_range_traps(c->mxcsr, raised, r, sh);
+#else
+  (void)c, (void)raised, (void)r, (void)sh;
+  return false;
+#endif
+}
 
 #endif

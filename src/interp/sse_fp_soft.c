@@ -224,6 +224,30 @@ static bool arith_inexact(const Fmt *f, enum FpOp op, uint64_t a, uint64_t b, ui
   }
 }
 
+static unsigned lanes_of(enum FpShape sh) { return sh == FP_PS ? 4 : sh == FP_PD ? 2 : 1; }
+static const Fmt *fmt_of(enum FpShape sh) { return sh == FP_PS || sh == FP_SS ? &F32 : &F64; }
+
+static uint64_t lane_get(const Fmt *f, const Xmm *x, unsigned i) {
+  return f->f64 ? x->q[i] : x->d[i];
+}
+static void lane_set(const Fmt *f, Xmm *x, unsigned i, uint64_t v) {
+  if (f->f64) x->q[i] = v;
+  else x->d[i] = (uint32_t)v;
+}
+
+/* The flags here are all the lanes' together (one lane's masked overflow must not hide
+ * another's tiny result), so each lane's result only shows whether it is tiny. */
+bool soft_range_traps(uint32_t mx, uint32_t raised, const Xmm *r, enum FpShape sh) {
+  const Fmt *f = fmt_of(sh);
+  uint32_t unmasked = ~mx >> 7;
+  if ((raised & MXCSR_OE) && (unmasked & MXCSR_OE)) return true;
+  if (!(unmasked & MXCSR_UE)) return false;
+  if (raised & MXCSR_UE) return true;
+  for (unsigned i = 0; i < lanes_of(sh); i++)
+    if (is_denormal(f, lane_get(f, r, i))) return true; /* an exact tiny result */
+  return false;
+}
+
 /* NaN operands of arithmetic: the first NaN operand, quieted; an SNaN is invalid. */
 static uint64_t propagate_nan(const Fmt *f, uint64_t a, uint64_t b, uint32_t *fl) {
   if (is_snan(f, a) || is_snan(f, b)) *fl |= MXCSR_IE;
@@ -268,17 +292,6 @@ static uint64_t lane_arith(const Fmt *f, enum FpOp op, uint64_t a, uint64_t b, u
     return r;
   }
   return finish(f, r, mx, fl, raised);
-}
-
-static unsigned lanes_of(enum FpShape sh) { return sh == FP_PS ? 4 : sh == FP_PD ? 2 : 1; }
-static const Fmt *fmt_of(enum FpShape sh) { return sh == FP_PS || sh == FP_SS ? &F32 : &F64; }
-
-static uint64_t lane_get(const Fmt *f, const Xmm *x, unsigned i) {
-  return f->f64 ? x->q[i] : x->d[i];
-}
-static void lane_set(const Fmt *f, Xmm *x, unsigned i, uint64_t v) {
-  if (f->f64) x->q[i] = v;
-  else x->d[i] = (uint32_t)v;
 }
 
 uint32_t soft_arith(enum FpOp op, enum FpShape sh, Xmm *d, const Xmm *s, uint32_t mx) {
