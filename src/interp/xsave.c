@@ -62,22 +62,34 @@ static uint64_t rfbm_of(const Cpu *c) {
   return ((uint64_t)(uint32_t)c->r[RDX] << 32 | (uint32_t)c->r[RAX]) & xcr0(c);
 }
 
-/* The bytes of the components in `save` and, with `mxcsr`, MXCSR and its mask, copied
- * from the machine's state into area. */
-static void put_components(const Cpu *c, uint8_t *area, uint64_t save, bool mxcsr, bool ptr64) {
-  uint8_t img[FX_IMAGE_WRITTEN];
-  fx_image_save(c, img, ptr64);
+/* Every component of the machine's state where an XSAVE area holds it; the header and
+ * the legacy region's unused bytes zero. */
+static void state_area(const Cpu *c, uint8_t area[XSAVE_AREA_MAX], bool ptr64) {
+  memset(area, 0, XSAVE_AREA_MAX);
+  fx_image_save(c, area, ptr64);
+  memcpy(area + XSAVE_YMM, c->ymmh, sizeof c->ymmh);
+}
+
+/* A byte range [from, to) of an XSAVE area. */
+typedef struct Span {
+  unsigned from, to;
+} Span;
+
+/* The bytes of the components in `save` and, with `mxcsr`, of MXCSR and its mask: what
+ * a save writes of them, and nothing else (bytes 416-511 of the legacy region are left
+ * to software, and a component not saved keeps what the area held). Returns the count. */
+static unsigned component_spans(uint64_t save, bool mxcsr, Span spans[5]) {
+  unsigned n = 0;
   if (save & X87_STATE)
-    for (unsigned k = 0; k < 2; k++)
-      memcpy(area + x87_bytes[k][0], img + x87_bytes[k][0], x87_bytes[k][1] - x87_bytes[k][0]);
-  if (mxcsr) memcpy(area + mxcsr_bytes[0], img + mxcsr_bytes[0], mxcsr_bytes[1] - mxcsr_bytes[0]);
-  if (save & SSE_STATE) memcpy(area + xmm_bytes[0], img + xmm_bytes[0], xmm_bytes[1] - xmm_bytes[0]);
-  if (save & AVX_STATE) memcpy(area + XSAVE_YMM, c->ymmh, sizeof c->ymmh);
+    for (unsigned k = 0; k < 2; k++) spans[n++] = (Span){x87_bytes[k][0], x87_bytes[k][1]};
+  if (mxcsr) spans[n++] = (Span){mxcsr_bytes[0], mxcsr_bytes[1]};
+  if (save & SSE_STATE) spans[n++] = (Span){xmm_bytes[0], xmm_bytes[1]};
+  if (save & AVX_STATE) spans[n++] = (Span){XSAVE_YMM, XSAVE_AREA_MAX};
+  return n;
 }
 
 void xsave_image(const Cpu *c, uint8_t area[XSAVE_AREA_MAX]) {
-  memset(area, 0, XSAVE_AREA_MAX);
-  put_components(c, area, xcr0(c), true, true);
+  state_area(c, area, true);
   /* The kernel marks x87 and SSE present in frames, AVX as XINUSE says. */
   put64(area + XSTATE_BV, (X87_STATE | SSE_STATE) | (xcr0(c) & xinuse(c)));
 }
@@ -151,27 +163,27 @@ enum { XSAVE, XSAVEOPT, XSAVEC };
 void op_xsave(Cpu *c, const Insn *in) {
   uint64_t a = area_at(c, in), rfbm = rfbm_of(c), used = xinuse(c);
   unsigned size = rfbm & AVX_STATE ? XSAVE_AREA_MAX : XSAVE_YMM; /* what it may write */
-  uint8_t area[XSAVE_AREA_MAX];
   /* Its first byte, then its last, before anything is written, as the CPU checks them
    * (measured on an AMD EPYC: tests/guest/state_images.c). */
   probe_write8(a);
   probe_write8(a + size - 1);
   access_in_order();
-  ld_bytes(a, area, size);
-  uint64_t bv = get64(area + XSTATE_BV);
   /* XSAVEC keeps an MXCSR other than its default by saving SSE as in use: its XRSTOR
    * sets MXCSR to the default with the component's initial state. */
   if (in->op == XSAVEC && c->mxcsr != MXCSR_DEFAULT) used |= SSE_STATE;
   uint64_t save = in->op == XSAVE ? rfbm : rfbm & used;
   bool mxcsr = in->op == XSAVEC ? save & SSE_STATE : rfbm & (SSE_STATE | AVX_STATE);
-  put_components(c, area, save, mxcsr, in->osz == 8);
+  uint8_t state[XSAVE_AREA_MAX];
+  state_area(c, state, in->osz == 8);
+  Span spans[5];
+  for (unsigned i = 0, n = component_spans(save, mxcsr, spans); i < n; i++)
+    st_bytes(a + spans[i].from, state + spans[i].from, spans[i].to - spans[i].from);
   if (in->op == XSAVEC) {
-    put64(area + XSTATE_BV, rfbm & used);
-    put64(area + XCOMP_BV, COMPACTED | rfbm);
+    st64(a + XSTATE_BV, rfbm & used);
+    st64(a + XCOMP_BV, COMPACTED | rfbm);
   } else {
-    put64(area + XSTATE_BV, (bv & ~rfbm) | (rfbm & used));
+    st64(a + XSTATE_BV, (ld64(a + XSTATE_BV) & ~rfbm) | (rfbm & used));
   }
-  st_bytes(a, area, size);
   DISPATCH_NEXT(c, in);
 }
 

@@ -4,7 +4,7 @@
         .intel_syntax noprefix
         .section .rodata
         .globl mh_code, mh_store, mh_rmw, mh_push, mh_pop, mh_xload, mh_xstore, mh_fld
-        .globl mh_fstp, mh_rep, mh_fxsave, mh_call, mh_ret, mh_over, mh_end
+        .globl mh_fstp, mh_rep, mh_fxsave, mh_xsave, mh_call, mh_ret, mh_over, mh_end
 mh_code:
         mov rax, [rbx]                  # R 8 data+0
 mh_store:
@@ -30,6 +30,14 @@ mh_rep:
         rep movsb                       # R 1 data+96, W 1 data+100; +97, +101; +98, +102
 mh_fxsave:
         fxsave [rbx + 512]              # W 416 data+512
+        mov r8, rax                     # kept for the end
+        mov eax, 2                      # XSAVE's RFBM: the SSE component
+        xor edx, edx
+mh_xsave:
+        xsave [rbx + 1024]              # W 8 data+1048 (MXCSR, MXCSR_MASK), W 256
+                                        # data+1184 (XMM0-15), R 8 and W 8 data+1536
+                                        # (XSTATE_BV); no other byte of the area
+        mov rax, r8
 mh_call:
         call mh_ret                     # W 8 rsp-8: the address of the jmp
         jmp mh_over
