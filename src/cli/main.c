@@ -279,6 +279,7 @@ int main(int argc, char **argv) {
   const char *trace = NULL, *trace_file = NULL; /* trace "" for everything */
   bool deterministic = false, serial_threads = false, host_memory_order = false;
   uint64_t seed = 0;
+  int exec_fd = -1; /* --exec-fd */
   const char *gdb_port = getenv("X64EMU_GDB");
   const char *code_cache = getenv("X64EMU_CODE_CACHE");
   const char *sysroot = getenv("X64EMU_LD_PREFIX");
@@ -320,6 +321,14 @@ int main(int argc, char **argv) {
       seed = strtoull(opt + 15, &end, 0);
       if (!opt[15] || *end || errno) usage_error("--deterministic= takes a number, not '%s'", opt + 15);
       deterministic = true;
+    } else if (strcmp(opt, "-exec-fd") == 0) {
+      /* From a guest's execve (sys_exec.c): the program is reached through this
+       * descriptor, which the guest's exec closed; closed once the program is loaded. */
+      char *end = NULL;
+      long fd = value ? strtol(value, &end, 10) : -1;
+      if (!value || *end || fd < 0) usage_error("%s needs a descriptor", "--exec-fd");
+      exec_fd = (int)fd;
+      i++;
     } else if (strcmp(opt, "-guest-env") == 0) {
       /* From a guest's execve (sys_exec.c): N strings, the whole environment of the guest. */
       char *end = NULL;
@@ -451,6 +460,7 @@ int main(int argc, char **argv) {
   fault_install();
   char err[PATH_MAX + 512];
   int loaded = elf_load(&proc, program, guest_argv, env.v, err, sizeof err);
+  if (exec_fd >= 0) close(exec_fd);
   free(guest_argv); /* copied onto the guest's stack */
   free(env.v);
   if (loaded != 0) {

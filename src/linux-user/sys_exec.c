@@ -112,14 +112,15 @@ static int64_t exec_guest(Cpu *c, int dirfd, uint64_t guest_path, uint64_t guest
                           uint64_t guest_envp, int flags) {
   char path[4200];
   const char *given = PATH_ARG(guest_path);
+  int through = -1; /* the descriptor the path goes through, /proc/self/fd/N */
   if (!given) return -EFAULT;
   if (!given[0]) {
     if (!(flags & X64_AT_EMPTY_PATH) || dirfd < 0) return -ENOENT;
-    snprintf(path, sizeof path, "/proc/self/fd/%d", dirfd);
+    snprintf(path, sizeof path, "/proc/self/fd/%d", through = dirfd);
   } else if (path_names_self_exe(dirfd, given)) {
     snprintf(path, sizeof path, "%s", proc_of(c)->exe_path);
   } else if (given[0] != '/' && dirfd != X64_AT_FDCWD) {
-    snprintf(path, sizeof path, "/proc/self/fd/%d/%s", dirfd, given);
+    snprintf(path, sizeof path, "/proc/self/fd/%d/%s", through = dirfd, given);
   } else {
     snprintf(path, sizeof path, "%s", given);
   }
@@ -177,9 +178,20 @@ static int64_t exec_guest(Cpu *c, int dirfd, uint64_t guest_path, uint64_t guest
     char **reexec = proc_of(c)->opt.reexec_argv;
     size_t n_re = 0;
     while (reexec && reexec[n_re]) n_re++;
-    char count[24];
+    char count[24], kept_fd[24];
     snprintf(count, sizeof count, "%lld", (long long)envc);
-    char **host_argv = calloc(n_re + 6 + (size_t)envc + nargs + 1, sizeof *host_argv);
+    /* A descriptor the path goes through that closes on exec (fexecve of an fd Python or
+     * glibc opened with O_CLOEXEC) would be gone before the new x64emu opens the file:
+     * it gets a copy that stays open, and closes that once it has loaded the program, so
+     * that the new image has the descriptors the kernel leaves it. */
+    int kept = -1;
+    if (file == path && through >= 0 && (fcntl(through, F_GETFD) & FD_CLOEXEC) &&
+        (kept = fcntl(through, F_DUPFD, 3)) >= 0) {
+      snprintf(kept_fd, sizeof kept_fd, "%d", kept);
+      if (given[0]) snprintf(path, sizeof path, "/proc/self/fd/%d/%s", kept, given);
+      else snprintf(path, sizeof path, "/proc/self/fd/%d", kept);
+    }
+    char **host_argv = calloc(n_re + 8 + (size_t)envc + nargs + 1, sizeof *host_argv);
     char **host_env = calloc((size_t)envc + 1, sizeof *host_env);
     if (!reexec) {
       kind = -ENOSYS; /* an embedded machine (the library) has no x64emu to run */
@@ -188,6 +200,10 @@ static int64_t exec_guest(Cpu *c, int dirfd, uint64_t guest_path, uint64_t guest
     } else {
       size_t k = 0, e = 0;
       for (size_t i = 0; i < n_re; i++) host_argv[k++] = reexec[i];
+      if (kept >= 0) {
+        host_argv[k++] = "--exec-fd";
+        host_argv[k++] = kept_fd;
+      }
       host_argv[k++] = "--guest-env";
       host_argv[k++] = count;
       for (int64_t i = 0; i < envc; i++) {
@@ -208,6 +224,7 @@ static int64_t exec_guest(Cpu *c, int dirfd, uint64_t guest_path, uint64_t guest
       execve(reexec[0], host_argv, host_env);
       kind = -errno;
     }
+    if (kept >= 0) close(kept);
     free(host_argv);
     free(host_env);
   }

@@ -58,6 +58,36 @@ int64_t sys_memfd_create(Cpu *c, const uint64_t *a) {
   return host_result((int)syscall(SYS_memfd_create, PATH_ARG(a[0]), (unsigned)a[1]));
 }
 
+/* eventfd2(initval, flags): EFD_SEMAPHORE, EFD_NONBLOCK and EFD_CLOEXEC have the same
+ * numbers on every host (the last two are O_NONBLOCK's and O_CLOEXEC's, which are). */
+int64_t sys_eventfd2(Cpu *c, const uint64_t *a) {
+  return host_result(syscall(SYS_eventfd2, (unsigned)a[0], (int)a[1]));
+}
+
+int64_t sys_eventfd(Cpu *c, const uint64_t *a) {
+  const uint64_t args[2] = {a[0], 0};
+  return sys_eventfd2(c, args);
+}
+
+/* inotify: IN_NONBLOCK and IN_CLOEXEC, the event masks and struct inotify_event are the
+ * same on every host; a watched path is looked up as every other (A_PATH). */
+int64_t sys_inotify_init1(Cpu *c, const uint64_t *a) {
+  return host_result(syscall(SYS_inotify_init1, (int)a[0]));
+}
+
+int64_t sys_inotify_init(Cpu *c, const uint64_t *a) {
+  const uint64_t args[1] = {0};
+  return sys_inotify_init1(c, args);
+}
+
+int64_t sys_inotify_add_watch(Cpu *c, const uint64_t *a) {
+  return host_result(syscall(SYS_inotify_add_watch, arg_fd(a[0]), PATH_ARG(a[1]), (uint32_t)a[2]));
+}
+
+int64_t sys_inotify_rm_watch(Cpu *c, const uint64_t *a) {
+  return host_result(syscall(SYS_inotify_rm_watch, arg_fd(a[0]), (int)a[1]));
+}
+
 int64_t sys_dup(Cpu *c, const uint64_t *a) { return host_result(dup(arg_fd(a[0]))); }
 
 int64_t sys_dup2(Cpu *c, const uint64_t *a) {

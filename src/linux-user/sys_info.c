@@ -76,6 +76,47 @@ int64_t sys_sched_setaffinity(Cpu *c, const uint64_t *a) {
 
 int64_t sys_sched_yield(Cpu *c, const uint64_t *a) { return host_result(sched_yield()); }
 
+/* The scheduling policies: their numbers, and struct sched_param (one int), are the same
+ * on every host; a null parameter is EINVAL, as the kernel has it. */
+int64_t sys_sched_getscheduler(Cpu *c, const uint64_t *a) {
+  return host_result(syscall(SYS_sched_getscheduler, (pid_t)det_pid_in(c, (pid_t)a[0])));
+}
+
+int64_t sys_sched_setscheduler(Cpu *c, const uint64_t *a) {
+  void *param;
+  if (!a[2]) return -EINVAL;
+  if (!guest_area(c, a[2], sizeof(struct sched_param), GUEST_PROT_READ, &param)) return -EFAULT;
+  return host_result(syscall(SYS_sched_setscheduler, (pid_t)det_pid_in(c, (pid_t)a[0]), (int)a[1], param));
+}
+
+int64_t sys_sched_getparam(Cpu *c, const uint64_t *a) {
+  void *param;
+  if (!a[1]) return -EINVAL;
+  if (!guest_area(c, a[1], sizeof(struct sched_param), GUEST_PROT_WRITE, &param)) return -EFAULT;
+  return host_result(syscall(SYS_sched_getparam, (pid_t)det_pid_in(c, (pid_t)a[0]), param));
+}
+
+int64_t sys_sched_setparam(Cpu *c, const uint64_t *a) {
+  void *param;
+  if (!a[1]) return -EINVAL;
+  if (!guest_area(c, a[1], sizeof(struct sched_param), GUEST_PROT_READ, &param)) return -EFAULT;
+  return host_result(syscall(SYS_sched_setparam, (pid_t)det_pid_in(c, (pid_t)a[0]), param));
+}
+
+int64_t sys_sched_get_priority_max(Cpu *c, const uint64_t *a) {
+  return host_result(sched_get_priority_max((int)a[0]));
+}
+
+int64_t sys_sched_get_priority_min(Cpu *c, const uint64_t *a) {
+  return host_result(sched_get_priority_min((int)a[0]));
+}
+
+int64_t sys_sched_rr_get_interval(Cpu *c, const uint64_t *a) {
+  struct timespec ts;
+  if (sched_rr_get_interval((pid_t)det_pid_in(c, (pid_t)a[0]), &ts) < 0) return -errno;
+  return guest_copy_out(c, a[1], &ts, sizeof ts);
+}
+
 int64_t sys_getcpu(Cpu *c, const uint64_t *a) {
   void *cpu, *node;
   if (!guest_area(c, a[0], 4, GUEST_PROT_WRITE, &cpu) || !guest_area(c, a[1], 4, GUEST_PROT_WRITE, &node))

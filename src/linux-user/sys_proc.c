@@ -390,3 +390,56 @@ int64_t sys_get_robust_list(Cpu *c, const uint64_t *a) {
 
 /* Restartable sequences are not offered; glibc then goes without. */
 int64_t sys_rseq(Cpu *c, const uint64_t *a) { return -ENOSYS; }
+
+/* ---- pidfds: a process as a file descriptor ---- */
+
+int64_t sys_pidfd_open(Cpu *c, const uint64_t *a) {
+  return host_result(syscall(SYS_pidfd_open, (pid_t)det_pid_in(c, (pid_t)a[0]), (unsigned)a[1]));
+}
+
+/* The signal numbers and siginfo_t's 128 bytes are the same on every host, as for kill. */
+int64_t sys_pidfd_send_signal(Cpu *c, const uint64_t *a) {
+  void *info = NULL;
+  if (a[2] && !guest_area(c, a[2], sizeof(siginfo_t), GUEST_PROT_READ, &info)) return -EFAULT;
+  return host_result(syscall(SYS_pidfd_send_signal, arg_fd(a[0]), (int)a[1], info, (unsigned)a[3]));
+}
+
+/* ---- capabilities and I/O priority ---- */
+
+/* capget/capset(header, data): the header names a version, which decides how many
+ * 12-byte sets data holds (one for version 1, two for 2 and 3), and a process. A null
+ * data only asks for the version, which the kernel writes into the header. */
+enum { CAP_V1 = 0x19980330, CAP_SET = 12 };
+static int64_t capabilities(Cpu *c, const uint64_t *a, bool set) {
+  struct {
+    uint32_t version;
+    int pid;
+  } h;
+  int r = guest_copy_in(c, &h, a[0], sizeof h);
+  if (r < 0) return r;
+  h.pid = (int)det_pid_in(c, h.pid);
+  void *data = NULL;
+  uint64_t n = h.version == CAP_V1 ? 1 : 2;
+  if (a[1] && !guest_area(c, a[1], n * CAP_SET, set ? GUEST_PROT_READ : GUEST_PROT_WRITE, &data))
+    return -EFAULT;
+  uint32_t asked = h.version;
+  int64_t res = host_result(syscall(set ? SYS_capset : SYS_capget, &h, data));
+  if (h.version != asked) (void)guest_copy_out(c, a[0], &h.version, sizeof h.version);
+  return res;
+}
+
+int64_t sys_capget(Cpu *c, const uint64_t *a) { return capabilities(c, a, false); }
+int64_t sys_capset(Cpu *c, const uint64_t *a) { return capabilities(c, a, true); }
+
+/* ioprio_get/set(which, who[, ioprio]): who is a process for IOPRIO_WHO_PROCESS (1). */
+static pid_t ioprio_who(const Cpu *c, const uint64_t *a) {
+  return (int)a[0] == 1 ? (pid_t)det_pid_in(c, (pid_t)a[1]) : (pid_t)a[1];
+}
+
+int64_t sys_ioprio_get(Cpu *c, const uint64_t *a) {
+  return host_result(syscall(SYS_ioprio_get, (int)a[0], ioprio_who(c, a)));
+}
+
+int64_t sys_ioprio_set(Cpu *c, const uint64_t *a) {
+  return host_result(syscall(SYS_ioprio_set, (int)a[0], ioprio_who(c, a), (int)a[2]));
+}

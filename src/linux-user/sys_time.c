@@ -27,6 +27,30 @@ int64_t sys_clock_getres(Cpu *c, const uint64_t *a) {
   return a[1] ? guest_copy_out(c, a[1], &ts, sizeof ts) : 0;
 }
 
+/* Setting the host's clock, where the kernel lets the process (CAP_SYS_TIME). Under
+ * --deterministic the clocks are the instruction count's, which nothing sets: after the
+ * kernel's checks of the arguments, EPERM, as for a process without the capability. */
+int64_t sys_clock_settime(Cpu *c, const uint64_t *a) {
+  struct timespec ts;
+  int r = guest_copy_in(c, &ts, a[1], sizeof ts);
+  if (r < 0) return r;
+  if (!det_on(c)) return host_result(clock_settime((clockid_t)a[0], &ts));
+  bool valid = (clockid_t)a[0] == CLOCK_REALTIME && ts.tv_sec >= 0 && ts.tv_nsec >= 0 &&
+               ts.tv_nsec < 1000000000;
+  return valid ? -EPERM : -EINVAL;
+}
+
+int64_t sys_settimeofday(Cpu *c, const uint64_t *a) {
+  struct timeval tv;
+  struct timezone tz;
+  int r = a[0] ? guest_copy_in(c, &tv, a[0], sizeof tv) : 0;
+  if (r == 0 && a[1]) r = guest_copy_in(c, &tz, a[1], sizeof tz);
+  if (r < 0) return r;
+  if (!det_on(c)) return host_result(syscall(SYS_settimeofday, a[0] ? &tv : NULL, a[1] ? &tz : NULL));
+  if (a[0] && (tv.tv_sec < 0 || tv.tv_usec < 0 || tv.tv_usec >= 1000000)) return -EINVAL;
+  return a[0] || a[1] ? -EPERM : 0;
+}
+
 int64_t sys_gettimeofday(Cpu *c, const uint64_t *a) {
   struct timeval tv;
   struct timezone tz;

@@ -1,0 +1,199 @@
+/* syscall_misc.c: system calls outside the big families, each with what it returns and
+ * the state it leaves, printed so that a native run and one under x64emu can be compared:
+ * eventfd, inotify, pidfds, the scheduling policy calls, capabilities, I/O priority,
+ * setting the clocks, syncfs/sync_file_range/readahead, and fexecve of a descriptor that
+ * closes on exec (the new image must have the descriptors the kernel leaves it). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* A call's result: the value, or the errno's name. */
+static void show(const char *what, long r) {
+  if (r < 0) printf("%-36s -1 %s\n", what, strerrorname_np(errno));
+  else printf("%-36s %ld\n", what, r);
+}
+
+static void eventfds(void) {
+  int fd = eventfd(5, EFD_CLOEXEC);
+  show("eventfd(5, EFD_CLOEXEC)", fd);
+  show("  FD_CLOEXEC", fcntl(fd, F_GETFD) & FD_CLOEXEC);
+  uint64_t v = 7;
+  show("  write 7", write(fd, &v, sizeof v));
+  show("  read", read(fd, &v, sizeof v));
+  printf("  counter %llu\n", (unsigned long long)v);
+  close(fd);
+  fd = eventfd(2, EFD_SEMAPHORE | EFD_NONBLOCK);
+  for (int i = 0; i < 3; i++) {
+    v = 0;
+    show("  semaphore read", read(fd, &v, sizeof v));
+    printf("  value %llu\n", (unsigned long long)v);
+  }
+  close(fd);
+  show("eventfd(0, bad flags)", eventfd(0, 0x40));
+  fd = (int)syscall(SYS_eventfd, 3);
+  show("eventfd (the old call)", fd);
+  close(fd);
+}
+
+static void inotifies(void) {
+  char dir[] = "/tmp/x64emu-inotify-XXXXXX";
+  if (!mkdtemp(dir)) return;
+  int fd = inotify_init1(IN_NONBLOCK);
+  show("inotify_init1(IN_NONBLOCK)", fd >= 0);
+  int wd = inotify_add_watch(fd, dir, IN_CREATE | IN_DELETE);
+  show("  inotify_add_watch", wd);
+  show("  inotify_add_watch(missing)", inotify_add_watch(fd, "/nonexistent/x64emu", IN_CREATE));
+  char path[sizeof dir + 16];
+  snprintf(path, sizeof path, "%s/new", dir);
+  close(open(path, O_CREAT | O_WRONLY, 0600));
+  unlink(path);
+  char buf[4096] __attribute__((aligned(8)));
+  long n = read(fd, buf, sizeof buf);
+  for (long at = 0; at < n;) {
+    const struct inotify_event *e = (const void *)(buf + at);
+    printf("  event wd %d mask %#x name %s\n", e->wd, e->mask, e->len ? e->name : "");
+    at += (long)sizeof *e + e->len;
+  }
+  show("  read again (nothing)", read(fd, buf, sizeof buf));
+  show("  inotify_rm_watch", inotify_rm_watch(fd, wd));
+  show("  inotify_rm_watch again", inotify_rm_watch(fd, wd));
+  close(fd);
+  rmdir(dir);
+}
+
+static void pidfds(void) {
+  pid_t child = fork();
+  if (child == 0) {
+    pause();
+    _exit(0);
+  }
+  int fd = (int)syscall(SYS_pidfd_open, child, 0);
+  show("pidfd_open(child)", fd >= 0);
+  struct pollfd p = {fd, POLLIN, 0};
+  show("  poll before it exits", poll(&p, 1, 0));
+  show("  pidfd_send_signal(SIGTERM)", syscall(SYS_pidfd_send_signal, fd, SIGTERM, NULL, 0));
+  show("  poll after", poll(&p, 1, 5000));
+  int status;
+  waitpid(child, &status, 0);
+  printf("  child: signal %d\n", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  close(fd);
+  show("pidfd_open(-1)", syscall(SYS_pidfd_open, -1, 0));
+}
+
+static void scheduling(void) {
+  show("sched_getscheduler(0)", sched_getscheduler(0));
+  struct sched_param sp = {-1};
+  show("sched_getparam(0)", sched_getparam(0, &sp));
+  printf("  priority %d\n", sp.sched_priority);
+  show("sched_getparam(0, NULL)", syscall(SYS_sched_getparam, 0, NULL));
+  show("sched_setparam(0, 0)", sched_setparam(0, &sp));
+  show("sched_setscheduler(0, OTHER, 0)", sched_setscheduler(0, SCHED_OTHER, &sp));
+  sp.sched_priority = 5;
+  show("sched_setscheduler(0, OTHER, 5)", sched_setscheduler(0, SCHED_OTHER, &sp));
+  show("sched_getscheduler(-1)", sched_getscheduler(-1));
+  static const int policies[] = {SCHED_OTHER, SCHED_FIFO, SCHED_RR, SCHED_BATCH, SCHED_IDLE, 99};
+  for (size_t i = 0; i < sizeof policies / sizeof *policies; i++) {
+    char what[48];
+    snprintf(what, sizeof what, "sched_get_priority_min/max(%d)", policies[i]);
+    long lo = sched_get_priority_min(policies[i]), hi = sched_get_priority_max(policies[i]);
+    if (lo < 0) show(what, lo);
+    else printf("%-36s %ld %ld\n", what, lo, hi);
+  }
+  struct timespec ts;
+  show("sched_rr_get_interval(0)", sched_rr_get_interval(0, &ts));
+  show("sched_rr_get_interval(0, bad)", syscall(SYS_sched_rr_get_interval, 0, (void *)8));
+}
+
+static void capabilities(void) {
+  struct {
+    uint32_t version;
+    int pid;
+  } h = {0, 0};
+  uint32_t data[6];
+  show("capget(version 0, NULL)", syscall(SYS_capget, &h, NULL));
+  printf("  version %#x\n", h.version);
+  show("capget(that version, data)", syscall(SYS_capget, &h, data));
+  printf("  effective %#x %#x\n", data[0], data[3]);
+  show("capset(the same sets)", syscall(SYS_capset, &h, data));
+  h.version = 0x12345678;
+  show("capget(bad version, data)", syscall(SYS_capget, &h, data));
+  printf("  version %#x\n", h.version);
+}
+
+static void io_priority(void) {
+  long prio = syscall(SYS_ioprio_get, 1 /* IOPRIO_WHO_PROCESS */, 0);
+  show("ioprio_get(process, 0)", prio);
+  show("ioprio_set(process, 0, the same)", syscall(SYS_ioprio_set, 1, 0, prio));
+  show("ioprio_get(bad which)", syscall(SYS_ioprio_get, 9, 0));
+}
+
+static void clocks(void) {
+  struct timespec ts = {0, 0};
+  show("clock_settime(MONOTONIC)", clock_settime(CLOCK_MONOTONIC, &ts));
+  show("clock_settime(REALTIME, bad ts)", syscall(SYS_clock_settime, CLOCK_REALTIME, (void *)8));
+  struct timeval tv = {0, 2000000};
+  show("settimeofday(bad usec)", settimeofday(&tv, NULL));
+}
+
+static void file_sync(void) {
+  int fd = open("/proc/self/exe", O_RDONLY);
+  show("syncfs", syncfs(fd));
+  show("sync_file_range", sync_file_range(fd, 0, 4096, SYNC_FILE_RANGE_WAIT_BEFORE));
+  show("sync_file_range(bad flags)", sync_file_range(fd, 0, 4096, 0x80));
+  show("readahead", readahead(fd, 0, 65536));
+  show("readahead(bad fd)", readahead(-1, 0, 1));
+  close(fd);
+}
+
+/* Runs this program again through a descriptor that closes on exec; the new image lists
+ * which descriptors from 3 on it has. */
+static void exec_through_descriptor(const char *self_arg) {
+  int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+  int kept = open("/dev/null", O_RDONLY);
+  printf("fexecve: close-on-exec fd %d, open fd %d\n", fd, kept);
+  fflush(stdout);
+  pid_t child = fork();
+  if (child == 0) {
+    char *argv[] = {"syscall_misc", (char *)self_arg, NULL}, *envp[] = {NULL};
+    fexecve(fd, argv, envp);
+    _exit(127);
+  }
+  int status;
+  waitpid(child, &status, 0);
+  printf("  exit status %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  close(fd);
+  close(kept);
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "list-fds") == 0) {
+    for (int fd = 3; fd < 12; fd++)
+      if (fcntl(fd, F_GETFD) >= 0) printf("  the new image has fd %d\n", fd);
+    return 0;
+  }
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  eventfds();
+  inotifies();
+  pidfds();
+  scheduling();
+  capabilities();
+  io_priority();
+  clocks();
+  file_sync();
+  exec_through_descriptor("list-fds");
+  return 0;
+}
