@@ -303,6 +303,8 @@ int64_t sys_sendto(Cpu *c, const uint64_t *a);
 int64_t sys_recvfrom(Cpu *c, const uint64_t *a);
 int64_t sys_sendmsg(Cpu *c, const uint64_t *a);
 int64_t sys_recvmsg(Cpu *c, const uint64_t *a);
+int64_t sys_sendmmsg(Cpu *c, const uint64_t *a);
+int64_t sys_recvmmsg(Cpu *c, const uint64_t *a);
 
 /* sys_exec.c */
 int64_t sys_execve(Cpu *c, const uint64_t *a);

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <limits.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -129,12 +130,10 @@ int64_t sys_recvfrom(Cpu *c, const uint64_t *a) {
   return host_result(recvfrom(arg_fd(a[0]), GUEST_PTR(a[1]), (size_t)room, (int)a[3], from, len));
 }
 
-/* struct msghdr: the guest's, copied in; its name, data and control buffers found the
- * guest's for the call's direction, into *host (its iovecs in iov[IOV_MAX]). */
-static int64_t msghdr_in(Cpu *c, uint64_t at, int access, struct msghdr *guest,
-                         struct msghdr *host, struct iovec *iov) {
-  int r = guest_copy_in(c, guest, at, sizeof *guest);
-  if (r < 0) return r;
+/* A guest's struct msghdr: its name, data and control buffers found the guest's for the
+ * call's direction, into *host (its iovecs in iov, room for IOV_MAX of them). */
+static int64_t msghdr_found(Cpu *c, const struct msghdr *guest, int access, struct msghdr *host,
+                            struct iovec *iov) {
   *host = *guest;
   int n = guest_iovec(c, (uint64_t)(uintptr_t)guest->msg_iov, (int64_t)guest->msg_iovlen, access, iov);
   if (n < 0) return n;
@@ -145,6 +144,13 @@ static int64_t msghdr_in(Cpu *c, uint64_t at, int access, struct msghdr *guest,
                   &host->msg_control))
     return -EFAULT;
   return 0;
+}
+
+/* The same for the guest's struct msghdr at `at`, copied into *guest first. */
+static int64_t msghdr_in(Cpu *c, uint64_t at, int access, struct msghdr *guest,
+                         struct msghdr *host, struct iovec *iov) {
+  int r = guest_copy_in(c, guest, at, sizeof *guest);
+  return r < 0 ? r : msghdr_found(c, guest, access, host, iov);
 }
 
 int64_t sys_sendmsg(Cpu *c, const uint64_t *a) {
@@ -168,3 +174,51 @@ int64_t sys_recvmsg(Cpu *c, const uint64_t *a) {
   int w = guest_copy_out(c, a[1], &guest, sizeof guest);
   return w < 0 ? w : r;
 }
+
+/* sendmmsg/recvmmsg(fd, vec, vlen, flags[, timeout]): the guest's array of struct mmsghdr
+ * (a msghdr and the length the call gives back), at most UIO_MAXIOV of them as the kernel
+ * takes, each found the guest's as for sendmsg/recvmsg; then one host call on them all,
+ * and the lengths (recvmmsg: also the msghdr fields it sets) of the messages it passed
+ * written back. */
+static int64_t mmsg(Cpu *c, const uint64_t *a, bool recv) {
+  unsigned vlen = (unsigned)a[2] > UIO_MAXIOV ? UIO_MAXIOV : (unsigned)a[2];
+  int access = recv ? GUEST_PROT_WRITE : GUEST_PROT_READ;
+  struct mmsghdr *guest = calloc(vlen ? vlen : 1, sizeof *guest);
+  struct mmsghdr *host = calloc(vlen ? vlen : 1, sizeof *host);
+  struct iovec *iov = NULL;
+  int64_t r = guest && host ? 0 : -ENOMEM;
+  if (r == 0 && vlen) r = guest_copy_in(c, guest, a[1], vlen * sizeof *guest);
+  size_t segments = 0; /* each message's, IOV_MAX at most (more is guest_iovec's error) */
+  for (unsigned i = 0; r == 0 && i < vlen; i++)
+    segments += guest[i].msg_hdr.msg_iovlen < IOV_MAX ? guest[i].msg_hdr.msg_iovlen : IOV_MAX;
+  if (r == 0 && !(iov = malloc((segments ? segments : 1) * sizeof *iov))) r = -ENOMEM;
+  for (size_t i = 0, at = 0; r == 0 && i < vlen; i++) {
+    r = msghdr_found(c, &guest[i].msg_hdr, access, &host[i].msg_hdr, iov + at);
+    at += host[i].msg_hdr.msg_iovlen;
+  }
+  struct timespec timeout;
+  if (r == 0 && recv && a[4]) r = guest_copy_in(c, &timeout, a[4], sizeof timeout);
+  if (r == 0) {
+    r = recv ? host_result(recvmmsg(arg_fd(a[0]), host, vlen, (int)a[3], a[4] ? &timeout : NULL))
+             : host_result(sendmmsg(arg_fd(a[0]), host, vlen, (int)a[3]));
+  }
+  for (int64_t i = 0; i < r; i++) {
+    guest[i].msg_len = host[i].msg_len;
+    if (recv) {
+      guest[i].msg_hdr.msg_namelen = host[i].msg_hdr.msg_namelen;
+      guest[i].msg_hdr.msg_controllen = host[i].msg_hdr.msg_controllen;
+      guest[i].msg_hdr.msg_flags = host[i].msg_hdr.msg_flags;
+    }
+  }
+  if (r > 0) {
+    int w = guest_copy_out(c, a[1], guest, (size_t)r * sizeof *guest);
+    if (w < 0) r = w;
+  }
+  free(guest);
+  free(host);
+  free(iov);
+  return r;
+}
+
+int64_t sys_sendmmsg(Cpu *c, const uint64_t *a) { return mmsg(c, a, false); }
+int64_t sys_recvmmsg(Cpu *c, const uint64_t *a) { return mmsg(c, a, true); }

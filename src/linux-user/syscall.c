@@ -218,6 +218,8 @@ static const SysEntry table[X64_NR_COUNT] = {
     S(recvfrom, R_DEC, A_FD, A_BUF_OUT, A_ULONG, A_HEX, A_PTR, A_PTR),
     S(sendmsg, R_DEC, A_FD, A_PTR, A_HEX),
     S(recvmsg, R_DEC, A_FD, A_PTR, A_HEX),
+    S(sendmmsg, R_DEC, A_FD, A_PTR, A_INT, A_HEX),
+    S(recvmmsg, R_DEC, A_FD, A_PTR, A_INT, A_HEX, A_PTR),
 
     /* signals */
     S(rt_sigaction, R_DEC, A_SIG, A_PTR, A_PTR, A_ULONG),

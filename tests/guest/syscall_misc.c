@@ -1,8 +1,9 @@
 /* syscall_misc.c: system calls outside the big families, each with what it returns and
  * the state it leaves, printed so that a native run and one under x64emu can be compared:
  * eventfd, inotify, pidfds, the scheduling policy calls, capabilities, I/O priority,
- * setting the clocks, syncfs/sync_file_range/readahead, and fexecve of a descriptor that
- * closes on exec (the new image must have the descriptors the kernel leaves it). */
+ * setting the clocks, syncfs/sync_file_range/readahead, sendmmsg/recvmmsg (which glibc's
+ * DNS resolver sends its queries with), and fexecve of a descriptor that closes on exec
+ * (the new image must have the descriptors the kernel leaves it). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -159,6 +161,41 @@ static void file_sync(void) {
   close(fd);
 }
 
+static void many_messages(void) {
+  int sv[2];
+  socketpair(AF_UNIX, SOCK_DGRAM, 0, sv);
+  char a[3][4] = {"one", "two", "six"}, b[3][8] = {"-first", "-second", "-third"};
+  struct iovec out_iov[3][2];
+  struct mmsghdr out[3];
+  memset(out, 0, sizeof out);
+  for (int i = 0; i < 3; i++) {
+    out_iov[i][0] = (struct iovec){a[i], 3};
+    out_iov[i][1] = (struct iovec){b[i], strlen(b[i])};
+    out[i].msg_hdr.msg_iov = out_iov[i];
+    out[i].msg_hdr.msg_iovlen = 2;
+  }
+  show("sendmmsg(3 messages)", sendmmsg(sv[0], out, 3, 0));
+  for (int i = 0; i < 3; i++) printf("  sent %u bytes\n", out[i].msg_len);
+  show("sendmmsg(none)", sendmmsg(sv[0], out, 0, 0));
+  show("sendmmsg(bad vector)", syscall(SYS_sendmmsg, sv[0], (void *)8, 2, 0));
+  char in_buf[4][16];
+  struct iovec in_iov[4];
+  struct mmsghdr in[4];
+  memset(in, 0, sizeof in);
+  memset(in_buf, 0, sizeof in_buf);
+  for (int i = 0; i < 4; i++) {
+    in_iov[i] = (struct iovec){in_buf[i], i == 2 ? 5 : sizeof in_buf[i]};
+    in[i].msg_hdr.msg_iov = &in_iov[i];
+    in[i].msg_hdr.msg_iovlen = 1;
+  }
+  show("recvmmsg(4, MSG_DONTWAIT)", recvmmsg(sv[1], in, 4, MSG_DONTWAIT, NULL));
+  for (int i = 0; i < 4; i++)
+    printf("  got %u bytes '%.16s' flags %#x\n", in[i].msg_len, in_buf[i], in[i].msg_hdr.msg_flags);
+  show("recvmmsg(nothing left)", recvmmsg(sv[1], in, 4, MSG_DONTWAIT, NULL));
+  close(sv[0]);
+  close(sv[1]);
+}
+
 /* Runs this program again through a descriptor that closes on exec; the new image lists
  * which descriptors from 3 on it has. */
 static void exec_through_descriptor(const char *self_arg) {
@@ -194,6 +231,7 @@ int main(int argc, char **argv) {
   io_priority();
   clocks();
   file_sync();
+  many_messages();
   exec_through_descriptor("list-fds");
   return 0;
 }
