@@ -363,5 +363,8 @@ int64_t sys_timer_settime(Cpu *c, const uint64_t *a);
 int64_t sys_timer_gettime(Cpu *c, const uint64_t *a);
 int64_t sys_timer_getoverrun(Cpu *c, const uint64_t *a);
 int64_t sys_timer_delete(Cpu *c, const uint64_t *a);
+int64_t sys_timerfd_create(Cpu *c, const uint64_t *a);
+int64_t sys_timerfd_settime(Cpu *c, const uint64_t *a);
+int64_t sys_timerfd_gettime(Cpu *c, const uint64_t *a);
 
 #endif

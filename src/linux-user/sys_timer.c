@@ -72,3 +72,26 @@ int64_t sys_timer_delete(Cpu *c, const uint64_t *a) {
   if (det_on(c)) return vt_timer_delete(c, (int)a[0]);
   return host_result(syscall(SYS_timer_delete, (int)a[0]));
 }
+
+/* timerfd: the host's timer behind a descriptor (TFD_* flags equal O_NONBLOCK and
+ * O_CLOEXEC, which the hosts share; struct itimerspec as above). Under --deterministic
+ * a read would wait on the host's clock, not the instruction count's: ENOSYS there, so
+ * that the program takes another way rather than a run that differs from the last. */
+int64_t sys_timerfd_create(Cpu *c, const uint64_t *a) {
+  if (det_on(c)) return -ENOSYS;
+  return host_result(syscall(SYS_timerfd_create, (clockid_t)a[0], (int)a[1]));
+}
+
+int64_t sys_timerfd_settime(Cpu *c, const uint64_t *a) {
+  void *new, *old;
+  if (!a[2] || !guest_area(c, a[2], ITIMERSPEC_SIZE, GUEST_PROT_READ, &new) ||
+      !guest_area(c, a[3], ITIMERSPEC_SIZE, GUEST_PROT_WRITE, &old))
+    return -EFAULT;
+  return host_result(syscall(SYS_timerfd_settime, arg_fd(a[0]), (int)a[1], new, old));
+}
+
+int64_t sys_timerfd_gettime(Cpu *c, const uint64_t *a) {
+  void *cur;
+  if (!a[1] || !guest_area(c, a[1], ITIMERSPEC_SIZE, GUEST_PROT_WRITE, &cur)) return -EFAULT;
+  return host_result(syscall(SYS_timerfd_gettime, arg_fd(a[0]), cur));
+}

@@ -242,6 +242,9 @@ static const SysEntry table[X64_NR_COUNT] = {
     S(timer_gettime, R_DEC, A_INT, A_PTR),
     S(timer_getoverrun, R_DEC, A_INT),
     S(timer_delete, R_DEC, A_INT),
+    S(timerfd_create, R_DEC, A_CLOCK, A_HEX),
+    S(timerfd_settime, R_DEC, A_FD, A_HEX, A_PTR, A_PTR),
+    S(timerfd_gettime, R_DEC, A_FD, A_PTR),
 
     /* time */
     S(clock_gettime, R_DEC, A_CLOCK, A_PTR),

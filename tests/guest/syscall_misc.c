@@ -1,6 +1,6 @@
 /* syscall_misc.c: system calls outside the big families, each with what it returns and
  * the state it leaves, printed so that a native run and one under x64emu can be compared:
- * eventfd, inotify, pidfds, the scheduling policy calls, capabilities, I/O priority,
+ * eventfd, timerfd, inotify, pidfds, the scheduling policy calls, capabilities, I/O priority,
  * setting the clocks, syncfs/sync_file_range/readahead, sendmmsg/recvmmsg (which glibc's
  * DNS resolver sends its queries with), and fexecve of a descriptor that closes on exec
  * (the new image must have the descriptors the kernel leaves it). */
@@ -19,6 +19,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -49,6 +50,21 @@ static void eventfds(void) {
   fd = (int)syscall(SYS_eventfd, 3);
   show("eventfd (the old call)", fd);
   close(fd);
+}
+
+static void timerfds(void) {
+  int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+  show("timerfd_create(MONOTONIC)", fd >= 0);
+  struct itimerspec t = {{0, 0}, {0, 20 * 1000 * 1000}}, cur;
+  show("  timerfd_settime(20 ms)", timerfd_settime(fd, 0, &t, NULL));
+  show("  timerfd_gettime", timerfd_gettime(fd, &cur));
+  printf("  armed %d\n", cur.it_value.tv_sec > 0 || cur.it_value.tv_nsec > 0);
+  uint64_t expirations = 0;
+  show("  read (waits for it)", read(fd, &expirations, sizeof expirations));
+  printf("  expirations %llu\n", (unsigned long long)expirations);
+  show("  timerfd_settime(bad)", syscall(SYS_timerfd_settime, fd, 0, (void *)8, NULL));
+  close(fd);
+  show("timerfd_create(bad clock)", timerfd_create(99, 0));
 }
 
 static void inotifies(void) {
@@ -224,6 +240,7 @@ int main(int argc, char **argv) {
   }
   setvbuf(stdout, NULL, _IOLBF, 0);
   eventfds();
+  timerfds();
   inotifies();
   pidfds();
   scheduling();
