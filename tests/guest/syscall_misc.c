@@ -2,7 +2,7 @@
  * the state it leaves, printed so that a native run and one under x64emu can be compared:
  * eventfd, timerfd, inotify, pidfds, the scheduling policy calls, capabilities, I/O priority,
  * setting the clocks, syncfs/sync_file_range/readahead, sendmmsg/recvmmsg (which glibc's
- * DNS resolver sends its queries with), and fexecve of a descriptor that closes on exec
+ * DNS resolver sends its queries with), an epoll_wait that returns 1,500 events, and fexecve of a descriptor that closes on exec
  * (the new image must have the descriptors the kernel leaves it). */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -14,8 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -212,6 +214,32 @@ static void many_messages(void) {
   close(sv[1]);
 }
 
+/* 1,500 pipes whose write ends are all ready: one epoll_wait returns every one. */
+static void many_events(void) {
+  enum { PIPES = 1500 };
+  struct rlimit rl = {4 * PIPES, 4 * PIPES};
+  getrlimit(RLIMIT_NOFILE, &rl);
+  if (rl.rlim_max < 4 * PIPES) {
+    printf("epoll: descriptor limit too low\n");
+    return;
+  }
+  rl.rlim_cur = 4 * PIPES;
+  setrlimit(RLIMIT_NOFILE, &rl);
+  int ep = epoll_create1(0), fds[PIPES][2];
+  for (int i = 0; i < PIPES; i++) {
+    if (pipe(fds[i]) < 0) return;
+    struct epoll_event e = {EPOLLOUT, {.u32 = (uint32_t)i}};
+    epoll_ctl(ep, EPOLL_CTL_ADD, fds[i][1], &e);
+  }
+  static struct epoll_event got[2 * PIPES];
+  long n = epoll_wait(ep, got, 2 * PIPES, 0);
+  long sum = 0;
+  for (long i = 0; i < n; i++) sum += got[i].data.u32;
+  printf("epoll_wait(%d pipes ready)              %ld events, data summing to %ld\n", PIPES, n, sum);
+  for (int i = 0; i < PIPES; i++) close(fds[i][0]), close(fds[i][1]);
+  close(ep);
+}
+
 /* Runs this program again through a descriptor that closes on exec; the new image lists
  * which descriptors from 3 on it has. */
 static void exec_through_descriptor(const char *self_arg) {
@@ -249,6 +277,7 @@ int main(int argc, char **argv) {
   clocks();
   file_sync();
   many_messages();
+  many_events();
   exec_through_descriptor("list-fds");
   return 0;
 }
