@@ -279,6 +279,7 @@ int64_t sys_epoll_pwait(Cpu *c, const uint64_t *a);
 int64_t sys_epoll_pwait2(Cpu *c, const uint64_t *a);
 int64_t sys_arch_prctl(Cpu *c, const uint64_t *a);
 int64_t sys_prctl(Cpu *c, const uint64_t *a);
+int64_t sys_personality(Cpu *c, const uint64_t *a);
 int64_t sys_set_tid_address(Cpu *c, const uint64_t *a);
 int64_t sys_set_robust_list(Cpu *c, const uint64_t *a);
 int64_t sys_get_robust_list(Cpu *c, const uint64_t *a);

@@ -443,3 +443,11 @@ int64_t sys_ioprio_get(Cpu *c, const uint64_t *a) {
 int64_t sys_ioprio_set(Cpu *c, const uint64_t *a) {
   return host_result(syscall(SYS_ioprio_set, (int)a[0], ioprio_who(c, a), (int)a[2]));
 }
+
+/* personality(persona): the host process's, which the new x64emu of an exec inherits, so
+ * that ADDR_NO_RANDOMIZE (sanitizer runtimes set it and run themselves again) takes
+ * effect on the guest's mappings, which are the host's. Under --deterministic x64emu has
+ * set ADDR_NO_RANDOMIZE itself, as setarch -R does, and the guest sees it set. */
+int64_t sys_personality(Cpu *c, const uint64_t *a) {
+  return host_result(syscall(SYS_personality, (unsigned long)(uint32_t)a[0]));
+}

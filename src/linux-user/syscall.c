@@ -195,6 +195,7 @@ static const SysEntry table[X64_NR_COUNT] = {
     S(execveat, R_DEC, A_DIRFD, A_PATH, A_ARGV, A_ENVP, A_ATF),
     S(arch_prctl, R_DEC, A_ARCH, A_HEX),
     S(prctl, R_DEC, A_PRCTL, A_HEX, A_HEX, A_HEX, A_HEX),
+    S(personality, R_HEX, A_HEX),
     S(set_tid_address, R_DEC, A_PTR),
     S(set_robust_list, R_DEC, A_PTR, A_ULONG),
     S(get_robust_list, R_DEC, A_INT, A_PTR, A_PTR),

@@ -169,6 +169,15 @@ static void clocks(void) {
   show("settimeofday(bad usec)", settimeofday(&tv, NULL));
 }
 
+/* ADDR_NO_RANDOMIZE set, then seen by a query and by the image an exec runs. */
+static void persona(void) {
+  long was = syscall(SYS_personality, 0xffffffffUL);
+  show("personality(query)", was);
+  show("personality(| ADDR_NO_RANDOMIZE)", syscall(SYS_personality, (unsigned long)was | 0x0040000));
+  show("personality(query)", syscall(SYS_personality, 0xffffffffUL));
+  show("personality(back)", syscall(SYS_personality, (unsigned long)was));
+}
+
 static void file_sync(void) {
   int fd = open("/proc/self/exe", O_RDONLY);
   show("syncfs", syncfs(fd));
@@ -275,6 +284,7 @@ int main(int argc, char **argv) {
   capabilities();
   io_priority();
   clocks();
+  persona();
   file_sync();
   many_messages();
   many_events();
