@@ -150,6 +150,31 @@ int64_t sys_sendfile(Cpu *c, const uint64_t *a) {
   return host_result(sendfile(arg_fd(a[0]), arg_fd(a[1]), off, a[3]));
 }
 
+/* splice and tee move data between descriptors in the host kernel (the SPLICE_F_* flags
+ * are the same on every host); vmsplice between a pipe and the guest's memory, which it
+ * reads for a pipe's write end and writes for its read end. */
+int64_t sys_splice(Cpu *c, const uint64_t *a) {
+  void *in, *out;
+  if (!guest_area(c, a[1], sizeof(off_t), RW, &in) || !guest_area(c, a[3], sizeof(off_t), RW, &out))
+    return -EFAULT;
+  if (proc_mem_file(c, arg_fd(a[0])) || proc_mem_file(c, arg_fd(a[2]))) return -EINVAL;
+  return host_result(splice(arg_fd(a[0]), in, arg_fd(a[2]), out, (size_t)a[4], (unsigned)a[5]));
+}
+
+int64_t sys_tee(Cpu *c, const uint64_t *a) {
+  return host_result(tee(arg_fd(a[0]), arg_fd(a[1]), (size_t)a[2], (unsigned)a[3]));
+}
+
+int64_t sys_vmsplice(Cpu *c, const uint64_t *a) {
+  int mode = fcntl(arg_fd(a[0]), F_GETFL);
+  if (mode < 0) return -errno;
+  struct iovec iov[IOV_MAX];
+  int access = (mode & O_ACCMODE) == O_RDONLY ? GUEST_PROT_WRITE : GUEST_PROT_READ;
+  int n = guest_iovec(c, a[1], (int64_t)a[2], access, iov);
+  if (n < 0) return n;
+  return host_result(vmsplice(arg_fd(a[0]), iov, (unsigned long)n, (unsigned)a[3]));
+}
+
 int64_t sys_copy_file_range(Cpu *c, const uint64_t *a) {
   void *in, *out;
   if (!guest_area(c, a[1], sizeof(off_t), RW, &in) || !guest_area(c, a[3], sizeof(off_t), RW, &out))

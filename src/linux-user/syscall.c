@@ -32,6 +32,9 @@ static const SysEntry table[X64_NR_COUNT] = {
     S(pwritev2, R_DEC, A_FD, A_PTR, A_INT, A_LONG, A_LONG, A_HEX),
     S(lseek, R_DEC, A_FD, A_LONG, A_WHENCE),
     S(sendfile, R_DEC, A_FD, A_FD, A_PTR, A_ULONG),
+    S(splice, R_DEC, A_FD, A_PTR, A_FD, A_PTR, A_ULONG, A_HEX),
+    S(tee, R_DEC, A_FD, A_FD, A_ULONG, A_HEX),
+    S(vmsplice, R_DEC, A_FD, A_PTR, A_ULONG, A_HEX),
     S(copy_file_range, R_DEC, A_FD, A_PTR, A_FD, A_PTR, A_ULONG, A_HEX),
     S(getdents64, R_DEC, A_FD, A_PTR, A_ULONG),
     S(poll, R_DEC, A_PTR, A_ULONG, A_INT),
@@ -285,7 +288,7 @@ static const SysEntry table[X64_NR_COUNT] = {
 #define B(nr) [X64_NR_##nr] = true
 static const bool may_wait[X64_NR_COUNT] = {
     B(read), B(readv), B(pread64), B(preadv), B(preadv2), B(write), B(writev), B(pwrite64),
-    B(pwritev), B(pwritev2), B(sendfile), B(splice), B(tee), B(poll), B(ppoll), B(select),
+    B(pwritev), B(pwritev2), B(sendfile), B(splice), B(tee), B(vmsplice), B(poll), B(ppoll), B(select),
     B(pselect6), B(epoll_wait), B(epoll_pwait), B(epoll_pwait2), B(futex), B(nanosleep),
     B(clock_nanosleep), B(pause), B(rt_sigsuspend), B(rt_sigtimedwait), B(wait4), B(waitid),
     B(accept), B(accept4), B(connect), B(recvfrom), B(recvmsg), B(recvmmsg), B(sendto),

@@ -1,7 +1,7 @@
 /* syscall_misc.c: system calls outside the big families, each with what it returns and
  * the state it leaves, printed so that a native run and one under x64emu can be compared:
  * eventfd, timerfd, inotify, pidfds, the scheduling policy calls, capabilities, I/O priority,
- * setting the clocks, syncfs/sync_file_range/readahead, sendmmsg/recvmmsg (which glibc's
+ * setting the clocks, syncfs/sync_file_range/readahead, splice/tee/vmsplice, sendmmsg/recvmmsg (which glibc's
  * DNS resolver sends its queries with), an epoll_wait that returns 1,500 events, and fexecve of a descriptor that closes on exec
  * (the new image must have the descriptors the kernel leaves it). */
 #define _GNU_SOURCE
@@ -22,6 +22,7 @@
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/timerfd.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -169,6 +170,38 @@ static void clocks(void) {
   show("settimeofday(bad usec)", settimeofday(&tv, NULL));
 }
 
+/* A file's bytes spliced into a pipe from an offset, teed to a second pipe, and memory
+ * vmspliced into the first and back out. */
+static void splices(void) {
+  char name[] = "/tmp/x64emu-splice-XXXXXX", buf[64];
+  int file = mkstemp(name), p[2], q[2];
+  unlink(name);
+  write(file, "0123456789abcdef", 16);
+  pipe(p);
+  pipe(q);
+  loff_t off = 4;
+  show("splice(file @4 -> pipe, 6)", splice(file, &off, p[1], NULL, 6, 0));
+  printf("  offset now %lld\n", (long long)off);
+  show("tee(pipe -> pipe, 6)", tee(p[0], q[1], 6, 0));
+  memset(buf, 0, sizeof buf);
+  show("  read the tee'd copy", read(q[0], buf, sizeof buf));
+  printf("  '%s'\n", buf);
+  char gift[] = "from memory";
+  struct iovec v = {gift, sizeof gift - 1};
+  show("vmsplice(memory -> pipe)", vmsplice(p[1], &v, 1, 0));
+  memset(buf, 0, sizeof buf);
+  show("  read the pipe", read(p[0], buf, sizeof buf));
+  printf("  '%s'\n", buf);
+  write(p[1], "back out", 8);
+  char out[16] = {0};
+  struct iovec w = {out, sizeof out - 1};
+  show("vmsplice(pipe -> memory)", vmsplice(p[0], &w, 1, 0));
+  printf("  '%s'\n", out);
+  show("splice(bad offset pointer)", syscall(SYS_splice, file, (void *)8, p[1], NULL, 1, 0));
+  show("splice(two files)", splice(file, NULL, file, NULL, 1, 0));
+  close(file), close(p[0]), close(p[1]), close(q[0]), close(q[1]);
+}
+
 /* ADDR_NO_RANDOMIZE set, then seen by a query and by the image an exec runs. */
 static void persona(void) {
   long was = syscall(SYS_personality, 0xffffffffUL);
@@ -285,6 +318,7 @@ int main(int argc, char **argv) {
   io_priority();
   clocks();
   persona();
+  splices();
   file_sync();
   many_messages();
   many_events();
