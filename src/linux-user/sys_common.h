@@ -228,6 +228,7 @@ int64_t sys_msync(Cpu *c, const uint64_t *a);
 int64_t sys_mincore(Cpu *c, const uint64_t *a);
 int64_t sys_mlock(Cpu *c, const uint64_t *a);
 int64_t sys_munlock(Cpu *c, const uint64_t *a);
+int64_t sys_mlock2(Cpu *c, const uint64_t *a);
 int64_t sys_brk(Cpu *c, const uint64_t *a);
 
 /* sys_proc.c: process identity, life and death */

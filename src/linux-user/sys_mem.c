@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -364,6 +365,13 @@ int64_t sys_mincore(Cpu *c, const uint64_t *a) {
 }
 
 int64_t sys_mlock(Cpu *c, const uint64_t *a) { return host_result(mlock(GUEST_PTR(a[0]), a[1])); }
+
+/* MLOCK_ONFAULT is the same on every host; without flags the call is mlock (which
+ * qemu-user, where the aarch64 build is tested, has, and mlock2 not). */
+int64_t sys_mlock2(Cpu *c, const uint64_t *a) {
+  if (!(unsigned)a[2]) return sys_mlock(c, a);
+  return host_result(syscall(SYS_mlock2, GUEST_PTR(a[0]), (size_t)a[1], (unsigned)a[2]));
+}
 
 int64_t sys_munlock(Cpu *c, const uint64_t *a) {
   return host_result(munlock(GUEST_PTR(a[0]), a[1]));

@@ -148,6 +148,7 @@ static const SysEntry table[X64_NR_COUNT] = {
     S(mincore, R_DEC, A_PTR, A_ULONG, A_PTR),
     S(mlock, R_DEC, A_PTR, A_ULONG),
     S(munlock, R_DEC, A_PTR, A_ULONG),
+    S(mlock2, R_DEC, A_PTR, A_ULONG, A_HEX),
     S(brk, R_HEX, A_PTR),
 
     /* processes */

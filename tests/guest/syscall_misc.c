@@ -17,6 +17,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -211,6 +212,13 @@ static void persona(void) {
   show("personality(back)", syscall(SYS_personality, (unsigned long)was));
 }
 
+static void memory_lock(void) {
+  static char page[4096] __attribute__((aligned(4096)));
+  show("mlock2(a page)", mlock2(page, sizeof page, 0));
+  show("munlock", munlock(page, sizeof page));
+  show("mlock2(bad flags)", mlock2(page, sizeof page, 0x80));
+}
+
 static void file_sync(void) {
   int fd = open("/proc/self/exe", O_RDONLY);
   show("syncfs", syncfs(fd));
@@ -318,6 +326,7 @@ int main(int argc, char **argv) {
   io_priority();
   clocks();
   persona();
+  memory_lock();
   splices();
   file_sync();
   many_messages();
