@@ -255,6 +255,8 @@ static const char *vendor_reason(Shape s) {
       return "vendor: VPERMQ, VPERMPD with VEX.W0, run by AMD";
     if (s.map == 1 && (s.op == 0x0F || s.op == 0x78))
       return "vendor: VEX 0F 0F, 0F 78, whose length AMD counts with an immediate (#GP past 15 bytes)";
+    if (s.map == 1 && s.op == 0xAE && mem && reg == 2)
+      return "vendor: LDMXCSR, FXRSTOR and XRSTOR, AMD's MXCSR_MASK loads bit 17";
     return NULL;
   }
   if (s.map == 0) {
@@ -280,6 +282,8 @@ static const char *vendor_reason(Shape s) {
     if ((s.op == 0x20 || s.op == 0x22) && s.lock) return "vendor: LOCK MOV CR0, AMD's MOV CR8 (#GP)";
     if (s.op == 0xAE && mem && reg == 0)
       return "vendor: FXSAVE's image, AMD's MXCSR_MASK and x87 pointers";
+    if (s.op == 0xAE && mem && (reg == 1 || reg == 2 || reg == 5))
+      return "vendor: LDMXCSR, FXRSTOR and XRSTOR, AMD's MXCSR_MASK loads bit 17";
     if (s.p66 && !s.rex_w && (s.op == 0xA4 || s.op == 0xA5 || s.op == 0xAC || s.op == 0xAD))
       return "vendor: 16-bit SHLD/SHRD by more than 16, AMD rotates the source";
     if (mem && !s.p66 && !s.rep && (s.op == 0x7E || s.op == 0x7F || s.op == 0xE7))
