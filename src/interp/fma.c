@@ -2,8 +2,7 @@
  * and VFMADDSUB/VFMSUBADD in their 132, 213 and 231 orders: one rounding, through the
  * host's own instruction where the host tier has FMA (unless it missed a trap:
  * fp_host_missed_trap), else the portable kernel (soft_fma, C's fma under <fenv.h> with
- * the x86 rules). in->op is the order << 4 | the kind, in->aux the
- * shape (sse_fp.h). */
+ * the x86 rules). in->op is the order << 4 | the kind, in->aux the shape (sse_fp.h). */
 #include "fma_host.h"
 #include "ops_avx.h"
 #include "sse_fp.h"

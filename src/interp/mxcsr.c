@@ -44,8 +44,9 @@ int mxcsr_fpe_code(uint32_t mxcsr) {
 
 /* The flags come from running the operation with every exception masked, or, where a
  * lane overflowed or is tiny with that exception unmasked, from the portable kernels'
- * trapping response (sse_fp.h's fp_host_missed_trap). An unmasked invalid, denormal or divide-by-zero
- * exception is found before computing and stops the instruction with only those flags. */
+ * trapping response (sse_fp.h's fp_host_missed_trap). An unmasked invalid, denormal or
+ * divide-by-zero exception is found before computing and stops the instruction with
+ * only those flags. */
 _Noreturn void fp_fault(Cpu *c, uint32_t raised) {
   uint32_t unmasked = ~(c->mxcsr >> 7) & MXCSR_FLAGS;
   uint32_t pre = raised & (MXCSR_IE | MXCSR_DE | MXCSR_ZE);

@@ -37,7 +37,8 @@ static bool any_nan(bool f64, const Xmm *x) {
 static uint32_t dot_lane(Cpu *c, bool f64, unsigned imm, Xmm *r, const Xmm *s) {
   uint32_t steps[DP_STEPS];
   if (any_nan(f64, r) || any_nan(f64, s)) return soft_dp(f64, imm, r, s, c->mxcsr, steps);
-  return HOST_OR_SOFT_RANGE(c, f64 ? host_dppd(r, s, c->mxcsr, imm) : host_dpps(r, s, c->mxcsr, imm),
+  return HOST_OR_SOFT_RANGE(c,
+                            f64 ? host_dppd(r, s, c->mxcsr, imm) : host_dpps(r, s, c->mxcsr, imm),
                             soft_dp(f64, imm, r, s, c->mxcsr, steps));
 }
 

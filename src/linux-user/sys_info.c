@@ -86,7 +86,8 @@ int64_t sys_sched_setscheduler(Cpu *c, const uint64_t *a) {
   void *param;
   if (!a[2]) return -EINVAL;
   if (!guest_area(c, a[2], sizeof(struct sched_param), GUEST_PROT_READ, &param)) return -EFAULT;
-  return host_result(syscall(SYS_sched_setscheduler, (pid_t)det_pid_in(c, (pid_t)a[0]), (int)a[1], param));
+  pid_t pid = (pid_t)det_pid_in(c, (pid_t)a[0]);
+  return host_result(syscall(SYS_sched_setscheduler, pid, (int)a[1], param));
 }
 
 int64_t sys_sched_getparam(Cpu *c, const uint64_t *a) {

@@ -194,11 +194,14 @@ int64_t sys_fsync(Cpu *c, const uint64_t *a) { return host_result(fsync(arg_fd(a
 
 int64_t sys_fdatasync(Cpu *c, const uint64_t *a) { return host_result(fdatasync(arg_fd(a[0]))); }
 
-int64_t sys_syncfs(Cpu *c, const uint64_t *a) { return host_result(syscall(SYS_syncfs, arg_fd(a[0]))); }
+int64_t sys_syncfs(Cpu *c, const uint64_t *a) {
+  return host_result(syscall(SYS_syncfs, arg_fd(a[0])));
+}
 
 /* The SYNC_FILE_RANGE_* flags are the same on every host. */
 int64_t sys_sync_file_range(Cpu *c, const uint64_t *a) {
-  return host_result(syscall(SYS_sync_file_range, arg_fd(a[0]), (off_t)a[1], (off_t)a[2], (unsigned)a[3]));
+  return host_result(
+      syscall(SYS_sync_file_range, arg_fd(a[0]), (off_t)a[1], (off_t)a[2], (unsigned)a[3]));
 }
 
 int64_t sys_readahead(Cpu *c, const uint64_t *a) {

@@ -46,7 +46,8 @@ int64_t sys_settimeofday(Cpu *c, const uint64_t *a) {
   int r = a[0] ? guest_copy_in(c, &tv, a[0], sizeof tv) : 0;
   if (r == 0 && a[1]) r = guest_copy_in(c, &tz, a[1], sizeof tz);
   if (r < 0) return r;
-  if (!det_on(c)) return host_result(syscall(SYS_settimeofday, a[0] ? &tv : NULL, a[1] ? &tz : NULL));
+  if (!det_on(c))
+    return host_result(syscall(SYS_settimeofday, a[0] ? &tv : NULL, a[1] ? &tz : NULL));
   if (a[0] && (tv.tv_sec < 0 || tv.tv_usec < 0 || tv.tv_usec >= 1000000)) return -EINVAL;
   return a[0] || a[1] ? -EPERM : 0;
 }

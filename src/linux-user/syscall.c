@@ -289,8 +289,8 @@ static const SysEntry table[X64_NR_COUNT] = {
 #define B(nr) [X64_NR_##nr] = true
 static const bool may_wait[X64_NR_COUNT] = {
     B(read), B(readv), B(pread64), B(preadv), B(preadv2), B(write), B(writev), B(pwrite64),
-    B(pwritev), B(pwritev2), B(sendfile), B(splice), B(tee), B(vmsplice), B(poll), B(ppoll), B(select),
-    B(pselect6), B(epoll_wait), B(epoll_pwait), B(epoll_pwait2), B(futex), B(nanosleep),
+    B(pwritev), B(pwritev2), B(sendfile), B(splice), B(tee), B(vmsplice), B(poll), B(ppoll),
+    B(select), B(pselect6), B(epoll_wait), B(epoll_pwait), B(epoll_pwait2), B(futex), B(nanosleep),
     B(clock_nanosleep), B(pause), B(rt_sigsuspend), B(rt_sigtimedwait), B(wait4), B(waitid),
     B(accept), B(accept4), B(connect), B(recvfrom), B(recvmsg), B(recvmmsg), B(sendto),
     B(sendmsg), B(sendmmsg), B(msgrcv), B(msgsnd), B(semop), B(semtimedop), B(flock),

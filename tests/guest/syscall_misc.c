@@ -1,9 +1,10 @@
 /* syscall_misc.c: system calls outside the big families, each with what it returns and
  * the state it leaves, printed so that a native run and one under x64emu can be compared:
- * eventfd, timerfd, inotify, pidfds, the scheduling policy calls, capabilities, I/O priority,
- * setting the clocks, syncfs/sync_file_range/readahead, splice/tee/vmsplice, sendmmsg/recvmmsg (which glibc's
- * DNS resolver sends its queries with), an epoll_wait that returns 1,500 events, and fexecve of a descriptor that closes on exec
- * (the new image must have the descriptors the kernel leaves it). */
+ * eventfd, timerfd, inotify, pidfds, the scheduling policy calls, capabilities, I/O
+ * priority, personality, setting the clocks, mlock2, syncfs/sync_file_range/readahead,
+ * splice/tee/vmsplice, sendmmsg/recvmmsg (which glibc's DNS resolver sends its queries
+ * with), an epoll_wait that returns 1,500 events, and fexecve of a descriptor that
+ * closes on exec (the new image must have the descriptors the kernel leaves it). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -207,7 +208,8 @@ static void splices(void) {
 static void persona(void) {
   long was = syscall(SYS_personality, 0xffffffffUL);
   show("personality(query)", was);
-  show("personality(| ADDR_NO_RANDOMIZE)", syscall(SYS_personality, (unsigned long)was | 0x0040000));
+  unsigned long no_randomize = (unsigned long)was | 0x0040000;
+  show("personality(| ADDR_NO_RANDOMIZE)", syscall(SYS_personality, no_randomize));
   show("personality(query)", syscall(SYS_personality, 0xffffffffUL));
   show("personality(back)", syscall(SYS_personality, (unsigned long)was));
 }
@@ -285,7 +287,8 @@ static void many_events(void) {
   long n = epoll_wait(ep, got, 2 * PIPES, 0);
   long sum = 0;
   for (long i = 0; i < n; i++) sum += got[i].data.u32;
-  printf("epoll_wait(%d pipes ready)              %ld events, data summing to %ld\n", PIPES, n, sum);
+  printf("epoll_wait(%d pipes ready)              %ld events, data summing to %ld\n", PIPES, n,
+         sum);
   for (int i = 0; i < PIPES; i++) close(fds[i][0]), close(fds[i][1]);
   close(ep);
 }
