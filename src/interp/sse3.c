@@ -25,11 +25,11 @@ SSE_RM(movshdup, load_m128a) {
 
 #define FP_HORIZONTAL(name, op, f64)                                                  \
   SSE_RM(name, load_m128a) {                                                          \
-    Xmm r = *d;                                                                       \
-    uint32_t raised = HOST_OR_SOFT(c, host_##name(&r, s, c->mxcsr),                      \
-                                   soft_horizontal(op, f64, &r, s, c->mxcsr));        \
-    if (fp_host_missed_trap(c, raised, &r, f64 ? FP_PD : FP_PS))                      \
-      r = *d, raised = soft_horizontal(op, f64, &r, s, c->mxcsr);                     \
+    Xmm r;                                                                            \
+    uint32_t raised;                                                                  \
+    HOST_OR_SOFT_RANGED(c, raised, r, *d, f64 ? FP_PD : FP_PS,                        \
+                        host_##name(&r, s, c->mxcsr),                                 \
+                        soft_horizontal(op, f64, &r, s, c->mxcsr));                   \
     fp_commit(c, raised);                                                             \
     *d = r;                                                                           \
   }
@@ -43,11 +43,11 @@ FP_HORIZONTAL(hsubpd, FP_SUB, true)
 
 #define FP_ADDSUB(name, f64)                                                          \
   SSE_RM(name, load_m128a) {                                                          \
-    Xmm r = *d;                                                                       \
-    uint32_t raised = HOST_OR_SOFT(c, host_##name(&r, s, c->mxcsr),                      \
-                                   soft_addsub(f64, &r, s, c->mxcsr));                \
-    if (fp_host_missed_trap(c, raised, &r, f64 ? FP_PD : FP_PS))                      \
-      r = *d, raised = soft_addsub(f64, &r, s, c->mxcsr);                             \
+    Xmm r;                                                                            \
+    uint32_t raised;                                                                  \
+    HOST_OR_SOFT_RANGED(c, raised, r, *d, f64 ? FP_PD : FP_PS,                        \
+                        host_##name(&r, s, c->mxcsr),                                 \
+                        soft_addsub(f64, &r, s, c->mxcsr));                           \
     fp_commit(c, raised);                                                             \
     *d = r;                                                                           \
   }

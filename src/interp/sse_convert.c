@@ -19,11 +19,10 @@
 /* Double to float, which can overflow or be tiny in the result's lanes (shape). */
 #define FP_NARROW(name, cvt, shape, load)                                             \
   SSE_RM(name, load) {                                                                \
-    Xmm r = *d;                                                                       \
-    uint32_t raised = HOST_OR_SOFT(c, host_##name(&r, s, c->mxcsr),                      \
-                                   soft_cvt(cvt, &r, s, c->mxcsr));                   \
-    if (fp_host_missed_trap(c, raised, &r, shape))                                    \
-      r = *d, raised = soft_cvt(cvt, &r, s, c->mxcsr);                                \
+    Xmm r;                                                                            \
+    uint32_t raised;                                                                  \
+    HOST_OR_SOFT_RANGED(c, raised, r, *d, shape, host_##name(&r, s, c->mxcsr),        \
+                        soft_cvt(cvt, &r, s, c->mxcsr));                              \
     fp_commit(c, raised);                                                             \
     *d = r;                                                                           \
   }

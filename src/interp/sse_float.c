@@ -10,11 +10,10 @@
 
 #define FP_ARITH(name, op, shape, load)                                               \
   SSE_RM(name, load) {                                                                \
-    Xmm r = *d;                                                                       \
-    uint32_t raised = HOST_OR_SOFT(c, host_##name(&r, s, c->mxcsr),                      \
-                                   soft_arith(op, shape, &r, s, c->mxcsr));           \
-    if (fp_host_missed_trap(c, raised, &r, shape))                                    \
-      r = *d, raised = soft_arith(op, shape, &r, s, c->mxcsr);                        \
+    Xmm r;                                                                            \
+    uint32_t raised;                                                                  \
+    HOST_OR_SOFT_RANGED(c, raised, r, *d, shape, host_##name(&r, s, c->mxcsr),        \
+                        soft_arith(op, shape, &r, s, c->mxcsr));                      \
     fp_commit(c, raised);                                                             \
     *d = r;                                                                           \
   }

@@ -91,4 +91,15 @@ static inline bool fp_host_missed_trap(const Cpu *c, uint32_t raised, const Xmm 
 #endif
 }
 
+/* HOST_OR_SOFT_RANGED(c, raised, r, init, sh, h, s): HOST_OR_SOFT for an operation that
+ * can overflow or underflow into r's lanes of shape sh, r starting as init; where the host
+ * tier's masked run missed a trap (fp_host_missed_trap), r starts again from init and the
+ * portable s runs. The flags raised go to the lvalue raised. */
+#define HOST_OR_SOFT_RANGED(c, raised, r, init, sh, h, s)                              \
+  do {                                                                                \
+    (r) = (init);                                                                     \
+    (raised) = HOST_OR_SOFT(c, h, s);                                                 \
+    if (fp_host_missed_trap(c, raised, &(r), sh)) (r) = (init), (raised) = (s);       \
+  } while (0)
+
 #endif

@@ -47,20 +47,33 @@ int64_t sys_timer_create(Cpu *c, const uint64_t *a) {
   return host_result(syscall(SYS_timer_create, (clockid_t)a[0], event, id));
 }
 
+/* The host's settime (nr: timer_settime or timerfd_settime) of timer or descriptor id,
+ * with the guest's struct itimerspec at new_at (required) and old_at (may be NULL). */
+static int64_t host_settime(Cpu *c, long nr, int id, int flags, uint64_t new_at,
+                            uint64_t old_at) {
+  void *new, *old;
+  if (!new_at || !guest_area(c, new_at, ITIMERSPEC_SIZE, GUEST_PROT_READ, &new) ||
+      !guest_area(c, old_at, ITIMERSPEC_SIZE, GUEST_PROT_WRITE, &old))
+    return -EFAULT;
+  return host_result(syscall(nr, id, flags, new, old));
+}
+
+/* The host's gettime (nr: timer_gettime or timerfd_gettime) into the guest's cur_at. */
+static int64_t host_gettime(Cpu *c, long nr, int id, uint64_t cur_at) {
+  void *cur;
+  if (!cur_at || !guest_area(c, cur_at, ITIMERSPEC_SIZE, GUEST_PROT_WRITE, &cur))
+    return -EFAULT;
+  return host_result(syscall(nr, id, cur));
+}
+
 int64_t sys_timer_settime(Cpu *c, const uint64_t *a) {
   if (det_on(c)) return vt_timer_settime(c, (int)a[0], (int)a[1], a[2], a[3]);
-  void *new, *old;
-  if (!a[2] || !guest_area(c, a[2], ITIMERSPEC_SIZE, GUEST_PROT_READ, &new) ||
-      !guest_area(c, a[3], ITIMERSPEC_SIZE, GUEST_PROT_WRITE, &old))
-    return -EFAULT;
-  return host_result(syscall(SYS_timer_settime, (int)a[0], (int)a[1], new, old));
+  return host_settime(c, SYS_timer_settime, (int)a[0], (int)a[1], a[2], a[3]);
 }
 
 int64_t sys_timer_gettime(Cpu *c, const uint64_t *a) {
   if (det_on(c)) return vt_timer_gettime(c, (int)a[0], a[1]);
-  void *cur;
-  if (!a[1] || !guest_area(c, a[1], ITIMERSPEC_SIZE, GUEST_PROT_WRITE, &cur)) return -EFAULT;
-  return host_result(syscall(SYS_timer_gettime, (int)a[0], cur));
+  return host_gettime(c, SYS_timer_gettime, (int)a[0], a[1]);
 }
 
 int64_t sys_timer_getoverrun(Cpu *c, const uint64_t *a) {
@@ -83,15 +96,9 @@ int64_t sys_timerfd_create(Cpu *c, const uint64_t *a) {
 }
 
 int64_t sys_timerfd_settime(Cpu *c, const uint64_t *a) {
-  void *new, *old;
-  if (!a[2] || !guest_area(c, a[2], ITIMERSPEC_SIZE, GUEST_PROT_READ, &new) ||
-      !guest_area(c, a[3], ITIMERSPEC_SIZE, GUEST_PROT_WRITE, &old))
-    return -EFAULT;
-  return host_result(syscall(SYS_timerfd_settime, arg_fd(a[0]), (int)a[1], new, old));
+  return host_settime(c, SYS_timerfd_settime, arg_fd(a[0]), (int)a[1], a[2], a[3]);
 }
 
 int64_t sys_timerfd_gettime(Cpu *c, const uint64_t *a) {
-  void *cur;
-  if (!a[1] || !guest_area(c, a[1], ITIMERSPEC_SIZE, GUEST_PROT_WRITE, &cur)) return -EFAULT;
-  return host_result(syscall(SYS_timerfd_gettime, arg_fd(a[0]), cur));
+  return host_gettime(c, SYS_timerfd_gettime, arg_fd(a[0]), a[1]);
 }
