@@ -354,6 +354,8 @@ int64_t sys_rt_sigpending(Cpu *c, const uint64_t *a);
 int64_t sys_rt_sigsuspend(Cpu *c, const uint64_t *a);
 int64_t sys_rt_sigtimedwait(Cpu *c, const uint64_t *a);
 int64_t sys_rt_sigqueueinfo(Cpu *c, const uint64_t *a);
+int64_t sys_signalfd(Cpu *c, const uint64_t *a);
+int64_t sys_signalfd4(Cpu *c, const uint64_t *a);
 int64_t sys_rt_tgsigqueueinfo(Cpu *c, const uint64_t *a);
 int64_t sys_pause(Cpu *c, const uint64_t *a);
 int64_t sys_sigaltstack(Cpu *c, const uint64_t *a);

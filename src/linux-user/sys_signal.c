@@ -103,6 +103,25 @@ int64_t sys_rt_sigtimedwait(Cpu *c, const uint64_t *a) {
   return sig;
 }
 
+/* signalfd4(fd, mask, sizemask, flags): the host's own. The guest's blocked signals are
+ * blocked on the host and wait in its pending set, which is what the descriptor reads
+ * (struct signalfd_siginfo and the SFD_* flags are the same on every host). Under
+ * --deterministic ENOSYS: a virtual timer's signal never reaches the host's pending set,
+ * and the sender's pid there is the host's. */
+int64_t sys_signalfd4(Cpu *c, const uint64_t *a) {
+  if (det_on(c)) return -ENOSYS;
+  if (a[2] != X64_SIGSET_SIZE) return -EINVAL;
+  uint64_t set;
+  int r = guest_copy_in(c, &set, a[1], sizeof set);
+  if (r < 0) return r;
+  return host_result(syscall(SYS_signalfd4, arg_fd(a[0]), &set, sizeof set, (int)a[3]));
+}
+
+int64_t sys_signalfd(Cpu *c, const uint64_t *a) {
+  uint64_t args[4] = {a[0], a[1], a[2], 0};
+  return sys_signalfd4(c, args);
+}
+
 /* siginfo_t is the same on every 64-bit host; the kernel checks who may send what. */
 int64_t sys_rt_sigqueueinfo(Cpu *c, const uint64_t *a) {
   X64Siginfo info;

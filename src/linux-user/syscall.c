@@ -234,6 +234,8 @@ static const SysEntry table[X64_NR_COUNT] = {
     S(rt_sigtimedwait, R_DEC, A_PTR, A_PTR, A_PTR, A_ULONG),
     S(rt_sigqueueinfo, R_DEC, A_INT, A_SIG, A_PTR),
     S(rt_tgsigqueueinfo, R_DEC, A_INT, A_INT, A_SIG, A_PTR),
+    S(signalfd, R_DEC, A_FD, A_PTR, A_ULONG),
+    S(signalfd4, R_DEC, A_FD, A_PTR, A_ULONG, A_HEX),
     S(rt_sigreturn, R_HEX),
     S(pause, R_DEC),
     S(sigaltstack, R_DEC, A_PTR, A_PTR),

@@ -1,6 +1,6 @@
 /* syscall_misc.c: system calls outside the big families, each with what it returns and
  * the state it leaves, printed so that a native run and one under x64emu can be compared:
- * eventfd, timerfd, inotify, pidfds, the scheduling policy calls, capabilities, I/O
+ * eventfd, timerfd, signalfd, inotify, pidfds, the scheduling policy calls, capabilities, I/O
  * priority, personality, setting the clocks, mlock2, syncfs/sync_file_range/readahead,
  * splice/tee/vmsplice, sendmmsg/recvmmsg (which glibc's DNS resolver sends its queries
  * with), an epoll_wait that returns 1,500 events, and fexecve of a descriptor that
@@ -20,6 +20,7 @@
 #include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -70,6 +71,62 @@ static void timerfds(void) {
   show("  timerfd_settime(bad)", syscall(SYS_timerfd_settime, fd, 0, (void *)8, NULL));
   close(fd);
   show("timerfd_create(bad clock)", timerfd_create(99, 0));
+}
+
+/* A signalfd reads what the thread blocks: signals sent to it, queued with a value, a
+ * child's SIGCHLD; a handler installed for a blocked signal does not run. */
+static volatile sig_atomic_t handled;
+static void on_usr2(int sig) { handled = sig; }
+
+static void read_signal(int fd, const char *what) {
+  struct signalfd_siginfo si;
+  ssize_t n = read(fd, &si, sizeof si);
+  show(what, n);
+  if (n == (ssize_t)sizeof si)
+    printf("  signo %u code %d from-self %d int %d status %d\n", si.ssi_signo, si.ssi_code,
+           si.ssi_pid == (uint32_t)getpid(), si.ssi_int, si.ssi_signo == SIGCHLD ? si.ssi_status : 0);
+}
+
+static void signalfds(void) {
+  sigset_t set, old;
+  sigemptyset(&set);
+  sigaddset(&set, SIGUSR1);
+  sigaddset(&set, SIGUSR2);
+  sigaddset(&set, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &set, &old);
+  signal(SIGUSR2, on_usr2);
+  sigdelset(&set, SIGCHLD);
+  int fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+  show("signalfd(USR1|USR2, NONBLOCK)", fd >= 0);
+  read_signal(fd, "  read (none pending)");
+  raise(SIGUSR2);
+  sigqueue(getpid(), SIGUSR1, (union sigval){.sival_int = 77});
+  struct pollfd p = {fd, POLLIN, 0};
+  show("  poll", poll(&p, 1, 0));
+  printf("  revents %#x\n", p.revents);
+  read_signal(fd, "  read");
+  read_signal(fd, "  read");
+  read_signal(fd, "  read (drained)");
+  printf("  handler ran %d\n", handled);
+  sigaddset(&set, SIGCHLD);
+  show("  signalfd(fd, +CHLD)", signalfd(fd, &set, 0) == fd);
+  pid_t child = fork();
+  if (child == 0) _exit(5);
+  int epfd = epoll_create1(EPOLL_CLOEXEC);
+  struct epoll_event ev = {.events = EPOLLIN, .data.u32 = 9}, got;
+  epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
+  show("  epoll_wait (child exits)", epoll_wait(epfd, &got, 1, 5000));
+  read_signal(fd, "  read");
+  waitpid(child, NULL, 0);
+  close(epfd);
+  show("  signalfd(bad size)", syscall(SYS_signalfd4, fd, &set, 4, 0));
+  show("  signalfd(bad flags)", syscall(SYS_signalfd4, -1, &set, 8, 1));
+  show("  signalfd(bad mask)", syscall(SYS_signalfd4, -1, (void *)8, 8, 0));
+  show("  signalfd(not one)", signalfd(1, &set, 0));
+  show("  signalfd (the old call)", syscall(SYS_signalfd, -1, &set, 8) >= 0);
+  close(fd);
+  signal(SIGUSR2, SIG_DFL);
+  sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
 static void inotifies(void) {
@@ -322,6 +379,7 @@ int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   eventfds();
   timerfds();
+  signalfds();
   inotifies();
   pidfds();
   scheduling();
