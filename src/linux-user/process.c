@@ -2,6 +2,7 @@
 #include "process.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../interp/run.h"
@@ -21,4 +22,5 @@ bool process_init(Process *p, const char *exe_path) {
 void process_destroy(Process *p) {
   threads_destroy(&p->threads);
   machine_destroy(&p->machine);
+  free(p->shm);
 }

@@ -125,6 +125,12 @@ typedef struct Process {
   int stopped_signal;
   bool stopped_fault;
   VirtualTime vtime;     /* --deterministic's timers (virtual_time.c) */
+  /* System V shared memory the guest attached (shmat), for shmdt to know each one's
+   * length (sys_mem.c). */
+  struct ShmAttached {
+    uint64_t addr, len;
+  } *shm;
+  unsigned nshm, shm_cap;
 } Process;
 
 /* A new process with one thread, for the program at exe_path; false (nothing to destroy)

@@ -228,6 +228,20 @@ int64_t sys_msync(Cpu *c, const uint64_t *a);
 int64_t sys_mincore(Cpu *c, const uint64_t *a);
 int64_t sys_mlock(Cpu *c, const uint64_t *a);
 int64_t sys_munlock(Cpu *c, const uint64_t *a);
+int64_t sys_shmat(Cpu *c, const uint64_t *a);
+int64_t sys_shmdt(Cpu *c, const uint64_t *a);
+
+/* sys_ipc.c */
+int64_t sys_msgget(Cpu *c, const uint64_t *a);
+int64_t sys_msgsnd(Cpu *c, const uint64_t *a);
+int64_t sys_msgrcv(Cpu *c, const uint64_t *a);
+int64_t sys_msgctl(Cpu *c, const uint64_t *a);
+int64_t sys_semget(Cpu *c, const uint64_t *a);
+int64_t sys_semop(Cpu *c, const uint64_t *a);
+int64_t sys_semtimedop(Cpu *c, const uint64_t *a);
+int64_t sys_semctl(Cpu *c, const uint64_t *a);
+int64_t sys_shmget(Cpu *c, const uint64_t *a);
+int64_t sys_shmctl(Cpu *c, const uint64_t *a);
 int64_t sys_mlock2(Cpu *c, const uint64_t *a);
 int64_t sys_brk(Cpu *c, const uint64_t *a);
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/shm.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -362,6 +363,96 @@ int64_t sys_mincore(Cpu *c, const uint64_t *a) {
     return guest_pages_mincore(a[0], a[1], vec);
   }
   return host_result(mincore(GUEST_PTR(a[0]), a[1], vec));
+}
+
+/* ---- System V shared memory: shmat and shmdt ---- */
+
+enum { SHM_RDONLY_ = 010000, SHM_RND_ = 020000, SHM_REMAP_ = 040000, SHM_EXEC_ = 0100000 };
+
+/* The attachment at addr in the process's list, or NULL. */
+static struct ShmAttached *shm_find(Process *p, uint64_t addr) {
+  for (unsigned i = 0; i < p->nshm; i++)
+    if (p->shm[i].addr == addr) return &p->shm[i];
+  return NULL;
+}
+
+static bool shm_note(Process *p, uint64_t addr, uint64_t len) {
+  struct ShmAttached *old = shm_find(p, addr); /* a stale one the guest unmapped */
+  if (old) return old->len = len, true;
+  if (p->nshm == p->shm_cap) {
+    unsigned cap = p->shm_cap ? 2 * p->shm_cap : 8;
+    struct ShmAttached *bigger = realloc(p->shm, cap * sizeof *bigger);
+    if (!bigger) return false;
+    p->shm = bigger, p->shm_cap = cap;
+  }
+  p->shm[p->nshm++] = (struct ShmAttached){addr, len};
+  return true;
+}
+
+/* shmat(id, addr, flags): the host attaches the segment where the guest says, or, with no
+ * address, where the guest's space has room (reserved first, then taken over with
+ * SHM_REMAP), never on the emulator's memory. Its pages are then the guest's, shared.
+ * SHMLBA is the page, as on x86-64; on a host with larger pages the attachment takes
+ * whole host pages, and an address must be a multiple of one. */
+int64_t sys_shmat(Cpu *c, const uint64_t *a) {
+  int id = (int)a[0], flags = (int)a[2];
+  uint64_t addr = a[1], align = host_page();
+  bool fixed = addr != 0;
+  mem_init(c);
+  if (addr & (align - 1)) {
+    if (!(flags & SHM_RND_)) return -EINVAL;
+    addr &= ~(align - 1);
+  }
+  if (!addr && (flags & SHM_REMAP_)) return -EINVAL;
+  if (fixed && !addr) return -EPERM; /* rounded down to page 0, below mmap_min_addr */
+  struct shmid_ds ds;
+  if (shmctl(id, IPC_STAT, &ds) < 0) return -errno;
+  uint64_t len = host_page_up(ds.shm_segsz);
+  int hflags = flags & (SHM_RDONLY_ | SHM_REMAP_);
+  void *at;
+  if (fixed) {
+    if (addr + len < addr || addr + len > GUEST_USER_TOP) return -EINVAL;
+    if (guest_mem_hits_emulator(c, addr, len)) return -EINVAL;
+    at = shmat(id, GUEST_PTR(addr), hflags);
+    if (at == (void *)-1) return -errno;
+  } else {
+    void *room = guest_space_map(&proc_of(c)->space, 0, len, align, 0, PROT_NONE,
+                                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (room == MAP_FAILED) return -errno;
+    at = shmat(id, room, hflags | SHM_REMAP_);
+    if (at == (void *)-1) {
+      int err = errno;
+      munmap(room, len);
+      return -err;
+    }
+  }
+  uint64_t got = (uint64_t)(uintptr_t)at;
+  block_invalidate_range(&c->m->code, got, len);
+  int prot = GUEST_PROT_READ | (flags & SHM_RDONLY_ ? 0 : GUEST_PROT_WRITE) |
+             (flags & SHM_EXEC_ ? GUEST_PROT_EXEC : 0);
+  if (!ranges_add(&c->m->mem, got, got + len, prot | GUEST_MAP_SHARED) ||
+      !shm_note(proc_of(c), got, len)) {
+    shmdt(at);
+    ranges_remove(&c->m->mem, got, got + len);
+    return -ENOMEM;
+  }
+  return (int64_t)got;
+}
+
+/* shmdt(addr): the host detaches what is attached there; the guest's ranges forget the
+ * length shmat noted. An address with nothing attached is the host's EINVAL. */
+int64_t sys_shmdt(Cpu *c, const uint64_t *a) {
+  Process *p = proc_of(c);
+  uint64_t addr = a[0];
+  if (addr & (PAGE - 1)) return -EINVAL;
+  struct ShmAttached *att = shm_find(p, addr);
+  if (!att) return -EINVAL;
+  uint64_t len = att->len;
+  *att = p->shm[--p->nshm];
+  if (shmdt(GUEST_PTR(addr)) < 0) return -errno;
+  block_invalidate_range(&c->m->code, addr, len);
+  ranges_remove(&c->m->mem, addr, addr + len);
+  return 0;
 }
 
 int64_t sys_mlock(Cpu *c, const uint64_t *a) { return host_result(mlock(GUEST_PTR(a[0]), a[1])); }

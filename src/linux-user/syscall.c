@@ -226,6 +226,20 @@ static const SysEntry table[X64_NR_COUNT] = {
     S(sendmmsg, R_DEC, A_FD, A_PTR, A_INT, A_HEX),
     S(recvmmsg, R_DEC, A_FD, A_PTR, A_INT, A_HEX, A_PTR),
 
+    /* System V IPC */
+    S(msgget, R_DEC, A_HEX, A_HEX),
+    S(msgsnd, R_DEC, A_INT, A_PTR, A_ULONG, A_HEX),
+    S(msgrcv, R_DEC, A_INT, A_PTR, A_ULONG, A_LONG, A_HEX),
+    S(msgctl, R_DEC, A_INT, A_INT, A_PTR),
+    S(semget, R_DEC, A_HEX, A_INT, A_HEX),
+    S(semop, R_DEC, A_INT, A_PTR, A_ULONG),
+    S(semtimedop, R_DEC, A_INT, A_PTR, A_ULONG, A_PTR),
+    S(semctl, R_DEC, A_INT, A_INT, A_INT, A_HEX),
+    S(shmget, R_DEC, A_HEX, A_ULONG, A_HEX),
+    S(shmat, R_HEX, A_INT, A_PTR, A_HEX),
+    S(shmdt, R_DEC, A_PTR),
+    S(shmctl, R_DEC, A_INT, A_INT, A_PTR),
+
     /* signals */
     S(rt_sigaction, R_DEC, A_SIG, A_PTR, A_PTR, A_ULONG),
     S(rt_sigprocmask, R_DEC, A_SIGHOW, A_PTR, A_PTR, A_ULONG),

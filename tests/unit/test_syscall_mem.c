@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/shm.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -109,6 +110,37 @@ static void test_fixed_over_emulator_memory_is_refused(void **state) {
   munmap(e, PG);
   /* harmless advice is allowed everywhere */
   assert_int_equal(SC3(madvise, emu, PG, MADV_WILLNEED), 0);
+}
+
+/* System V shared memory is attached among the guest's mappings, never over the
+ * emulator's, and shmdt gives the place back. */
+static void test_shmat_keeps_to_guest_memory(void **state) {
+  catch_guest_faults();
+  int id = shmget(IPC_PRIVATE, 3 * PG, IPC_CREAT | 0600);
+  assert_true(id >= 0);
+  uint64_t emu = (uint64_t)(uintptr_t)emulator_page;
+  memset(emulator_page, 0xe5, sizeof emulator_page);
+  assert_int_equal(SC3(shmat, id, emu, SHM_REMAP), -EINVAL);
+  assert_int_equal(SC3(shmat, id, emu + 1, SHM_RND | SHM_REMAP), -EINVAL);
+  for (size_t i = 0; i < sizeof emulator_page; i++) assert_int_equal(emulator_page[i], 0xe5);
+
+  int64_t at = SC3(shmat, id, 0, 0);
+  assert_true(at > 0 && (at & (PG - 1)) == 0);
+  assert_string_equal(maps_perms((uint64_t)at), "rw-s");
+  ((uint8_t *)at)[3 * PG - 1] = 7;
+  /* the attachment is the guest's: mprotect and a fixed mapping beside it are allowed */
+  assert_int_equal(SC3(mprotect, at, PG, X_PROT_READ), 0);
+  assert_int_equal(SC1(shmdt, at + PG), -EINVAL); /* not where one starts */
+  assert_int_equal(SC1(shmdt, at), 0);
+  assert_int_equal(SC1(shmdt, at), -EINVAL);
+  assert_int_equal(SC3(mprotect, at, PG, X_PROT_READ), -ENOMEM); /* nothing there now */
+  /* attached again where it was, by address, then read-only */
+  assert_int_equal(SC3(shmat, id, at, SHM_RDONLY), at);
+  assert_int_equal(((uint8_t *)at)[3 * PG - 1], 7);
+  assert_string_equal(maps_perms((uint64_t)at), "r--s");
+  assert_int_equal(SC1(shmdt, at), 0);
+  assert_int_equal(shmctl(id, IPC_RMID, NULL), 0);
+  assert_int_equal(SC3(shmat, id, 0, 0), -EINVAL); /* removed */
 }
 
 static void test_fixed_over_guest_memory_replaces_it(void **state) {
@@ -240,6 +272,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup(test_mmap_munmap_round_trip, setup),
       cmocka_unit_test_setup(test_fixed_over_emulator_memory_is_refused, setup),
+      cmocka_unit_test_setup(test_shmat_keeps_to_guest_memory, setup),
       cmocka_unit_test_setup(test_fixed_over_guest_memory_replaces_it, setup),
       cmocka_unit_test_setup(test_mprotect_and_mremap, setup),
       cmocka_unit_test_setup(test_brk, setup),

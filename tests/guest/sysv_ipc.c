@@ -1,0 +1,257 @@
+/* sysv_ipc.c: System V IPC, each call with what it returns and the state it leaves,
+ * printed so that a native run and one under x64emu can be compared: a message queue
+ * (types, truncation, a child that waits for a message, the queue's status), a semaphore
+ * set (every semctl command, operations that would wait, a timed one, undo), and shared
+ * memory (attached where the kernel chooses and where the program says, seen by a child,
+ * read-only, rounded with SHM_RND, the status and detaching), with the errors of bad
+ * arguments. Identifiers and times differ between runs: only their relations print. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ipc.h>
+#include <sys/mman.h>
+#include <sys/msg.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* A call's result: the value, or the errno's name. */
+static void show(const char *what, long r) {
+  if (r < 0) printf("%-40s -1 %s\n", what, strerrorname_np(errno));
+  else printf("%-40s %ld\n", what, r);
+}
+
+static void *bad_ptr(void) { return (void *)(uintptr_t)8; }
+
+struct message {
+  long type;
+  char text[32];
+};
+
+static void message_queues(void) {
+  int q = msgget(IPC_PRIVATE, IPC_CREAT | 0600);
+  show("msgget(PRIVATE)", q >= 0);
+  struct message m = {2, "second type"}, got;
+  show("  msgsnd(type 2)", msgsnd(q, &m, 12, 0));
+  m = (struct message){1, "type one"};
+  show("  msgsnd(type 1)", msgsnd(q, &m, 9, 0));
+  struct msqid_ds ds;
+  show("  msgctl(IPC_STAT)", msgctl(q, IPC_STAT, &ds));
+  printf("  qnum %lu cbytes %lu mode %o lspid-is-self %d qbytes>0 %d\n", ds.msg_qnum,
+         ds.__msg_cbytes, ds.msg_perm.mode, ds.msg_lspid == getpid(), ds.msg_qbytes > 0);
+  show("  msgrcv(type 1)", msgrcv(q, &got, sizeof got.text, 1, 0));
+  printf("  got %ld '%s'\n", got.type, got.text);
+  show("  msgrcv(4 bytes, E2BIG)", msgrcv(q, &got, 4, 0, IPC_NOWAIT));
+  memset(&got, 0, sizeof got);
+  show("  msgrcv(4 bytes, MSG_NOERROR)", msgrcv(q, &got, 4, 0, IPC_NOWAIT | MSG_NOERROR));
+  printf("  got %ld '%.4s'\n", got.type, got.text);
+  show("  msgrcv(empty, NOWAIT)", msgrcv(q, &got, sizeof got.text, 0, IPC_NOWAIT));
+  show("  msgsnd(type 0)", msgsnd(q, &(struct message){0, "x"}, 1, 0));
+  show("  msgsnd(bad buffer)", msgsnd(q, bad_ptr(), 4, 0));
+  show("  msgrcv(bad buffer)", syscall(SYS_msgrcv, q, bad_ptr(), 4, 0, IPC_NOWAIT));
+  show("  msgsnd(size -1)", syscall(SYS_msgsnd, q, &m, -1L, 0));
+  /* A buffer that ends in an unmapped page: what is needed of it counts. */
+  char *two = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  munmap(two + 4096, 4096);
+  struct message *edge = (struct message *)(two + 4096 - sizeof *edge);
+  *edge = (struct message){3, "edge"};
+  show("  msgsnd(past the mapping)", msgsnd(q, edge, 1000, 0));
+  show("  msgsnd(up to the mapping)", msgsnd(q, edge, sizeof edge->text, 0));
+  memset(edge, 0, sizeof *edge);
+  show("  msgrcv(into a short mapping)", msgrcv(q, edge, 1000, 0, IPC_NOWAIT));
+  printf("  got %ld '%s'\n", edge->type, edge->text);
+  show("  msgsnd(type 4)", msgsnd(q, &(struct message){4, "lost"}, 5, 0));
+  show("  msgrcv(type 4, bad buffer)", msgrcv(q, bad_ptr(), 5, 4, IPC_NOWAIT));
+  show("  msgrcv(type 4 again)", msgrcv(q, &got, sizeof got.text, 4, IPC_NOWAIT));
+  munmap(two, 4096);
+
+  pid_t child = fork();
+  if (child == 0) {
+    struct message in;
+    ssize_t n = msgrcv(q, &in, sizeof in.text, 7, 0); /* waits for the parent */
+    _exit(n == 5 && strcmp(in.text, "wake") == 0 ? 11 : 12);
+  }
+  usleep(20000);
+  m = (struct message){7, "wake"};
+  show("  msgsnd(to the waiting child)", msgsnd(q, &m, 5, 0));
+  int status;
+  waitpid(child, &status, 0);
+  printf("  child exited %d\n", WEXITSTATUS(status));
+
+  ds.msg_perm.mode = 0640;
+  show("  msgctl(IPC_SET 0640)", msgctl(q, IPC_SET, &ds));
+  show("  msgctl(IPC_STAT)", msgctl(q, IPC_STAT, &ds));
+  printf("  mode %o qnum %lu\n", ds.msg_perm.mode, ds.msg_qnum);
+  struct msginfo info;
+  show("  msgctl(IPC_INFO) >= 0", msgctl(0, IPC_INFO, (struct msqid_ds *)&info) >= 0);
+  printf("  msgmax>0 %d msgmnb>0 %d\n", info.msgmax > 0, info.msgmnb > 0);
+  show("  msgctl(IPC_STAT, bad buffer)", msgctl(q, IPC_STAT, bad_ptr()));
+  show("  msgctl(bad command)", msgctl(q, 99, NULL));
+  show("  msgctl(IPC_RMID)", msgctl(q, IPC_RMID, NULL));
+  show("  msgsnd(removed)", msgsnd(q, &m, 1, IPC_NOWAIT));
+  show("msgget(key, no CREAT)", msgget(0x7e57ab1e, 0600));
+}
+
+union semun {
+  int val;
+  struct semid_ds *buf;
+  unsigned short *array;
+  struct seminfo *info;
+};
+
+static void semaphores(void) {
+  int s = semget(IPC_PRIVATE, 3, IPC_CREAT | 0600);
+  show("semget(PRIVATE, 3)", s >= 0);
+  unsigned short vals[3] = {1, 2, 3};
+  show("  semctl(SETALL 1 2 3)", semctl(s, 0, SETALL, (union semun){.array = vals}));
+  show("  semctl(SETVAL #2 = 7)", semctl(s, 2, SETVAL, (union semun){.val = 7}));
+  memset(vals, 0, sizeof vals);
+  show("  semctl(GETALL)", semctl(s, 0, GETALL, (union semun){.array = vals}));
+  printf("  values %u %u %u\n", vals[0], vals[1], vals[2]);
+  struct sembuf ops[2] = {{0, -1, 0}, {1, 2, SEM_UNDO}};
+  show("  semop(#0 -1, #1 +2 undo)", semop(s, ops, 2));
+  show("  semctl(GETVAL #0)", semctl(s, 0, GETVAL));
+  show("  semctl(GETVAL #1)", semctl(s, 1, GETVAL));
+  show("  semctl(GETPID) is self", semctl(s, 0, GETPID) == getpid());
+  show("  semctl(GETNCNT #0)", semctl(s, 0, GETNCNT));
+  show("  semctl(GETZCNT #0)", semctl(s, 0, GETZCNT));
+  struct sembuf wait0 = {0, -1, IPC_NOWAIT};
+  show("  semop(#0 -1, NOWAIT)", semop(s, &wait0, 1));
+  wait0.sem_flg = 0;
+  struct timespec ten_ms = {0, 10 * 1000 * 1000};
+  show("  semtimedop(#0 -1, 10 ms)", semtimedop(s, &wait0, 1, &ten_ms));
+  show("  semtimedop(bad timeout)", semtimedop(s, &wait0, 1, bad_ptr()));
+  show("  semop(bad operations)", semop(s, bad_ptr(), 1));
+  show("  semop(no operations)", semop(s, ops, 0));
+  show("  semop(100000 operations)", syscall(SYS_semop, s, ops, 100000));
+  show("  semop(semaphore 5)", semop(s, &(struct sembuf){5, 1, 0}, 1));
+
+  pid_t child = fork();
+  if (child == 0) {
+    struct sembuf take = {0, -1, 0};
+    _exit(semop(s, &take, 1) == 0 ? 21 : 22); /* waits until the parent posts */
+  }
+  usleep(20000);
+  show("  semctl(GETNCNT #0), child waits", semctl(s, 0, GETNCNT));
+  show("  semop(#0 +1)", semop(s, &(struct sembuf){0, 1, 0}, 1));
+  int status;
+  waitpid(child, &status, 0);
+  printf("  child exited %d\n", WEXITSTATUS(status));
+
+  struct semid_ds ds;
+  show("  semctl(IPC_STAT)", semctl(s, 0, IPC_STAT, (union semun){.buf = &ds}));
+  printf("  nsems %lu mode %o otime-set %d ctime-set %d\n", ds.sem_nsems, ds.sem_perm.mode,
+         ds.sem_otime > 0, ds.sem_ctime > 0);
+  ds.sem_perm.mode = 0640;
+  show("  semctl(IPC_SET 0640)", semctl(s, 0, IPC_SET, (union semun){.buf = &ds}));
+  memset(&ds, 0, sizeof ds);
+  show("  semctl(IPC_STAT)", semctl(s, 0, IPC_STAT, (union semun){.buf = &ds}));
+  printf("  nsems %lu mode %o\n", ds.sem_nsems, ds.sem_perm.mode);
+  struct seminfo info;
+  show("  semctl(SEM_INFO) >= 0", semctl(s, 0, SEM_INFO, (union semun){.info = &info}) >= 0);
+  printf("  semmsl>0 %d semopm>0 %d\n", info.semmsl > 0, info.semopm > 0);
+  show("  semctl(IPC_STAT, bad buffer)", semctl(s, 0, IPC_STAT, (union semun){.buf = bad_ptr()}));
+  show("  semctl(GETALL, bad buffer)", semctl(s, 0, GETALL, (union semun){.array = bad_ptr()}));
+  show("  semctl(IPC_RMID)", semctl(s, 0, IPC_RMID));
+  show("  semctl(GETVAL, removed)", semctl(s, 0, GETVAL));
+  show("semget(3, 100000 semaphores)", semget(IPC_PRIVATE, 100000, IPC_CREAT | 0600));
+}
+
+static sigjmp_buf on_fault;
+static volatile int fault_code;
+static void on_segv(int sig, siginfo_t *si, void *uc) {
+  (void)sig, (void)uc;
+  fault_code = si->si_code;
+  siglongjmp(on_fault, 1);
+}
+
+static void shared_memory(void) {
+  int id = shmget(IPC_PRIVATE, 10000, IPC_CREAT | 0600);
+  show("shmget(PRIVATE, 10000)", id >= 0);
+  struct shmid_ds ds;
+  show("  shmctl(IPC_STAT)", shmctl(id, IPC_STAT, &ds));
+  printf("  segsz %zu nattch %lu mode %o cpid-is-self %d\n", ds.shm_segsz, ds.shm_nattch,
+         ds.shm_perm.mode & 0777, ds.shm_cpid == getpid());
+  char *a = shmat(id, NULL, 0);
+  show("  shmat(NULL)", a != (void *)-1);
+  printf("  page aligned %d zeroed %d\n", ((uintptr_t)a & 4095) == 0, a[0] == 0 && a[9999] == 0);
+  strcpy(a, "parent");
+  pid_t child = fork();
+  if (child == 0) {
+    int same = strcmp(a, "parent") == 0;
+    strcpy(a + 100, "child");
+    _exit(same ? 31 : 32);
+  }
+  int status;
+  waitpid(child, &status, 0);
+  printf("  child exited %d, wrote '%s'\n", WEXITSTATUS(status), a + 100);
+
+  /* A second attachment, where the program says: a place it reserved, taken over. */
+  char *room = mmap(NULL, 3 * 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  show("  shmat(reserved place)", shmat(id, room, 0) != (void *)-1);
+  show("  shmat(reserved place, SHM_REMAP)", shmat(id, room, SHM_REMAP) == room);
+  printf("  both views %d\n", strcmp(room + 100, "child") == 0);
+  room[200] = 'x';
+  printf("  written through one, read through the other %d\n", a[200] == 'x');
+  show("  shmctl(IPC_STAT)", shmctl(id, IPC_STAT, &ds));
+  printf("  nattch %lu lpid-is-self %d\n", ds.shm_nattch, ds.shm_lpid == getpid());
+  show("  shmdt(second)", shmdt(room));
+  show("  shmdt(second, again)", shmdt(room));
+  show("  shmdt(inside the first)", shmdt(a + 4096));
+  show("  shmdt(unaligned)", shmdt(a + 1));
+  show("  shmat(unaligned)", (long)shmat(id, a + 1, 0) == -1 ? -1 : 0);
+  char *rounded = shmat(id, room + 5, SHM_RND);
+  show("  shmat(room + 5, SHM_RND) is room", rounded == room);
+  if (rounded != (void *)-1) shmdt(rounded);
+  show("  shmat(NULL, SHM_REMAP)", (long)shmat(id, NULL, SHM_REMAP) == -1 ? -1 : 0);
+
+  char *ro = shmat(id, NULL, SHM_RDONLY);
+  show("  shmat(NULL, SHM_RDONLY)", ro != (void *)-1);
+  printf("  reads '%s'\n", ro);
+  struct sigaction sa = {.sa_sigaction = on_segv, .sa_flags = SA_SIGINFO}, old;
+  sigaction(SIGSEGV, &sa, &old);
+  if (sigsetjmp(on_fault, 1) == 0) {
+    ro[0] = 'X';
+    printf("  write to the read-only view: no fault\n");
+  } else {
+    printf("  write to the read-only view: SIGSEGV code %d\n", fault_code);
+  }
+  sigaction(SIGSEGV, &old, NULL);
+  show("  mprotect(read-only view, RW)", mprotect(ro, 4096, PROT_READ | PROT_WRITE));
+  show("  shmdt(read-only)", shmdt(ro));
+
+  ds.shm_perm.mode = 0640;
+  show("  shmctl(IPC_SET 0640)", shmctl(id, IPC_SET, &ds));
+  show("  shmctl(IPC_STAT)", shmctl(id, IPC_STAT, &ds));
+  printf("  mode %o nattch %lu\n", ds.shm_perm.mode & 0777, ds.shm_nattch);
+  struct shminfo info;
+  show("  shmctl(IPC_INFO) >= 0", shmctl(0, IPC_INFO, (struct shmid_ds *)&info) >= 0);
+  printf("  shmmax>0 %d shmmni>0 %d\n", info.shmmax > 0, info.shmmni > 0);
+  struct shm_info usage;
+  show("  shmctl(SHM_INFO) >= 0", shmctl(0, SHM_INFO, (struct shmid_ds *)&usage) >= 0);
+  printf("  used_ids>0 %d\n", usage.used_ids > 0);
+  show("  shmctl(IPC_STAT, bad buffer)", shmctl(id, IPC_STAT, bad_ptr()));
+  show("  shmctl(IPC_RMID)", shmctl(id, IPC_RMID, NULL));
+  printf("  still attached reads '%s'\n", a);
+  show("  shmctl(IPC_STAT) after RMID", shmctl(id, IPC_STAT, &ds));
+  printf("  nattch %lu dest %d\n", ds.shm_nattch, (ds.shm_perm.mode & SHM_DEST) != 0);
+  show("  shmdt(first)", shmdt(a));
+  show("  shmat(removed)", (long)shmat(id, NULL, 0) == -1 ? -1 : 0);
+  show("shmget(0 bytes)", shmget(IPC_PRIVATE, 0, IPC_CREAT | 0600));
+  show("shmat(bad id)", (long)shmat(-1, NULL, 0) == -1 ? -1 : 0);
+}
+
+int main(void) {
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  message_queues();
+  semaphores();
+  shared_memory();
+  return 0;
+}
