@@ -131,6 +131,9 @@ typedef struct Process {
     uint64_t addr, len;
   } *shm;
   unsigned nshm, shm_cap;
+  /* mlockall's MCL_FUTURE (and MCL_ONFAULT): the guest's new mappings are locked as they
+   * are made (sys_mem.c); 0 without. Not inherited by fork, as the kernel's. */
+  int mlock_future;
 } Process;
 
 /* A new process with one thread, for the program at exe_path; false (nothing to destroy)

@@ -228,6 +228,8 @@ int64_t sys_msync(Cpu *c, const uint64_t *a);
 int64_t sys_mincore(Cpu *c, const uint64_t *a);
 int64_t sys_mlock(Cpu *c, const uint64_t *a);
 int64_t sys_munlock(Cpu *c, const uint64_t *a);
+int64_t sys_mlockall(Cpu *c, const uint64_t *a);
+int64_t sys_munlockall(Cpu *c, const uint64_t *a);
 int64_t sys_shmat(Cpu *c, const uint64_t *a);
 int64_t sys_shmdt(Cpu *c, const uint64_t *a);
 

@@ -182,7 +182,7 @@ enum {
   X64_MREMAP_MAYMOVE = 1, X64_MREMAP_FIXED = 2, X64_MREMAP_DONTUNMAP = 4,
 };
 
-int64_t sys_mmap(Cpu *c, const uint64_t *a) {
+static int64_t map_guest(Cpu *c, const uint64_t *a) {
   uint64_t addr = a[0], len = a[1], flags = a[3], off = a[5];
   mem_init(c);
   if (len == 0 || (off & (PAGE - 1))) return -EINVAL;
@@ -285,7 +285,7 @@ static void *remap_in_guest_space(Cpu *c, uint64_t old, uint64_t old_size, uint6
   return r;
 }
 
-int64_t sys_mremap(Cpu *c, const uint64_t *a) {
+static int64_t remap_guest(Cpu *c, const uint64_t *a) {
   uint64_t old = a[0], old_len = page_up(a[1]), new_len = page_up(a[2]), flags = a[3], to = a[4];
   mem_init(c);
   if (old & (PAGE - 1)) return -EINVAL;
@@ -365,6 +365,70 @@ int64_t sys_mincore(Cpu *c, const uint64_t *a) {
   return host_result(mincore(GUEST_PTR(a[0]), a[1], vec));
 }
 
+/* ---- mlockall ---- */
+
+enum { X64_MCL_CURRENT = 1, X64_MCL_FUTURE = 2, X64_MCL_ONFAULT = 4 };
+#define X64_MLOCK_ONFAULT 1
+
+/* The host's lock of the guest's pages [addr, addr + len) as mlockall's flags say
+ * (MCL_ONFAULT: as they are first touched). */
+static int lock_pages(uint64_t addr, uint64_t len, int flags) {
+  if (flags & X64_MCL_ONFAULT)
+    return (int)syscall(SYS_mlock2, GUEST_PTR(addr), (size_t)len, X64_MLOCK_ONFAULT);
+  return mlock(GUEST_PTR(addr), len);
+}
+
+/* A new mapping of the guest's under MCL_FUTURE is locked, or, as the kernel refuses a
+ * mapping it cannot lock, undone: EAGAIN. */
+static int64_t lock_new(Cpu *c, int64_t got, uint64_t len) {
+  int flags = proc_of(c)->mlock_future;
+  if (got < 0 || !flags || !len || lock_pages((uint64_t)got, page_up(len), flags) == 0) return got;
+  uint64_t undo[2] = {(uint64_t)got, len};
+  sys_munmap(c, undo);
+  return -EAGAIN;
+}
+
+int64_t sys_mmap(Cpu *c, const uint64_t *a) { return lock_new(c, map_guest(c, a), a[1]); }
+
+/* A moved or grown mapping is locked as far as the host allows: the move cannot be undone. */
+int64_t sys_mremap(Cpu *c, const uint64_t *a) {
+  int64_t got = remap_guest(c, a);
+  if (got >= 0 && proc_of(c)->mlock_future) lock_pages((uint64_t)got, page_up(a[2]), proc_of(c)->mlock_future);
+  return got;
+}
+
+/* mlockall(flags) locks the guest's mappings, not the emulator's memory beside them, and
+ * with MCL_FUTURE the guest's later ones (lock_new, the break as it grows). One the
+ * host refuses (RLIMIT_MEMLOCK) undoes the rest: ENOMEM, as the kernel's check first. */
+int64_t sys_mlockall(Cpu *c, const uint64_t *a) {
+  int flags = (int)a[0];
+  mem_init(c);
+  if (!flags || (flags & ~(X64_MCL_CURRENT | X64_MCL_FUTURE | X64_MCL_ONFAULT)) ||
+      flags == X64_MCL_ONFAULT)
+    return -EINVAL;
+  if (flags & X64_MCL_CURRENT) {
+    const RangeSet *mem = &c->m->mem;
+    for (size_t i = 0; i < mem->n; i++) {
+      const Range *r = &mem->r[i];
+      if ((r->prot & GUEST_PROT_RESERVED) || lock_pages(r->lo, r->hi - r->lo, flags) == 0) continue;
+      int err = errno;
+      for (size_t j = 0; j < i; j++) munlock(GUEST_PTR(mem->r[j].lo), mem->r[j].hi - mem->r[j].lo);
+      return -err;
+    }
+  }
+  proc_of(c)->mlock_future = flags & X64_MCL_FUTURE ? flags & ~X64_MCL_CURRENT : 0;
+  return 0;
+}
+
+int64_t sys_munlockall(Cpu *c, const uint64_t *a) {
+  mem_init(c);
+  const RangeSet *mem = &c->m->mem;
+  for (size_t i = 0; i < mem->n; i++)
+    if (!(mem->r[i].prot & GUEST_PROT_RESERVED)) munlock(GUEST_PTR(mem->r[i].lo), mem->r[i].hi - mem->r[i].lo);
+  proc_of(c)->mlock_future = 0;
+  return 0;
+}
+
 /* ---- System V shared memory: shmat and shmdt ---- */
 
 enum { SHM_RDONLY_ = 010000, SHM_RND_ = 020000, SHM_REMAP_ = 040000, SHM_EXEC_ = 0100000 };
@@ -436,7 +500,7 @@ int64_t sys_shmat(Cpu *c, const uint64_t *a) {
     ranges_remove(&c->m->mem, got, got + len);
     return -ENOMEM;
   }
-  return (int64_t)got;
+  return lock_new(c, (int64_t)got, len);
 }
 
 /* shmdt(addr): the host detaches what is attached there; the guest's ranges forget the
@@ -475,6 +539,7 @@ int64_t sys_brk(Cpu *c, const uint64_t *a) {
   Process *p = proc_of(c);
   const uint64_t old_top = guest_page_up(p->brk_cur);
   const uint64_t now = brk_set(p, a[0]), new_top = guest_page_up(now);
+  if (p->mlock_future && new_top > old_top) lock_pages(old_top, new_top - old_top, p->mlock_future);
   if (host_page() > GUEST_PAGE && new_top < old_top) {
     uint64_t host_top = host_page_up(new_top);
     uint64_t kept_end = host_top < old_top ? host_top : old_top;

@@ -244,6 +244,7 @@ static int64_t fork_guest(Cpu *c, uint64_t flags, uint64_t child_sp, uint64_t pt
     threads_forked_child(c);
     signals_forked_child(c);
     vt_forked_child(c);
+    p->mlock_future = 0;
     if (p->vfork_fd >= 0) close(p->vfork_fd); /* an outer vfork's, between our parent and its own */
     p->vfork_fd = -1;
     if (vfork_like) {

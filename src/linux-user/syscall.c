@@ -149,6 +149,8 @@ static const SysEntry table[X64_NR_COUNT] = {
     S(mlock, R_DEC, A_PTR, A_ULONG),
     S(munlock, R_DEC, A_PTR, A_ULONG),
     S(mlock2, R_DEC, A_PTR, A_ULONG, A_HEX),
+    S(mlockall, R_DEC, A_HEX),
+    S(munlockall, R_DEC),
     S(brk, R_HEX, A_PTR),
 
     /* processes */

@@ -1,7 +1,7 @@
 /* syscall_misc.c: system calls outside the big families, each with what it returns and
  * the state it leaves, printed so that a native run and one under x64emu can be compared:
  * eventfd, timerfd, signalfd, inotify, pidfds, the scheduling policy calls, capabilities, I/O
- * priority, personality, setting the clocks, mlock2, syncfs/sync_file_range/readahead,
+ * priority, personality, setting the clocks, mlock2, mlockall, syncfs/sync_file_range/readahead,
  * splice/tee/vmsplice, sendmmsg/recvmmsg (which glibc's DNS resolver sends its queries
  * with), an epoll_wait that returns 1,500 events, and fexecve of a descriptor that
  * closes on exec (the new image must have the descriptors the kernel leaves it). */
@@ -271,11 +271,59 @@ static void persona(void) {
   show("personality(back)", syscall(SYS_personality, (unsigned long)was));
 }
 
+/* VmLck of /proc/self/status: the kilobytes the process has locked. */
+static long locked_kb(void) {
+  FILE *f = fopen("/proc/self/status", "r");
+  char line[256];
+  long kb = -1;
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "VmLck: %ld", &kb) == 1) break;
+  if (f) fclose(f);
+  return kb;
+}
+
 static void memory_lock(void) {
   static char page[4096] __attribute__((aligned(4096)));
   show("mlock2(a page)", mlock2(page, sizeof page, 0));
   show("munlock", munlock(page, sizeof page));
   show("mlock2(bad flags)", mlock2(page, sizeof page, 0x80));
+  show("mlockall(0)", mlockall(0));
+  show("mlockall(MCL_ONFAULT)", mlockall(MCL_ONFAULT));
+  show("mlockall(8)", mlockall(8));
+  long before = locked_kb();
+  show("mlockall(MCL_CURRENT)", mlockall(MCL_CURRENT));
+  long current = locked_kb();
+  printf("  locked more %d\n", current > before);
+  size_t mib = 1 << 20;
+  char *m = mmap(NULL, mib, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  printf("  a later mmap locked: %ld kB\n", locked_kb() - current);
+  munmap(m, mib);
+  show("munlockall", munlockall());
+  printf("  locked now %ld kB\n", locked_kb());
+  show("mlockall(MCL_FUTURE)", mlockall(MCL_FUTURE));
+  printf("  locked now %ld kB\n", locked_kb());
+  m = mmap(NULL, mib, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  printf("  a later mmap locked: %ld kB\n", locked_kb());
+  long with_mmap = locked_kb();
+  char *brk0 = sbrk(0);
+  sbrk(64 << 10);
+  printf("  the break grown by 64 kB locked: %ld kB\n", locked_kb() - with_mmap);
+  brk(brk0);
+  pid_t child = fork();
+  if (child == 0) {
+    long had = locked_kb();
+    char *more = mmap(NULL, mib, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    printf("  in a child: %ld kB locked, after its mmap %ld kB\n", had, locked_kb());
+    munmap(more, mib);
+    _exit(0);
+  }
+  waitpid(child, NULL, 0);
+  munmap(m, mib);
+  printf("  after munmap %ld kB\n", locked_kb());
+  show("munlockall", munlockall());
+  m = mmap(NULL, mib, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  printf("  a later mmap locked: %ld kB\n", locked_kb());
+  munmap(m, mib);
 }
 
 static void file_sync(void) {
