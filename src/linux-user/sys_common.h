@@ -120,6 +120,7 @@ int64_t sys_lseek(Cpu *c, const uint64_t *a);
 int64_t sys_sendfile(Cpu *c, const uint64_t *a);
 int64_t sys_copy_file_range(Cpu *c, const uint64_t *a);
 int64_t sys_getdents64(Cpu *c, const uint64_t *a);
+int64_t sys_getdents(Cpu *c, const uint64_t *a);
 int64_t sys_poll(Cpu *c, const uint64_t *a);
 int64_t sys_ppoll(Cpu *c, const uint64_t *a);
 int64_t sys_select(Cpu *c, const uint64_t *a);

@@ -190,6 +190,25 @@ int64_t sys_getdents64(Cpu *c, const uint64_t *a) {
   return host_result(syscall(SYS_getdents64, arg_fd(a[0]), GUEST_PTR(a[1]), (unsigned)room));
 }
 
+/* The old getdents, which aarch64 does not have: getdents64's records converted in place.
+ * struct linux_dirent has the same 8-byte d_ino and d_off and the same d_reclen for a name
+ * (its name starts a byte earlier, and d_type is the record's last byte), so a buffer that
+ * holds the one holds the other. */
+int64_t sys_getdents(Cpu *c, const uint64_t *a) {
+  int64_t n = sys_getdents64(c, a);
+  uint8_t *buf = GUEST_PTR(a[1]);
+  for (int64_t at = 0; at < n;) {
+    uint8_t *rec = buf + at;
+    uint16_t reclen;
+    memcpy(&reclen, rec + 16, sizeof reclen);
+    uint8_t type = rec[18];
+    memmove(rec + 18, rec + 19, strlen((char *)rec + 19) + 1);
+    rec[reclen - 1] = type;
+    at += reclen;
+  }
+  return n;
+}
+
 int64_t sys_fsync(Cpu *c, const uint64_t *a) { return host_result(fsync(arg_fd(a[0]))); }
 
 int64_t sys_fdatasync(Cpu *c, const uint64_t *a) { return host_result(fdatasync(arg_fd(a[0]))); }

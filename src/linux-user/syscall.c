@@ -37,6 +37,7 @@ static const SysEntry table[X64_NR_COUNT] = {
     S(vmsplice, R_DEC, A_FD, A_PTR, A_ULONG, A_HEX),
     S(copy_file_range, R_DEC, A_FD, A_PTR, A_FD, A_PTR, A_ULONG, A_HEX),
     S(getdents64, R_DEC, A_FD, A_PTR, A_ULONG),
+    S(getdents, R_DEC, A_FD, A_PTR, A_ULONG),
     S(poll, R_DEC, A_PTR, A_ULONG, A_INT),
     S(ppoll, R_DEC, A_PTR, A_ULONG, A_PTR, A_PTR, A_ULONG),
     S(select, R_DEC, A_INT, A_PTR, A_PTR, A_PTR, A_PTR),

@@ -1,10 +1,11 @@
 /* syscall_misc.c: system calls outside the big families, each with what it returns and
  * the state it leaves, printed so that a native run and one under x64emu can be compared:
- * eventfd, timerfd, signalfd, inotify, pidfds, the scheduling policy calls, capabilities, I/O
- * priority, personality, setting the clocks, mlock2, mlockall, syncfs/sync_file_range/readahead,
- * splice/tee/vmsplice, sendmmsg/recvmmsg (which glibc's DNS resolver sends its queries
- * with), an epoll_wait that returns 1,500 events, and fexecve of a descriptor that
- * closes on exec (the new image must have the descriptors the kernel leaves it). */
+ * eventfd, timerfd, signalfd, inotify, pidfds, the scheduling policy calls, capabilities,
+ * I/O priority, personality, setting the clocks, mlock2, mlockall, syncfs,
+ * sync_file_range, readahead, the old getdents, splice/tee/vmsplice, sendmmsg/recvmmsg
+ * (which glibc's DNS resolver sends its queries with), an epoll_wait that returns 1,500
+ * events, and fexecve of a descriptor that closes on exec (the new image must have the
+ * descriptors the kernel leaves it). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +23,7 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/timerfd.h>
@@ -326,6 +328,53 @@ static void memory_lock(void) {
   munmap(m, mib);
 }
 
+/* The old getdents: struct linux_dirent, d_type in the record's last byte. */
+static int by_name(const void *x, const void *y) { return strcmp(x, y); }
+
+static void old_getdents(void) {
+  char dir[64], path[96];
+  snprintf(dir, sizeof dir, "/tmp/x64emu-getdents-%d", getpid());
+  mkdir(dir, 0700);
+  const char *files[] = {"a", "bb", "a-rather-longer-name-than-the-others"};
+  for (int i = 0; i < 3; i++) {
+    snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+    close(open(path, O_CREAT | O_WRONLY, 0600));
+  }
+  snprintf(path, sizeof path, "%s/sub", dir);
+  mkdir(path, 0700);
+  snprintf(path, sizeof path, "%s/ln", dir);
+  symlink("a", path);
+  int fd = open(dir, O_RDONLY | O_DIRECTORY);
+  char names[16][64];
+  int n = 0;
+  long got;
+  uint8_t buf[72] __attribute__((aligned(8))); /* a few records a call */
+  while ((got = syscall(SYS_getdents, fd, buf, sizeof buf)) > 0) {
+    for (long at = 0; at < got;) {
+      uint16_t reclen;
+      memcpy(&reclen, buf + at + 16, 2);
+      if (n < 16) snprintf(names[n++], 64, "%s type %d", (char *)buf + at + 18, buf[at + reclen - 1]);
+      at += reclen;
+    }
+  }
+  show("getdents (the old call), at the end", got);
+  qsort(names, (size_t)n, sizeof names[0], by_name);
+  for (int i = 0; i < n; i++) printf("  %s\n", names[i]);
+  lseek(fd, 0, SEEK_SET);
+  show("  getdents(10-byte buffer)", syscall(SYS_getdents, fd, buf, 10));
+  show("  getdents(bad buffer)", syscall(SYS_getdents, fd, (void *)8, 4096));
+  close(fd);
+  for (int i = 0; i < 3; i++) {
+    snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+    unlink(path);
+  }
+  snprintf(path, sizeof path, "%s/ln", dir);
+  unlink(path);
+  snprintf(path, sizeof path, "%s/sub", dir);
+  rmdir(path);
+  rmdir(dir);
+}
+
 static void file_sync(void) {
   int fd = open("/proc/self/exe", O_RDONLY);
   show("syncfs", syncfs(fd));
@@ -438,6 +487,7 @@ int main(int argc, char **argv) {
   memory_lock();
   splices();
   file_sync();
+  old_getdents();
   many_messages();
   many_events();
   exec_through_descriptor("list-fds");
