@@ -235,7 +235,7 @@ static void put_arg(Out *o, uint8_t kind, const uint64_t *a, int i, int64_t ret)
     if ((int)v == X64_AT_FDCWD) put(o, "AT_FDCWD");
     else put(o, "%d", (int)v);
     break;
-  case A_PATH: put_string(o, v, 4096); break;
+  case A_PATH: case A_STR: put_string(o, v, 4096); break;
   case A_BUF_IN: put_data(o, v, i < 5 ? a[i + 1] : 0); break;
   case A_BUF_OUT:
     if (ret >= 0 && (uint64_t)ret < (uint64_t)-4095) put_data(o, v, (uint64_t)ret);

@@ -18,6 +18,7 @@ enum StraceArg {
   A_FD,      /* a file descriptor */
   A_DIRFD,   /* a directory descriptor, AT_FDCWD */
   A_PATH,    /* a NUL-terminated string, shown whole */
+  A_STR,     /* the same, but not a path (the sysroot never applies): a queue's name */
   A_BUF_IN,  /* data the call reads: the next argument is its length */
   A_BUF_OUT, /* data the call wrote: the result is its length */
   A_OFLAGS,  /* open(2) flags */

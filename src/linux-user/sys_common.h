@@ -234,6 +234,14 @@ int64_t sys_munlockall(Cpu *c, const uint64_t *a);
 int64_t sys_shmat(Cpu *c, const uint64_t *a);
 int64_t sys_shmdt(Cpu *c, const uint64_t *a);
 
+/* sys_mqueue.c */
+int64_t sys_mq_open(Cpu *c, const uint64_t *a);
+int64_t sys_mq_unlink(Cpu *c, const uint64_t *a);
+int64_t sys_mq_timedsend(Cpu *c, const uint64_t *a);
+int64_t sys_mq_timedreceive(Cpu *c, const uint64_t *a);
+int64_t sys_mq_notify(Cpu *c, const uint64_t *a);
+int64_t sys_mq_getsetattr(Cpu *c, const uint64_t *a);
+
 /* sys_ipc.c */
 int64_t sys_msgget(Cpu *c, const uint64_t *a);
 int64_t sys_msgsnd(Cpu *c, const uint64_t *a);

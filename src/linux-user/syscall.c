@@ -243,6 +243,14 @@ static const SysEntry table[X64_NR_COUNT] = {
     S(shmdt, R_DEC, A_PTR),
     S(shmctl, R_DEC, A_INT, A_INT, A_PTR),
 
+    /* POSIX message queues */
+    S(mq_open, R_DEC, A_STR, A_OFLAGS, A_OMODE, A_PTR),
+    S(mq_unlink, R_DEC, A_STR),
+    S(mq_timedsend, R_DEC, A_FD, A_BUF_IN, A_ULONG, A_INT, A_PTR),
+    S(mq_timedreceive, R_DEC, A_FD, A_PTR, A_ULONG, A_PTR, A_PTR),
+    S(mq_notify, R_DEC, A_FD, A_PTR),
+    S(mq_getsetattr, R_DEC, A_FD, A_PTR, A_PTR),
+
     /* signals */
     S(rt_sigaction, R_DEC, A_SIG, A_PTR, A_PTR, A_ULONG),
     S(rt_sigprocmask, R_DEC, A_SIGHOW, A_PTR, A_PTR, A_ULONG),
@@ -313,6 +321,7 @@ static const bool may_wait[X64_NR_COUNT] = {
     B(clock_nanosleep), B(pause), B(rt_sigsuspend), B(rt_sigtimedwait), B(wait4), B(waitid),
     B(accept), B(accept4), B(connect), B(recvfrom), B(recvmsg), B(recvmmsg), B(sendto),
     B(sendmsg), B(sendmmsg), B(msgrcv), B(msgsnd), B(semop), B(semtimedop), B(flock),
+    B(mq_timedsend), B(mq_timedreceive),
     B(sched_yield),
 };
 /* Under --deterministic's turns (turns.h), futexes are kept by the turns, which a wait

@@ -1,12 +1,16 @@
-/* sysv_ipc.c: System V IPC, each call with what it returns and the state it leaves,
- * printed so that a native run and one under x64emu can be compared: a message queue
- * (types, truncation, a child that waits for a message, the queue's status), a semaphore
- * set (every semctl command, operations that would wait, a timed one, undo), and shared
- * memory (attached where the kernel chooses and where the program says, seen by a child,
- * read-only, rounded with SHM_RND, the status and detaching), with the errors of bad
- * arguments. Identifiers and times differ between runs: only their relations print. */
+/* ipc.c: System V IPC and POSIX message queues, each call with what it returns and the
+ * state it leaves, printed so that a native run and one under x64emu can be compared: a
+ * System V message queue (types, truncation, a child that waits for a message, the
+ * queue's status), a semaphore set (every semctl command, operations that would wait, a
+ * timed one, undo), shared memory (attached where the kernel chooses and where the
+ * program says, seen by a child, read-only, rounded with SHM_RND, the status and
+ * detaching), and a POSIX queue (priorities, sizes, timeouts, a child that waits), with
+ * the errors of bad arguments (its notifications: mq_notify.c). Identifiers and times
+ * differ between runs: only their relations print. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <mqueue.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
@@ -248,10 +252,88 @@ static void shared_memory(void) {
   show("shmat(bad id)", (long)shmat(-1, NULL, 0) == -1 ? -1 : 0);
 }
 
+static struct timespec in_ms(int ms) {
+  struct timespec t;
+  clock_gettime(CLOCK_REALTIME, &t);
+  t.tv_nsec += ms * 1000000L;
+  t.tv_sec += t.tv_nsec / 1000000000L;
+  t.tv_nsec %= 1000000000L;
+  return t;
+}
+
+static void posix_queues(void) {
+  char name[64];
+  snprintf(name, sizeof name, "/x64emu-ipc-%d", getpid());
+  struct mq_attr attr = {.mq_maxmsg = 4, .mq_msgsize = 64}, now;
+  mqd_t q = mq_open(name, O_CREAT | O_EXCL | O_RDWR, 0600, &attr);
+  show("mq_open(CREAT, 4 x 64 bytes)", q >= 0);
+  show("  mq_open(again, EXCL)", mq_open(name, O_CREAT | O_EXCL | O_RDWR, 0600, &attr));
+  show("  mq_getattr", mq_getattr(q, &now));
+  printf("  maxmsg %ld msgsize %ld curmsgs %ld flags %ld\n", now.mq_maxmsg, now.mq_msgsize,
+         now.mq_curmsgs, now.mq_flags);
+  show("  mq_send(prio 1)", mq_send(q, "low", 4, 1));
+  show("  mq_send(prio 5)", mq_send(q, "high", 5, 5));
+  char buf[64];
+  unsigned prio = 0;
+  show("  mq_receive(10 bytes)", mq_receive(q, buf, 10, &prio));
+  show("  mq_receive", mq_receive(q, buf, sizeof buf, &prio));
+  printf("  got '%s' prio %u\n", buf, prio);
+  show("  mq_send(65 bytes)", mq_send(q, buf, 65, 0));
+  show("  mq_send(bad buffer)", mq_send(q, bad_ptr(), 4, 0));
+  show("  mq_receive(bad buffer)", mq_receive(q, bad_ptr(), sizeof buf, NULL));
+  show("  mq_getattr", mq_getattr(q, &now));
+  printf("  curmsgs %ld (the message is gone)\n", now.mq_curmsgs);
+
+  /* A buffer that ends in an unmapped page: the message is what counts. */
+  char *two = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  munmap(two + 4096, 4096);
+  mq_send(q, "edge", 5, 2);
+  show("  mq_receive(into a short mapping)", mq_receive(q, two + 4096 - 8, 64, &prio));
+  printf("  got '%s' prio %u\n", two + 4096 - 8, prio);
+  munmap(two, 4096);
+
+  for (int i = 0; i < 4; i++) mq_send(q, "fill", 5, 0);
+  struct timespec soon = in_ms(20), bad = {0, 2000000000L};
+  show("  mq_timedsend(full, 20 ms)", mq_timedsend(q, "x", 2, 0, &soon));
+  show("  mq_timedsend(bad timeout)", mq_timedsend(q, "x", 2, 0, &bad));
+  show("  mq_timedsend(timeout not readable)", syscall(SYS_mq_timedsend, q, "x", 2, 0, bad_ptr()));
+  struct mq_attr nonblock = {.mq_flags = O_NONBLOCK}, old;
+  show("  mq_setattr(O_NONBLOCK)", mq_setattr(q, &nonblock, &old));
+  printf("  old flags %ld\n", old.mq_flags);
+  show("  mq_send(full, NONBLOCK)", mq_send(q, "x", 2, 0));
+  for (int i = 0; i < 4; i++) mq_receive(q, buf, sizeof buf, NULL);
+  show("  mq_receive(empty, NONBLOCK)", mq_receive(q, buf, sizeof buf, NULL));
+  nonblock.mq_flags = 0;
+  mq_setattr(q, &nonblock, NULL);
+  soon = in_ms(20);
+  show("  mq_timedreceive(empty, 20 ms)", mq_timedreceive(q, buf, sizeof buf, NULL, &soon));
+
+  pid_t child = fork();
+  if (child == 0) {
+    char in[64];
+    ssize_t n = mq_receive(q, in, sizeof in, NULL); /* waits for the parent */
+    _exit(n == 5 && strcmp(in, "wake") == 0 ? 41 : 42);
+  }
+  usleep(20000);
+  show("  mq_send(to the waiting child)", mq_send(q, "wake", 5, 0));
+  int status;
+  waitpid(child, &status, 0);
+  printf("  child exited %d\n", WEXITSTATUS(status));
+  mq_close(q);
+  show("  mq_unlink", mq_unlink(name));
+  show("  mq_unlink(again)", mq_unlink(name));
+  show("mq_open(a name with a slash)", mq_open("/a/b", O_CREAT | O_RDWR, 0600, NULL));
+  show("mq_open(no such queue)", mq_open("/x64emu-no-such-queue", O_RDWR));
+  show("mq_open(bad name)", syscall(SYS_mq_open, bad_ptr(), O_RDWR, 0, NULL));
+  attr.mq_maxmsg = 0;
+  show("mq_open(maxmsg 0)", mq_open(name, O_CREAT | O_RDWR, 0600, &attr));
+}
+
 int main(void) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   message_queues();
   semaphores();
   shared_memory();
+  posix_queues();
   return 0;
 }
