@@ -3,7 +3,8 @@
  * sys_mem.c). The commands' structures are the asm-generic ones on x86-64 and on the
  * other 64-bit hosts, except struct semid64_ds, whose times x86-64 keeps with a padding
  * word after each. The kernel ignores IPC_64 in a command on every 64-bit host, so the
- * guest's command goes to the host as it is. */
+ * guest's command goes to the host as it is. The process ids in a status read as the
+ * guest's (--deterministic); the objects' ids are the host's, as other processes' are. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stddef.h>
@@ -11,6 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "determinism.h"
 #include "sys_common.h"
 
 enum { IPC_64_FLAG = 0x100 };
@@ -37,12 +39,28 @@ typedef union IpcBuf {
   uint8_t bytes[128];
 } IpcBuf;
 
+/* The two process ids in a queue's or a segment's status (the last sender and receiver;
+ * the creator and the last to attach), as the guest sees them (--deterministic's). */
+enum { MSQID_DS_PIDS = 96, SHMID_DS_PIDS = 80 };
+
+static void pids_out(Cpu *c, IpcBuf *buf, size_t at) {
+  for (int i = 0; i < 2; i++) {
+    int32_t pid;
+    memcpy(&pid, buf->bytes + at + 4 * i, sizeof pid);
+    pid = (int32_t)det_pid_out(c, pid);
+    memcpy(buf->bytes + at + 4 * i, &pid, sizeof pid);
+  }
+}
+
 /* A command that reads a structure from the guest (IPC_SET) copies it in first, and one
- * that writes one copies it out after the host's call succeeded, as the kernel does. */
-static int64_t ctl_through(Cpu *c, long nr, int id, int cmd, uint64_t at, size_t in, size_t out) {
+ * that writes one copies it out after the host's call succeeded, as the kernel does; pids
+ * is where a status's process ids are, or 0. */
+static int64_t ctl_through(Cpu *c, long nr, int id, int cmd, uint64_t at, size_t in, size_t out,
+                           size_t pids) {
   IpcBuf buf = {{0}};
   if (in && guest_copy_in(c, &buf, at, in) < 0) return -EFAULT;
   int64_t r = host_result(syscall(nr, id, cmd, &buf));
+  if (r >= 0 && pids) pids_out(c, &buf, pids);
   if (r >= 0 && out && guest_copy_out(c, at, &buf, out) < 0) return -EFAULT;
   return r;
 }
@@ -99,10 +117,11 @@ int64_t sys_msgrcv(Cpu *c, const uint64_t *a) {
 int64_t sys_msgctl(Cpu *c, const uint64_t *a) {
   int cmd = (int)a[1];
   switch (cmd & ~IPC_64_FLAG) {
-  case SET: return ctl_through(c, SYS_msgctl, (int)a[0], cmd, a[2], MSQID_DS_SIZE, 0);
+  case SET: return ctl_through(c, SYS_msgctl, (int)a[0], cmd, a[2], MSQID_DS_SIZE, 0, 0);
   case STAT: case MSG_STAT_: case MSG_STAT_ANY_:
-    return ctl_through(c, SYS_msgctl, (int)a[0], cmd, a[2], 0, MSQID_DS_SIZE);
-  case INFO: case MSG_INFO_: return ctl_through(c, SYS_msgctl, (int)a[0], cmd, a[2], 0, MSGINFO_SIZE);
+    return ctl_through(c, SYS_msgctl, (int)a[0], cmd, a[2], 0, MSQID_DS_SIZE, MSQID_DS_PIDS);
+  case INFO: case MSG_INFO_:
+    return ctl_through(c, SYS_msgctl, (int)a[0], cmd, a[2], 0, MSGINFO_SIZE, 0);
   default: return host_result(syscall(SYS_msgctl, (int)a[0], cmd, NULL));
   }
 }
@@ -189,6 +208,9 @@ int64_t sys_semctl(Cpu *c, const uint64_t *a) {
     if (r < 0) return r;
     return guest_copy_out(c, a[3], &buf, SEMINFO_SIZE) < 0 ? -EFAULT : r;
   case GETALL_: case SETALL_: return sem_all(c, id, cmd, a[3]);
+  case GETPID_:
+    r = host_result(syscall(SYS_semctl, id, num, cmd, 0ul));
+    return r < 0 ? r : det_pid_out(c, r);
   default: return host_result(syscall(SYS_semctl, id, num, cmd, (unsigned long)a[3]));
   }
 }
@@ -202,11 +224,11 @@ int64_t sys_shmget(Cpu *c, const uint64_t *a) {
 int64_t sys_shmctl(Cpu *c, const uint64_t *a) {
   int cmd = (int)a[1];
   switch (cmd & ~IPC_64_FLAG) {
-  case SET: return ctl_through(c, SYS_shmctl, (int)a[0], cmd, a[2], SHMID_DS_SIZE, 0);
+  case SET: return ctl_through(c, SYS_shmctl, (int)a[0], cmd, a[2], SHMID_DS_SIZE, 0, 0);
   case STAT: case SHM_STAT_: case SHM_STAT_ANY_:
-    return ctl_through(c, SYS_shmctl, (int)a[0], cmd, a[2], 0, SHMID_DS_SIZE);
-  case INFO: return ctl_through(c, SYS_shmctl, (int)a[0], cmd, a[2], 0, SHMINFO_SIZE);
-  case SHM_INFO_: return ctl_through(c, SYS_shmctl, (int)a[0], cmd, a[2], 0, SHM_INFO_SIZE);
+    return ctl_through(c, SYS_shmctl, (int)a[0], cmd, a[2], 0, SHMID_DS_SIZE, SHMID_DS_PIDS);
+  case INFO: return ctl_through(c, SYS_shmctl, (int)a[0], cmd, a[2], 0, SHMINFO_SIZE, 0);
+  case SHM_INFO_: return ctl_through(c, SYS_shmctl, (int)a[0], cmd, a[2], 0, SHM_INFO_SIZE, 0);
   default: return host_result(syscall(SYS_shmctl, (int)a[0], cmd, NULL));
   }
 }

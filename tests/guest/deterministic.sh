@@ -3,7 +3,7 @@
 # same trace (of main), statistics and profile; seed 7 gives other random bytes; without
 # the option two runs differ; the clocks read as the option says (CLOCK_REALTIME from
 # 1,700,000,000 s, the monotonic clock and RDTSC from 0, moving with the instructions
-# run), the process id 1000; a 1 ms timer stops a loop after about a million
+# run), the process id 1000 (System V IPC's records too); a 1 ms timer stops a loop after about a million
 # instructions, alarm(2) wakes a 5 s sleep with 3 s left, 2 s on, and select waits out
 # its 1 s timeout on nothing at once, 1 s on, but returns a readable pipe; ppoll,
 # sigtimedwait, a futex wait and sem_timedwait (an absolute real-time deadline) wait out
@@ -39,6 +39,7 @@ awk '/^realtime/ { split($2, r, "."); split($4, m1, "."); split($6, m2, ".")
                    if (r[1] != 1700000000 || m1[1] != 0 || m2[2] <= m1[2]) exit 1 }
      /^rdtsc/ { if ($4 <= $2 || $2 > 10000000) exit 1 }' "$s/a.out" || fail "the clocks read $(cat "$s/a.out")"
 grep -q '^pid 1000, and it can signal itself: 0$' "$s/a.out" || fail "the process id: $(grep '^pid' "$s/a.out")"
+grep -q '^System V IPC records it as 1000$' "$s/a.out" || fail "System V IPC's pids: $(grep '^System V' "$s/a.out")"
 awk '/^spins before/ { if ($NF < 100000 || $NF > 1000000) exit 1 }
      /^nanosleep/ { split($(NF-4), l, "."); split($NF, m, ".")
                     if ($(NF-5) != "-1," || l[1] != 3 || m[1] != 2) exit 1 }' "$s/a.out" ||
