@@ -106,6 +106,8 @@ const char *x64_syscall_name(uint64_t nr);
 /* ---- the handlers, by group file ---- */
 
 /* sys_io.c: reading and writing file descriptors, polling */
+int64_t sys_process_vm_readv(Cpu *c, const uint64_t *a);
+int64_t sys_process_vm_writev(Cpu *c, const uint64_t *a);
 int64_t sys_read(Cpu *c, const uint64_t *a);
 int64_t sys_write(Cpu *c, const uint64_t *a);
 int64_t sys_readv(Cpu *c, const uint64_t *a);
@@ -234,7 +236,7 @@ int64_t sys_munlockall(Cpu *c, const uint64_t *a);
 int64_t sys_shmat(Cpu *c, const uint64_t *a);
 int64_t sys_shmdt(Cpu *c, const uint64_t *a);
 
-/* sys_mqueue.c */
+/* sys_mqueue.c: POSIX message queues */
 int64_t sys_mq_open(Cpu *c, const uint64_t *a);
 int64_t sys_mq_unlink(Cpu *c, const uint64_t *a);
 int64_t sys_mq_timedsend(Cpu *c, const uint64_t *a);
@@ -242,7 +244,7 @@ int64_t sys_mq_timedreceive(Cpu *c, const uint64_t *a);
 int64_t sys_mq_notify(Cpu *c, const uint64_t *a);
 int64_t sys_mq_getsetattr(Cpu *c, const uint64_t *a);
 
-/* sys_ipc.c */
+/* sys_ipc.c: System V IPC */
 int64_t sys_msgget(Cpu *c, const uint64_t *a);
 int64_t sys_msgsnd(Cpu *c, const uint64_t *a);
 int64_t sys_msgrcv(Cpu *c, const uint64_t *a);
@@ -257,6 +259,10 @@ int64_t sys_mlock2(Cpu *c, const uint64_t *a);
 int64_t sys_brk(Cpu *c, const uint64_t *a);
 
 /* sys_proc.c: process identity, life and death */
+int64_t sys_pidfd_getfd(Cpu *c, const uint64_t *a);
+int64_t sys_kcmp(Cpu *c, const uint64_t *a);
+int64_t sys_unshare(Cpu *c, const uint64_t *a);
+int64_t sys_setns(Cpu *c, const uint64_t *a);
 int64_t sys_exit(Cpu *c, const uint64_t *a);
 int64_t sys_exit_group(Cpu *c, const uint64_t *a);
 int64_t sys_getpid(Cpu *c, const uint64_t *a);
@@ -341,6 +347,8 @@ int64_t sys_execve(Cpu *c, const uint64_t *a);
 int64_t sys_execveat(Cpu *c, const uint64_t *a);
 
 /* sys_time.c */
+int64_t sys_clock_adjtime(Cpu *c, const uint64_t *a);
+int64_t sys_adjtimex(Cpu *c, const uint64_t *a);
 int64_t sys_clock_gettime(Cpu *c, const uint64_t *a);
 int64_t sys_clock_getres(Cpu *c, const uint64_t *a);
 int64_t sys_clock_nanosleep(Cpu *c, const uint64_t *a);
@@ -350,10 +358,16 @@ int64_t sys_settimeofday(Cpu *c, const uint64_t *a);
 int64_t sys_time(Cpu *c, const uint64_t *a);
 int64_t sys_nanosleep(Cpu *c, const uint64_t *a);
 int64_t sys_futex(Cpu *c, const uint64_t *a);
+int64_t sys_membarrier(Cpu *c, const uint64_t *a);
 int64_t sys_times(Cpu *c, const uint64_t *a);
 int64_t sys_getrusage(Cpu *c, const uint64_t *a);
 
 /* sys_info.c: the machine and the process's limits */
+int64_t sys_sched_setattr(Cpu *c, const uint64_t *a);
+int64_t sys_sched_getattr(Cpu *c, const uint64_t *a);
+int64_t sys_sethostname(Cpu *c, const uint64_t *a);
+int64_t sys_setdomainname(Cpu *c, const uint64_t *a);
+int64_t sys_syslog(Cpu *c, const uint64_t *a);
 int64_t sys_uname(Cpu *c, const uint64_t *a);
 int64_t sys_sysinfo(Cpu *c, const uint64_t *a);
 int64_t sys_getrandom(Cpu *c, const uint64_t *a);

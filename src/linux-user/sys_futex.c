@@ -219,3 +219,9 @@ int64_t sys_futex(Cpu *c, const uint64_t *a) {
   return host_result(syscall(SYS_futex, word, (int)a[1], (uint32_t)a[2], timeout, word2,
                              (uint32_t)a[5]));
 }
+
+/* membarrier(cmd, flags, cpu_id): the guest's threads are host threads, and a barrier the
+ * host runs on each orders the guest memory accesses it emulates as well. */
+int64_t sys_membarrier(Cpu *c, const uint64_t *a) {
+  return host_result(syscall(SYS_membarrier, (int)a[0], (unsigned)a[1], (int)a[2]));
+}

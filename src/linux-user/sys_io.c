@@ -175,6 +175,32 @@ int64_t sys_vmsplice(Cpu *c, const uint64_t *a) {
   return host_result(vmsplice(arg_fd(a[0]), iov, (unsigned long)n, (unsigned)a[3]));
 }
 
+/* process_vm_readv/writev(pid, local, liovcnt, remote, riovcnt, flags): the local iovecs
+ * must be the guest's (guest_iovec); the remote ones name another process's memory,
+ * unless the process is this one (pid is a thread of it), whose emulator the guest must
+ * not reach through them: then they are cut to the guest's memory as well. */
+static int64_t vm_transfer(Cpu *c, const uint64_t *a, bool to_remote) {
+  static __thread struct iovec local[IOV_MAX], remote[IOV_MAX];
+  if (a[5]) return -EINVAL; /* no flags are defined */
+  pid_t pid = (pid_t)det_pid_in(c, (pid_t)a[0]);
+  int nl = guest_iovec(c, a[1], (int64_t)a[2], to_remote ? GUEST_PROT_READ : GUEST_PROT_WRITE, local);
+  if (nl < 0) return nl;
+  int nr;
+  if (syscall(SYS_tgkill, getpid(), pid, 0) == 0) {
+    nr = guest_iovec(c, a[3], (int64_t)a[4], to_remote ? GUEST_PROT_WRITE : GUEST_PROT_READ, remote);
+    if (nr < 0) return nr;
+  } else {
+    if (a[4] > IOV_MAX) return -EINVAL;
+    nr = (int)a[4];
+    if (guest_copy_in(c, remote, a[3], (size_t)nr * sizeof *remote) < 0) return -EFAULT;
+  }
+  return host_result(syscall(to_remote ? SYS_process_vm_writev : SYS_process_vm_readv, pid, local,
+                             (unsigned long)nl, remote, (unsigned long)nr, 0ul));
+}
+
+int64_t sys_process_vm_readv(Cpu *c, const uint64_t *a) { return vm_transfer(c, a, false); }
+int64_t sys_process_vm_writev(Cpu *c, const uint64_t *a) { return vm_transfer(c, a, true); }
+
 int64_t sys_copy_file_range(Cpu *c, const uint64_t *a) {
   void *in, *out;
   if (!guest_area(c, a[1], sizeof(off_t), RW, &in) || !guest_area(c, a[3], sizeof(off_t), RW, &out))

@@ -405,6 +405,36 @@ int64_t sys_pidfd_send_signal(Cpu *c, const uint64_t *a) {
   return host_result(syscall(SYS_pidfd_send_signal, arg_fd(a[0]), (int)a[1], info, (unsigned)a[3]));
 }
 
+int64_t sys_pidfd_getfd(Cpu *c, const uint64_t *a) {
+  return host_result(syscall(SYS_pidfd_getfd, arg_fd(a[0]), arg_fd(a[1]), (unsigned)a[2]));
+}
+
+/* kcmp(pid1, pid2, type, idx1, idx2): for KCMP_EPOLL_TFD idx2 points to a struct
+ * kcmp_epoll_slot (three u32), read here. The processes are the host's, whose memory
+ * (KCMP_VM), files and the rest are the guest's. */
+enum { KCMP_EPOLL_TFD_ = 7 };
+
+int64_t sys_kcmp(Cpu *c, const uint64_t *a) {
+  uint32_t slot[3];
+  unsigned long idx2 = (unsigned long)a[4];
+  if ((int)a[2] == KCMP_EPOLL_TFD_) {
+    if (guest_copy_in(c, slot, a[4], sizeof slot) < 0) return -EFAULT;
+    idx2 = (unsigned long)(uintptr_t)slot;
+  }
+  return host_result(syscall(SYS_kcmp, (pid_t)det_pid_in(c, (pid_t)a[0]), (pid_t)det_pid_in(c, (pid_t)a[1]),
+                             (int)a[2], (unsigned long)a[3], idx2));
+}
+
+/* unshare(flags) and setns(fd, nstype): the host process's namespaces are the guest's
+ * (the CLONE_* numbers are the same on every host). */
+int64_t sys_unshare(Cpu *c, const uint64_t *a) {
+  return host_result(syscall(SYS_unshare, (int)a[0]));
+}
+
+int64_t sys_setns(Cpu *c, const uint64_t *a) {
+  return host_result(syscall(SYS_setns, arg_fd(a[0]), (int)a[1]));
+}
+
 /* ---- capabilities and I/O priority ---- */
 
 /* capget/capset(header, data): the header names a version, which decides how many

@@ -52,6 +52,25 @@ int64_t sys_settimeofday(Cpu *c, const uint64_t *a) {
   return a[0] || a[1] ? -EPERM : 0;
 }
 
+/* clock_adjtime(clock, timex) and adjtimex(timex): struct timex (208 bytes) is the same on
+ * every 64-bit host, read and written back whole. Under --deterministic ENOSYS: what it
+ * reads is the host clock's discipline, which no instruction count gives. */
+enum { TIMEX_SIZE = 208 };
+
+int64_t sys_clock_adjtime(Cpu *c, const uint64_t *a) {
+  if (det_on(c)) return -ENOSYS;
+  uint8_t tx[TIMEX_SIZE] __attribute__((aligned(8)));
+  if (guest_copy_in(c, tx, a[1], sizeof tx) < 0) return -EFAULT;
+  int64_t r = host_result(syscall(SYS_clock_adjtime, (clockid_t)a[0], tx));
+  if (r >= 0 && guest_copy_out(c, a[1], tx, sizeof tx) < 0) return -EFAULT;
+  return r;
+}
+
+int64_t sys_adjtimex(Cpu *c, const uint64_t *a) {
+  uint64_t args[2] = {CLOCK_REALTIME, a[0]};
+  return sys_clock_adjtime(c, args);
+}
+
 int64_t sys_gettimeofday(Cpu *c, const uint64_t *a) {
   struct timeval tv;
   struct timezone tz;

@@ -187,6 +187,12 @@ static const SysEntry table[X64_NR_COUNT] = {
     S(tkill, R_DEC, A_INT, A_SIG),
     S(tgkill, R_DEC, A_INT, A_INT, A_SIG),
     S(pidfd_open, R_DEC, A_INT, A_HEX),
+    S(pidfd_getfd, R_DEC, A_FD, A_INT, A_HEX),
+    S(kcmp, R_DEC, A_INT, A_INT, A_INT, A_ULONG, A_ULONG),
+    S(unshare, R_DEC, A_HEX),
+    S(setns, R_DEC, A_FD, A_HEX),
+    S(process_vm_readv, R_DEC, A_INT, A_PTR, A_ULONG, A_PTR, A_ULONG, A_HEX),
+    S(process_vm_writev, R_DEC, A_INT, A_PTR, A_ULONG, A_PTR, A_ULONG, A_HEX),
     S(pidfd_send_signal, R_DEC, A_FD, A_SIG, A_PTR, A_HEX),
     S(capget, R_DEC, A_PTR, A_PTR),
     S(capset, R_DEC, A_PTR, A_PTR),
@@ -208,6 +214,7 @@ static const SysEntry table[X64_NR_COUNT] = {
     S(get_robust_list, R_DEC, A_INT, A_PTR, A_PTR),
     S(rseq, R_DEC, A_PTR, A_ULONG, A_INT, A_HEX),
     S(futex, R_DEC, A_PTR, A_HEX, A_INT, A_PTR, A_PTR, A_INT),
+    S(membarrier, R_DEC, A_INT, A_HEX, A_INT),
 
     /* sockets */
     S(socket, R_DEC, A_INT, A_HEX, A_INT),
@@ -284,6 +291,8 @@ static const SysEntry table[X64_NR_COUNT] = {
     S(clock_nanosleep, R_DEC, A_CLOCK, A_INT, A_PTR, A_PTR),
     S(gettimeofday, R_DEC, A_PTR, A_PTR),
     S(clock_settime, R_DEC, A_CLOCK, A_PTR),
+    S(clock_adjtime, R_DEC, A_CLOCK, A_PTR),
+    S(adjtimex, R_DEC, A_PTR),
     S(settimeofday, R_DEC, A_PTR, A_PTR),
     S(time, R_DEC, A_PTR),
     S(nanosleep, R_DEC, A_PTR, A_PTR),
@@ -303,11 +312,16 @@ static const SysEntry table[X64_NR_COUNT] = {
     S(sched_getscheduler, R_DEC, A_INT),
     S(sched_setscheduler, R_DEC, A_INT, A_INT, A_PTR),
     S(sched_getparam, R_DEC, A_INT, A_PTR),
+    S(sched_setattr, R_DEC, A_INT, A_PTR, A_HEX),
+    S(sched_getattr, R_DEC, A_INT, A_PTR, A_ULONG, A_HEX),
     S(sched_setparam, R_DEC, A_INT, A_PTR),
     S(sched_get_priority_max, R_DEC, A_INT),
     S(sched_get_priority_min, R_DEC, A_INT),
     S(sched_rr_get_interval, R_DEC, A_INT, A_PTR),
     S(getcpu, R_DEC, A_PTR, A_PTR, A_PTR),
+    S(sethostname, R_DEC, A_PTR, A_INT),
+    S(setdomainname, R_DEC, A_PTR, A_INT),
+    S(syslog, R_DEC, A_INT, A_PTR, A_INT),
 };
 
 /* The calls that may wait (for input or room, a futex, a child, a signal, time): a thread

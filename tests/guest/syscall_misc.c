@@ -27,6 +27,8 @@
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/timerfd.h>
+#include <sys/timex.h>
+#include <sys/utsname.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -375,6 +377,69 @@ static void old_getdents(void) {
   rmdir(dir);
 }
 
+/* Process relations: membarrier, kcmp, pidfd_getfd, the host's name, the scheduling
+ * attributes, the kernel's log and the clock's discipline (process_vm_readv and
+ * namespaces: other_processes.c). */
+static void processes(void) {
+  show("membarrier(QUERY) > 0", syscall(SYS_membarrier, 0, 0, 0) > 0);
+  show("membarrier(REGISTER_PRIVATE_EXPEDITED)", syscall(SYS_membarrier, 1 << 4, 0, 0));
+  show("membarrier(PRIVATE_EXPEDITED)", syscall(SYS_membarrier, 1 << 3, 0, 0));
+  show("membarrier(bad)", syscall(SYS_membarrier, 1 << 30, 0, 0));
+
+  int dup_out = dup(1);
+  show("kcmp(self, self, VM)", syscall(SYS_kcmp, getpid(), getpid(), 1, 0, 0));
+  show("kcmp(self, self, FILE 1 and its dup)", syscall(SYS_kcmp, getpid(), getpid(), 0, 1, dup_out));
+  int ep = epoll_create1(EPOLL_CLOEXEC), watched[2];
+  if (pipe(watched) != 0) return;
+  struct epoll_event ev = {.events = EPOLLIN};
+  epoll_ctl(ep, EPOLL_CTL_ADD, watched[0], &ev);
+  uint32_t slot[3] = {(uint32_t)ep, (uint32_t)watched[0], 0};
+  show("kcmp(EPOLL_TFD, the watched pipe)", syscall(SYS_kcmp, getpid(), getpid(), 7, watched[0], slot));
+  show("kcmp(EPOLL_TFD, bad slot)", syscall(SYS_kcmp, getpid(), getpid(), 7, watched[0], (void *)8));
+  close(ep), close(watched[0]), close(watched[1]);
+
+  int pfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+  int got = (int)syscall(SYS_pidfd_getfd, pfd, dup_out, 0);
+  show("pidfd_getfd(self, the dup)", got >= 0);
+  show("  kcmp(FILE, it and the dup)", syscall(SYS_kcmp, getpid(), getpid(), 0, got, dup_out));
+  show("pidfd_getfd(bad fd)", syscall(SYS_pidfd_getfd, pfd, 999, 0));
+  close(got), close(pfd), close(dup_out);
+
+  static const char long_name[80] = "x";
+  show("sethostname(length -1)", syscall(SYS_sethostname, long_name, -1));
+  show("sethostname(length 65)", sethostname(long_name, 65));
+  show("setdomainname(length 65)", setdomainname(long_name, 65));
+
+  uint32_t attr[14] = {0};
+  show("sched_getattr(self)", syscall(SYS_sched_getattr, 0, attr, sizeof attr, 0));
+  printf("  size %u policy %u\n", attr[0], attr[1]);
+  show("sched_getattr(size 10)", syscall(SYS_sched_getattr, 0, attr, 10, 0));
+  attr[0] = 48;
+  show("sched_setattr(self, as it is)", syscall(SYS_sched_setattr, 0, attr, 0));
+  attr[0] = 8;
+  show("sched_setattr(size 8)", syscall(SYS_sched_setattr, 0, attr, 0));
+  printf("  the kernel's size written back %u\n", attr[0]);
+  show("sched_setattr(bad)", syscall(SYS_sched_setattr, 0, (void *)8, 0));
+
+  char log[64];
+  long size = syscall(SYS_syslog, 10, NULL, 0);
+  show("syslog(SIZE_BUFFER) > 0", size < 0 ? size : size > 0);
+  long n = syscall(SYS_syslog, 3, log, sizeof log);
+  show("syslog(READ_ALL, 64)", n);
+  show("syslog(READ_ALL, bad buffer)", syscall(SYS_syslog, 3, (void *)8, 64));
+  show("syslog(READ_ALL, null)", syscall(SYS_syslog, 3, NULL, 64));
+  show("syslog(READ_ALL, 0 bytes)", syscall(SYS_syslog, 3, log, 0));
+  show("syslog(READ_ALL, null, 0 bytes)", syscall(SYS_syslog, 3, NULL, 0));
+  show("syslog(bad type)", syscall(SYS_syslog, 99, NULL, 0));
+
+  struct timex tx = {.modes = 0};
+  long state = adjtimex(&tx);
+  show("adjtimex(query)", state);
+  printf("  its time is now's %d\n", labs(tx.time.tv_sec - time(NULL)) <= 1);
+  show("clock_adjtime(bad clock)", syscall(SYS_clock_adjtime, 99, &tx));
+  show("adjtimex(bad)", syscall(SYS_adjtimex, (void *)8));
+}
+
 static void file_sync(void) {
   int fd = open("/proc/self/exe", O_RDONLY);
   show("syncfs", syncfs(fd));
@@ -488,6 +553,7 @@ int main(int argc, char **argv) {
   splices();
   file_sync();
   old_getdents();
+  processes();
   many_messages();
   many_events();
   exec_through_descriptor("list-fds");
