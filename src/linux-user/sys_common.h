@@ -142,6 +142,7 @@ int64_t sys_fallocate(Cpu *c, const uint64_t *a);
 /* sys_fd.c: opening, duplicating and controlling file descriptors */
 int64_t sys_open(Cpu *c, const uint64_t *a);
 int64_t sys_openat(Cpu *c, const uint64_t *a);
+int64_t sys_openat2(Cpu *c, const uint64_t *a);
 int64_t sys_creat(Cpu *c, const uint64_t *a);
 int64_t sys_close(Cpu *c, const uint64_t *a);
 int64_t sys_close_range(Cpu *c, const uint64_t *a);

@@ -1,6 +1,7 @@
 /* sys_fd.c: opening, duplicating and controlling file descriptors (fcntl, ioctl). */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <string.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -22,6 +23,32 @@ static int64_t open_at(Cpu *c, int dirfd, uint64_t path, uint64_t flags, uint64_
 int64_t sys_open(Cpu *c, const uint64_t *a) { return open_at(c, X64_AT_FDCWD, a[0], a[1], a[2]); }
 
 int64_t sys_openat(Cpu *c, const uint64_t *a) { return open_at(c, arg_fd(a[0]), a[1], a[2], a[3]); }
+
+/* openat2(dirfd, path, how, size): struct open_how is flags, mode and resolve (u64 each)
+ * in its first 24 bytes, and as the kernel takes it, up to a page whose further bytes
+ * must be zero (E2BIG). The flags are x86-64's, translated; the host checks the rest.
+ * /proc/self's entries are the guest's, whatever the resolve flags. */
+enum { OPEN_HOW_SIZE_VER0 = 24, OPEN_HOW_MAX = 4096 };
+
+int64_t sys_openat2(Cpu *c, const uint64_t *a) {
+  uint64_t size = a[3];
+  if (size < OPEN_HOW_SIZE_VER0) return -EINVAL;
+  if (size > OPEN_HOW_MAX) return -E2BIG;
+  uint8_t given[OPEN_HOW_MAX];
+  if (guest_copy_in(c, given, a[2], size) < 0) return -EFAULT;
+  for (uint64_t i = OPEN_HOW_SIZE_VER0; i < size; i++)
+    if (given[i]) return -E2BIG;
+  struct {
+    uint64_t flags, mode, resolve;
+  } how;
+  memcpy(&how, given, sizeof how);
+  if (how.flags >> 32) return -EINVAL;
+  int hflags = open_flags_to_host(how.flags);
+  int64_t fd;
+  if (proc_self_open(c, arg_fd(a[0]), PATH_ARG(a[1]), hflags, (int)how.mode, &fd)) return fd;
+  how.flags = (uint64_t)(uint32_t)hflags;
+  return host_result(syscall(SYS_openat2, arg_fd(a[0]), PATH_ARG(a[1]), &how, sizeof how));
+}
 
 /* creat = open(O_CREAT|O_WRONLY|O_TRUNC), in x86-64 numbers */
 int64_t sys_creat(Cpu *c, const uint64_t *a) {

@@ -60,6 +60,7 @@ static const SysEntry table[X64_NR_COUNT] = {
     /* file descriptors */
     S(open, R_DEC, A_PATH, A_OFLAGS, A_OMODE),
     S(openat, R_DEC, A_DIRFD, A_PATH, A_OFLAGS, A_OMODE),
+    S(openat2, R_DEC, A_DIRFD, A_PATH, A_PTR, A_ULONG),
     S(creat, R_DEC, A_PATH, A_MODE),
     S(close, R_DEC, A_FD),
     S(close_range, R_DEC, A_FD, A_FD, A_HEX),

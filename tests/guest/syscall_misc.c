@@ -4,7 +4,8 @@
  * I/O priority, personality, setting the clocks, mlock2, mlockall, syncfs,
  * sync_file_range, readahead, the old getdents, splice/tee/vmsplice, sendmmsg/recvmmsg
  * (which glibc's DNS resolver sends its queries with), an epoll_wait that returns 1,500
- * events, and fexecve of a descriptor that closes on exec (the new image must have the
+ * events, membarrier, kcmp, pidfd_getfd, sched_setattr, syslog,
+ * adjtimex, and fexecve of a descriptor that closes on exec (the new image must have the
  * descriptors the kernel leaves it). */
 #define _GNU_SOURCE
 #include <errno.h>
