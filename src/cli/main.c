@@ -280,6 +280,7 @@ int main(int argc, char **argv) {
   bool deterministic = false, serial_threads = false, host_memory_order = false;
   uint64_t seed = 0;
   int exec_fd = -1; /* --exec-fd */
+  int seccomp_fd = -1; /* --seccomp-fd */
   const char *gdb_port = getenv("X64EMU_GDB");
   const char *code_cache = getenv("X64EMU_CODE_CACHE");
   const char *sysroot = getenv("X64EMU_LD_PREFIX");
@@ -328,6 +329,13 @@ int main(int argc, char **argv) {
       long fd = value ? strtol(value, &end, 10) : -1;
       if (!value || *end || fd < 0) usage_error("%s needs a descriptor", "--exec-fd");
       exec_fd = (int)fd;
+      i++;
+    } else if (strcmp(opt, "-seccomp-fd") == 0) {
+      /* From a guest's execve (sys_exec.c): the seccomp filters the new image keeps. */
+      char *end = NULL;
+      long fd = value ? strtol(value, &end, 10) : -1;
+      if (!value || *end || fd < 0) usage_error("%s needs a descriptor", "--seccomp-fd");
+      seccomp_fd = (int)fd;
       i++;
     } else if (strcmp(opt, "-guest-env") == 0) {
       /* From a guest's execve (sys_exec.c): N strings, the whole environment of the guest. */
@@ -461,6 +469,10 @@ int main(int argc, char **argv) {
   char err[PATH_MAX + 512];
   int loaded = elf_load(&proc, program, guest_argv, env.v, err, sizeof err);
   if (exec_fd >= 0) close(exec_fd);
+  if (seccomp_fd >= 0 && !seccomp_restore(&proc.main.cpu, seccomp_fd)) {
+    fprintf(stderr, "x64emu: --seccomp-fd: cannot read the filters\n");
+    return 1;
+  }
   free(guest_argv); /* copied onto the guest's stack */
   free(env.v);
   if (loaded != 0) {

@@ -9,6 +9,7 @@
 #include "../interp/cpu.h"
 #include "../interp/machine.h"
 #include "../loader/guest_space.h"
+#include "seccomp.h"
 #include "sys_x64.h"
 #include "threads.h"
 #include "virtual_time.h"
@@ -64,6 +65,7 @@ typedef struct Thread {
   struct Process *proc;
   ThreadSignals sig;
   uint64_t clear_child_tid, robust_list_head; /* set_tid_address, set_robust_list */
+  Seccomp seccomp;       /* its strict mode or filters (seccomp.h) */
   int32_t host_tid;      /* the host's id of its host thread */
   unsigned nth;          /* 0 for the process's first thread, n for the n-th it made */
   sem_t turn;            /* posted when the run lock is handed to it (threads.c) */

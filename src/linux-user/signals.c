@@ -531,6 +531,13 @@ void signals_deliver_sync(Cpu *c, int sig, int code, uint64_t addr) {
 
 void signals_deliver_fault(Cpu *c, const Fault *f) { deliver_sync(c, f->sig, f->code, f->addr, f); }
 
+void signals_deliver_forced(Cpu *c, const X64Siginfo *info) {
+  attach(c);
+  thread_of(c)->sig.interrupted = false;
+  trace_signal(c, info->si_signo, info);
+  force_signal(c, info->si_signo, info, false);
+}
+
 /* How a call interrupted by a signal goes on (the kernel's -ERESTARTSYS and
  * -ERESTARTNOHAND; nanosleep's restart block is taken as the latter). */
 enum Restart { RESTART_NEVER, RESTART_SYS, RESTART_NOHAND };

@@ -21,6 +21,9 @@
  * instruction (the next one for a trap). */
 void signals_deliver_sync(Cpu *c, int sig, int code, uint64_t addr);
 
+/* A signal forced on the thread with its siginfo, as the kernel's force_sig_info: a
+ * seccomp filter's SIGSYS. c->rip is where the handler returns to. */
+void signals_deliver_forced(Cpu *c, const X64Siginfo *info);
 /* The same for a fault the core stopped with, whose exception it may know better. */
 void signals_deliver_fault(Cpu *c, const Fault *f);
 

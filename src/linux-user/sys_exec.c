@@ -9,6 +9,7 @@
 
 #include "signals.h"
 #include "strace.h"
+#include "seccomp.h"
 #include "sys_common.h"
 
 #define SCRIPT_LINE_MAX 256 /* the kernel's BINPRM_BUF_SIZE: only this much of #! is read */
@@ -178,7 +179,7 @@ static int64_t exec_guest(Cpu *c, int dirfd, uint64_t guest_path, uint64_t guest
     char **reexec = proc_of(c)->opt.reexec_argv;
     size_t n_re = 0;
     while (reexec && reexec[n_re]) n_re++;
-    char count[24], kept_fd[24];
+    char count[24], kept_fd[24], seccomp_fd[24];
     snprintf(count, sizeof count, "%lld", (long long)envc);
     /* A descriptor the path goes through that closes on exec (fexecve of an fd Python or
      * glibc opened with O_CLOEXEC) would be gone before the new x64emu opens the file:
@@ -191,7 +192,7 @@ static int64_t exec_guest(Cpu *c, int dirfd, uint64_t guest_path, uint64_t guest
       if (given[0]) snprintf(path, sizeof path, "/proc/self/fd/%d/%s", kept, given);
       else snprintf(path, sizeof path, "/proc/self/fd/%d", kept);
     }
-    char **host_argv = calloc(n_re + 8 + (size_t)envc + nargs + 1, sizeof *host_argv);
+    char **host_argv = calloc(n_re + 10 + (size_t)envc + nargs + 1, sizeof *host_argv);
     char **host_env = calloc((size_t)envc + 1, sizeof *host_env);
     if (!reexec) {
       kind = -ENOSYS; /* an embedded machine (the library) has no x64emu to run */
@@ -203,6 +204,13 @@ static int64_t exec_guest(Cpu *c, int dirfd, uint64_t guest_path, uint64_t guest
       if (kept >= 0) {
         host_argv[k++] = "--exec-fd";
         host_argv[k++] = kept_fd;
+      }
+      /* The filters the new image keeps, as the kernel keeps them across execve. */
+      int filters = seccomp_pass(c);
+      if (filters >= 0) {
+        snprintf(seccomp_fd, sizeof seccomp_fd, "%d", filters);
+        host_argv[k++] = "--seccomp-fd";
+        host_argv[k++] = seccomp_fd;
       }
       host_argv[k++] = "--guest-env";
       host_argv[k++] = count;
@@ -223,6 +231,7 @@ static int64_t exec_guest(Cpu *c, int dirfd, uint64_t guest_path, uint64_t guest
       signals_before_exec();
       execve(reexec[0], host_argv, host_env);
       kind = -errno;
+      if (filters >= 0) close(filters);
     }
     if (kept >= 0) close(kept);
     free(host_argv);

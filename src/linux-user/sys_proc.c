@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "determinism.h"
+#include "seccomp.h"
 #include "sigframe.h"
 #include "signals.h"
 #include "sys_common.h"
@@ -365,6 +366,8 @@ int64_t sys_prctl(Cpu *c, const uint64_t *a) {
   case PR_SET_TIMERSLACK: case PR_SET_VMA:
     return host_result(prctl((int)a[0], a[1], a[2], a[3], a[4]));
   case PR_GET_TID_ADDRESS: return guest_copy_out(c, a[1], &thread_of(c)->clear_child_tid, 8);
+  case PR_SET_SECCOMP: return seccomp_prctl_set(c, a[1], a[2]);
+  case PR_GET_SECCOMP: return seccomp_prctl_get(c);
   default: return -EINVAL;
   }
 }

@@ -3,6 +3,7 @@
 
 #include <sys/stat.h>
 
+#include "seccomp.h"
 #include "signals.h"
 #include "strace.h"
 #include "sysroot.h"
@@ -209,6 +210,7 @@ static const SysEntry table[X64_NR_COUNT] = {
     S(execveat, R_DEC, A_DIRFD, A_PATH, A_ARGV, A_ENVP, A_ATF),
     S(arch_prctl, R_DEC, A_ARCH, A_HEX),
     S(prctl, R_DEC, A_PRCTL, A_HEX, A_HEX, A_HEX, A_HEX),
+    S(seccomp, R_DEC, A_INT, A_HEX, A_PTR),
     S(personality, R_HEX, A_HEX),
     S(set_tid_address, R_DEC, A_PTR),
     S(set_robust_list, R_DEC, A_PTR, A_ULONG),
@@ -389,7 +391,18 @@ void syscall_dispatch(Cpu *c) {
   uint64_t *counts = proc_of(c)->opt.syscall_counts;
   if (counts) counts[nr < X64_NR_COUNT ? nr : X64_NR_COUNT]++;
   if (trace) strace_begin(c, nr, e ? &e->sig : NULL, args);
-  int64_t ret = e ? paths_from_guest(c, e, args) : -ENOSYS;
+  int64_t ret;
+  switch (seccomp_check(c, nr, args, &ret)) {
+  case SECCOMP_CALL: break;
+  case SECCOMP_RETURN:
+    c->r[RAX] = (uint64_t)ret;
+    if (trace) strace_end(ret);
+    return;
+  case SECCOMP_STOPPED:
+    if (trace) strace_end(-ENOSYS);
+    return;
+  }
+  ret = e ? paths_from_guest(c, e, args) : -ENOSYS;
   /* The thread count changes only under the run lock, which this thread holds. */
   const bool turns = turns_on(c);
   const bool release = nr < X64_NR_COUNT && may_wait[nr] && proc_of(c)->threads.n > 1 &&

@@ -303,6 +303,7 @@ int64_t threads_clone(Cpu *c, uint64_t flags, uint64_t stack, uint64_t parent_ti
   if (stack) n->r[RSP] = stack;
   if (flags & X64_CLONE_CHILD_CLEARTID) t->clear_child_tid = child_tid;
   signals_thread_init(n, c);
+  t->seccomp = thread_of(c)->seccomp;
   sem_init(&t->turn, 0, 0);
 
   Threads *ts = threads_of(c);
