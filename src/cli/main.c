@@ -182,6 +182,18 @@ static bool option_value(const char *opt, const char *name, char **argv, int *i,
   return true;
 }
 
+/* option_value for an option whose value is a file descriptor. */
+static bool descriptor_option(const char *opt, const char *name, char **argv, int *i, int argc,
+                              int *fd) {
+  const char *value;
+  if (!option_value(opt, name, argv, i, argc, &value)) return false;
+  char *end = NULL;
+  long n = strtol(value, &end, 10);
+  if (!*value || *end || n < 0 || n > INT_MAX) usage_error("-%s needs a descriptor", name);
+  *fd = (int)n;
+  return true;
+}
+
 static void choose_host_crypto(const char *name) {
   HostCryptoMode mode;
   if (!host_crypto_parse(name, &mode))
@@ -322,21 +334,11 @@ int main(int argc, char **argv) {
       seed = strtoull(opt + 15, &end, 0);
       if (!opt[15] || *end || errno) usage_error("--deterministic= takes a number, not '%s'", opt + 15);
       deterministic = true;
-    } else if (strcmp(opt, "-exec-fd") == 0) {
+    } else if (descriptor_option(opt, "-exec-fd", argv, &i, argc, &exec_fd)) {
       /* From a guest's execve (sys_exec.c): the program is reached through this
        * descriptor, which the guest's exec closed; closed once the program is loaded. */
-      char *end = NULL;
-      long fd = value ? strtol(value, &end, 10) : -1;
-      if (!value || *end || fd < 0) usage_error("%s needs a descriptor", "--exec-fd");
-      exec_fd = (int)fd;
-      i++;
-    } else if (strcmp(opt, "-seccomp-fd") == 0) {
+    } else if (descriptor_option(opt, "-seccomp-fd", argv, &i, argc, &seccomp_fd)) {
       /* From a guest's execve (sys_exec.c): the seccomp filters the new image keeps. */
-      char *end = NULL;
-      long fd = value ? strtol(value, &end, 10) : -1;
-      if (!value || *end || fd < 0) usage_error("%s needs a descriptor", "--seccomp-fd");
-      seccomp_fd = (int)fd;
-      i++;
     } else if (strcmp(opt, "-guest-env") == 0) {
       /* From a guest's execve (sys_exec.c): N strings, the whole environment of the guest. */
       char *end = NULL;
