@@ -10,6 +10,7 @@
 #define EDX1_TSC (1u << 4)
 #define EDX1_CX8 (1u << 8)
 #define EDX1_CMOV (1u << 15)
+#define EDX1_CLFSH (1u << 19) /* CLFLUSH, with its line size in CPUID.1:EBX[15:8] */
 #define EDX1_MMX (1u << 23)
 #define EDX1_FXSR (1u << 24)
 #define EDX1_SSE (1u << 25)
@@ -49,7 +50,7 @@
 #define EDX81_LM (1u << 29)
 
 static const uint32_t leaf1_edx =
-    EDX1_FPU | EDX1_TSC | EDX1_CX8 | EDX1_CMOV | EDX1_MMX | EDX1_FXSR | EDX1_SSE | EDX1_SSE2;
+    EDX1_FPU | EDX1_TSC | EDX1_CX8 | EDX1_CMOV | EDX1_CLFSH | EDX1_MMX | EDX1_FXSR | EDX1_SSE | EDX1_SSE2;
 static const uint32_t leaf1_ecx = ECX1_SSE3 | ECX1_PCLMULQDQ | ECX1_SSSE3 | ECX1_FMA | ECX1_CX16 |
                                   ECX1_SSE41 | ECX1_SSE42 | ECX1_MOVBE | ECX1_POPCNT |
                                   ECX1_AES | ECX1_XSAVE | ECX1_OSXSAVE | ECX1_AVX | ECX1_F16C;

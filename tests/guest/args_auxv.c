@@ -92,12 +92,14 @@ int main(int argc, char **argv, char **envp) {
   /* The kernel gives its own copy of CPUID.1:EDX as AT_HWCAP, less the features it
    * turned off (a VM's kernel clears MTRR, bit 12, which CPUID still reports); an
    * emulator must give its own CPUID's, so the bits are those of CPUID, the baseline's
-   * among them (FPU, TSC, CX8, CMOV, MMX, FXSR, SSE, SSE2). */
+   * among them (FPU, TSC, CX8, CMOV, CLFSH, MMX, FXSR, SSE, SSE2: every x86-64 CPU has
+   * them, and programs check them, the JVM for CLFLUSH). */
   unsigned eax, ebx, ecx, edx;
   __cpuid(1, eax, ebx, ecx, edx);
-  unsigned long hwcap = auxv_value(auxv, AT_HWCAP), baseline = 0x07808111;
+  unsigned long hwcap = auxv_value(auxv, AT_HWCAP), baseline = 0x07888111;
   printf("AT_HWCAP within CPUID.1:EDX, with the baseline: %s\n",
          yes((hwcap & ~(unsigned long)edx) == 0 && (hwcap & baseline) == baseline));
+  printf("CPUID.1:EBX's CLFLUSH line: %u bytes\n", (ebx >> 8 & 0xff) * 8);
 
   /* Stack strings lie above the vectors, near the top of the stack. */
   printf("argv[0] lies above auxv: %s\n", yes((uintptr_t)argv[0] > (uintptr_t)auxv));
