@@ -18,6 +18,7 @@ if [ "$purpose" = test ]; then
              strace # which files x64emu opens
              golang-go rustc # threaded programs in Go and Rust
              openssl perl gzip coreutils xz-utils sqlite3 # Debian's own dynamic programs
+             nodejs openjdk-17-jdk-headless # runtimes that compile code as they run
              musl-tools # musl's dynamic loader
              clang # the libFuzzer targets (tests/fuzz)
              # the aarch64 host: the crypto tier and x64emu itself, cross-built and run
