@@ -431,7 +431,9 @@ static void test_kill_and_ids(void **state) {
   fclose(f);
   host[strcspn(host, "\n")] = 0;
   assert_string_equal(name, host);
-  assert_int_equal(SC2(prctl, 22 /* PR_SET_SECCOMP */, 2), -EINVAL);
+  assert_int_equal(SC3(prctl, 22 /* PR_SET_SECCOMP */, 2 /* a filter */, 0), -EFAULT);
+  assert_int_equal(SC2(prctl, 22 /* PR_SET_SECCOMP */, 3), -EINVAL); /* no such mode */
+  assert_int_equal(SC1(prctl, 21 /* PR_GET_SECCOMP */), 0);
 }
 
 int main(void) {
