@@ -23,4 +23,5 @@ void process_destroy(Process *p) {
   threads_destroy(&p->threads);
   machine_destroy(&p->machine);
   free(p->shm);
+  seccomp_free_all(p->seccomp_kept);
 }

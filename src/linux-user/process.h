@@ -136,6 +136,7 @@ typedef struct Process {
   /* mlockall's MCL_FUTURE (and MCL_ONFAULT): the guest's new mappings are locked as they
    * are made (sys_mem.c); 0 without. Not inherited by fork, as the kernel's. */
   int mlock_future;
+  SeccompFilter *seccomp_kept; /* every filter its threads attached (seccomp.h) */
 } Process;
 
 /* A new process with one thread, for the program at exe_path; false (nothing to destroy)

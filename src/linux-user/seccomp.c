@@ -56,6 +56,7 @@ enum { DATA_SIZE = 64 };
 
 struct SeccompFilter {
   SeccompFilter *prev;
+  SeccompFilter *kept; /* the process's filter attached before it */
   uint32_t len, path_len; /* its instructions; with those before it, as the kernel counts */
   BpfInsn insns[];
 };
@@ -293,16 +294,19 @@ static int64_t attach_filter(Cpu *c, unsigned flags, uint64_t prog_at) {
     return -ENOMEM;
   }
   Seccomp next = {MODE_FILTER, f};
+  Process *p = proc_of(c);
   if (flags & FLAG_TSYNC) {
     int64_t other = sync_threads(c, &next, flags);
     if (other) {
       free(f);
       return other;
     }
-    Threads *ts = &proc_of(c)->threads;
+    Threads *ts = &p->threads;
     for (unsigned i = 0; i < ts->n; i++) ts->all[i]->seccomp = next;
   }
   *s = next;
+  f->kept = p->seccomp_kept;
+  p->seccomp_kept = f;
   return 0;
 }
 
@@ -387,10 +391,20 @@ bool seccomp_restore(Cpu *c, int fd) {
       break;
     }
     f->prev = s.filters, f->len = head[0];
+    f->kept = proc_of(c)->seccomp_kept;
+    proc_of(c)->seccomp_kept = f;
     f->path_len = f->len + (f->prev ? f->prev->path_len + 4 : 0);
     s.filters = f;
   }
   close(fd);
   if (ok) thread_of(c)->seccomp = s;
   return ok;
+}
+
+void seccomp_free_all(SeccompFilter *kept) {
+  while (kept) {
+    SeccompFilter *before = kept->kept;
+    free(kept);
+    kept = before;
+  }
 }

@@ -12,8 +12,10 @@
 #include "../interp/cpu.h"
 
 /* One attached filter: immutable, shared by the threads that have it, and kept until the
- * process ends (the kernel frees it with the last task; a process attaches few). */
+ * process ends (the kernel frees it with the last task; a process attaches few), on the
+ * process's list (Process.seccomp_kept), which seccomp_free_all frees. */
 typedef struct SeccompFilter SeccompFilter;
+void seccomp_free_all(SeccompFilter *kept);
 
 typedef struct Seccomp {
   int mode;                /* 0, SECCOMP_MODE_STRICT (1) or SECCOMP_MODE_FILTER (2) */

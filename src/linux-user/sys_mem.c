@@ -371,11 +371,16 @@ enum { X64_MCL_CURRENT = 1, X64_MCL_FUTURE = 2, X64_MCL_ONFAULT = 4 };
 #define X64_MLOCK_ONFAULT 1
 
 /* The host's lock of the guest's pages [addr, addr + len) as mlockall's flags say
- * (MCL_ONFAULT: as they are first touched). */
+ * (MCL_ONFAULT: as they are first touched). The raw calls: a sanitizer's runtime makes
+ * libc's mlock and munlock do nothing. */
 static int lock_pages(uint64_t addr, uint64_t len, int flags) {
   if (flags & X64_MCL_ONFAULT)
     return (int)syscall(SYS_mlock2, GUEST_PTR(addr), (size_t)len, X64_MLOCK_ONFAULT);
-  return mlock(GUEST_PTR(addr), len);
+  return (int)syscall(SYS_mlock, GUEST_PTR(addr), (size_t)len);
+}
+
+static void unlock_pages(uint64_t addr, uint64_t len) {
+  syscall(SYS_munlock, GUEST_PTR(addr), (size_t)len);
 }
 
 /* A new mapping of the guest's under MCL_FUTURE is locked, or, as the kernel refuses a
@@ -412,7 +417,7 @@ int64_t sys_mlockall(Cpu *c, const uint64_t *a) {
       const Range *r = &mem->r[i];
       if ((r->prot & GUEST_PROT_RESERVED) || lock_pages(r->lo, r->hi - r->lo, flags) == 0) continue;
       int err = errno;
-      for (size_t j = 0; j < i; j++) munlock(GUEST_PTR(mem->r[j].lo), mem->r[j].hi - mem->r[j].lo);
+      for (size_t j = 0; j < i; j++) unlock_pages(mem->r[j].lo, mem->r[j].hi - mem->r[j].lo);
       return -err;
     }
   }
@@ -424,7 +429,7 @@ int64_t sys_munlockall(Cpu *c, const uint64_t *a) {
   mem_init(c);
   const RangeSet *mem = &c->m->mem;
   for (size_t i = 0; i < mem->n; i++)
-    if (!(mem->r[i].prot & GUEST_PROT_RESERVED)) munlock(GUEST_PTR(mem->r[i].lo), mem->r[i].hi - mem->r[i].lo);
+    if (!(mem->r[i].prot & GUEST_PROT_RESERVED)) unlock_pages(mem->r[i].lo, mem->r[i].hi - mem->r[i].lo);
   proc_of(c)->mlock_future = 0;
   return 0;
 }
@@ -519,7 +524,7 @@ int64_t sys_shmdt(Cpu *c, const uint64_t *a) {
   return 0;
 }
 
-int64_t sys_mlock(Cpu *c, const uint64_t *a) { return host_result(mlock(GUEST_PTR(a[0]), a[1])); }
+int64_t sys_mlock(Cpu *c, const uint64_t *a) { return host_result(lock_pages(a[0], a[1], 0)); }
 
 /* MLOCK_ONFAULT is the same on every host; without flags the call is mlock (which
  * qemu-user, where the aarch64 build is tested, has, and mlock2 not). */
@@ -529,7 +534,7 @@ int64_t sys_mlock2(Cpu *c, const uint64_t *a) {
 }
 
 int64_t sys_munlock(Cpu *c, const uint64_t *a) {
-  return host_result(munlock(GUEST_PTR(a[0]), a[1]));
+  return host_result(syscall(SYS_munlock, GUEST_PTR(a[0]), (size_t)a[1]));
 }
 
 /* The heap lives in a reservation of its own (brk.c), which also drops decoded code when
