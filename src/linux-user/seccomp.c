@@ -41,7 +41,8 @@ typedef struct BpfInsn {
   uint32_t k;
 } BpfInsn;
 enum { BPF_MAXINSNS = 4096, MAX_INSNS_PER_PATH = 32768, MEMWORDS = 16 };
-enum { LD = 0x00, LDX = 0x01, ST = 0x02, STX = 0x03, ALU = 0x04, JMP = 0x05, RET = 0x06, MISC = 0x07 };
+enum { LD = 0x00, LDX = 0x01, ST = 0x02, STX = 0x03, ALU = 0x04, JMP = 0x05, RET = 0x06,
+       MISC = 0x07 };
 enum { W = 0x00, IMM = 0x00, ABS = 0x20, MEM = 0x60, LEN = 0x80 };
 enum { ADD = 0x00, SUB = 0x10, MUL = 0x20, DIV = 0x30, OR = 0x40, AND = 0x50, LSH = 0x60,
        RSH = 0x70, NEG = 0x80, MOD = 0x90, XOR = 0xa0 };
@@ -98,8 +99,10 @@ static bool program_valid(const BpfInsn *p, uint32_t n) {
     if (!ok) break;
     switch (CLASS(in->code)) {
     case ALU:
-      if ((OP(in->code) == DIV || OP(in->code) == MOD) && SRC(in->code) == K && in->k == 0) ok = false;
-      if ((OP(in->code) == LSH || OP(in->code) == RSH) && SRC(in->code) == K && in->k >= 32) ok = false;
+      if (SRC(in->code) == K && (OP(in->code) == DIV || OP(in->code) == MOD) && in->k == 0)
+        ok = false;
+      if (SRC(in->code) == K && (OP(in->code) == LSH || OP(in->code) == RSH) && in->k >= 32)
+        ok = false;
       break;
     case LD: case LDX:
       if ((in->code & 0xe0) == MEM) ok = in->k < MEMWORDS && (memvalid >> in->k & 1);
@@ -219,7 +222,9 @@ enum SeccompVerdict seccomp_check(Cpu *c, uint64_t nr, const uint64_t args[6], i
   switch (action & RET_ACTION_FULL) {
   case RET_ALLOW: case RET_LOG: return SECCOMP_CALL;
   case RET_ERRNO: *ret = -(int64_t)(value > MAX_ERRNO ? MAX_ERRNO : value); return SECCOMP_RETURN;
-  case RET_TRACE: case RET_USER_NOTIF: *ret = -ENOSYS; return SECCOMP_RETURN; /* no tracer, no listener */
+  case RET_TRACE: case RET_USER_NOTIF: /* no tracer, no listener */
+    *ret = -ENOSYS;
+    return SECCOMP_RETURN;
   case RET_TRAP: {
     X64Siginfo info = {.si_signo = SIGSYS, .si_errno = (int32_t)value, .si_code = SYS_SECCOMP};
     memcpy(info.u.bytes, &c->rip, 8);    /* si_call_addr */
@@ -262,7 +267,8 @@ static int64_t sync_threads(Cpu *c, const Seccomp *next, unsigned flags) {
 }
 
 static int64_t attach_filter(Cpu *c, unsigned flags, uint64_t prog_at) {
-  if (flags & ~(unsigned)(FLAG_TSYNC | FLAG_LOG | FLAG_SPEC_ALLOW | FLAG_TSYNC_ESRCH)) return -EINVAL;
+  if (flags & ~(unsigned)(FLAG_TSYNC | FLAG_LOG | FLAG_SPEC_ALLOW | FLAG_TSYNC_ESRCH))
+    return -EINVAL;
   struct {
     uint16_t len;
     uint16_t pad[3];
@@ -383,7 +389,8 @@ bool seccomp_restore(Cpu *c, int fd) {
   bool ok = read(fd, &s.mode, sizeof s.mode) == sizeof s.mode;
   uint32_t head[2];
   while (ok && read(fd, head, sizeof head) == sizeof head) {
-    SeccompFilter *f = head[0] && head[0] <= BPF_MAXINSNS ? malloc(sizeof *f + head[0] * sizeof(BpfInsn)) : NULL;
+    bool fits = head[0] && head[0] <= BPF_MAXINSNS;
+    SeccompFilter *f = fits ? malloc(sizeof *f + head[0] * sizeof(BpfInsn)) : NULL;
     size_t body = head[0] * sizeof(BpfInsn);
     ok = f && read(fd, f->insns, body) == (ssize_t)body;
     if (!ok) {

@@ -181,8 +181,8 @@ static int64_t sem_all(Cpu *c, int id, int cmd, uint64_t at) {
   if (syscall(SYS_semctl, id, 0, STAT, &ds) == 0) {
     semid_ds_out(&ds);
     uint64_t nsems = ds.words[10];
-    if (!guest_area(c, at, nsems * 2, (cmd & ~IPC_64_FLAG) == GETALL_ ? GUEST_PROT_WRITE : GUEST_PROT_READ,
-                    &vals))
+    int access = (cmd & ~IPC_64_FLAG) == GETALL_ ? GUEST_PROT_WRITE : GUEST_PROT_READ;
+    if (!guest_area(c, at, nsems * 2, access, &vals))
       vals = NULL;
   }
   return host_result(syscall(SYS_semctl, id, 0, cmd, vals));

@@ -398,7 +398,8 @@ int64_t sys_mmap(Cpu *c, const uint64_t *a) { return lock_new(c, map_guest(c, a)
 /* A moved or grown mapping is locked as far as the host allows: the move cannot be undone. */
 int64_t sys_mremap(Cpu *c, const uint64_t *a) {
   int64_t got = remap_guest(c, a);
-  if (got >= 0 && proc_of(c)->mlock_future) lock_pages((uint64_t)got, page_up(a[2]), proc_of(c)->mlock_future);
+  int future = proc_of(c)->mlock_future;
+  if (got >= 0 && future) lock_pages((uint64_t)got, page_up(a[2]), future);
   return got;
 }
 
@@ -429,7 +430,8 @@ int64_t sys_munlockall(Cpu *c, const uint64_t *a) {
   mem_init(c);
   const RangeSet *mem = &c->m->mem;
   for (size_t i = 0; i < mem->n; i++)
-    if (!(mem->r[i].prot & GUEST_PROT_RESERVED)) unlock_pages(mem->r[i].lo, mem->r[i].hi - mem->r[i].lo);
+    if (!(mem->r[i].prot & GUEST_PROT_RESERVED))
+      unlock_pages(mem->r[i].lo, mem->r[i].hi - mem->r[i].lo);
   proc_of(c)->mlock_future = 0;
   return 0;
 }

@@ -77,7 +77,8 @@ int64_t sys_mq_timedsend(Cpu *c, const uint64_t *a) {
   if (r < 0) return r;
   void *msg;
   if (!guest_area(c, a[1], a[2], GUEST_PROT_READ, &msg)) msg = NULL;
-  return host_result(syscall(SYS_mq_timedsend, arg_fd(a[0]), msg, (size_t)a[2], (unsigned)a[3], timeout));
+  return host_result(syscall(SYS_mq_timedsend, arg_fd(a[0]), msg, (size_t)a[2], (unsigned)a[3],
+                             timeout));
 }
 
 /* Received in place when the whole buffer is the guest's; else into one of the emulator's
@@ -114,7 +115,8 @@ int64_t sys_mq_notify(Cpu *c, const uint64_t *a) {
     memcpy(&how, ev + 12, sizeof how); /* after sigev_value (8) and sigev_signo (4) */
     memcpy(&cookie, ev, sizeof cookie);
     void *unused;
-    if (how == X64_SIGEV_THREAD && !guest_area(c, cookie, NOTIFY_COOKIE_LEN, GUEST_PROT_READ, &unused))
+    if (how == X64_SIGEV_THREAD &&
+        !guest_area(c, cookie, NOTIFY_COOKIE_LEN, GUEST_PROT_READ, &unused))
       return -EFAULT;
   }
   return host_result(syscall(SYS_mq_notify, arg_fd(a[0]), a[1] ? ev : NULL));

@@ -142,7 +142,8 @@ static void semaphores(void) {
     struct sembuf take = {0, -1, 0};
     _exit(semop(s, &take, 1) == 0 ? 21 : 22); /* waits until the parent posts */
   }
-  usleep(20000);
+  /* Until the child waits (ten seconds at most: a loaded machine is slow to start it). */
+  for (int tries = 0; tries < 1000 && semctl(s, 0, GETNCNT) == 0; tries++) usleep(10000);
   show("  semctl(GETNCNT #0), child waits", semctl(s, 0, GETNCNT));
   show("  semop(#0 +1)", semop(s, &(struct sembuf){0, 1, 0}, 1));
   int status;

@@ -62,7 +62,7 @@ int main(void) {
   show("  mq_notify(SIGUSR1)", mq_notify(q, &ev));
   show("  mq_notify(again)", mq_notify(q, &ev));
   mq_send(q, "ping", 5, 0);
-  for (int i = 0; i < 100 && !mq_signal_code; i++) usleep(1000);
+  for (int i = 0; i < 5000 && !mq_signal_code; i++) usleep(1000); /* 5 s at most */
   printf("  signal code %d value %d\n", mq_signal_code, mq_signal_value);
   sigaction(SIGUSR1, &old_sa, NULL);
   mq_receive(q, buf, sizeof buf, NULL);
