@@ -19,6 +19,7 @@ if [ "$purpose" = test ]; then
              golang-go rustc # threaded programs in Go and Rust
              openssl perl gzip coreutils xz-utils sqlite3 # Debian's own dynamic programs
              nodejs openjdk-17-jdk-headless # runtimes that compile code as they run
+             postgresql-15 # a server of processes sharing System V memory
              musl-tools # musl's dynamic loader
              clang # the libFuzzer targets (tests/fuzz)
              # the aarch64 host: the crypto tier and x64emu itself, cross-built and run
