@@ -94,11 +94,16 @@ uint64_t open_flags_from_host(int host_flags);
 /* The ioctl requests the shim knows (sys_fd.c): their names, or NULL. */
 const char *ioctl_name(uint32_t req);
 
-/* vfork: natively the child writes into its parent's memory until it execs or exits.
- * The child here is a copy: before it execs or exits it stops (vfork_child_sync), and the
- * waiting parent copies the guest pages that the child changed (guest_mem_take_from). */
+/* vfork: natively the child writes into its parent's memory until it execs or exits,
+ * while the parent's other threads go on writing it too. The child here is a copy, which
+ * notes its pages as they were at the fork (guest_mem_note_pages); before it execs or
+ * exits it lists those it changed since (guest_mem_changed_pages) and stops
+ * (vfork_child_sync), and the waiting parent copies those pages alone
+ * (guest_mem_take_pages), leaving the rest as its threads left them. */
 void vfork_child_sync(Cpu *c);
-void guest_mem_take_from(Cpu *c, int child_pid);
+void guest_mem_note_pages(Cpu *c);
+size_t guest_mem_changed_pages(Cpu *c, uint64_t **pages);
+void guest_mem_take_pages(int child_pid, const uint64_t *pages, size_t n);
 
 /* The x86-64 name of a system call number, or NULL (sys_names.c). */
 const char *x64_syscall_name(uint64_t nr);

@@ -131,41 +131,92 @@ static ssize_t child_read(ChildMemory *cm, void *buf, size_t len, uint64_t at) {
   return pread(cm->fd, buf, len, (off_t)at);
 }
 
-/* Copies the pages of [lo, hi) that differ in the child into ours. */
-static void take_range(ChildMemory *cm, uint64_t lo, uint64_t hi, uint8_t *buf, size_t cap) {
+/* The child's notes: for each writable, private guest range at the fork, a hash of each
+ * of its pages (0 for one not in memory then, which reads as zeros). */
+typedef struct NotedRange {
+  uint64_t lo, hi;
+  uint64_t *hash;
+} NotedRange;
+static NotedRange *noted;
+static size_t n_noted;
+
+static uint64_t page_hash(const uint8_t *page) {
+  uint64_t h = 0x9e3779b97f4a7c15ull, w;
+  for (size_t i = 0; i < PAGE; i += 8) {
+    memcpy(&w, page + i, 8);
+    h = (h ^ w) * 0xff51afd7ed558ccdull;
+    h ^= h >> 29;
+  }
+  return h | 1; /* never 0, which marks a page not in memory */
+}
+
+/* The hashes of [lo, hi)'s pages into hash: 0 for those mincore says are not in memory
+ * (an anonymous page never touched: zeros), so that untouched memory is not read in. */
+static void hash_pages(uint64_t lo, uint64_t hi, uint64_t *hash) {
+  enum { CHUNK = 1 << 16 }; /* pages a mincore call */
+  static unsigned char resident[CHUNK];
   for (uint64_t at = lo; at < hi;) {
-    size_t len = hi - at < cap ? (size_t)(hi - at) : cap;
-    ssize_t got = child_read(cm, buf, len, at);
-    if (got <= 0) {
-      at += PAGE; /* not mapped in the child any more */
-      continue;
-    }
-    for (size_t off = 0; off + PAGE <= (size_t)got; off += PAGE)
-      if (memcmp(buf + off, GUEST_PTR(at + off), PAGE)) memcpy(GUEST_PTR(at + off), buf + off, PAGE);
-    uint64_t whole_pages = (uint64_t)got & ~(PAGE - 1);
-    at += whole_pages ? whole_pages : PAGE;
+    size_t n = (hi - at) / PAGE < CHUNK ? (size_t)((hi - at) / PAGE) : CHUNK;
+    bool known = mincore(GUEST_PTR(at), n * PAGE, resident) == 0;
+    for (size_t i = 0; i < n; i++, at += PAGE)
+      *hash++ = !known || (resident[i] & 1) ? page_hash(GUEST_PTR(at)) : 0;
   }
 }
 
-void guest_mem_take_from(Cpu *c, int child) {
+void guest_mem_note_pages(Cpu *c) {
   mem_init(c);
   const RangeSet *ranges = guest_ranges(proc_of(c));
-  HostMap *m;
-  size_t n = read_host_maps(&m);
-  size_t cap = 1u << 20;
-  uint8_t *buf = malloc(cap);
-  ChildMemory cm = {child, -1};
-  for (size_t i = 0; buf && i < n; i++) {
-    if (!m[i].writable) continue;
-    for (size_t j = 0; j < ranges->n; j++) {
-      uint64_t lo = m[i].lo > ranges->r[j].lo ? m[i].lo : ranges->r[j].lo;
-      uint64_t hi = m[i].hi < ranges->r[j].hi ? m[i].hi : ranges->r[j].hi;
-      if (lo < hi) take_range(&cm, lo, hi, buf, cap);
+  free(noted); /* an outer vfork's, in a child that vforks again */
+  noted = calloc(ranges->n ? ranges->n : 1, sizeof *noted);
+  n_noted = 0;
+  for (size_t j = 0; noted && j < ranges->n; j++) {
+    const Range *r = &ranges->r[j];
+    bool writable = (r->prot & GUEST_PROT_WRITE) && !(r->prot & (GUEST_PROT_RESERVED | GUEST_MAP_SHARED));
+    uint64_t *hash = writable ? malloc((r->hi - r->lo) / PAGE * sizeof *hash) : NULL;
+    if (!hash) continue; /* shared memory is the parent's already */
+    hash_pages(r->lo, r->hi, hash);
+    noted[n_noted++] = (NotedRange){r->lo, r->hi, hash};
+  }
+}
+
+size_t guest_mem_changed_pages(Cpu *c, uint64_t **pages) {
+  size_t n = 0, cap = 64;
+  uint64_t *list = malloc(cap * sizeof *list), *now = NULL;
+  for (size_t j = 0; list && j < n_noted; j++) {
+    const NotedRange *r = &noted[j];
+    /* Still the guest's, as it was (a child that unmapped or remapped it changed it all). */
+    if (ranges_prot(&c->m->mem, r->lo) < 0 || !ranges_mapped(&c->m->mem, r->lo, r->hi)) continue;
+    uint64_t *grown = realloc(now, (r->hi - r->lo) / PAGE * sizeof *now);
+    if (!grown) break;
+    now = grown;
+    hash_pages(r->lo, r->hi, now);
+    for (uint64_t i = 0; i < (r->hi - r->lo) / PAGE; i++) {
+      if (now[i] == r->hash[i] || (!now[i] && !r->hash[i])) continue;
+      if (now[i] && !r->hash[i]) { /* in memory now: changed only if no longer zeros */
+        static const uint8_t zeros[PAGE];
+        if (now[i] == page_hash(zeros)) continue;
+      }
+      if (n == cap) {
+        uint64_t *bigger = realloc(list, (cap *= 2) * sizeof *list);
+        if (!bigger) break;
+        list = bigger;
+      }
+      list[n++] = r->lo + i * PAGE;
     }
   }
+  free(now);
+  *pages = list;
+  return list ? n : 0;
+}
+
+/* Copies the child's pages at pages[0..n) into ours where they differ. */
+void guest_mem_take_pages(int child, const uint64_t *pages, size_t n) {
+  ChildMemory cm = {child, -1};
+  uint8_t buf[PAGE];
+  for (size_t i = 0; i < n; i++)
+    if (child_read(&cm, buf, PAGE, pages[i]) == (ssize_t)PAGE && memcmp(buf, GUEST_PTR(pages[i]), PAGE))
+      memcpy(GUEST_PTR(pages[i]), buf, PAGE);
   if (cm.fd >= 0) close(cm.fd);
-  free(buf);
-  free(m);
 }
 
 /* ---- the calls ---- */

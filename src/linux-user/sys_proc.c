@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/fsuid.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -183,9 +184,9 @@ int64_t sys_waitid(Cpu *c, const uint64_t *a) {
 
 /* In a vfork child, Process.vfork_fd is its end of a close-on-exec socket pair with the
  * waiting parent. The parent's end reads end-of-file once the child has exec'd or exited;
- * before that the child asks it to take the child's memory and waits for the answer. A
- * socket rather than pipes: MSG_NOSIGNAL, so that a parent gone away does not kill the
- * child. */
+ * before that the child sends it the pages it changed (their count, then their
+ * addresses) and waits for the parent to have taken them. A socket rather than pipes:
+ * MSG_NOSIGNAL, so that a parent gone away does not kill the child. */
 
 /* A descriptor number the guest is unlikely to pick, so that its dup2()s leave ours be. */
 static int out_of_the_way(int fd) {
@@ -195,24 +196,46 @@ static int out_of_the_way(int fd) {
   return high;
 }
 
+static bool send_all(int fd, const void *buf, size_t len) {
+  for (const char *p = buf; len;) {
+    ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    p += n, len -= (size_t)n;
+  }
+  return true;
+}
+
+static bool recv_all(int fd, void *buf, size_t len) {
+  for (char *p = buf; len;) {
+    ssize_t n = recv(fd, p, len, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    p += n, len -= (size_t)n;
+  }
+  return true;
+}
+
 void vfork_child_sync(Cpu *c) {
   int vfork_fd = proc_of(c)->vfork_fd;
   if (vfork_fd < 0) return;
-  char byte = 's';
-  if (send(vfork_fd, &byte, 1, MSG_NOSIGNAL) != 1) return;
-  while (recv(vfork_fd, &byte, 1, 0) < 0 && errno == EINTR) {
-  }
+  uint64_t *pages;
+  uint64_t n = guest_mem_changed_pages(c, &pages);
+  bool sent = send_all(vfork_fd, &n, sizeof n) && send_all(vfork_fd, pages, n * sizeof *pages);
+  free(pages);
+  char byte;
+  if (sent) recv_all(vfork_fd, &byte, 1);
 }
 
 /* The vfork parent: until the child execs or exits, take its memory when it asks. */
 static void vfork_parent_wait(Cpu *c, pid_t child, int fd) {
-  for (;;) {
-    char byte;
-    ssize_t n = recv(fd, &byte, 1, 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    guest_mem_take_from(c, child);
-    if (send(fd, "g", 1, MSG_NOSIGNAL) != 1) break;
+  uint64_t n;
+  while (recv_all(fd, &n, sizeof n)) {
+    uint64_t *pages = n < SIZE_MAX / sizeof *pages ? malloc((n + 1) * sizeof *pages) : NULL;
+    bool got = pages && recv_all(fd, pages, n * sizeof *pages);
+    if (got) guest_mem_take_pages(child, pages, n);
+    free(pages);
+    if (!got || !send_all(fd, "g", 1)) break;
   }
 }
 
@@ -251,6 +274,7 @@ static int64_t fork_guest(Cpu *c, uint64_t flags, uint64_t child_sp, uint64_t pt
     if (vfork_like) {
       close(pair[0]);
       p->vfork_fd = pair[1];
+      guest_mem_note_pages(c); /* the memory the parent's, at the fork */
     }
     if (child_sp) c->r[RSP] = child_sp;
     if (flags & X64_CLONE_SETTLS) c->fs_base = tls;
