@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <setjmp.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -69,6 +70,21 @@ int guest_copy_out(Cpu *c, uint64_t dst, const void *src, size_t n) {
 int guest_copy_in(Cpu *c, void *dst, uint64_t src, size_t n) {
   if (n && (!src || guest_prefix(c, src, n, GUEST_PROT_READ) != n)) return -EFAULT;
   return copy_guarded(dst, GUEST_PTR(src), n);
+}
+
+void *recv_buf_open(Cpu *c, RecvBuf *b, uint64_t addr, size_t *len, size_t most) {
+  void *in_place;
+  b->guest = addr;
+  b->bounce = NULL;
+  if (guest_area(c, addr, *len, GUEST_PROT_WRITE, &in_place) && in_place) return in_place;
+  if (*len > most) *len = most;
+  return b->bounce = malloc(*len ? *len : 1);
+}
+
+int64_t recv_buf_done(Cpu *c, RecvBuf *b, int64_t n) {
+  if (n >= 0 && b->bounce && guest_copy_out(c, b->guest, b->bounce, (size_t)n) < 0) n = -EFAULT;
+  free(b->bounce);
+  return n;
 }
 
 int64_t guest_strlen(Cpu *c, uint64_t addr, size_t max) {

@@ -67,6 +67,19 @@ int guest_iovec(Cpu *c, uint64_t addr, int64_t cnt, int access, struct iovec *ou
  * guest passed a bad pointer, as the kernel does. */
 int guest_copy_out(Cpu *c, uint64_t dst, const void *src, size_t n);
 int guest_copy_in(Cpu *c, void *dst, uint64_t src, size_t n);
+/* A buffer a receiving call (msgrcv, mq_timedreceive) has the kernel fill: the guest's own
+ * [addr, addr + *len) when it is all the guest's, else one of the emulator's no longer
+ * than the longest message (*len cut to `most`), whose received bytes recv_buf_done copies
+ * out: the kernel copies only the message, so a buffer that ends early still receives a
+ * short one, and EFAULT there loses the message as the kernel's copy does. NULL when no
+ * buffer could be had (-ENOMEM). */
+typedef struct {
+  uint64_t guest;
+  void *bounce;
+} RecvBuf;
+void *recv_buf_open(Cpu *c, RecvBuf *b, uint64_t addr, size_t *len, size_t most);
+/* Ends the receive of n bytes (a negative n, the call's error, passes through). */
+int64_t recv_buf_done(Cpu *c, RecvBuf *b, int64_t n);
 /* The length of the NUL-terminated guest string at addr, found whole in the guest's
  * readable memory within max bytes: -EFAULT where it leaves that memory, -E2BIG when it
  * is longer. */

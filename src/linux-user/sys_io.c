@@ -268,18 +268,8 @@ int64_t sys_fallocate(Cpu *c, const uint64_t *a) {
 
 /* ---- waiting for descriptors ---- */
 
-/* With --deterministic a finite timeout of ns passes on the virtual clock: a look that
- * does not wait, the time let pass (-EINTR if a timer's handler cuts it short), a second
- * look. */
-static int64_t wait_virtually(Cpu *c, uint64_t ns, int64_t (*look)(void *), void *arg) {
-  int64_t n = look(arg);
-  if (n != 0) return n;
-  n = vt_wait_out(c, ns);
-  return n ? n : look(arg);
-}
-
 /* A wait with a timeout that the kernel writes back (ppoll, select, pselect6; a timeval,
- * or a timespec when nsec) under --deterministic: the wait of wait_virtually, the time
+ * or a timespec when nsec) under --deterministic: the wait of vt_timed_call, the time
  * left written back as Linux writes it; -ENOSYS when the host is to wait (no
  * --deterministic, no timeout, a zero one, or one the host refuses with its EINVAL). */
 static int64_t wait_virtually_left(Cpu *c, void *timeout, bool nsec, int64_t (*look)(void *), void *arg) {
@@ -293,7 +283,7 @@ static int64_t wait_virtually_left(Cpu *c, void *timeout, bool nsec, int64_t (*l
                        : (uint64_t)tv->tv_sec * 1000000000u + (uint64_t)tv->tv_usec * 1000u;
   if (ns == 0) return -ENOSYS;
   uint64_t start = vt_now(c, CLOCK_MONOTONIC);
-  int64_t n = wait_virtually(c, ns, look, arg);
+  int64_t n = vt_timed_call(c, ns, 0, look, arg);
   uint64_t passed = vt_now(c, CLOCK_MONOTONIC) - start, left = passed < ns ? ns - passed : 0;
   if (nsec) *(struct timespec *)timeout = vt_timespec(left);
   else *(struct timeval *)timeout = (struct timeval){(time_t)(left / 1000000000u),
@@ -325,7 +315,7 @@ int64_t sys_poll(Cpu *c, const uint64_t *a) {
   if (bad < 0) return bad;
   if (!det_on(c) || timeout <= 0) return host_result(poll(fds, (nfds_t)a[1], timeout));
   PollLook look = {fds, (nfds_t)a[1]};
-  return wait_virtually(c, (uint64_t)timeout * 1000000u, poll_look, &look);
+  return vt_timed_call(c, (uint64_t)timeout * 1000000u, 0, poll_look, &look);
 }
 
 /* ppoll's and pselect6's signal mask is the guest's for the wait (signals.c): a handler

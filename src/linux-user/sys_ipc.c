@@ -14,6 +14,7 @@
 
 #include "determinism.h"
 #include "sys_common.h"
+#include "virtual_time.h"
 
 enum { IPC_64_FLAG = 0x100 };
 /* The commands (linux/ipc.h, linux/sem.h, linux/msg.h, linux/shm.h), the same on every
@@ -95,23 +96,19 @@ int64_t sys_msgsnd(Cpu *c, const uint64_t *a) {
   return -EFAULT;
 }
 
-/* The message is received in place when the whole buffer (its type and msgsz bytes) is
- * the guest's; otherwise into a buffer of the emulator's, no larger than a message can
- * be, and copied out: EFAULT there loses the message, as the kernel's copy does. */
+/* The message is received into the guest's buffer (its type and msgsz bytes) or bounced
+ * (recv_buf_open); a negative msgsz is the kernel's first check. */
 int64_t sys_msgrcv(Cpu *c, const uint64_t *a) {
-  int id = (int)a[0], flags = (int)a[4];
+  int id = (int)a[0];
   size_t size = (size_t)a[2];
-  long type = (long)a[3];
-  void *msg;
-  if (size <= SIZE_MAX - 8 && guest_area(c, a[1], size + 8, GUEST_PROT_WRITE, &msg) && msg)
-    return host_result(syscall(SYS_msgrcv, id, msg, size, type, flags));
-  size_t max = msg_max(), room = size < max ? size : max;
-  uint8_t *bounce = malloc(8 + room);
-  if (!bounce) return -ENOMEM;
-  int64_t n = host_result(syscall(SYS_msgrcv, id, bounce, room, type, flags));
-  if (n >= 0 && guest_copy_out(c, a[1], bounce, 8 + (size_t)n) < 0) n = -EFAULT;
-  free(bounce);
-  return n;
+  if (id < 0 || (int64_t)size < 0) return -EINVAL;
+  size_t len = size + 8;
+  RecvBuf b;
+  void *buf = recv_buf_open(c, &b, a[1], &len, 8 + msg_max());
+  if (!buf) return -ENOMEM;
+  int64_t n = host_result(syscall(SYS_msgrcv, id, buf, len - 8, (long)a[3], (int)a[4]));
+  int64_t done = recv_buf_done(c, &b, n < 0 ? n : n + 8);
+  return done < 0 ? done : n;
 }
 
 int64_t sys_msgctl(Cpu *c, const uint64_t *a) {
@@ -134,8 +131,23 @@ int64_t sys_semget(Cpu *c, const uint64_t *a) {
 
 enum { SEMBUF_SIZE = 6 }; /* struct sembuf: num, op, flags, each a short */
 
+typedef struct SemCall {
+  int id;
+  void *ops;
+  size_t n;
+  struct timespec *timeout;
+} SemCall;
+
+static int64_t sem_look(void *arg) {
+  const SemCall *s = arg;
+  return host_result(syscall(SYS_semtimedop, s->id, s->ops, s->n, s->timeout));
+}
+
 /* The operations are read in place (a null pointer, the host's EFAULT, where they are not
- * the guest's); the timeout is read first, as the kernel does. */
+ * the guest's); the timeout is read first, as the kernel does. Under --deterministic a
+ * valid timeout passes on the virtual clock (vt_timed_call; the host's checks come first
+ * with a zero one, EAGAIN where it would wait); an invalid one goes to the host, whose
+ * EINVAL comes after its other checks. */
 int64_t sys_semtimedop(Cpu *c, const uint64_t *a) {
   struct timespec timeout;
   if (a[3] && guest_copy_in(c, &timeout, a[3], sizeof timeout) < 0) return -EFAULT;
@@ -143,8 +155,13 @@ int64_t sys_semtimedop(Cpu *c, const uint64_t *a) {
   if ((unsigned)a[2] > UINT32_MAX / SEMBUF_SIZE ||
       !guest_area(c, a[1], (uint64_t)(unsigned)a[2] * SEMBUF_SIZE, GUEST_PROT_READ, &ops))
     ops = NULL;
-  return host_result(syscall(SYS_semtimedop, (int)a[0], ops, (size_t)(unsigned)a[2],
-                             a[3] ? &timeout : NULL));
+  SemCall call = {(int)a[0], ops, (size_t)(unsigned)a[2], a[3] ? &timeout : NULL};
+  uint64_t wait_ns = 0;
+  if (a[3] && det_on(c) && vt_valid_timespec(&timeout)) {
+    wait_ns = vt_ns(&timeout);
+    timeout = (struct timespec){0, 0};
+  }
+  return vt_timed_call(c, wait_ns, -EAGAIN, sem_look, &call);
 }
 
 int64_t sys_semop(Cpu *c, const uint64_t *a) {

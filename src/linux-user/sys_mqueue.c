@@ -2,9 +2,9 @@
  * mq_attr, struct sigevent and struct timespec are the same on every 64-bit host).
  * A queue's name is not a path: the sysroot never applies to it.
  *
- * Under --deterministic a timed send or receive that would wait times out at once, as
- * the other timed waits pass at once on the virtual clock: the guest's absolute time is
- * the virtual clock's, which the host's queue does not know. */
+ * Under --deterministic a timed send or receive waits on the virtual clock, as the other
+ * timed waits do: the guest's absolute time is the virtual clock's, which the host's
+ * queue does not know. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -55,53 +55,59 @@ int64_t sys_mq_unlink(Cpu *c, const uint64_t *a) {
   return name ? host_result(syscall(SYS_mq_unlink, name)) : r;
 }
 
-/* The absolute timeout at `at` for the host: the guest's, or under --deterministic one
- * already past. NULL for none; -EFAULT or -EINVAL as the kernel checks it. */
-static int read_timeout(Cpu *c, uint64_t at, struct timespec *ts, struct timespec **out) {
-  *out = NULL;
-  if (!at) return 0;
-  if (guest_copy_in(c, ts, at, sizeof *ts) < 0) return -EFAULT;
-  if (det_on(c)) {
-    if (!vt_valid_timespec(ts)) return -EINVAL;
-    *ts = (struct timespec){0, 0};
+/* A send or receive: the host's call and its arguments, the timeout last. */
+typedef struct MqCall {
+  long nr;
+  long args[5];
+} MqCall;
+
+static int64_t mq_call_look(void *arg) {
+  const MqCall *m = arg;
+  return host_result(syscall(m->nr, m->args[0], m->args[1], m->args[2], m->args[3], m->args[4]));
+}
+
+/* The call with the guest's absolute timeout at `at` (none when 0), read as the kernel
+ * checks it (-EFAULT, -EINVAL) before the call. Under --deterministic the host is given
+ * a time already past, and the time left to the guest's on the virtual clock passes there
+ * (vt_timed_call) if the queue would have it wait. */
+static int64_t mq_call(Cpu *c, MqCall *m, uint64_t at) {
+  struct timespec ts;
+  uint64_t wait_ns = 0;
+  m->args[4] = 0;
+  if (at) {
+    if (guest_copy_in(c, &ts, at, sizeof ts) < 0) return -EFAULT;
+    if (det_on(c)) {
+      if (!vt_valid_timespec(&ts)) return -EINVAL;
+      uint64_t due = vt_ns(&ts), now = vt_now(c, CLOCK_REALTIME);
+      wait_ns = due > now ? due - now : 0;
+      ts = (struct timespec){0, 0};
+    }
+    m->args[4] = (long)&ts;
   }
-  *out = ts;
-  return 0;
+  return vt_timed_call(c, wait_ns, -ETIMEDOUT, mq_call_look, m);
 }
 
 /* The message is read in place (a null pointer, the host's EFAULT after its own checks,
  * where it is not the guest's). */
 int64_t sys_mq_timedsend(Cpu *c, const uint64_t *a) {
-  struct timespec ts, *timeout;
-  int r = read_timeout(c, a[4], &ts, &timeout);
-  if (r < 0) return r;
   void *msg;
   if (!guest_area(c, a[1], a[2], GUEST_PROT_READ, &msg)) msg = NULL;
-  return host_result(syscall(SYS_mq_timedsend, arg_fd(a[0]), msg, (size_t)a[2], (unsigned)a[3],
-                             timeout));
+  MqCall m = {SYS_mq_timedsend, {arg_fd(a[0]), (long)msg, (long)a[2], (long)(unsigned)a[3]}};
+  return mq_call(c, &m, a[4]);
 }
 
-/* Received in place when the whole buffer is the guest's; else into one of the emulator's
- * and copied out, since the kernel copies only the message: EFAULT then, and for the
- * priority, loses the message as the kernel's copy does. */
+/* Received into the guest's buffer or bounced (recv_buf_open); EFAULT for the priority
+ * loses the message too, as the kernel's copy does. */
 int64_t sys_mq_timedreceive(Cpu *c, const uint64_t *a) {
-  struct timespec ts, *timeout;
-  int r = read_timeout(c, a[4], &ts, &timeout);
-  if (r < 0) return r;
   size_t len = (size_t)a[2];
   unsigned prio;
-  void *msg;
-  uint8_t *bounce = NULL;
-  if (!guest_area(c, a[1], len, GUEST_PROT_WRITE, &msg) || !msg) {
-    if (len > MQ_MSGSIZE_MAX) len = MQ_MSGSIZE_MAX; /* no message is longer */
-    msg = bounce = malloc(len ? len : 1);
-    if (!msg) return -ENOMEM;
-  }
-  int64_t n = host_result(syscall(SYS_mq_timedreceive, arg_fd(a[0]), msg, len, &prio, timeout));
-  if (n >= 0 && bounce && guest_copy_out(c, a[1], bounce, (size_t)n) < 0) n = -EFAULT;
+  RecvBuf b;
+  void *buf = recv_buf_open(c, &b, a[1], &len, MQ_MSGSIZE_MAX); /* no message is longer */
+  if (!buf) return -ENOMEM;
+  MqCall m = {SYS_mq_timedreceive, {arg_fd(a[0]), (long)buf, (long)len, (long)&prio}};
+  int64_t n = mq_call(c, &m, a[4]);
   if (n >= 0 && a[3] && guest_copy_out(c, a[3], &prio, sizeof prio) < 0) n = -EFAULT;
-  free(bounce);
-  return n;
+  return recv_buf_done(c, &b, n);
 }
 
 /* With SIGEV_THREAD (glibc's helper thread) the kernel reads a cookie through

@@ -137,6 +137,13 @@ int64_t vt_wait_out(Cpu *c, uint64_t ns) {
   return pass_time(c, wall_now(c) + ns, 0, &left);
 }
 
+int64_t vt_timed_call(Cpu *c, uint64_t ns, int64_t timed_out, int64_t (*look)(void *), void *arg) {
+  int64_t n = look(arg);
+  if (n != timed_out || ns == 0) return n;
+  n = vt_wait_out(c, ns);
+  return n ? n : look(arg);
+}
+
 bool vt_wait_signal(Cpu *c, uint64_t ns, uint64_t wanted) {
   uint64_t left;
   return pass_time(c, wall_now(c) + ns, wanted, &left) == 1;

@@ -60,6 +60,12 @@ int64_t vt_sleep(Cpu *c, clockid_t id, uint64_t until, uint64_t *left);
  * it short, else 0 (the caller looks once more, without waiting). */
 int64_t vt_wait_out(Cpu *c, uint64_t ns);
 
+/* A blocking call with a timeout of ns under --deterministic (poll, semtimedop, a timed
+ * mq_receive...): `look` makes the call without waiting and returns `timed_out` where it
+ * would have waited; then the time passes on the virtual clock (vt_wait_out, -EINTR if a
+ * timer's handler cuts it short) and it looks once more. */
+int64_t vt_timed_call(Cpu *c, uint64_t ns, int64_t timed_out, int64_t (*look)(void *), void *arg);
+
 /* rt_sigtimedwait's wait of ns (> 0) for a signal of `wanted`, none pending: the time
  * passes as in a sleep until a timer raises one of them (true), a handler is due, or
  * the time is out (the caller looks once more). */

@@ -1,11 +1,13 @@
 /* deterministic.c: what --deterministic makes the same from run to run: AT_RANDOM,
  * getrandom, /dev/urandom, the clocks, gettimeofday, time, RDTSC, the process id (and
  * the one System V IPC records), how far a loop gets before a timer's SIGALRM stops it,
- * a sleep that a timer interrupts, and the timeouts of select, ppoll, rt_sigtimedwait
- * and futex waits (deterministic.sh). */
+ * a sleep that a timer interrupts, and the timeouts of select, ppoll, rt_sigtimedwait,
+ * futex waits, semtimedop and mq_timedreceive (deterministic.sh). */
+#define _GNU_SOURCE /* semtimedop */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
+#include <mqueue.h>
 #include <poll.h>
 #include <semaphore.h>
 #include <signal.h>
@@ -65,6 +67,32 @@ static double since(const struct timespec *from) {
   return (double)(now.tv_sec - from->tv_sec) + (now.tv_nsec - from->tv_nsec) / 1e9;
 }
 
+/* semtimedop and mq_timedreceive waiting out their timeouts (apart: the objects' ids are
+ * the host's, and --trace=main sees only main's own instructions). */
+static __attribute__((noinline)) void ipc_timeouts(void) {
+  struct timespec m, wait = {0, 700000000}, deadline;
+  long n;
+  int set_id = semget(IPC_PRIVATE, 1, 0600);
+  struct sembuf take = {0, -1, 0};
+  clock_gettime(CLOCK_MONOTONIC, &m);
+  n = semtimedop(set_id, &take, 1, &wait);
+  printf("semtimedop(0.7 s) on a semaphore at 0: %ld (%s), %.3f s on\n", n,
+         n < 0 && errno == EAGAIN ? "EAGAIN" : "?", since(&m));
+  semctl(set_id, 0, IPC_RMID);
+  struct mq_attr attr = {.mq_maxmsg = 1, .mq_msgsize = 8};
+  mqd_t q = mq_open("/x64emu-deterministic", O_RDWR | O_CREAT | O_EXCL, 0600, &attr);
+  mq_unlink("/x64emu-deterministic");
+  char text[8];
+  clock_gettime(CLOCK_REALTIME, &deadline);
+  deadline.tv_nsec += 500000000;
+  if (deadline.tv_nsec >= 1000000000) deadline.tv_sec++, deadline.tv_nsec -= 1000000000;
+  clock_gettime(CLOCK_MONOTONIC, &m);
+  n = mq_timedreceive(q, text, sizeof text, NULL, &deadline);
+  printf("mq_timedreceive(real time + 0.5 s) on an empty queue: %ld (%s), %.3f s on\n", n,
+         n < 0 && errno == ETIMEDOUT ? "ETIMEDOUT" : "?", since(&m));
+  mq_close(q);
+}
+
 /* The other waits with timeouts, each on nothing that comes: the time passes at once on
  * the virtual clock, and what can end them early still does. */
 static void timeouts(void) {
@@ -109,6 +137,8 @@ static void timeouts(void) {
   n = sem_timedwait(&sem, &deadline);
   printf("sem_timedwait(real time + 2 s): %ld (%s), %.3f s on\n", n, n < 0 && errno == ETIMEDOUT ? "ETIMEDOUT" : "?",
          since(&m));
+
+  ipc_timeouts();
 }
 
 int main(void) {

@@ -3,13 +3,14 @@
 # same trace (of main), statistics and profile; seed 7 gives other random bytes; without
 # the option two runs differ; the clocks read as the option says (CLOCK_REALTIME from
 # 1,700,000,000 s, the monotonic clock and RDTSC from 0, moving with the instructions
-# run), the process id 1000 (System V IPC's records too); a 1 ms timer stops a loop after about a million
-# instructions, alarm(2) wakes a 5 s sleep with 3 s left, 2 s on, and select waits out
-# its 1 s timeout on nothing at once, 1 s on, but returns a readable pipe; ppoll,
-# sigtimedwait, a futex wait and sem_timedwait (an absolute real-time deadline) wait out
-# theirs the same way, a timer's signal ends a sigtimedwait at its time, and a futex
-# word that differs is EAGAIN at once. (Natively the program prints the same lines, the
-# times within a millisecond or so.)
+# run), the process id 1000 (System V IPC's records too); a 1 ms timer stops a loop after
+# about a million instructions, alarm(2) wakes a 5 s sleep with 3 s left, 2 s on, and
+# select waits out its 1 s timeout on nothing at once, 1 s on, but returns a readable
+# pipe; ppoll, sigtimedwait, a futex wait, sem_timedwait (an absolute real-time deadline),
+# semtimedop and mq_timedreceive (an absolute deadline too) wait out theirs the same way,
+# a timer's signal ends a sigtimedwait at its time, and a futex word that differs is
+# EAGAIN at once. (Natively the program prints the same lines, the times within a
+# millisecond or so.)
 #
 # usage: deterministic.sh X64EMU PROGRAM
 set -u
@@ -52,7 +53,9 @@ sigtimedwait(1 s) for nothing: -1 (EAGAIN), 1.000 s on
 sigtimedwait(5 s) for a 0.3 s timer's SIGALRM: 14, 0.300 s on
 futex wait(0.5 s): -1 (ETIMEDOUT), 0.500 s on
 futex wait on a word that differs: -1 (EAGAIN)
-sem_timedwait(real time + 2 s): -1 (ETIMEDOUT), 2.000 s on"
-[ "$(tail -6 "$s/a.out")" = "$timeouts" ] || fail "the timeouts: $(tail -6 "$s/a.out")"
+sem_timedwait(real time + 2 s): -1 (ETIMEDOUT), 2.000 s on
+semtimedop(0.7 s) on a semaphore at 0: -1 (EAGAIN), 0.700 s on
+mq_timedreceive(real time + 0.5 s) on an empty queue: -1 (ETIMEDOUT), 0.500 s on"
+[ "$(tail -8 "$s/a.out")" = "$timeouts" ] || fail "the timeouts: $(tail -8 "$s/a.out")"
 [ "$(grep '^spins' "$s/d.out")" != "$(grep '^spins' "$s/e.out")" ] || fail "two runs without --deterministic spun as long"
 echo "deterministic.sh: seed 42 twice: same output, trace, statistics and profile; seed 7 and no seed differ; the timeouts of select, ppoll, sigtimedwait and futex waits on the virtual clock"
