@@ -5,11 +5,13 @@
 #include "seccomp.h"
 
 #include <errno.h>
+#include <linux/capability.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "determinism.h"
@@ -266,6 +268,15 @@ static int64_t sync_threads(Cpu *c, const Seccomp *next, unsigned flags) {
   return 0;
 }
 
+/* Whether the calling thread has CAP_SYS_ADMIN in its effective set, which lets a filter
+ * be attached without no_new_privs. */
+static bool may_admin(void) {
+  struct __user_cap_header_struct head = {_LINUX_CAPABILITY_VERSION_3, 0};
+  struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+  if (syscall(SYS_capget, &head, data) != 0) return false;
+  return data[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective & CAP_TO_MASK(CAP_SYS_ADMIN);
+}
+
 static int64_t attach_filter(Cpu *c, unsigned flags, uint64_t prog_at) {
   if (flags & ~(unsigned)(FLAG_TSYNC | FLAG_LOG | FLAG_SPEC_ALLOW | FLAG_TSYNC_ESRCH))
     return -EINVAL;
@@ -276,7 +287,7 @@ static int64_t attach_filter(Cpu *c, unsigned flags, uint64_t prog_at) {
   } fprog;
   if (guest_copy_in(c, &fprog, prog_at, sizeof fprog) < 0) return -EFAULT;
   if (fprog.len == 0 || fprog.len > BPF_MAXINSNS) return -EINVAL;
-  if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1 && geteuid() != 0) return -EACCES;
+  if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1 && !may_admin()) return -EACCES;
   SeccompFilter *f = malloc(sizeof *f + fprog.len * sizeof(BpfInsn));
   if (!f) return -ENOMEM;
   if (guest_copy_in(c, f->insns, fprog.filter, fprog.len * sizeof(BpfInsn)) < 0) {

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/audit.h>
+#include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <pthread.h>
@@ -286,6 +287,18 @@ static void refused(void) {
   waitpid(pid, NULL, 0);
 }
 
+/* A filter needs no_new_privs or CAP_SYS_ADMIN: with the capability dropped from the
+ * effective set (even by root), EACCES. */
+static void unprivileged(void) {
+  struct __user_cap_header_struct head = {_LINUX_CAPABILITY_VERSION_3, 0};
+  struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+  syscall(SYS_capget, &head, data);
+  data[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective &= ~CAP_TO_MASK(CAP_SYS_ADMIN);
+  show("  CAP_SYS_ADMIN dropped", syscall(SYS_capset, &head, data));
+  struct sock_filter ok[] = {ALLOW};
+  show("  install", install(0, ok, 1));
+}
+
 int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   self = argv[0];
@@ -294,6 +307,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   refused();
+  in_child("without no_new_privs or CAP_SYS_ADMIN", unprivileged);
   in_child("the actions", actions);
   in_child("TRAP with SIGSYS blocked", trap_blocked);
   in_child("KILL_PROCESS", kill_process);
