@@ -254,6 +254,13 @@ int64_t sys_mlockall(Cpu *c, const uint64_t *a);
 int64_t sys_munlockall(Cpu *c, const uint64_t *a);
 int64_t sys_shmat(Cpu *c, const uint64_t *a);
 int64_t sys_shmdt(Cpu *c, const uint64_t *a);
+/* NUMA memory policy (sys_numa.c) */
+int64_t sys_set_mempolicy(Cpu *c, const uint64_t *a);
+int64_t sys_get_mempolicy(Cpu *c, const uint64_t *a);
+int64_t sys_mbind(Cpu *c, const uint64_t *a);
+int64_t sys_set_mempolicy_home_node(Cpu *c, const uint64_t *a);
+int64_t sys_migrate_pages(Cpu *c, const uint64_t *a);
+int64_t sys_move_pages(Cpu *c, const uint64_t *a);
 
 /* sys_mqueue.c: POSIX message queues */
 int64_t sys_mq_open(Cpu *c, const uint64_t *a);

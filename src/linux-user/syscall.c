@@ -155,6 +155,12 @@ static const SysEntry table[X64_NR_COUNT] = {
     S(mlockall, R_DEC, A_HEX),
     S(munlockall, R_DEC),
     S(brk, R_HEX, A_PTR),
+    S(set_mempolicy, R_DEC, A_INT, A_PTR, A_ULONG),
+    S(get_mempolicy, R_DEC, A_PTR, A_PTR, A_ULONG, A_PTR, A_HEX),
+    S(mbind, R_DEC, A_PTR, A_ULONG, A_INT, A_PTR, A_ULONG, A_HEX),
+    S(set_mempolicy_home_node, R_DEC, A_PTR, A_ULONG, A_ULONG, A_HEX),
+    S(migrate_pages, R_DEC, A_INT, A_ULONG, A_PTR, A_PTR),
+    S(move_pages, R_DEC, A_INT, A_ULONG, A_PTR, A_PTR, A_PTR, A_HEX),
 
     /* processes */
     S(exit, R_NONE, A_INT),

@@ -143,6 +143,33 @@ static void test_shmat_keeps_to_guest_memory(void **state) {
   assert_int_equal(SC3(shmat, id, 0, 0), -EINVAL); /* removed */
 }
 
+/* A memory policy reaches the guest's pages only: the emulator's memory is a hole to the
+ * guest's mbind, get_mempolicy and move_pages, and its own policy stays the default. */
+static void test_numa_keeps_to_guest_memory(void **state) {
+  catch_guest_faults();
+  enum { BIND = 2, F_ADDR = 2 };
+  unsigned long node0 = 1;
+  uint64_t emu = (uint64_t)(uintptr_t)emulator_page, guest = guest_anon(PG);
+  memset(emulator_page, 0xe5, sizeof emulator_page);
+  memset((void *)guest, 1, PG);
+  assert_int_equal(SC6(mbind, emu, PG, BIND, (uint64_t)(uintptr_t)&node0, 2, 0), -EFAULT);
+  assert_int_equal(SC6(mbind, emu, PG, 0, 0, 0, 0), -EFAULT);
+  assert_int_equal(SC6(mbind, guest, PG, BIND, (uint64_t)(uintptr_t)&node0, 2, 0), 0);
+  int mode = -1;
+  assert_int_equal(SC5(get_mempolicy, (uint64_t)(uintptr_t)&mode, 0, 0, emu, F_ADDR), -EFAULT);
+  assert_int_equal(SC5(get_mempolicy, (uint64_t)(uintptr_t)&mode, 0, 0, guest, F_ADDR), 0);
+  assert_int_equal(mode, BIND);
+  assert_int_equal(syscall(SYS_get_mempolicy, &mode, NULL, 0, emulator_page, F_ADDR), 0);
+  assert_int_equal(mode, 0); /* the emulator's own, untouched */
+  uint64_t pages[2] = {emu, guest};
+  int status[2] = {9, 9};
+  assert_int_equal(SC6(move_pages, 0, 2, (uint64_t)(uintptr_t)pages, 0, (uint64_t)(uintptr_t)status, 0), 0);
+  assert_int_equal(status[0], -EFAULT);
+  assert_int_equal(status[1], 0); /* node 0 */
+  for (size_t i = 0; i < sizeof emulator_page; i++) assert_int_equal(emulator_page[i], 0xe5);
+  assert_int_equal(SC2(munmap, guest, PG), 0);
+}
+
 static void test_fixed_over_guest_memory_replaces_it(void **state) {
   catch_guest_faults();
   uint64_t a = guest_anon(3 * PG);
@@ -273,6 +300,7 @@ int main(void) {
       cmocka_unit_test_setup(test_mmap_munmap_round_trip, setup),
       cmocka_unit_test_setup(test_fixed_over_emulator_memory_is_refused, setup),
       cmocka_unit_test_setup(test_shmat_keeps_to_guest_memory, setup),
+      cmocka_unit_test_setup(test_numa_keeps_to_guest_memory, setup),
       cmocka_unit_test_setup(test_fixed_over_guest_memory_replaces_it, setup),
       cmocka_unit_test_setup(test_mprotect_and_mremap, setup),
       cmocka_unit_test_setup(test_brk, setup),
