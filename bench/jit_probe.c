@@ -3,11 +3,14 @@
  * integer instructions compilers emit, about 5 bytes each, then RET: copied from a
  * template as a JIT copies its stubs, with the immediates of its MOVs patched for each
  * chunk), calls each chunk once, and either unmaps it ("drop", as a JIT discarding cold
- * code) or keeps it mapped ("keep", a JIT that never frees code). Prints the generated
- * instructions run and a checksum of the registers the code computed, so that runs under
- * different runners can be compared.
+ * code) or keeps it mapped ("keep", a JIT that never frees code). "hot" is a JIT's code
+ * run again and again instead: one routine of the same mix, 64 bytes, written once into
+ * memory that stays writable and executable (as the JVM's code cache does) and called
+ * MILLIONS million times. Prints the generated instructions run and a checksum of the
+ * registers the code computed, so that runs under different runners can be compared.
  *
- * usage: jit_probe drop|keep [MB] [CHUNK_KIB]   (defaults 200 MB, 64 KiB) */
+ * usage: jit_probe drop|keep [MB] [CHUNK_KIB]   (defaults 200 MB, 64 KiB)
+ *        jit_probe hot [MILLIONS]               (default 20) */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
@@ -57,9 +60,32 @@ static void run(const uint8_t *code, uint64_t state[4]) {
                    : "memory", "cc");
 }
 
+static void print(uint64_t insns, const uint64_t state[4]) {
+  printf("%llu instructions, state %016llx %016llx %016llx %016llx\n", (unsigned long long)insns,
+         (unsigned long long)state[0], (unsigned long long)state[1], (unsigned long long)state[2],
+         (unsigned long long)state[3]);
+}
+
+/* The "hot" mode: one routine, written once, called again and again. */
+static int hot(long millions) {
+  uint8_t *code = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (code == MAP_FAILED) {
+    perror("jit_probe: mmap");
+    return 1;
+  }
+  uint32_t patch[64];
+  size_t npatch;
+  uint64_t per_call = fill(code, 64, patch, &npatch), state[4] = {1, 2, 3, 4};
+  for (long i = 0; i < millions * 1000000; i++) run(code, state);
+  print(per_call * (uint64_t)millions * 1000000, state);
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "hot") == 0) return hot(argc > 2 ? atol(argv[2]) : 20);
   if (argc < 2 || (strcmp(argv[1], "drop") && strcmp(argv[1], "keep"))) {
-    fprintf(stderr, "usage: %s drop|keep [MB] [CHUNK_KIB]\n", argv[0]);
+    fprintf(stderr, "usage: %s drop|keep [MB] [CHUNK_KIB] | hot [MILLIONS]\n", argv[0]);
     return 2;
   }
   int keep = strcmp(argv[1], "keep") == 0;
@@ -98,8 +124,6 @@ int main(int argc, char **argv) {
     run(code, state);
     if (!keep) munmap(code, chunk);
   }
-  printf("%llu instructions, state %016llx %016llx %016llx %016llx\n", (unsigned long long)insns,
-         (unsigned long long)state[0], (unsigned long long)state[1], (unsigned long long)state[2],
-         (unsigned long long)state[3]);
+  print(insns, state);
   return 0;
 }

@@ -372,8 +372,9 @@ static Insn between(Handler fn, uint64_t pc, unsigned nth) {
 
 /* The block at rip: up to MAX_BLOCK_INSNS instructions, or one when single. */
 static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
-  Insn buf[4 * MAX_BLOCK_INSNS + 1]; /* with a stop check, a hook record and an atomic
-                                        record per instruction, and a block hook's */
+  Insn buf[4 * MAX_BLOCK_INSNS + 2]; /* with a stop check, a hook record and an atomic
+                                        record per instruction, a block hook's, and a
+                                        code check */
   unsigned n = 0, ninsn = 0;
   bool has_rep = false, has_bp = false;
   bool watch_memory = bc->dec->watch_memory;
@@ -437,6 +438,11 @@ static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
     tail = seen > last->len ? seen - last->len : 0;
     memmove(tail_bytes, tail_bytes + last->len, tail);
   }
+  if (watched && !single) { /* first, the check of its code (op_code_check) */
+    memmove(buf + 1, buf, n * sizeof *buf);
+    buf[0] = between(op_code_check, rip, 0);
+    n++;
+  }
   size_t copy = watched ? (size_t)(pc - rip) + tail : 0;
   size_t bytes = (sizeof(Block) + (n + 1) * sizeof(Insn) + copy + 15) & ~(size_t)15;
   Block *b = arena_alloc(bc, bytes);
@@ -468,6 +474,23 @@ static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
   if (pc + 15 > bc->hi_addr) bc->hi_addr = pc + 15;
   bc->decoded++;
   return b;
+}
+
+/* In words, the last one overlapping the one before: a block is tens of bytes, and
+ * this runs at every entry into a JIT's code, where memcmp's call took a tenth of the
+ * time (the JVM, measured with perf). */
+bool block_code_changed(const Block *b) {
+  const uint8_t *now = (const uint8_t *)(uintptr_t)b->start;
+  const uint8_t *then = (const uint8_t *)&b->insns[b->n + 1];
+  size_t n = (size_t)(b->end - b->start) + b->tail;
+  if (n < 8) return memcmp(now, then, n) != 0;
+  uint64_t x, y, diff = 0;
+  for (size_t i = 0; i + 8 < n; i += 8) {
+    memcpy(&x, now + i, 8), memcpy(&y, then + i, 8);
+    diff |= x ^ y;
+  }
+  memcpy(&x, now + n - 8, 8), memcpy(&y, then + n - 8, 8);
+  return (diff | (x ^ y)) != 0;
 }
 
 static Block *search(const BlockCache *bc, uint64_t rip, bool single) {

@@ -25,7 +25,8 @@ typedef struct Block {
   uint8_t has_bp;         /* holds a breakpoint address */
   uint8_t watched;        /* decoded from a page the guest may write: the bytes it was
                              decoded from follow the end record, and each entry compares
-                             them */
+                             them (the block's first record, op_code_check; run_single for
+                             a one-instruction block) */
   uint8_t dead;           /* dropped by block_invalidate_range: in no table any more, and
                              links to it are not followed (block_live) */
   uint8_t single;         /* in the table of one-instruction blocks */
@@ -40,10 +41,8 @@ typedef struct Block {
  * reusing its buffer): checked before each run of a watched block, so that the next
  * instruction from there runs what memory holds, as after a jump on the CPU. Code from
  * pages the guest cannot write is never compared. */
-static inline bool block_stale(const Block *b) {
-  return b->watched && memcmp((const void *)(uintptr_t)b->start, &b->insns[b->n + 1],
-                              (size_t)(b->end - b->start) + b->tail) != 0;
-}
+bool block_code_changed(const Block *b);
+static inline bool block_stale(const Block *b) { return b->watched && block_code_changed(b); }
 
 /* The arena's size unless set (block_cache_set_size): decoded code is bounded by it, and
  * when it is full the arena is emptied and used again. About 64 bytes a guest instruction:

@@ -4,9 +4,9 @@
  * handler was called from its one call site. The next block is one run_blocks linked to
  * this one before, taken only when run_blocks would take it without looking further: no
  * event pending, neither TF nor a change of AC to see to, a run that need not stop at
- * exact instructions, a next block still live (not dropped: its code was not written or
- * unmapped since), and no watched code to compare (self-modifying code) in it.
- * Otherwise the handler returns and run_blocks decides, as before.
+ * exact instructions, and a next block still live (not dropped: its code was not written
+ * or unmapped since; a block decoded from memory the guest may write compares its code
+ * itself, op_code_check). Otherwise the handler returns and run_blocks decides, as before.
  *
  * Blocks are decoded only in run_blocks, so the cache is never emptied while a chain
  * runs, as long as other CPUs are out of guest code before one empties it (threads.c's
@@ -46,9 +46,8 @@ static inline __attribute__((always_inline)) bool may_chain(const Cpu *c) {
          host_stack_pointer() >= c->chain_stack_floor; /* UINTPTR_MAX: no chaining */
 }
 
-/* Into next, a linked block that starts at c->rip, if it is live (run_blocks links no
- * block whose code it must compare first: Block.watched), the running one having run ran
- * instructions; false if not. As few stores as may be: a chain is made for every few
+/* Into next, a linked block that starts at c->rip, if it is live, the running one having
+ * run ran instructions; false if not. As few stores as may be: a chain is made for every few
  * guest instructions, and the host's stores are what it waits on. */
 static inline __attribute__((always_inline)) bool chain_into(Cpu *c, Block *next, uint32_t ran) {
   if (!next || next->start != c->rip || !block_live(next)) return false;

@@ -185,6 +185,15 @@ static void drop_stale(Cpu *c, const Block *b) {
   code_unlock(c);
 }
 
+void op_code_check(Cpu *c, const Insn *in) {
+  if (__builtin_expect(block_code_changed(c->block), 0)) {
+    drop_stale(c, c->block);
+    c->rip = in->rip;
+    siglongjmp(c->fault_jmp, JUMP_MOVED);
+  }
+  DISPATCH_NEXT(c, in);
+}
+
 void op_block_end(Cpu *c, const Insn *in) {}
 
 /* Runs one block's instructions; the last one may redirect c->rip. Handlers that end in
@@ -318,9 +327,10 @@ static void check_alignment(Cpu *c) {
 
 /* Points link, in a block that was live at generation gen, to next, if no block has been
  * dropped since; and clears it again if one was meanwhile: another CPU dropping blocks
- * changes the generation before it clears links into them (block.c). */
+ * changes the generation before it clears links into them (block.c). A watched block is
+ * linked too: its first record compares its code (op_code_check). */
 static void link_blocks(const BlockCache *code, Block **link, Block *next, uint64_t gen) {
-  if (gen != block_generation(code) || next->watched) return; /* watched: compared first */
+  if (gen != block_generation(code)) return;
   block_link_set(link, next);
   if (gen != block_generation(code)) block_link_set(link, NULL);
 }
@@ -387,12 +397,7 @@ static __attribute__((noinline)) StopReason run_blocks(Cpu *c, uint64_t until, b
     c->exit_jump = NULL;
     link_return_site(c, next);
     gen = block_generation(code);
-    b = next;
-    if (__builtin_expect(block_stale(b), 0)) { /* its code was written over: decode again */
-      drop_stale(c, b);
-      b = NULL;
-      continue;
-    }
+    b = next; /* a watched one compares its code as it starts (op_code_check) */
     if (__builtin_expect(precise, 0)) {
       int what = precise_choice(c, &p, b);
       p.first = false;

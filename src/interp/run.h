@@ -30,6 +30,12 @@ void op_block_hook(Cpu *c, const struct Insn *in);
  * stop that a memory hook asked for in the instruction before is taken there. */
 void op_stop_check(Cpu *c, const struct Insn *in);
 
+/* The first record of a watched block (Block.watched) that is not a one-instruction one:
+ * where its code has changed since it was decoded, nothing of it runs: it is dropped, and
+ * run_blocks takes over at its start, to decode it again. So a block compares its code
+ * however it is entered, and the chains into all other blocks test nothing more. */
+void op_code_check(Cpu *c, const struct Insn *in);
+
 /* Makes cpu_run return `why`: at once from a hook, else once the current instruction's
  * block ends (a handler that ends its block, such as SYSCALL's), or at the next block
  * from another thread. */

@@ -158,7 +158,9 @@ static unsigned generate_loop(uint8_t *code, uint64_t *rng, bool decrypt, uint8_
 static bool loop_is_fused(const uint8_t *code, unsigned size) {
   for (uint64_t a = P(code); a < P(code) + size; a++) {
     const Block *b = block_get(&test_machine()->code, a);
-    Handler f = b && b->n == 5 ? b->insns[0].fn : NULL;
+    /* after the code check of a block from writable memory (op_code_check) */
+    unsigned check = b && b->insns[0].fn == op_code_check;
+    Handler f = b && b->n == check + 5 ? b->insns[check].fn : NULL;
     if (f == op_aesenc_loop || f == op_aesenc_loop_portable || f == op_aesdec_loop ||
         f == op_aesdec_loop_portable)
       return true;
