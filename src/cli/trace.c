@@ -139,6 +139,10 @@ void trace_insn(Tracer *t, uint64_t rip) {
   const Symbol *s = symbols_at(&t->syms, rip);
   if (s) fprintf(t->out, "%#018" PRIx64 " <%s+%#" PRIx64 ">  %s\n", rip, s->name, rip - s->start, text_of(t, rip));
   else fprintf(t->out, "%#018" PRIx64 "  %s\n", rip, text_of(t, rip));
+  /* A system call may end the process at once (abort's tgkill under the host's default
+   * action): what was traced up to it is written out first. */
+  uint8_t op[2];
+  if (fault_copy_in(op, rip, 2) == 2 && op[0] == 0x0f && op[1] == 0x05) fflush(t->out);
   t->icount_before = t->c->icount + t->c->hooked.nth;
   snapshot(t->c, &t->before);
 }
