@@ -25,7 +25,12 @@ const char *sysroot_default(void) {
 #ifdef __x86_64__
   return NULL;
 #else
+  /* Not where the host has an x86-64 loader of its own (multiarch libc6:amd64): the cross
+   * sysroot keeps its libraries in lib/, which its loader searches after
+   * /lib/x86_64-linux-gnu, so it would find the host's libc there, from another build of
+   * glibc (a stack smashed at start-up, their private interfaces differing). */
   static const char cross[] = "/usr/x86_64-linux-gnu";
+  if (access("/lib64/ld-linux-x86-64.so.2", F_OK) == 0) return NULL;
   return access(cross, F_OK) == 0 ? cross : NULL;
 #endif
 }

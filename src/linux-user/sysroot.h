@@ -13,8 +13,9 @@
  * name under it. */
 bool sysroot_lookup(const char *prefix, const char *path, char out[PATH_MAX]);
 
-/* The default sysroot of this host: none where the host runs x86-64 programs itself, else
- * Debian's x86-64 cross sysroot (libc6-amd64-cross) when it is installed; NULL if none. */
+/* The default sysroot of this host: none where the host runs x86-64 programs itself or
+ * has x86-64 libraries of its own (multiarch), else Debian's x86-64 cross sysroot
+ * (libc6-amd64-cross) when it is installed; NULL if none. */
 const char *sysroot_default(void);
 
 #endif
