@@ -135,7 +135,8 @@ int64_t sys_mbind(Cpu *c, const uint64_t *a) {
   if (end == start) return range_call(&call, FAULTS_ADDR, 0);
   if (guest_mapped(c, start, end))
     return range_call(&call, host_page_down(start), host_page_up(end) - host_page_down(start));
-  int64_t res = ((unsigned)a[2] & ~MPOL_MODE_FLAGS) == 0 ? on_mapped_pieces(c, &call, start, end) : 1;
+  bool skips_holes = ((unsigned)a[2] & ~MPOL_MODE_FLAGS) == 0; /* MPOL_DEFAULT */
+  int64_t res = skips_holes ? on_mapped_pieces(c, &call, start, end) : 1;
   return res == 1 ? range_call(&call, FAULTS_ADDR, X64_PAGE) : res;
 }
 
