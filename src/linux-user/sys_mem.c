@@ -28,7 +28,7 @@ static RangeSet *guest_ranges(Process *p) { return &p->machine.mem; }
 
 typedef struct HostMap {
   uint64_t lo, hi;
-  bool anon, none, writable; /* no file behind it; PROT_NONE; PROT_WRITE */
+  bool anon, none; /* no file behind it; PROT_NONE */
 } HostMap;
 
 static size_t read_host_maps(HostMap **out) {
@@ -55,7 +55,7 @@ static size_t read_host_maps(HostMap **out) {
     }
     const char *path = line + path_at;
     m[n++] = (HostMap){lo, hi, inode == 0 && (path[0] == '\n' || path[0] == 0),
-                       !strncmp(perms, "---", 3), perms[1] == 'w'};
+                       !strncmp(perms, "---", 3)};
   }
   fclose(f);
   *out = m;
@@ -185,7 +185,7 @@ size_t guest_mem_changed_pages(Cpu *c, uint64_t **pages) {
   for (size_t j = 0; list && j < n_noted; j++) {
     const NotedRange *r = &noted[j];
     /* Still the guest's, as it was (a child that unmapped or remapped it changed it all). */
-    if (ranges_prot(&c->m->mem, r->lo) < 0 || !ranges_mapped(&c->m->mem, r->lo, r->hi)) continue;
+    if (!ranges_mapped(&c->m->mem, r->lo, r->hi)) continue;
     uint64_t *grown = realloc(now, (r->hi - r->lo) / PAGE * sizeof *now);
     if (!grown) break;
     now = grown;
