@@ -221,7 +221,15 @@ int64_t sys_futex(Cpu *c, const uint64_t *a) {
 }
 
 /* membarrier(cmd, flags, cpu_id): the guest's threads are host threads, and a barrier the
- * host runs on each orders the guest memory accesses it emulates as well. */
+ * host runs on each orders the guest memory accesses it emulates as well. The commands
+ * that restart rseq critical sections are those of a kernel without rseq, as the guest's
+ * rseq is ENOSYS: not offered by QUERY, EINVAL if given (tcmalloc trusts QUERY and then
+ * complains that rseq failed). */
+enum { MEMBARRIER_RSEQ_CMDS = 1 << 7 | 1 << 8 }; /* PRIVATE_EXPEDITED_RSEQ and its REGISTER */
+
 int64_t sys_membarrier(Cpu *c, const uint64_t *a) {
-  return host_result(syscall(SYS_membarrier, (int)a[0], (unsigned)a[1], (int)a[2]));
+  int cmd = (int)a[0];
+  if (cmd & MEMBARRIER_RSEQ_CMDS) return -EINVAL;
+  int64_t r = host_result(syscall(SYS_membarrier, cmd, (unsigned)a[1], (int)a[2]));
+  return cmd == 0 && r > 0 ? r & ~MEMBARRIER_RSEQ_CMDS : r;
 }

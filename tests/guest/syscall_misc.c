@@ -386,6 +386,15 @@ static void processes(void) {
   show("membarrier(REGISTER_PRIVATE_EXPEDITED)", syscall(SYS_membarrier, 1 << 4, 0, 0));
   show("membarrier(PRIVATE_EXPEDITED)", syscall(SYS_membarrier, 1 << 3, 0, 0));
   show("membarrier(bad)", syscall(SYS_membarrier, 1 << 30, 0, 0));
+  /* The rseq commands exactly where rseq itself is (natively glibc has registered it and
+   * a second registration is refused; x64emu has none, as a kernel without CONFIG_RSEQ). */
+  int has_rseq = syscall(SYS_rseq, NULL, 0, 0, 0) == 0 || errno != ENOSYS;
+  long query = syscall(SYS_membarrier, 0, 0, 0);
+  show("membarrier(QUERY) has RSEQ iff rseq", ((query & (3 << 7)) == 3 << 7) == has_rseq);
+  long reg_rseq = syscall(SYS_membarrier, 1 << 8, 0, 0);
+  show("membarrier(REGISTER_..._RSEQ) iff rseq", (reg_rseq == 0) == has_rseq);
+  show("membarrier(PRIVATE_EXPEDITED_RSEQ) iff rseq",
+       (syscall(SYS_membarrier, 1 << 7, 0, 0) == 0) == has_rseq);
 
   int dup_out = dup(1);
   show("kcmp(self, self, VM)", syscall(SYS_kcmp, getpid(), getpid(), 1, 0, 0));
