@@ -118,6 +118,14 @@ void guest_mem_note_pages(Cpu *c);
 size_t guest_mem_changed_pages(Cpu *c, uint64_t **pages);
 void guest_mem_take_pages(int child_pid, const uint64_t *pages, size_t n);
 
+/* The run lock around a host call that may wait for another of the guest's threads in
+ * cases only its handler tells apart (a FIFO's open, a lock's wait): given up as the
+ * dispatcher gives it up for the calls that may always wait (syscall.c), so that the
+ * thread the call waits for can run. Between the two, the handler touches the guest's
+ * memory and its own thread's state only. */
+bool syscall_wait_begin(Cpu *c);
+void syscall_wait_end(Cpu *c, bool began);
+
 /* The x86-64 name of a system call number, or NULL (sys_names.c). */
 const char *x64_syscall_name(uint64_t nr);
 

@@ -11,13 +11,25 @@
 #include "proc_self.h"
 #include "sys_common.h"
 
+/* Whether opening path may wait for another process or thread: a FIFO waits for its
+ * other end, a device (a serial line) may wait for its carrier. A regular file does not
+ * (and under --deterministic must keep the turn: turns.h). */
+static bool open_may_wait(int dirfd, const char *path, int host_flags) {
+  struct stat st;
+  return !(host_flags & O_NONBLOCK) && fstatat(dirfd, path, &st, 0) == 0 &&
+         (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode));
+}
+
 /* The guest program itself when the guest opens /proc/self/exe; the guest's own maps,
  * smaps and mem (proc_self.c). */
 static int64_t open_at(Cpu *c, int dirfd, uint64_t path, uint64_t flags, uint64_t mode) {
   int hflags = open_flags_to_host(flags);
   int64_t fd;
   if (proc_self_open(c, dirfd, PATH_ARG(path), hflags, (int)mode, &fd)) return fd;
-  return host_result(openat(dirfd, PATH_ARG(path), hflags, (mode_t)mode));
+  bool waits = open_may_wait(dirfd, PATH_ARG(path), hflags) && syscall_wait_begin(c);
+  fd = host_result(openat(dirfd, PATH_ARG(path), hflags, (mode_t)mode));
+  syscall_wait_end(c, waits);
+  return fd;
 }
 
 int64_t sys_open(Cpu *c, const uint64_t *a) { return open_at(c, X64_AT_FDCWD, a[0], a[1], a[2]); }
@@ -47,7 +59,10 @@ int64_t sys_openat2(Cpu *c, const uint64_t *a) {
   int64_t fd;
   if (proc_self_open(c, arg_fd(a[0]), PATH_ARG(a[1]), hflags, (int)how.mode, &fd)) return fd;
   how.flags = (uint64_t)(uint32_t)hflags;
-  return host_result(syscall(SYS_openat2, arg_fd(a[0]), PATH_ARG(a[1]), &how, sizeof how));
+  bool waits = open_may_wait(arg_fd(a[0]), PATH_ARG(a[1]), hflags) && syscall_wait_begin(c);
+  fd = host_result(syscall(SYS_openat2, arg_fd(a[0]), PATH_ARG(a[1]), &how, sizeof how));
+  syscall_wait_end(c, waits);
+  return fd;
 }
 
 /* creat = open(O_CREAT|O_WRONLY|O_TRUNC), in x86-64 numbers */
@@ -159,7 +174,12 @@ static int64_t host_fcntl(int fd, int cmd, uint64_t arg) {
 static int64_t host_fcntl_struct(Cpu *c, int fd, int cmd, uint64_t arg, size_t size) {
   void *p;
   if (!arg || !guest_area(c, arg, size, GUEST_PROT_READ | GUEST_PROT_WRITE, &p)) return -EFAULT;
-  return host_result(syscall(SYS_fcntl, fd, cmd, p));
+  /* A lock's wait may be for another thread (open file description locks conflict
+   * within a process too). */
+  bool waits = (cmd == F_SETLKW || cmd == F_OFD_SETLKW) && syscall_wait_begin(c);
+  int64_t r = host_result(syscall(SYS_fcntl, fd, cmd, p));
+  syscall_wait_end(c, waits);
+  return r;
 }
 enum { FLOCK_SIZE = 32, OWNER_EX_SIZE = 8 };
 

@@ -388,6 +388,17 @@ static int64_t paths_from_guest(Cpu *c, const SysEntry *e, uint64_t args[6]) {
   return 0;
 }
 
+/* The thread count changes only under the run lock, which this thread holds. */
+bool syscall_wait_begin(Cpu *c) {
+  if (proc_of(c)->threads.n < 2) return false;
+  threads_leave(c);
+  return true;
+}
+
+void syscall_wait_end(Cpu *c, bool began) {
+  if (began) threads_enter(c);
+}
+
 void syscall_dispatch(Cpu *c) {
   /* The kernel takes the number as an int: the upper half of RAX is ignored. */
   const uint64_t nr = (uint32_t)c->r[RAX];
@@ -409,13 +420,12 @@ void syscall_dispatch(Cpu *c) {
     return;
   }
   ret = e ? paths_from_guest(c, e, args) : -ENOSYS;
-  /* The thread count changes only under the run lock, which this thread holds. */
   const bool turns = turns_on(c);
-  const bool release = nr < X64_NR_COUNT && may_wait[nr] && proc_of(c)->threads.n > 1 &&
+  const bool release = nr < X64_NR_COUNT && may_wait[nr] &&
                        !(turns && (nr == X64_NR_futex || yields_turn[nr] || (fd_io[nr] && on_file(args[0]))));
-  if (release) threads_leave(c);
+  const bool released = release && syscall_wait_begin(c);
   if (ret == 0) ret = e->fn(c, args);
-  if (release) threads_enter(c);
+  syscall_wait_end(c, released);
   if (turns && nr < X64_NR_COUNT && yields_turn[nr]) turns_yield(c);
   c->r[RAX] = (uint64_t)ret;
   if (ret == -EINTR) signals_syscall_interrupted(c, nr);
