@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/personality.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "decoder/block.h"
@@ -20,6 +21,7 @@
 #include "interp/mxcsr.h"
 #include "interp/run.h"
 #include "loader/elf.h"
+#include "linux-user/host_signals.h"
 #include "linux-user/linux_run.h"
 #include "linux-user/process.h"
 #include "linux-user/sys_nr.h"
@@ -148,12 +150,9 @@ static _Noreturn void die_by_signal(int sig) {
   /* A core file would be x64emu's, not the guest's. */
   struct rlimit no_core = {0, 0};
   setrlimit(RLIMIT_CORE, &no_core);
-  signal(sig, SIG_DFL);
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, sig);
-  sigprocmask(SIG_UNBLOCK, &set, NULL);
-  raise(sig);
+  host_sig_default(sig, false, 0); /* 32 and 33 too (host_signals.h) */
+  host_sigmask_set(host_sigmask_get() & ~(1ull << (sig - 1)));
+  syscall(SYS_tgkill, getpid(), gettid(), sig); /* raise refuses 32 and 33 */
   exit(128 + sig); /* a signal whose default action does not kill */
 }
 

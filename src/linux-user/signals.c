@@ -19,6 +19,7 @@
 #include "../interp/fault.h"
 #include "../loader/guest_space.h"
 #include "determinism.h"
+#include "host_signals.h"
 #include "sigframe.h"
 #include "sys_common.h"
 #include "virtual_time.h"
@@ -68,7 +69,10 @@ static void untake(int sig) { __atomic_fetch_and(&taken, ~BIT(sig), __ATOMIC_ACQ
 static void on_host_signal(int sig, siginfo_t *si, void *ucv) {
   memcpy(&taken_info[sig], si, sizeof taken_info[sig]);
   __atomic_fetch_or(&taken, BIT(sig), __ATOMIC_RELEASE);
-  if (!(BIT(sig) & HOST_FAULTS)) sigaddset(&((ucontext_t *)ucv)->uc_sigmask, sig);
+  if (!(BIT(sig) & HOST_FAULTS)) {
+    sigset_t *mask = &((ucontext_t *)ucv)->uc_sigmask;
+    host_sigset_put(mask, host_sigset_bits(mask) | BIT(sig));
+  }
   Cpu *c = signal_cpu;
   if (c) cpu_raise_events(c, EV_SIGNAL);
 }
@@ -76,26 +80,16 @@ _Static_assert(sizeof(siginfo_t) == sizeof(X64Siginfo), "host siginfo_t is the x
 
 /* ---- the host's side: dispositions and mask ---- */
 
-static void host_set_from(sigset_t *set, uint64_t bits) {
-  sigemptyset(set);
-  bits &= ~(HOST_FAULTS | UNBLOCKABLE);
-  for (int sig = 1; sig <= X64_NSIG; sig++)
-    if (bits & BIT(sig)) sigaddset(set, sig); /* refused for the host libc's own (32, 33) */
-}
+/* What the host may block of the guest's mask (host_signals.h: all 64 signals). */
+static uint64_t host_blockable(uint64_t bits) { return bits & ~(HOST_FAULTS | UNBLOCKABLE); }
 
 /* With every signal blocked the host handler cannot run, and so cannot add to `taken`. */
-static void host_block_all(void) {
-  sigset_t all;
-  host_set_from(&all, ~0ull);
-  sigprocmask(SIG_SETMASK, &all, NULL);
-}
+static void host_block_all(void) { host_sigmask_set(host_blockable(~0ull)); }
 
 /* The host blocks what the guest blocks and what was taken but not yet delivered. */
 static void host_mask_sync(const ThreadSignals *t) {
   host_block_all();
-  sigset_t set;
-  host_set_from(&set, t->mask | taken_now());
-  sigprocmask(SIG_SETMASK, &set, NULL);
+  host_sigmask_set(host_blockable(t->mask | taken_now()));
 }
 
 /* SIG_IGN and SIG_DFL are the host's too: ignoring SIGPIPE makes writes fail with EPIPE,
@@ -105,18 +99,12 @@ static void host_mask_sync(const ThreadSignals *t) {
 static void host_set_action(const Process *p, int sig) {
   if (BIT(sig) & (HOST_FAULTS | UNBLOCKABLE)) return;
   const X64Sigaction *a = &p->sig_action[sig];
-  struct sigaction host;
-  memset(&host, 0, sizeof host);
-  if (a->handler == X64_SIG_DFL || a->handler == X64_SIG_IGN) {
-    host.sa_handler = a->handler == X64_SIG_IGN ? SIG_IGN : SIG_DFL;
-  } else {
-    host.sa_sigaction = on_host_signal;
-    host.sa_flags = SA_SIGINFO;
-    host_set_from(&host.sa_mask, ~0ull);
-  }
   /* They change what the host kernel does with our children. */
-  if (sig == SIGCHLD) host.sa_flags |= (int)(a->flags & (X64_SA_NOCLDSTOP | X64_SA_NOCLDWAIT));
-  sigaction(sig, &host, NULL); /* refused for the host libc's own signals */
+  int flags = sig == SIGCHLD ? (int)(a->flags & (X64_SA_NOCLDSTOP | X64_SA_NOCLDWAIT)) : 0;
+  if (a->handler == X64_SIG_DFL || a->handler == X64_SIG_IGN)
+    host_sig_default(sig, a->handler == X64_SIG_IGN, flags);
+  else
+    host_sigaction(sig, on_host_signal, flags, host_blockable(~0ull));
 }
 
 /* What the guest starts with is what exec passed on: the host's ignored signals and mask. */
@@ -126,17 +114,9 @@ static void init_once(Cpu *c) {
   if (p->sig_ready) return;
   p->sig_ready = true;
   t->altstack.ss_flags = X64_SS_DISABLE;
-  for (int sig = 1; sig <= X64_NSIG; sig++) {
-    struct sigaction host;
-    if (!(BIT(sig) & HOST_FAULTS) && sigaction(sig, NULL, &host) == 0 &&
-        host.sa_handler == SIG_IGN)
-      p->sig_action[sig].handler = X64_SIG_IGN;
-  }
-  sigset_t host;
-  sigprocmask(SIG_BLOCK, NULL, &host);
   for (int sig = 1; sig <= X64_NSIG; sig++)
-    if (sigismember(&host, sig) == 1) t->mask |= BIT(sig);
-  t->mask &= ~UNBLOCKABLE;
+    if (!(BIT(sig) & HOST_FAULTS) && host_sig_ignored(sig)) p->sig_action[sig].handler = X64_SIG_IGN;
+  t->mask |= host_sigmask_get() & ~UNBLOCKABLE;
 }
 
 /* The CPU that the host handler raises EV_SIGNAL on. */
@@ -204,12 +184,7 @@ void signals_set_mask(Cpu *c, uint64_t mask) {
 uint64_t signals_pending(Cpu *c) {
   init_once(c);
   const ThreadSignals *t = &thread_of(c)->sig;
-  sigset_t host;
-  sigpending(&host);
-  uint64_t p = taken_now();
-  for (int sig = 1; sig <= X64_NSIG; sig++)
-    if (sigismember(&host, sig) == 1) p |= BIT(sig);
-  return p & t->mask;
+  return (taken_now() | host_sigpending()) & t->mask;
 }
 
 static int next_signal(uint64_t set) {
@@ -276,9 +251,7 @@ int64_t signals_suspend(Cpu *c, const uint64_t *mask) {
          vt_idle_to_next_timer(c))
     host_block_all(); /* raising synchronized the host's mask */
   if (!deliverable(t) && !(cpu_events(c) & EV_EXIT)) {
-    sigset_t wait;
-    host_set_from(&wait, t->mask | taken_now());
-    sigsuspend(&wait); /* returns once the host handler has run */
+    host_sigsuspend(host_blockable(t->mask | taken_now())); /* returns once the host handler has run */
   }
   host_mask_sync(t);
   cpu_raise_events(c, EV_SIGNAL); /* delivery runs the handler or restores the mask */

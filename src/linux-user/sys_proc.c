@@ -83,23 +83,27 @@ int64_t sys_setgroups(Cpu *c, const uint64_t *a) {
   return host_result(syscall(SYS_setgroups, (size_t)a[0], list));
 }
 
-int64_t sys_setuid(Cpu *c, const uint64_t *a) { return host_result(setuid((uid_t)a[0])); }
-int64_t sys_setgid(Cpu *c, const uint64_t *a) { return host_result(setgid((gid_t)a[0])); }
+/* The kernel's calls, which change the calling thread's credentials only, as the guest's
+ * call does natively: the guest's C library makes it on each of its threads in turn (by
+ * signal 33: host_signals.h). The host C library's setuid would make it on all of
+ * x64emu's threads itself, by that signal. */
+int64_t sys_setuid(Cpu *c, const uint64_t *a) { return host_result(syscall(SYS_setuid, (uid_t)a[0])); }
+int64_t sys_setgid(Cpu *c, const uint64_t *a) { return host_result(syscall(SYS_setgid, (gid_t)a[0])); }
 
 int64_t sys_setreuid(Cpu *c, const uint64_t *a) {
-  return host_result(setreuid((uid_t)a[0], (uid_t)a[1]));
+  return host_result(syscall(SYS_setreuid, (uid_t)a[0], (uid_t)a[1]));
 }
 
 int64_t sys_setregid(Cpu *c, const uint64_t *a) {
-  return host_result(setregid((gid_t)a[0], (gid_t)a[1]));
+  return host_result(syscall(SYS_setregid, (gid_t)a[0], (gid_t)a[1]));
 }
 
 int64_t sys_setresuid(Cpu *c, const uint64_t *a) {
-  return host_result(setresuid((uid_t)a[0], (uid_t)a[1], (uid_t)a[2]));
+  return host_result(syscall(SYS_setresuid, (uid_t)a[0], (uid_t)a[1], (uid_t)a[2]));
 }
 
 int64_t sys_setresgid(Cpu *c, const uint64_t *a) {
-  return host_result(setresgid((gid_t)a[0], (gid_t)a[1], (gid_t)a[2]));
+  return host_result(syscall(SYS_setresgid, (gid_t)a[0], (gid_t)a[1], (gid_t)a[2]));
 }
 
 int64_t sys_setfsuid(Cpu *c, const uint64_t *a) { return setfsuid((uid_t)a[0]); }
