@@ -326,6 +326,7 @@ int64_t sys_setsid(Cpu *c, const uint64_t *a);
 int64_t sys_kill(Cpu *c, const uint64_t *a);
 int64_t sys_tkill(Cpu *c, const uint64_t *a);
 int64_t sys_tgkill(Cpu *c, const uint64_t *a);
+int64_t sys_ptrace(Cpu *c, const uint64_t *a);
 int64_t sys_pidfd_open(Cpu *c, const uint64_t *a);
 int64_t sys_pidfd_send_signal(Cpu *c, const uint64_t *a);
 int64_t sys_capget(Cpu *c, const uint64_t *a);

@@ -423,6 +423,21 @@ int64_t sys_get_robust_list(Cpu *c, const uint64_t *a) {
 /* Restartable sequences are not offered; glibc then goes without. */
 int64_t sys_rseq(Cpu *c, const uint64_t *a) { return -ENOSYS; }
 
+/* ptrace as a kernel whose Yama module allows no tracing (ptrace_scope 3): a guest
+ * tracer would read and steer x64emu's own host state, not its tracee's x86-64 one.
+ * Tracers handle that refusal (gdb: "Operation not permitted"; Go's exec with
+ * SysProcAttr.Ptrace), where ENOSYS is an answer no x86-64 kernel gives. */
+enum { PTRACE_TRACEME_REQ = 0, PTRACE_ATTACH_REQ = 16, PTRACE_SEIZE_REQ = 0x4206 };
+
+int64_t sys_ptrace(Cpu *c, const uint64_t *a) {
+  long request = (long)a[0];
+  if (request == PTRACE_TRACEME_REQ) return -EPERM;
+  pid_t pid = (pid_t)det_pid_in(c, (pid_t)a[1]);
+  if (pid <= 0 || (kill(pid, 0) < 0 && errno == ESRCH)) return -ESRCH;
+  /* Any other request is for a tracee, and there are none. */
+  return request == PTRACE_ATTACH_REQ || request == PTRACE_SEIZE_REQ ? -EPERM : -ESRCH;
+}
+
 /* ---- pidfds: a process as a file descriptor ---- */
 
 int64_t sys_pidfd_open(Cpu *c, const uint64_t *a) {

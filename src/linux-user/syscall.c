@@ -194,6 +194,7 @@ static const SysEntry table[X64_NR_COUNT] = {
     S(kill, R_DEC, A_INT, A_SIG),
     S(tkill, R_DEC, A_INT, A_SIG),
     S(tgkill, R_DEC, A_INT, A_INT, A_SIG),
+    S(ptrace, R_DEC, A_LONG, A_INT, A_PTR, A_PTR),
     S(pidfd_open, R_DEC, A_INT, A_HEX),
     S(pidfd_getfd, R_DEC, A_FD, A_INT, A_HEX),
     S(kcmp, R_DEC, A_INT, A_INT, A_INT, A_ULONG, A_ULONG),

@@ -396,6 +396,20 @@ static void processes(void) {
   show("membarrier(PRIVATE_EXPEDITED_RSEQ) iff rseq",
        (syscall(SYS_membarrier, 1 << 7, 0, 0) == 0) == has_rseq);
 
+  /* ptrace: x64emu refuses tracing as a kernel may (Yama's ptrace_scope 3); natively a
+   * child may ask to be traced. Either way, nobody else's process is a tracee. */
+  fflush(stdout);
+  pid_t child = fork();
+  if (child == 0) {
+    long me = syscall(SYS_ptrace, 0 /* TRACEME */, 0, 0, 0);
+    show("ptrace(TRACEME) allowed or EPERM", me == 0 || errno == EPERM);
+    show("ptrace(PEEKDATA, parent)", syscall(SYS_ptrace, 2, getppid(), 0, 0));
+    show("ptrace(CONT, no such process)", syscall(SYS_ptrace, 7, 999999999, 0, 0));
+    fflush(stdout);
+    _exit(0);
+  }
+  waitpid(child, NULL, 0);
+
   int dup_out = dup(1);
   show("kcmp(self, self, VM)", syscall(SYS_kcmp, getpid(), getpid(), 1, 0, 0));
   show("kcmp(self, self, FILE 1 and its dup)", syscall(SYS_kcmp, getpid(), getpid(), 0, 1, dup_out));

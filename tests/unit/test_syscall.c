@@ -536,7 +536,12 @@ static void test_unknown_syscalls_are_enosys(void **state) {
   /* The kernel takes the number as an int: 1 << 32 is read (0), of fd -1 here. */
   assert_int_equal(test_sc6(1ull << 32, (uint64_t)-1, 0, 0, 0, 0, 0), -EBADF);
   assert_int_equal(test_sc6((1ull << 32) | X64_NR_getpid, 0, 0, 0, 0, 0, 0), getpid());
-  assert_int_equal(SC4(ptrace, 0, 0, 0, 0), -ENOSYS); /* named, not provided */
+  assert_int_equal(SC2(io_uring_setup, 8, 0), -ENOSYS); /* named, not provided */
+  /* ptrace: refused as under Yama's ptrace_scope 3; no process is a tracee. */
+  assert_int_equal(SC4(ptrace, 0, 0, 0, 0), -EPERM);
+  assert_int_equal(SC4(ptrace, 16, getppid(), 0, 0), -EPERM);
+  assert_int_equal(SC4(ptrace, 7, getppid(), 0, 0), -ESRCH);
+  assert_int_equal(SC4(ptrace, 16, 0, 0, 0), -ESRCH);
   assert_int_equal(SC4(rseq, 0, 32, 0, 0), -ENOSYS);  /* deliberately: glibc does without */
 }
 
