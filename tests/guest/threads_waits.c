@@ -1,7 +1,8 @@
 /* threads_waits.c: calls that wait for another thread of the same process, which must
  * run meanwhile: a FIFO's open waits for its other end, an open file description lock
- * for its holder, a POSIX lock for another process that waits for this one. Compared
- * with a native run (each wait ends, in this order). */
+ * for its holder, a POSIX lock for another process that waits for this one; and calls
+ * that wait for the disk alone. Compared with a native run (each wait ends, in this
+ * order). */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
@@ -126,6 +127,40 @@ static void posix_locks(void) {
   close(fd);
 }
 
+/* ---- calls that wait for the disk, from two threads at once ---- */
+
+static int copy_to;
+
+static void *disk_calls(void *arg) {
+  long n = (long)arg;
+  char name[80], text[32];
+  snprintf(name, sizeof name, "%s/disk%ld", dir, n);
+  int fd = open(name, O_RDWR | O_CREAT | O_TRUNC, 0600);
+  int len = snprintf(text, sizeof text, "written by thread %ld\n", n);
+  long r = fallocate(fd, 0, 0, 4096) | (write(fd, text, len) != len) | fdatasync(fd) | fsync(fd) |
+           sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+  loff_t from = 0, to = n * len;
+  r |= copy_file_range(fd, &from, copy_to, &to, len, 0) != len;
+  close(fd);
+  unlink(name);
+  return (void *)r;
+}
+
+static void disk_waits(void) {
+  char name[80], text[64] = {0};
+  snprintf(name, sizeof name, "%s/copies", dir);
+  copy_to = open(name, O_RDWR | O_CREAT | O_TRUNC, 0600);
+  pthread_t t[2];
+  void *r[2];
+  for (long i = 0; i < 2; i++) pthread_create(&t[i], NULL, disk_calls, (void *)i);
+  for (int i = 0; i < 2; i++) pthread_join(t[i], &r[i]);
+  sync();
+  printf("disk calls from two threads: %ld %ld, then:\n", (long)r[0], (long)r[1]);
+  if (pread(copy_to, text, sizeof text - 1, 0) > 0) fputs(text, stdout);
+  close(copy_to);
+  unlink(name);
+}
+
 int main(void) {
   setvbuf(stdout, NULL, _IONBF, 0);
   if (!mkdtemp(dir)) return 1;
@@ -135,6 +170,7 @@ int main(void) {
   fifo_opens();
   ofd_locks();
   posix_locks();
+  disk_waits();
   unlink(fifo);
   unlink(file);
   rmdir(dir);
