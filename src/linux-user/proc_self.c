@@ -130,10 +130,88 @@ static const ImageSegment *segment_at(Process *p, uint64_t a, const GuestImage *
   return NULL;
 }
 
+/* The maps file being written, and its last line while that may still grow: a segment
+ * the loader put in as several host mappings (its whole pages mapped from the file, a
+ * partial last page read) is one mapping of the file to the kernel, one line where its
+ * permissions are the same (two segments stay two: the kernel does not merge a private
+ * writable mapping, such as one RELRO made read-only, with its neighbour). */
+typedef struct MapsOut {
+  FILE *out;
+  const GuestImage *file; /* the open line's, or NULL */
+  const ImageSegment *seg;
+  uint64_t lo, hi, offset;
+  int prot;
+  char *details; /* smaps: the entry's lines after its header (malloc'd), or NULL */
+} MapsOut;
+
+/* smaps: two entries' details as one's, the sizes in kB added, the page sizes and the
+ * lines without a size (THPeligible, VmFlags) the first's. Both have the kernel's lines
+ * in its order; a size line is its name and colon in 16 columns, the number in 8. */
+static char *merged_details(const char *a, const char *b) {
+  char *out = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&out, &len);
+  if (!f) return NULL;
+  while (*a) {
+    size_t a_len = strcspn(a, "\n"), b_len = strcspn(b, "\n");
+    char name[64];
+    unsigned long long x, y;
+    if (sscanf(a, "%62[^:]: %llu kB", name, &x) == 2 && !strstr(name, "PageSize") &&
+        sscanf(b, "%*[^:]: %llu kB", &y) == 1)
+      fprintf(f, "%-16s%8llu kB\n", strcat(name, ":"), x + y);
+    else
+      fprintf(f, "%.*s\n", (int)a_len, a);
+    a += a_len + (a[a_len] == '\n');
+    b += b_len + (b[b_len] == '\n');
+  }
+  fclose(f);
+  return out;
+}
+
+/* smaps: an entry's details for [lo, hi), which may be part of the host's entry: its own
+ * size (the other figures are the host entry's). */
+static void put_details(FILE *out, const char *details, uint64_t lo, uint64_t hi) {
+  unsigned long long host_size;
+  if (sscanf(details, "Size: %llu kB", &host_size) != 1) {
+    fputs(details, out);
+    return;
+  }
+  fprintf(out, "%-16s%8llu kB\n%s", "Size:", (unsigned long long)((hi - lo) >> 10),
+          details + strcspn(details, "\n") + 1);
+}
+
+static void close_line(MapsOut *m) {
+  if (!m->file) return;
+  char dev[32];
+  snprintf(dev, sizeof dev, "%02x:%02x", major(m->file->dev), minor(m->file->dev));
+  put_line(m->out, m->lo, m->hi, m->prot, m->offset, dev, m->file->ino, m->file->path);
+  if (m->details) put_details(m->out, m->details, m->lo, m->hi);
+  free(m->details);
+  m->details = NULL;
+  m->file = NULL;
+}
+
+static void put_image_line(MapsOut *m, const GuestImage *file, const ImageSegment *seg,
+                           uint64_t lo, uint64_t hi, int prot, const char *details) {
+  if (m->file && m->seg == seg && m->hi == lo && m->prot == prot) {
+    m->hi = hi;
+    if (details) {
+      char *both = m->details ? merged_details(m->details, details) : NULL;
+      free(m->details);
+      m->details = both;
+    }
+    return;
+  }
+  close_line(m);
+  *m = (MapsOut){m->out, file, seg, lo, hi, seg->offset + (lo - seg->lo), prot,
+                 details ? strdup(details) : NULL};
+}
+
 /* [lo, hi) of one guest range with protection prot, in one host entry e: named as the
  * kernel would name it: the segments the loader copied from a file by that file, the
  * heap, stack and vDSO by their names, the rest as the host shows it. */
-static void put_piece(FILE *out, Process *p, uint64_t lo, uint64_t hi, int prot, const HostEntry *e) {
+static void put_piece(MapsOut *m, Process *p, uint64_t lo, uint64_t hi, int prot, const HostEntry *e) {
+  FILE *out = m->out;
   while (lo < hi) {
     const GuestImage *file;
     uint64_t next, end;
@@ -143,9 +221,9 @@ static void put_piece(FILE *out, Process *p, uint64_t lo, uint64_t hi, int prot,
     sscanf(e->rest, " %31s %llu", dev, &inode);
     if (g) {
       end = g->hi < hi ? g->hi : hi;
-      snprintf(dev, sizeof dev, "%02x:%02x", major(file->dev), minor(file->dev));
-      put_line(out, lo, end, prot, g->offset + (lo - g->lo), dev, file->ino, file->path);
+      put_image_line(m, file, g, lo, end, prot, e->details);
     } else {
+      close_line(m);
       end = next < hi ? next : hi;
       const char *name = pseudo_name(p, lo, end);
       uint64_t offset = e->offset + (lo - e->lo);
@@ -156,17 +234,17 @@ static void put_piece(FILE *out, Process *p, uint64_t lo, uint64_t hi, int prot,
         put_head(head, sizeof head, lo, end, prot, offset);
         fprintf(out, "%s%s", head, e->rest);
       }
+      if (e->details) put_details(out, e->details, lo, end);
     }
-    if (e->details) fputs(e->details, out);
     lo = end;
   }
 }
 
 /* The guest's part of one host entry: a piece for each guest range in it. */
-static void put_guest_parts(FILE *out, Process *p, const Range *r, size_t n, const HostEntry *e) {
+static void put_guest_parts(MapsOut *m, Process *p, const Range *r, size_t n, const HostEntry *e) {
   for (size_t i = 0; i < n; i++) {
     uint64_t lo = r[i].lo > e->lo ? r[i].lo : e->lo, hi = r[i].hi < e->hi ? r[i].hi : e->hi;
-    if (lo < hi && !(r[i].prot & GUEST_PROT_RESERVED)) put_piece(out, p, lo, hi, r[i].prot, e);
+    if (lo < hi && !(r[i].prot & GUEST_PROT_RESERVED)) put_piece(m, p, lo, hi, r[i].prot, e);
   }
 }
 
@@ -189,6 +267,7 @@ static int64_t guest_maps(Cpu *c, bool smaps) {
     return -err;
   }
   static __thread HostEntry e;
+  MapsOut m = {.out = out};
   char line[4608], *details = NULL;
   size_t details_len = 0;
   FILE *details_out = NULL;
@@ -202,7 +281,7 @@ static int64_t guest_maps(Cpu *c, bool smaps) {
       if (details_out) fclose(details_out);
       details_out = NULL;
       e.details = details;
-      put_guest_parts(out, p, r, n, &e);
+      put_guest_parts(&m, p, r, n, &e);
       free(details);
       details = NULL;
       have = false;
@@ -217,6 +296,7 @@ static int64_t guest_maps(Cpu *c, bool smaps) {
       fputs(line, details_out);
     }
   }
+  close_line(&m);
   /* The legacy vsyscall page, which the kernel lists last on x86-64. */
   put_line(out, 0xffffffffff600000ull, 0xffffffffff601000ull, GUEST_PROT_EXEC, 0, "00:00", 0,
            "[vsyscall]");

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 typedef struct Map {
-  uint64_t lo, hi;
+  uint64_t lo, hi, offset;
   char perms[5];
   char name[256];
 } Map;
@@ -34,16 +34,16 @@ static int read_maps(const char *file, int smaps) {
   char line[1024];
   int n = 0;
   while (fgets(line, sizeof line, f)) {
-    unsigned long long lo, hi;
+    unsigned long long lo, hi, offset = 0;
     char perms[5];
     int name_at = 0;
-    if (sscanf(line, "%llx-%llx %4s %*s %*s %*s %n", &lo, &hi, perms, &name_at) < 3) {
+    if (sscanf(line, "%llx-%llx %4s %llx %*s %*s %n", &lo, &hi, perms, &offset, &name_at) < 3) {
       if (!smaps) n = -1000; /* maps has nothing but such lines */
       continue;
     }
     if (!smaps && n < 512) {
       Map *m = &maps[n];
-      m->lo = lo, m->hi = hi;
+      m->lo = lo, m->hi = hi, m->offset = offset;
       memcpy(m->perms, perms, 5);
       snprintf(m->name, sizeof m->name, "%s", name_at ? line + name_at : "");
       m->name[strcspn(m->name, "\n")] = 0;
@@ -106,6 +106,24 @@ static int unexplained(void) {
   return bad + (anon > (16u << 20));
 }
 
+/* The files' mappings by name, permissions, offset and size, in that order (the kernel's
+ * one mapping for each of a segment's parts with other permissions). */
+static int by_text(const void *a, const void *b) { return strcmp(a, b); }
+
+static void file_mappings(void) {
+  static char lines[512][300];
+  int n = 0;
+  for (int i = 0; i < nmaps; i++) {
+    if (maps[i].name[0] != '/') continue;
+    const char *base = strrchr(maps[i].name, '/') + 1;
+    snprintf(lines[n++], sizeof lines[0], "  %s %s %08llx %llu kB", base, maps[i].perms,
+             (unsigned long long)maps[i].offset, (unsigned long long)(maps[i].hi - maps[i].lo) >> 10);
+  }
+  qsort(lines, (size_t)n, sizeof lines[0], by_text);
+  printf("files' mappings:\n");
+  for (int i = 0; i < n; i++) puts(lines[i]);
+}
+
 static void on_usr1(int sig) { (void)sig; }
 
 static int __attribute__((noinline)) call(void *code) { return ((int (*)(void))code)(); }
@@ -123,6 +141,7 @@ int main(void) {
   printf("names: program %d, [heap] %d, [stack] %d, [vdso] %d, [vsyscall] last %d\n",
          has_name("emulator_memory"), has_name("[heap]"), has_name("[stack]"), has_name("[vdso]"),
          nmaps > 0 && !strcmp(maps[nmaps - 1].name, "[vsyscall]"));
+  file_mappings();
 
   /* Every mapping shown is the guest's: the kernel reads each readable one, and writes
    * each writable one (its first byte, written back as it was). */
