@@ -61,13 +61,19 @@ static void libc_threads_ready(void) {
   if (__libc_single_threaded && pthread_create(&t, NULL, nothing, NULL) == 0) pthread_join(t, NULL);
 }
 
+/* The C library's own actions for the signals it keeps, as x64emu found them: given back
+ * when a guest lets the host's signal state go (a program that embeds x64emu may need
+ * its library's set*id and cancellation afterwards). */
+static KernelSigaction libc_action[65];
+static bool libc_action_saved[65];
+
 /* sa's disposition for sig; the C library's own two with the kernel's call. A handler
  * returns through the C library's return path (x86-64 needs one given), which its
  * sigaction gave x64emu's fault handler (fault.c, installed before any guest runs). */
 static int set_action(int sig, struct sigaction *sa, uint64_t mask) {
   host_sigset_put(&sa->sa_mask, mask);
   if (sigaction(sig, sa, NULL) == 0) return 0;
-  if (errno != EINVAL) return -1;
+  if (errno != EINVAL || sig < 1 || sig > 64) return -1;
   libc_threads_ready();
   KernelSigaction k, faults;
   if (syscall(SYS_rt_sigaction, SIGSEGV, NULL, &faults, KERNEL_SIGSET_SIZE) < 0) return -1;
@@ -75,7 +81,18 @@ static int set_action(int sig, struct sigaction *sa, uint64_t mask) {
   k.handler = (void *)sa->sa_sigaction;
   k.flags = (unsigned long)sa->sa_flags | (faults.flags & KERNEL_SA_RESTORER);
   k.mask = mask;
-  return (int)syscall(SYS_rt_sigaction, sig, &k, NULL, KERNEL_SIGSET_SIZE);
+  KernelSigaction *old = libc_action_saved[sig] ? NULL : &libc_action[sig];
+  if (syscall(SYS_rt_sigaction, sig, &k, old, KERNEL_SIGSET_SIZE) < 0) return -1;
+  if (old) libc_action_saved[sig] = true;
+  return 0;
+}
+
+void host_signals_give_back(void) {
+  for (int sig = 1; sig <= 64; sig++)
+    if (libc_action_saved[sig]) {
+      syscall(SYS_rt_sigaction, sig, &libc_action[sig], NULL, KERNEL_SIGSET_SIZE);
+      libc_action_saved[sig] = false;
+    }
 }
 
 int host_sigaction(int sig, void (*handler)(int, siginfo_t *, void *), int flags, uint64_t mask) {

@@ -27,6 +27,9 @@ void host_sigsuspend(uint64_t mask);
 int host_sigaction(int sig, void (*handler)(int, siginfo_t *, void *), int flags, uint64_t mask);
 int host_sig_default(int sig, bool ignore, int flags);
 
+/* The C library's own signals' actions back as they were before x64emu set them. */
+void host_signals_give_back(void);
+
 /* Whether the host ignores sig (SIG_IGN), as exec may pass it on. */
 bool host_sig_ignored(int sig);
 

@@ -651,6 +651,7 @@ bool signals_host_claim(void) {
 }
 
 void signals_host_release(void) {
+  host_signals_give_back();
   signal_cpu = NULL;
   __atomic_store_n(&fault_user_signal, NULL, __ATOMIC_RELAXED);
   __atomic_store_n(&taken, 0, __ATOMIC_RELEASE);
