@@ -32,6 +32,7 @@ enum { TEXT_CACHE = 4096 };
 typedef struct Text {
   uint64_t rip;
   char line[112]; /* "66 0f 38 dc c1  aesenc xmm0, xmm1" */
+  bool syscall;   /* the instruction is SYSCALL (0f 05) */
 } Text;
 
 struct Tracer {
@@ -117,9 +118,9 @@ static void write_changes(Tracer *t, uint64_t icount) {
   if (n) fprintf(t->out, "   %s\n", line); /* nothing changed: no line */
 }
 
-static const char *text_of(Tracer *t, uint64_t rip) {
+static const Text *text_of(Tracer *t, uint64_t rip) {
   Text *e = &t->texts[(rip * 0x9E3779B97F4A7C15ull) >> 52];
-  if (e->rip == rip && e->line[0]) return e->line;
+  if (e->rip == rip && e->line[0]) return e;
   uint8_t bytes[15];
   unsigned n = fault_copy_in(bytes, rip, sizeof bytes);
   char asm_text[80];
@@ -128,8 +129,9 @@ static const char *text_of(Tracer *t, uint64_t rip) {
   for (unsigned i = 0; i < (len ? len : 1) && i < n; i++)
     at += snprintf(e->line + at, sizeof e->line - (size_t)at, "%02x ", bytes[i]);
   snprintf(e->line + at, sizeof e->line - (size_t)at, "%*s%s", at < 30 ? 30 - at : 1, "", asm_text);
+  e->syscall = n >= 2 && bytes[0] == 0x0f && bytes[1] == 0x05;
   e->rip = rip;
-  return e->line;
+  return e;
 }
 
 void trace_insn(Tracer *t, uint64_t rip) {
@@ -137,12 +139,12 @@ void trace_insn(Tracer *t, uint64_t rip) {
   t->pending = traced(t, rip);
   if (!t->pending) return;
   const Symbol *s = symbols_at(&t->syms, rip);
-  if (s) fprintf(t->out, "%#018" PRIx64 " <%s+%#" PRIx64 ">  %s\n", rip, s->name, rip - s->start, text_of(t, rip));
-  else fprintf(t->out, "%#018" PRIx64 "  %s\n", rip, text_of(t, rip));
+  const Text *text = text_of(t, rip);
+  if (s) fprintf(t->out, "%#018" PRIx64 " <%s+%#" PRIx64 ">  %s\n", rip, s->name, rip - s->start, text->line);
+  else fprintf(t->out, "%#018" PRIx64 "  %s\n", rip, text->line);
   /* A system call may end the process at once (abort's tgkill under the host's default
    * action): what was traced up to it is written out first. */
-  uint8_t op[2];
-  if (fault_copy_in(op, rip, 2) == 2 && op[0] == 0x0f && op[1] == 0x05) fflush(t->out);
+  if (text->syscall) fflush(t->out);
   t->icount_before = t->c->icount + t->c->hooked.nth;
   snapshot(t->c, &t->before);
 }

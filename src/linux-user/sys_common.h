@@ -125,6 +125,8 @@ void guest_mem_take_pages(int child_pid, const uint64_t *pages, size_t n);
  * memory and its own thread's state only. */
 bool syscall_wait_begin(Cpu *c);
 void syscall_wait_end(Cpu *c, bool began);
+/* Whether c's process has other threads (that a call of c's may wait for). */
+bool syscall_others_run(const Cpu *c);
 
 /* The x86-64 name of a system call number, or NULL (sys_names.c). */
 const char *x64_syscall_name(uint64_t nr);

@@ -11,13 +11,13 @@
 #include "proc_self.h"
 #include "sys_common.h"
 
-/* Whether opening path may wait for another process or thread: a FIFO waits for its
- * other end, a device (a serial line) may wait for its carrier. A regular file does not
- * (and under --deterministic must keep the turn: turns.h). */
-static bool open_may_wait(int dirfd, const char *path, int host_flags) {
+/* Whether opening path may wait for another of c's threads: a FIFO waits for its other
+ * end, a device (a serial line) may wait for its carrier. A regular file does not (and
+ * under --deterministic must keep the turn: turns.h). Without other threads, no look. */
+static bool open_may_wait(const Cpu *c, int dirfd, const char *path, int host_flags) {
   struct stat st;
-  return !(host_flags & O_NONBLOCK) && fstatat(dirfd, path, &st, 0) == 0 &&
-         (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode));
+  return syscall_others_run(c) && !(host_flags & O_NONBLOCK) &&
+         fstatat(dirfd, path, &st, 0) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode));
 }
 
 /* The guest program itself when the guest opens /proc/self/exe; the guest's own maps,
@@ -26,7 +26,7 @@ static int64_t open_at(Cpu *c, int dirfd, uint64_t path, uint64_t flags, uint64_
   int hflags = open_flags_to_host(flags);
   int64_t fd;
   if (proc_self_open(c, dirfd, PATH_ARG(path), hflags, (int)mode, &fd)) return fd;
-  bool waits = open_may_wait(dirfd, PATH_ARG(path), hflags) && syscall_wait_begin(c);
+  bool waits = open_may_wait(c, dirfd, PATH_ARG(path), hflags) && syscall_wait_begin(c);
   fd = host_result(openat(dirfd, PATH_ARG(path), hflags, (mode_t)mode));
   syscall_wait_end(c, waits);
   return fd;
@@ -59,7 +59,7 @@ int64_t sys_openat2(Cpu *c, const uint64_t *a) {
   int64_t fd;
   if (proc_self_open(c, arg_fd(a[0]), PATH_ARG(a[1]), hflags, (int)how.mode, &fd)) return fd;
   how.flags = (uint64_t)(uint32_t)hflags;
-  bool waits = open_may_wait(arg_fd(a[0]), PATH_ARG(a[1]), hflags) && syscall_wait_begin(c);
+  bool waits = open_may_wait(c, arg_fd(a[0]), PATH_ARG(a[1]), hflags) && syscall_wait_begin(c);
   fd = host_result(syscall(SYS_openat2, arg_fd(a[0]), PATH_ARG(a[1]), &how, sizeof how));
   syscall_wait_end(c, waits);
   return fd;

@@ -334,10 +334,10 @@ static const SysEntry table[X64_NR_COUNT] = {
     S(syslog, R_DEC, A_INT, A_PTR, A_INT),
 };
 
-/* The calls that may wait (for input or room, a futex, a child, a signal, time, the
- * disk): a thread gives the run lock up while it makes one, so that the others run on
- * (threads.h). What their handlers touch is the guest's memory and the thread's own
- * state. */
+/* The calls that may wait (for input or room, a futex, a child, a signal, time; and
+ * disk_io's, below): a thread gives the run lock up while it makes one, so that the
+ * others run on (threads.h). What their handlers touch is the guest's memory and the
+ * thread's own state. */
 #define B(nr) [X64_NR_##nr] = true
 static const bool may_wait[X64_NR_COUNT] = {
     B(read), B(readv), B(pread64), B(preadv), B(preadv2), B(write), B(writev), B(pwrite64),
@@ -348,8 +348,6 @@ static const bool may_wait[X64_NR_COUNT] = {
     B(sendmsg), B(sendmmsg), B(msgrcv), B(msgsnd), B(semop), B(semtimedop), B(flock),
     B(mq_timedsend), B(mq_timedreceive),
     B(sched_yield),
-    B(fsync), B(fdatasync), B(syncfs), B(sync), B(sync_file_range), B(fallocate),
-    B(copy_file_range),
 };
 /* Under --deterministic's turns (turns.h), futexes are kept by the turns, which a wait
  * hands on, and these give the turn to the next thread after they return (a sleep on the
@@ -363,7 +361,8 @@ static const bool fd_io[X64_NR_COUNT] = {
     B(read), B(readv), B(pread64), B(preadv), B(preadv2),
     B(write), B(writev), B(pwrite64), B(pwritev), B(pwritev2),
 };
-/* And these, which wait for the disk alone, keep it always. */
+/* The calls that wait for the disk alone: they give the run lock up too, but under turns
+ * keep the turn always. */
 static const bool disk_io[X64_NR_COUNT] = {
     B(fsync), B(fdatasync), B(syncfs), B(sync), B(sync_file_range), B(fallocate),
     B(copy_file_range),
@@ -398,8 +397,10 @@ static int64_t paths_from_guest(Cpu *c, const SysEntry *e, uint64_t args[6]) {
 }
 
 /* The thread count changes only under the run lock, which this thread holds. */
+bool syscall_others_run(const Cpu *c) { return proc_of(c)->threads.n > 1; }
+
 bool syscall_wait_begin(Cpu *c) {
-  if (proc_of(c)->threads.n < 2) return false;
+  if (!syscall_others_run(c)) return false;
   threads_leave(c);
   return true;
 }
@@ -430,9 +431,11 @@ void syscall_dispatch(Cpu *c) {
   }
   ret = e ? paths_from_guest(c, e, args) : -ENOSYS;
   const bool turns = turns_on(c);
-  const bool release = nr < X64_NR_COUNT && may_wait[nr] &&
-                       !(turns && (nr == X64_NR_futex || yields_turn[nr] || disk_io[nr] ||
-                                   (fd_io[nr] && on_file(args[0]))));
+  const bool release =
+      nr < X64_NR_COUNT &&
+      ((may_wait[nr] && !(turns && (nr == X64_NR_futex || yields_turn[nr] ||
+                                    (fd_io[nr] && on_file(args[0]))))) ||
+       (disk_io[nr] && !turns));
   const bool released = release && syscall_wait_begin(c);
   if (ret == 0) ret = e->fn(c, args);
   syscall_wait_end(c, released);
