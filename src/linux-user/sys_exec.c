@@ -114,9 +114,13 @@ static int64_t exec_guest(Cpu *c, int dirfd, uint64_t guest_path, uint64_t guest
   char path[4200];
   const char *given = PATH_ARG(guest_path);
   int through = -1; /* the descriptor the path goes through, /proc/self/fd/N */
+  /* The kernel's order: the flags, the path's address, then the lookup. */
+  if (flags & ~(X64_AT_SYMLINK_NOFOLLOW | X64_AT_EMPTY_PATH)) return -EINVAL;
   if (!given) return -EFAULT;
   if (!given[0]) {
-    if (!(flags & X64_AT_EMPTY_PATH) || dirfd < 0) return -ENOENT;
+    if (!(flags & X64_AT_EMPTY_PATH)) return -ENOENT;
+    if (dirfd == X64_AT_FDCWD) return -EACCES; /* the directory itself, not executable */
+    if (dirfd < 0 || fcntl(dirfd, F_GETFD) < 0) return -EBADF;
     snprintf(path, sizeof path, "/proc/self/fd/%d", through = dirfd);
   } else if (path_names_self_exe(dirfd, given)) {
     snprintf(path, sizeof path, "%s", proc_of(c)->exe_path);
@@ -125,6 +129,11 @@ static int64_t exec_guest(Cpu *c, int dirfd, uint64_t guest_path, uint64_t guest
   } else {
     snprintf(path, sizeof path, "%s", given);
   }
+
+  struct stat st;
+  if ((flags & X64_AT_SYMLINK_NOFOLLOW) && given[0] &&
+      fstatat(dirfd, given, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+    return -ELOOP; /* the last component may not be a symbolic link */
 
   uint64_t *gargs;
   int64_t argc = read_guest_vector(c, guest_argv, &gargs);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -66,6 +67,28 @@ int main(int argc, char **argv) {
   printf("execve a directory: %d %s\n", r, strerrorname_np(errno));
   r = execve("/dev/null", argv, environ);
   printf("execve /dev/null: %d %s\n", r, strerrorname_np(errno));
+
+  /* execveat's errors, in the kernel's order: flags, descriptor, last component. */
+  int hello_fd = open(argv[1], O_RDONLY | O_CLOEXEC);
+  char link[64]; /* per process: the PIE build of this test may run at the same time */
+  snprintf(link, sizeof link, "/tmp/x64emu-exec-link-%d", (int)getpid());
+  symlink(argv[1], link);
+  struct { const char *what; int fd; const char *path; int flags; } bad[] = {
+      {"unknown flag", hello_fd, "", AT_EMPTY_PATH | 0x8000},
+      {"empty path, no AT_EMPTY_PATH", hello_fd, "", 0},
+      {"empty path, bad fd", -1, "", AT_EMPTY_PATH},
+      {"empty path, closed fd", 99, "", AT_EMPTY_PATH},
+      {"empty path, AT_FDCWD", AT_FDCWD, "", AT_EMPTY_PATH},
+      {"symlink, AT_SYMLINK_NOFOLLOW", AT_FDCWD, link, AT_SYMLINK_NOFOLLOW},
+      {"relative to a file", hello_fd, "x", 0},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    errno = 0;
+    r = (int)syscall(SYS_execveat, bad[i].fd, bad[i].path, argv, environ, bad[i].flags);
+    printf("execveat %s: %d %s\n", bad[i].what, r, strerrorname_np(errno));
+  }
+  unlink(link);
+  close(hello_fd);
 
   /* fork + exec + wait, the way a shell runs a command. */
   fflush(stdout);
