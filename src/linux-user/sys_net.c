@@ -33,19 +33,25 @@ static bool addr_in(Cpu *c, uint64_t at, uint64_t len, void **out) {
   return guest_area(c, at, len, GUEST_PROT_READ, out);
 }
 
+/* What the host kernel is given for a guest address that is not the guest's: an address
+ * in the kernel's half, which its copies to and from user memory refuse with EFAULT. The
+ * kernel then faults where it would for the guest, after the checks that come first. */
+#define REFUSED_BY_KERNEL ((void *)~(uintptr_t)0xfff)
+
 /* An address the call writes, with its length word: *len_at holds the room, the call the
- * length it gave. Both must be the guest's (the room as the guest says); NULL and NULL
- * when the guest passed no address. 0, -EFAULT or -EINVAL. */
-static int addr_out(Cpu *c, uint64_t at, uint64_t len_at, void **out, socklen_t **len) {
+ * length it gave. NULL for NULL; a part that is not the guest's (the room as the guest
+ * says) becomes REFUSED_BY_KERNEL, so that the kernel answers EBADF, ENOTSOCK, EINVAL
+ * or EAGAIN first and EFAULT only when it writes, as it does for the guest. */
+static void addr_out(Cpu *c, uint64_t at, uint64_t len_at, void **out, socklen_t **len) {
   *out = NULL;
   *len = NULL;
-  if (!at) return 0;
-  socklen_t room;
+  if (!at && !len_at) return;
+  socklen_t room = 0;
   if (!guest_area(c, len_at, sizeof room, GUEST_PROT_READ | GUEST_PROT_WRITE, (void **)len) ||
       !*len || guest_copy_in(c, &room, len_at, sizeof room) < 0)
-    return -EFAULT;
-  if ((int)room < 0) return -EINVAL;
-  return guest_area(c, at, room, GUEST_PROT_WRITE, out) ? 0 : -EFAULT;
+    *len = REFUSED_BY_KERNEL;
+  if (at && ((int)room < 0 || !guest_area(c, at, room, GUEST_PROT_WRITE, out)))
+    *out = REFUSED_BY_KERNEL; /* a negative room: the kernel's EINVAL comes first */
 }
 
 int64_t sys_connect(Cpu *c, const uint64_t *a) {
@@ -67,8 +73,7 @@ int64_t sys_listen(Cpu *c, const uint64_t *a) {
 int64_t sys_accept4(Cpu *c, const uint64_t *a) {
   void *addr;
   socklen_t *len;
-  int r = addr_out(c, a[1], a[2], &addr, &len);
-  if (r < 0) return r;
+  addr_out(c, a[1], a[2], &addr, &len);
   return host_result(accept4(arg_fd(a[0]), addr, len, (int)a[3]));
 }
 
@@ -84,16 +89,14 @@ int64_t sys_shutdown(Cpu *c, const uint64_t *a) {
 int64_t sys_getsockname(Cpu *c, const uint64_t *a) {
   void *addr;
   socklen_t *len;
-  int r = a[1] ? addr_out(c, a[1], a[2], &addr, &len) : -EFAULT;
-  if (r < 0) return r;
+  addr_out(c, a[1], a[2], &addr, &len);
   return host_result(getsockname(arg_fd(a[0]), addr, len));
 }
 
 int64_t sys_getpeername(Cpu *c, const uint64_t *a) {
   void *addr;
   socklen_t *len;
-  int r = a[1] ? addr_out(c, a[1], a[2], &addr, &len) : -EFAULT;
-  if (r < 0) return r;
+  addr_out(c, a[1], a[2], &addr, &len);
   return host_result(getpeername(arg_fd(a[0]), addr, len));
 }
 
@@ -106,8 +109,7 @@ int64_t sys_setsockopt(Cpu *c, const uint64_t *a) {
 int64_t sys_getsockopt(Cpu *c, const uint64_t *a) {
   void *val;
   socklen_t *len;
-  int r = a[3] ? addr_out(c, a[3], a[4], &val, &len) : -EFAULT;
-  if (r < 0) return r;
+  addr_out(c, a[3], a[4], &val, &len);
   return host_result(getsockopt(arg_fd(a[0]), (int)a[1], (int)a[2], val, len));
 }
 
@@ -125,8 +127,7 @@ int64_t sys_recvfrom(Cpu *c, const uint64_t *a) {
   socklen_t *len;
   int64_t room = guest_transfer(c, a[1], a[2], GUEST_PROT_WRITE);
   if (room < 0) return room;
-  int r = addr_out(c, a[4], a[5], &from, &len);
-  if (r < 0) return r;
+  addr_out(c, a[4], a[5], &from, &len);
   return host_result(recvfrom(arg_fd(a[0]), GUEST_PTR(a[1]), (size_t)room, (int)a[3], from, len));
 }
 
