@@ -38,20 +38,32 @@ static bool addr_in(Cpu *c, uint64_t at, uint64_t len, void **out) {
  * kernel then faults where it would for the guest, after the checks that come first. */
 #define REFUSED_BY_KERNEL ((void *)~(uintptr_t)0xfff)
 
-/* An address the call writes, with its length word: *len_at holds the room, the call the
- * length it gave. NULL for NULL; a part that is not the guest's (the room as the guest
- * says) becomes REFUSED_BY_KERNEL, so that the kernel answers EBADF, ENOTSOCK, EINVAL
- * or EAGAIN first and EFAULT only when it writes, as it does for the guest. */
-static void addr_out(Cpu *c, uint64_t at, uint64_t len_at, void **out, socklen_t **len) {
-  *out = NULL;
-  *len = NULL;
+/* An address the call writes and its length word, as the host call takes them. */
+typedef struct {
+  void *addr;     /* the guest's room, NULL, or REFUSED_BY_KERNEL */
+  socklen_t *len; /* &room, NULL, or REFUSED_BY_KERNEL */
+  socklen_t room; /* the length word, held here: no guest thread can raise it mid-call */
+} AddrOut;
+
+/* NULL for NULL; a part that is not the guest's (the room as the guest says) becomes
+ * REFUSED_BY_KERNEL, so that the kernel answers EBADF, ENOTSOCK, EINVAL or EAGAIN first
+ * and EFAULT only when it writes, as it does for the guest. */
+static void addr_out(Cpu *c, uint64_t at, uint64_t len_at, AddrOut *o) {
+  void *word;
+  *o = (AddrOut){NULL, NULL, 0};
   if (!at && !len_at) return;
-  socklen_t room = 0;
-  if (!guest_area(c, len_at, sizeof room, GUEST_PROT_READ | GUEST_PROT_WRITE, (void **)len) ||
-      !*len || guest_copy_in(c, &room, len_at, sizeof room) < 0)
-    *len = REFUSED_BY_KERNEL;
-  if (at && ((int)room < 0 || !guest_area(c, at, room, GUEST_PROT_WRITE, out)))
-    *out = REFUSED_BY_KERNEL; /* a negative room: the kernel's EINVAL comes first */
+  o->len = guest_area(c, len_at, sizeof o->room, GUEST_PROT_READ | GUEST_PROT_WRITE, &word) &&
+                   guest_copy_in(c, &o->room, len_at, sizeof o->room) == 0
+               ? &o->room
+               : REFUSED_BY_KERNEL;
+  if (at && ((int)o->room < 0 || !guest_area(c, at, o->room, GUEST_PROT_WRITE, &o->addr)))
+    o->addr = REFUSED_BY_KERNEL; /* a negative room: the kernel's EINVAL comes first */
+}
+
+/* The call's result r, once the length it gave is in the guest's word. */
+static int64_t addr_out_done(Cpu *c, uint64_t len_at, const AddrOut *o, int64_t r) {
+  if (r >= 0 && o->len == &o->room) guest_copy_out(c, len_at, &o->room, sizeof o->room);
+  return r;
 }
 
 int64_t sys_connect(Cpu *c, const uint64_t *a) {
@@ -71,10 +83,9 @@ int64_t sys_listen(Cpu *c, const uint64_t *a) {
 }
 
 int64_t sys_accept4(Cpu *c, const uint64_t *a) {
-  void *addr;
-  socklen_t *len;
-  addr_out(c, a[1], a[2], &addr, &len);
-  return host_result(accept4(arg_fd(a[0]), addr, len, (int)a[3]));
+  AddrOut o;
+  addr_out(c, a[1], a[2], &o);
+  return addr_out_done(c, a[2], &o, host_result(accept4(arg_fd(a[0]), o.addr, o.len, (int)a[3])));
 }
 
 int64_t sys_accept(Cpu *c, const uint64_t *a) {
@@ -87,17 +98,15 @@ int64_t sys_shutdown(Cpu *c, const uint64_t *a) {
 }
 
 int64_t sys_getsockname(Cpu *c, const uint64_t *a) {
-  void *addr;
-  socklen_t *len;
-  addr_out(c, a[1], a[2], &addr, &len);
-  return host_result(getsockname(arg_fd(a[0]), addr, len));
+  AddrOut o;
+  addr_out(c, a[1], a[2], &o);
+  return addr_out_done(c, a[2], &o, host_result(getsockname(arg_fd(a[0]), o.addr, o.len)));
 }
 
 int64_t sys_getpeername(Cpu *c, const uint64_t *a) {
-  void *addr;
-  socklen_t *len;
-  addr_out(c, a[1], a[2], &addr, &len);
-  return host_result(getpeername(arg_fd(a[0]), addr, len));
+  AddrOut o;
+  addr_out(c, a[1], a[2], &o);
+  return addr_out_done(c, a[2], &o, host_result(getpeername(arg_fd(a[0]), o.addr, o.len)));
 }
 
 int64_t sys_setsockopt(Cpu *c, const uint64_t *a) {
@@ -107,10 +116,10 @@ int64_t sys_setsockopt(Cpu *c, const uint64_t *a) {
 }
 
 int64_t sys_getsockopt(Cpu *c, const uint64_t *a) {
-  void *val;
-  socklen_t *len;
-  addr_out(c, a[3], a[4], &val, &len);
-  return host_result(getsockopt(arg_fd(a[0]), (int)a[1], (int)a[2], val, len));
+  AddrOut o;
+  addr_out(c, a[3], a[4], &o);
+  return addr_out_done(c, a[4], &o,
+                       host_result(getsockopt(arg_fd(a[0]), (int)a[1], (int)a[2], o.addr, o.len)));
 }
 
 int64_t sys_sendto(Cpu *c, const uint64_t *a) {
@@ -123,12 +132,13 @@ int64_t sys_sendto(Cpu *c, const uint64_t *a) {
 }
 
 int64_t sys_recvfrom(Cpu *c, const uint64_t *a) {
-  void *from;
-  socklen_t *len;
+  AddrOut o;
   int64_t room = guest_transfer(c, a[1], a[2], GUEST_PROT_WRITE);
   if (room < 0) return room;
-  addr_out(c, a[4], a[5], &from, &len);
-  return host_result(recvfrom(arg_fd(a[0]), GUEST_PTR(a[1]), (size_t)room, (int)a[3], from, len));
+  addr_out(c, a[4], a[5], &o);
+  return addr_out_done(c, a[5], &o,
+                       host_result(recvfrom(arg_fd(a[0]), GUEST_PTR(a[1]), (size_t)room, (int)a[3],
+                                            o.addr, o.len)));
 }
 
 /* A guest's struct msghdr: its name, data and control buffers found the guest's for the
