@@ -56,6 +56,11 @@ int64_t guest_transfer(Cpu *c, uint64_t addr, uint64_t len, int access);
  * kernel answers the others with EFAULT itself), and so does len 0. */
 bool guest_area(Cpu *c, uint64_t addr, uint64_t len, int access, void **host);
 
+/* What the host kernel is given for a guest address that is not the guest's, where the
+ * kernel checks other things first: an address in the kernel's half, which its copies to
+ * and from user memory refuse with EFAULT, at the point where they would the guest's. */
+#define REFUSED_BY_KERNEL ((void *)~(uintptr_t)0xfff)
+
 /* The guest's array of cnt struct iovec at addr, for a transfer that reads (GUEST_PROT_READ)
  * or writes (GUEST_PROT_WRITE) the memory they name, as host iovecs in out[IOV_MAX]: a
  * segment not wholly the guest's is cut where it stops being so and the rest dropped,

@@ -161,7 +161,7 @@ enum {
   X64_F_SETSIG = 10, X64_F_GETSIG = 11, X64_F_SETOWN_EX = 15, X64_F_GETOWN_EX = 16,
   X64_F_OFD_GETLK = 36, X64_F_OFD_SETLK = 37, X64_F_OFD_SETLKW = 38,
   X64_F_SETLEASE = 1024, X64_F_GETLEASE = 1025, X64_F_NOTIFY = 1026,
-  X64_F_DUPFD_CLOEXEC = 1030, X64_F_SETPIPE_SZ = 1031, X64_F_GETPIPE_SZ = 1032,
+  X64_F_DUPFD_QUERY = 1027, X64_F_CREATED_QUERY = 1028, X64_F_DUPFD_CLOEXEC = 1030, X64_F_SETPIPE_SZ = 1031, X64_F_GETPIPE_SZ = 1032,
   X64_F_ADD_SEALS = 1033, X64_F_GET_SEALS = 1034,
 };
 
@@ -170,10 +170,12 @@ static int64_t host_fcntl(int fd, int cmd, uint64_t arg) {
   return host_result(syscall(SYS_fcntl, fd, cmd, (unsigned long)arg));
 }
 
-/* A command whose argument points at a struct of size bytes, read and written back. */
-static int64_t host_fcntl_struct(Cpu *c, int fd, int cmd, uint64_t arg, size_t size) {
+/* A command whose argument points at a struct of size bytes, which the kernel reads,
+ * writes or both (access); one that is not the guest's is the kernel's EFAULT, after its
+ * EBADF. */
+static int64_t host_fcntl_struct(Cpu *c, int fd, int cmd, uint64_t arg, size_t size, int access) {
   void *p;
-  if (!arg || !guest_area(c, arg, size, GUEST_PROT_READ | GUEST_PROT_WRITE, &p)) return -EFAULT;
+  if (!guest_area(c, arg, size, access, &p)) p = REFUSED_BY_KERNEL;
   /* A lock's wait may be for another thread (open file description locks conflict
    * within a process too). */
   bool waits = (cmd == F_SETLKW || cmd == F_OFD_SETLKW) && syscall_wait_begin(c);
@@ -181,7 +183,7 @@ static int64_t host_fcntl_struct(Cpu *c, int fd, int cmd, uint64_t arg, size_t s
   syscall_wait_end(c, waits);
   return r;
 }
-enum { FLOCK_SIZE = 32, OWNER_EX_SIZE = 8 };
+enum { FLOCK_SIZE = 32, OWNER_EX_SIZE = 8, IN = GUEST_PROT_READ, OUT = GUEST_PROT_WRITE };
 
 int64_t sys_fcntl(Cpu *c, const uint64_t *a) {
   int fd = arg_fd(a[0]);
@@ -196,16 +198,16 @@ int64_t sys_fcntl(Cpu *c, const uint64_t *a) {
   case X64_F_DUPFD_CLOEXEC: return host_fcntl(fd, F_DUPFD_CLOEXEC, (uint32_t)arg);
   case X64_F_GETFD: return host_fcntl(fd, F_GETFD, 0);
   case X64_F_SETFD: return host_fcntl(fd, F_SETFD, (uint32_t)arg);
-  case X64_F_GETLK: return host_fcntl_struct(c, fd, F_GETLK, arg, FLOCK_SIZE);
-  case X64_F_SETLK: return host_fcntl_struct(c, fd, F_SETLK, arg, FLOCK_SIZE);
-  case X64_F_SETLKW: return host_fcntl_struct(c, fd, F_SETLKW, arg, FLOCK_SIZE);
-  case X64_F_OFD_GETLK: return host_fcntl_struct(c, fd, F_OFD_GETLK, arg, FLOCK_SIZE);
-  case X64_F_OFD_SETLK: return host_fcntl_struct(c, fd, F_OFD_SETLK, arg, FLOCK_SIZE);
-  case X64_F_OFD_SETLKW: return host_fcntl_struct(c, fd, F_OFD_SETLKW, arg, FLOCK_SIZE);
+  case X64_F_GETLK: return host_fcntl_struct(c, fd, F_GETLK, arg, FLOCK_SIZE, IN | OUT);
+  case X64_F_SETLK: return host_fcntl_struct(c, fd, F_SETLK, arg, FLOCK_SIZE, IN);
+  case X64_F_SETLKW: return host_fcntl_struct(c, fd, F_SETLKW, arg, FLOCK_SIZE, IN);
+  case X64_F_OFD_GETLK: return host_fcntl_struct(c, fd, F_OFD_GETLK, arg, FLOCK_SIZE, IN | OUT);
+  case X64_F_OFD_SETLK: return host_fcntl_struct(c, fd, F_OFD_SETLK, arg, FLOCK_SIZE, IN);
+  case X64_F_OFD_SETLKW: return host_fcntl_struct(c, fd, F_OFD_SETLKW, arg, FLOCK_SIZE, IN);
   case X64_F_SETOWN: return host_fcntl(fd, F_SETOWN, (uint32_t)arg);
   case X64_F_GETOWN: return host_fcntl(fd, F_GETOWN, 0);
-  case X64_F_SETOWN_EX: return host_fcntl_struct(c, fd, F_SETOWN_EX, arg, OWNER_EX_SIZE);
-  case X64_F_GETOWN_EX: return host_fcntl_struct(c, fd, F_GETOWN_EX, arg, OWNER_EX_SIZE);
+  case X64_F_SETOWN_EX: return host_fcntl_struct(c, fd, F_SETOWN_EX, arg, OWNER_EX_SIZE, IN);
+  case X64_F_GETOWN_EX: return host_fcntl_struct(c, fd, F_GETOWN_EX, arg, OWNER_EX_SIZE, OUT);
   case X64_F_SETSIG: return host_fcntl(fd, F_SETSIG, (uint32_t)arg);
   case X64_F_GETSIG: return host_fcntl(fd, F_GETSIG, 0);
   case X64_F_SETLEASE: return host_fcntl(fd, F_SETLEASE, (uint32_t)arg);
@@ -215,6 +217,10 @@ int64_t sys_fcntl(Cpu *c, const uint64_t *a) {
   case X64_F_GETPIPE_SZ: return host_fcntl(fd, F_GETPIPE_SZ, 0);
   case X64_F_ADD_SEALS: return host_fcntl(fd, F_ADD_SEALS, (uint32_t)arg);
   case X64_F_GET_SEALS: return host_fcntl(fd, F_GET_SEALS, 0);
+  /* Newer than some hosts' headers; Linux numbers them alike everywhere (EINVAL from an
+   * older kernel, as for the guest). */
+  case X64_F_DUPFD_QUERY: return host_fcntl(fd, X64_F_DUPFD_QUERY, (uint32_t)arg);
+  case X64_F_CREATED_QUERY: return host_fcntl(fd, X64_F_CREATED_QUERY, 0);
   default: return -EINVAL;
   }
 }

@@ -33,11 +33,6 @@ static bool addr_in(Cpu *c, uint64_t at, uint64_t len, void **out) {
   return guest_area(c, at, len, GUEST_PROT_READ, out);
 }
 
-/* What the host kernel is given for a guest address that is not the guest's: an address
- * in the kernel's half, which its copies to and from user memory refuse with EFAULT. The
- * kernel then faults where it would for the guest, after the checks that come first. */
-#define REFUSED_BY_KERNEL ((void *)~(uintptr_t)0xfff)
-
 /* An address the call writes and its length word, as the host call takes them. */
 typedef struct {
   void *addr;     /* the guest's room, NULL, or REFUSED_BY_KERNEL */

@@ -186,9 +186,10 @@ int64_t sys_truncate(Cpu *c, const uint64_t *a) {
 
 /* The raw call returns the length with the NUL, as the guest expects. */
 int64_t sys_getcwd(Cpu *c, const uint64_t *a) {
+  /* A buffer that is not the guest's: the kernel's ERANGE for a short one comes first. */
   int64_t room = guest_transfer(c, a[0], a[1], GUEST_PROT_WRITE);
-  if (room < 0) return room;
-  return host_result(syscall(SYS_getcwd, GUEST_PTR(a[0]), (size_t)room));
+  void *buf = room < 0 ? REFUSED_BY_KERNEL : GUEST_PTR(a[0]);
+  return host_result(syscall(SYS_getcwd, buf, room < 0 ? (size_t)a[1] : (size_t)room));
 }
 
 int64_t sys_chdir(Cpu *c, const uint64_t *a) { return host_result(chdir(P(a[0]))); }

@@ -1,23 +1,29 @@
-/* socket_order.c: the errors of socket calls given an address that is not the caller's,
- * in the kernel's order. */
+/* fault_order.c: calls given an address that is not the caller's fail in the kernel's
+ * order: the descriptor's and the object's own errors first, EFAULT only where the kernel
+ * copies; and a struct the kernel only reads may be read-only. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
-/* A socket call's address that is not the caller's faults only where the kernel writes it:
- * the descriptor's and the socket's own errors come first, and an accepted connection is
- * not lost to an address checked too early. */
+/* In .rodata: F_SETLK only reads it. */
+static const struct flock whole_file = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+
+/* A socket call's address faults only where the kernel writes it, so that an accepted
+ * connection is not lost to an address checked too early. */
 int main(void) {
   void *bad = (void *)3;
   socklen_t len = sizeof(struct sockaddr_in), zero = 0;
   int s = socket(AF_INET, SOCK_STREAM, 0), sv[2];
   socketpair(AF_UNIX, SOCK_DGRAM, 0, sv);
   char byte;
-  struct { const char *what; long r; int err; } calls[8];
+  struct { const char *what; long r; int err; } calls[16];
   int n = 0;
 #define CALL(name, call) (errno = 0, calls[n].r = (call), calls[n].err = errno, calls[n++].what = (name))
   CALL("accept, not listening, bad address", accept(s, bad, &len));
@@ -28,6 +34,16 @@ int main(void) {
   CALL("getpeername, not connected, bad address", getpeername(s, bad, &len));
   CALL("getsockopt, unknown option, bad value", getsockopt(s, SOL_SOCKET, 12345, bad, &len));
   CALL("recvfrom, nothing queued, bad address", recvfrom(sv[0], &byte, 1, MSG_DONTWAIT, bad, &len));
+  char tmpl[] = "/tmp/x64emu-fault-order-XXXXXX";
+  int file = mkstemp(tmpl);
+  unlink(tmpl);
+  CALL("fcntl F_SETLK, read-only struct", fcntl(file, F_SETLK, &whole_file));
+  CALL("fcntl F_GETLK, bad fd, bad struct", fcntl(-1, F_GETLK, bad));
+  CALL("fcntl F_SETLK, bad struct", fcntl(file, F_SETLK, bad));
+  CALL("fcntl F_GETOWN_EX, bad fd, bad struct", fcntl(-1, F_GETOWN_EX, bad));
+  CALL("getcwd, no buffer of 1 byte", (long)syscall(SYS_getcwd, NULL, 1));
+  CALL("getcwd, bad buffer, room enough", (long)syscall(SYS_getcwd, bad, 4096));
+  close(file);
 #undef CALL
   for (int i = 0; i < n; i++)
     printf("%s: %ld %s\n", calls[i].what, calls[i].r, calls[i].err ? strerrorname_np(calls[i].err) : "");
