@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -42,7 +43,8 @@ typedef struct {
 
 /* NULL for NULL; a part that is not the guest's (the room as the guest says) becomes
  * REFUSED_BY_KERNEL, so that the kernel answers EBADF, ENOTSOCK, EINVAL or EAGAIN first
- * and EFAULT only when it writes, as it does for the guest. */
+ * and EFAULT only when it writes, as it does for the guest. The calls that take them are
+ * raw system calls: a sanitizer's wrapper of the C library's would read them itself. */
 static void addr_out(Cpu *c, uint64_t at, uint64_t len_at, AddrOut *o) {
   void *word;
   *o = (AddrOut){NULL, NULL, 0};
@@ -80,7 +82,8 @@ int64_t sys_listen(Cpu *c, const uint64_t *a) {
 int64_t sys_accept4(Cpu *c, const uint64_t *a) {
   AddrOut o;
   addr_out(c, a[1], a[2], &o);
-  return addr_out_done(c, a[2], &o, host_result(accept4(arg_fd(a[0]), o.addr, o.len, (int)a[3])));
+  int64_t r = host_result(syscall(SYS_accept4, arg_fd(a[0]), o.addr, o.len, (int)a[3]));
+  return addr_out_done(c, a[2], &o, r);
 }
 
 int64_t sys_accept(Cpu *c, const uint64_t *a) {
@@ -95,13 +98,15 @@ int64_t sys_shutdown(Cpu *c, const uint64_t *a) {
 int64_t sys_getsockname(Cpu *c, const uint64_t *a) {
   AddrOut o;
   addr_out(c, a[1], a[2], &o);
-  return addr_out_done(c, a[2], &o, host_result(getsockname(arg_fd(a[0]), o.addr, o.len)));
+  int64_t r = host_result(syscall(SYS_getsockname, arg_fd(a[0]), o.addr, o.len));
+  return addr_out_done(c, a[2], &o, r);
 }
 
 int64_t sys_getpeername(Cpu *c, const uint64_t *a) {
   AddrOut o;
   addr_out(c, a[1], a[2], &o);
-  return addr_out_done(c, a[2], &o, host_result(getpeername(arg_fd(a[0]), o.addr, o.len)));
+  int64_t r = host_result(syscall(SYS_getpeername, arg_fd(a[0]), o.addr, o.len));
+  return addr_out_done(c, a[2], &o, r);
 }
 
 int64_t sys_setsockopt(Cpu *c, const uint64_t *a) {
@@ -113,8 +118,8 @@ int64_t sys_setsockopt(Cpu *c, const uint64_t *a) {
 int64_t sys_getsockopt(Cpu *c, const uint64_t *a) {
   AddrOut o;
   addr_out(c, a[3], a[4], &o);
-  return addr_out_done(c, a[4], &o,
-                       host_result(getsockopt(arg_fd(a[0]), (int)a[1], (int)a[2], o.addr, o.len)));
+  int64_t r = host_result(syscall(SYS_getsockopt, arg_fd(a[0]), (int)a[1], (int)a[2], o.addr, o.len));
+  return addr_out_done(c, a[4], &o, r);
 }
 
 int64_t sys_sendto(Cpu *c, const uint64_t *a) {
@@ -131,9 +136,9 @@ int64_t sys_recvfrom(Cpu *c, const uint64_t *a) {
   int64_t room = guest_transfer(c, a[1], a[2], GUEST_PROT_WRITE);
   if (room < 0) return room;
   addr_out(c, a[4], a[5], &o);
-  return addr_out_done(c, a[5], &o,
-                       host_result(recvfrom(arg_fd(a[0]), GUEST_PTR(a[1]), (size_t)room, (int)a[3],
-                                            o.addr, o.len)));
+  int64_t r = host_result(syscall(SYS_recvfrom, arg_fd(a[0]), GUEST_PTR(a[1]), (size_t)room,
+                                  (int)a[3], o.addr, o.len));
+  return addr_out_done(c, a[5], &o, r);
 }
 
 /* A guest's struct msghdr: its name, data and control buffers found the guest's for the
