@@ -39,6 +39,7 @@ typedef struct {
   void *addr;     /* the guest's room, NULL, or REFUSED_BY_KERNEL */
   socklen_t *len; /* &room, NULL, or REFUSED_BY_KERNEL */
   socklen_t room; /* the length word, held here: no guest thread can raise it mid-call */
+  uint64_t len_at; /* the guest's length word, where the call's length goes back */
 } AddrOut;
 
 /* NULL for NULL; a part that is not the guest's (the room as the guest says) becomes
@@ -47,7 +48,7 @@ typedef struct {
  * raw system calls: a sanitizer's wrapper of the C library's would read them itself. */
 static void addr_out(Cpu *c, uint64_t at, uint64_t len_at, AddrOut *o) {
   void *word;
-  *o = (AddrOut){NULL, NULL, 0};
+  *o = (AddrOut){NULL, NULL, 0, len_at};
   if (!at && !len_at) return;
   o->len = guest_area(c, len_at, sizeof o->room, GUEST_PROT_READ | GUEST_PROT_WRITE, &word) &&
                    guest_copy_in(c, &o->room, len_at, sizeof o->room) == 0
@@ -58,8 +59,8 @@ static void addr_out(Cpu *c, uint64_t at, uint64_t len_at, AddrOut *o) {
 }
 
 /* The call's result r, once the length it gave is in the guest's word. */
-static int64_t addr_out_done(Cpu *c, uint64_t len_at, const AddrOut *o, int64_t r) {
-  if (r >= 0 && o->len == &o->room) guest_copy_out(c, len_at, &o->room, sizeof o->room);
+static int64_t addr_out_done(Cpu *c, const AddrOut *o, int64_t r) {
+  if (r >= 0 && o->len == &o->room) guest_copy_out(c, o->len_at, &o->room, sizeof o->room);
   return r;
 }
 
@@ -83,7 +84,7 @@ int64_t sys_accept4(Cpu *c, const uint64_t *a) {
   AddrOut o;
   addr_out(c, a[1], a[2], &o);
   int64_t r = host_result(syscall(SYS_accept4, arg_fd(a[0]), o.addr, o.len, (int)a[3]));
-  return addr_out_done(c, a[2], &o, r);
+  return addr_out_done(c, &o, r);
 }
 
 int64_t sys_accept(Cpu *c, const uint64_t *a) {
@@ -99,14 +100,14 @@ int64_t sys_getsockname(Cpu *c, const uint64_t *a) {
   AddrOut o;
   addr_out(c, a[1], a[2], &o);
   int64_t r = host_result(syscall(SYS_getsockname, arg_fd(a[0]), o.addr, o.len));
-  return addr_out_done(c, a[2], &o, r);
+  return addr_out_done(c, &o, r);
 }
 
 int64_t sys_getpeername(Cpu *c, const uint64_t *a) {
   AddrOut o;
   addr_out(c, a[1], a[2], &o);
   int64_t r = host_result(syscall(SYS_getpeername, arg_fd(a[0]), o.addr, o.len));
-  return addr_out_done(c, a[2], &o, r);
+  return addr_out_done(c, &o, r);
 }
 
 int64_t sys_setsockopt(Cpu *c, const uint64_t *a) {
@@ -118,8 +119,9 @@ int64_t sys_setsockopt(Cpu *c, const uint64_t *a) {
 int64_t sys_getsockopt(Cpu *c, const uint64_t *a) {
   AddrOut o;
   addr_out(c, a[3], a[4], &o);
-  int64_t r = host_result(syscall(SYS_getsockopt, arg_fd(a[0]), (int)a[1], (int)a[2], o.addr, o.len));
-  return addr_out_done(c, a[4], &o, r);
+  int64_t r =
+      host_result(syscall(SYS_getsockopt, arg_fd(a[0]), (int)a[1], (int)a[2], o.addr, o.len));
+  return addr_out_done(c, &o, r);
 }
 
 int64_t sys_sendto(Cpu *c, const uint64_t *a) {
@@ -138,7 +140,7 @@ int64_t sys_recvfrom(Cpu *c, const uint64_t *a) {
   addr_out(c, a[4], a[5], &o);
   int64_t r = host_result(syscall(SYS_recvfrom, arg_fd(a[0]), GUEST_PTR(a[1]), (size_t)room,
                                   (int)a[3], o.addr, o.len));
-  return addr_out_done(c, a[5], &o, r);
+  return addr_out_done(c, &o, r);
 }
 
 /* A guest's struct msghdr: its name, data and control buffers found the guest's for the

@@ -15,17 +15,18 @@
 /* In .rodata: F_SETLK only reads it. */
 static const struct flock whole_file = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
 
-/* A socket call's address faults only where the kernel writes it, so that an accepted
- * connection is not lost to an address checked too early. */
 int main(void) {
   void *bad = (void *)3;
   socklen_t len = sizeof(struct sockaddr_in), zero = 0;
   int s = socket(AF_INET, SOCK_STREAM, 0), sv[2];
   socketpair(AF_UNIX, SOCK_DGRAM, 0, sv);
   char byte;
-  struct { const char *what; long r; int err; } calls[16];
+  struct { const char *what; long r; int err; } calls[20];
   int n = 0;
-#define CALL(name, call) (errno = 0, calls[n].r = (call), calls[n].err = errno, calls[n++].what = (name))
+#define CALL(name, call) \
+  (errno = 0, calls[n].r = (call), calls[n].err = errno, calls[n++].what = (name))
+  /* A socket call's address faults only where the kernel writes it: after the socket's own
+   * errors, and after accept has taken the connection, which is then gone. */
   CALL("accept, not listening, bad address", accept(s, bad, &len));
   CALL("accept, bad length word", accept(s, NULL, bad));
   CALL("getsockname, bad fd, bad address", getsockname(-1, bad, &len));
@@ -34,6 +35,18 @@ int main(void) {
   CALL("getpeername, not connected, bad address", getpeername(s, bad, &len));
   CALL("getsockopt, unknown option, bad value", getsockopt(s, SOL_SOCKET, 12345, bad, &len));
   CALL("recvfrom, nothing queued, bad address", recvfrom(sv[0], &byte, 1, MSG_DONTWAIT, bad, &len));
+  struct sockaddr_in at = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+  socklen_t at_len = sizeof at;
+  int listener = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+  int client = socket(AF_INET, SOCK_STREAM, 0);
+  bind(listener, (struct sockaddr *)&at, sizeof at);
+  listen(listener, 1);
+  getsockname(listener, (struct sockaddr *)&at, &at_len);
+  connect(client, (struct sockaddr *)&at, sizeof at);
+  CALL("accept, a connection queued, bad address", accept(listener, bad, &len));
+  CALL("accept again", accept(listener, NULL, NULL));
+  close(client);
+  close(listener);
   char tmpl[] = "/tmp/x64emu-fault-order-XXXXXX";
   int file = mkstemp(tmpl);
   unlink(tmpl);
@@ -46,7 +59,8 @@ int main(void) {
   close(file);
 #undef CALL
   for (int i = 0; i < n; i++)
-    printf("%s: %ld %s\n", calls[i].what, calls[i].r, calls[i].err ? strerrorname_np(calls[i].err) : "");
+    printf("%s: %ld %s\n", calls[i].what, calls[i].r,
+           calls[i].err ? strerrorname_np(calls[i].err) : "");
   close(sv[0]);
   close(sv[1]);
   close(s);
