@@ -182,9 +182,10 @@ int64_t sys_waitid(Cpu *c, const uint64_t *a) {
 
 /* ---- fork, vfork, clone ---- */
 
-#define CLONE_AS_FORK                                                                      \
-  (X64_CSIGNAL | X64_CLONE_VM | X64_CLONE_VFORK | X64_CLONE_SETTLS | X64_CLONE_PARENT_SETTID | \
-   X64_CLONE_CHILD_CLEARTID | X64_CLONE_DETACHED | X64_CLONE_CHILD_SETTID)
+#define CLONE_AS_FORK                                                                         \
+  (X64_CSIGNAL | X64_CLONE_VM | X64_CLONE_VFORK | X64_CLONE_PARENT | X64_CLONE_SETTLS |          \
+   X64_CLONE_PARENT_SETTID | X64_CLONE_CHILD_CLEARTID | X64_CLONE_DETACHED |                      \
+   X64_CLONE_CHILD_SETTID | X64_CLONE_PIDFD | X64_CLONE_CLEAR_SIGHAND)
 
 /* In a vfork child, Process.vfork_fd is its end of a close-on-exec socket pair with the
  * waiting parent. The parent's end reads end-of-file once the child has exec'd or exited;
@@ -243,22 +244,48 @@ static void vfork_parent_wait(Cpu *c, pid_t child, int fd) {
   }
 }
 
+/* What a new process is given besides its flags: clone's pointers and stack. */
+typedef struct CloneArgs {
+  uint64_t flags, stack, parent_tid, child_tid, tls, pidfd_at;
+} CloneArgs;
+
+/* The kernel's flush_signal_handlers(): handled signals go back to their default, ignored
+ * ones stay ignored, with no flags or mask left (CLONE_CLEAR_SIGHAND, as exec does). */
+static void clear_handlers(Cpu *c) {
+  for (int sig = 1; sig <= X64_NSIG; sig++) {
+    X64Sigaction now;
+    signals_action(c, sig, NULL, &now);
+    X64Sigaction reset = {.handler = now.handler == X64_SIG_IGN ? X64_SIG_IGN : X64_SIG_DFL};
+    signals_action(c, sig, &reset, NULL);
+  }
+}
+
 /* fork semantics for every form, with vfork's on top: the parent waits until the child
  * execs or exits and then sees what the child wrote to memory, as with a shared address
  * space; a CLONE_VM|CLONE_VFORK child (posix_spawn) starts on the stack it was given. */
-static int64_t fork_guest(Cpu *c, uint64_t flags, uint64_t child_sp, uint64_t ptid, uint64_t ctid,
-                          uint64_t tls) {
+static int64_t fork_guest(Cpu *c, const CloneArgs *ca) {
+  const uint64_t flags = ca->flags;
   const bool vfork_like = flags & X64_CLONE_VFORK;
   const int exit_signal = (int)(flags & X64_CSIGNAL);
+  /* The pidfd is written before the child exists, so a bad place creates none. */
+  void *pidfd_place = NULL;
+  if ((flags & X64_CLONE_PIDFD) &&
+      !guest_area(c, ca->pidfd_at, sizeof(int32_t), GUEST_PROT_WRITE, &pidfd_place))
+    return -EFAULT;
   int pair[2] = {-1, -1};
   if (vfork_like) {
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) < 0) return -errno;
+    /* Neither takes a number the guest would get next (the pidfd, another thread's). */
+    pair[0] = out_of_the_way(pair[0]);
     pair[1] = out_of_the_way(pair[1]);
   }
   fflush(NULL);
-  /* glibc's fork keeps the host libc consistent in the child; another exit signal needs
-   * the raw call, whose first two arguments mean the same on every host. */
-  pid_t pid = exit_signal == SIGCHLD ? fork() : (pid_t)syscall(SYS_clone, exit_signal, 0, 0, 0, 0);
+  /* glibc's fork keeps the host libc consistent in the child; another exit signal or
+   * another parent needs the raw call, whose first two arguments mean the same on every
+   * host. */
+  pid_t pid = exit_signal == SIGCHLD && !(flags & X64_CLONE_PARENT)
+                  ? fork()
+                  : (pid_t)syscall(SYS_clone, exit_signal | (flags & X64_CLONE_PARENT), 0, 0, 0, 0);
   if (pid < 0) {
     int e = errno;
     if (vfork_like) {
@@ -280,31 +307,38 @@ static int64_t fork_guest(Cpu *c, uint64_t flags, uint64_t child_sp, uint64_t pt
       p->vfork_fd = pair[1];
       guest_mem_note_pages(c); /* the memory the parent's, at the fork */
     }
-    if (child_sp) c->r[RSP] = child_sp;
-    if (flags & X64_CLONE_SETTLS) c->fs_base = tls;
-    if (flags & X64_CLONE_CHILD_SETTID) {
-      int32_t tid = gettid();
-      guest_copy_out(c, ctid, &tid, sizeof tid);
-    }
-    if (flags & X64_CLONE_CHILD_CLEARTID) thread_of(c)->clear_child_tid = ctid;
+    if (flags & X64_CLONE_CLEAR_SIGHAND) clear_handlers(c);
+    if (ca->stack) c->r[RSP] = ca->stack;
+    if (flags & X64_CLONE_SETTLS) c->fs_base = ca->tls;
+    int32_t tid = gettid();
+    /* In memory shared with the parent the child sees its id there too. */
+    if ((flags & X64_CLONE_PARENT_SETTID) && (flags & X64_CLONE_VM))
+      guest_copy_out(c, ca->parent_tid, &tid, sizeof tid);
+    if (flags & X64_CLONE_CHILD_SETTID) guest_copy_out(c, ca->child_tid, &tid, sizeof tid);
+    if (flags & X64_CLONE_CHILD_CLEARTID) thread_of(c)->clear_child_tid = ca->child_tid;
     return 0;
   }
-  if (flags & X64_CLONE_PARENT_SETTID) {
-    int32_t tid = pid;
-    guest_copy_out(c, ptid, &tid, sizeof tid);
-  }
+  /* A pidfd the kernel would have made with the child: close-on-exec, and not among the
+   * child's descriptors. The child cannot have been reaped yet: only this process can. */
+  int pidfd = (flags & X64_CLONE_PIDFD) ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
   if (vfork_like) {
     close(pair[1]);
     vfork_parent_wait(c, pid, pair[0]);
     close(pair[0]);
   }
+  /* After the wait, where the pages the vfork child wrote have come back over ours. */
+  if (flags & X64_CLONE_PARENT_SETTID) {
+    int32_t tid = pid;
+    guest_copy_out(c, ca->parent_tid, &tid, sizeof tid);
+  }
+  if (flags & X64_CLONE_PIDFD) memcpy(pidfd_place, &pidfd, sizeof pidfd);
   return pid;
 }
 
-int64_t sys_fork(Cpu *c, const uint64_t *a) { return fork_guest(c, SIGCHLD, 0, 0, 0, 0); }
+int64_t sys_fork(Cpu *c, const uint64_t *a) { return fork_guest(c, &(CloneArgs){.flags = SIGCHLD}); }
 
 int64_t sys_vfork(Cpu *c, const uint64_t *a) {
-  return fork_guest(c, X64_CLONE_VFORK | SIGCHLD, 0, 0, 0, 0);
+  return fork_guest(c, &(CloneArgs){.flags = X64_CLONE_VFORK | SIGCHLD});
 }
 
 /* What a new thread may share: all of it (a host thread shares its process's files,
@@ -314,30 +348,47 @@ int64_t sys_vfork(Cpu *c, const uint64_t *a) {
    X64_CLONE_SYSVSEM | X64_CLONE_SETTLS | X64_CLONE_PARENT_SETTID | X64_CLONE_CHILD_CLEARTID | \
    X64_CLONE_DETACHED | X64_CLONE_CHILD_SETTID)
 
-static int64_t clone_guest(Cpu *c, uint64_t flags, uint64_t stack, uint64_t ptid, uint64_t ctid,
-                           uint64_t tls) {
-  /* copy_process()'s checks: a thread shares the handlers, which need the memory. */
-  if ((flags & X64_CLONE_THREAD) && !(flags & X64_CLONE_SIGHAND)) return -EINVAL;
-  if ((flags & X64_CLONE_SIGHAND) && !(flags & X64_CLONE_VM)) return -EINVAL;
+/* copy_process()'s checks, which come before any of a flag's effects. */
+static bool clone_flags_valid(uint64_t flags) {
+  const uint64_t fs_newns = X64_CLONE_FS | X64_CLONE_NEWNS, fs_newuser = X64_CLONE_FS | X64_CLONE_NEWUSER;
+  if ((flags & fs_newns) == fs_newns || (flags & fs_newuser) == fs_newuser) return false;
+  /* A thread shares the handlers, which need the memory. */
+  if ((flags & X64_CLONE_THREAD) && !(flags & X64_CLONE_SIGHAND)) return false;
+  if ((flags & X64_CLONE_SIGHAND) && !(flags & X64_CLONE_VM)) return false;
+  if ((flags & X64_CLONE_THREAD) && (flags & (X64_CLONE_NEWUSER | X64_CLONE_NEWPID))) return false;
+  if ((flags & X64_CLONE_PIDFD) && (flags & X64_CLONE_DETACHED)) return false;
+  return true;
+}
+
+static int64_t clone_guest(Cpu *c, const CloneArgs *ca) {
+  const uint64_t flags = ca->flags;
+  if (!clone_flags_valid(flags)) return -EINVAL;
   if (flags & X64_CLONE_THREAD) {
     uint64_t shared = X64_CLONE_VM | X64_CLONE_FS | X64_CLONE_FILES;
-    /* A thread with a file table or a directory of its own is not a host thread's. */
-    /* (The exit signal means nothing for a thread.) */
+    /* A thread with a file table or a directory of its own is not a host thread's;
+     * a thread's pidfd is not offered. (The exit signal means nothing for a thread.) */
     if ((flags & shared) != shared || (flags & ~(uint64_t)(CLONE_AS_THREAD | X64_CSIGNAL)))
       return -ENOSYS;
-    return threads_clone(c, flags, stack, ptid, ctid, tls);
+    return threads_clone(c, flags, ca->stack, ca->parent_tid, ca->child_tid, ca->tls);
   }
   /* Shared memory without vfork's wait and without a thread: not offered. */
   if ((flags & X64_CLONE_VM) && !(flags & X64_CLONE_VFORK)) return -ENOSYS;
   if (flags & ~(uint64_t)CLONE_AS_FORK) return -ENOSYS;
-  return fork_guest(c, flags, stack, ptid, ctid, tls);
+  return fork_guest(c, ca);
 }
 
-/* x86-64 clone(flags, stack, parent_tid, child_tid, tls). */
-int64_t sys_clone(Cpu *c, const uint64_t *a) { return clone_guest(c, a[0], a[1], a[2], a[3], a[4]); }
+/* x86-64 clone(flags, stack, parent_tid, child_tid, tls): the flags are an int's, and a
+ * pidfd goes where parent_tid points. */
+int64_t sys_clone(Cpu *c, const uint64_t *a) {
+  uint64_t flags = (uint32_t)a[0];
+  if ((flags & X64_CLONE_PIDFD) && (flags & X64_CLONE_PARENT_SETTID)) return -EINVAL; /* one place */
+  return clone_guest(c, &(CloneArgs){.flags = flags, .stack = a[1], .parent_tid = a[2],
+                                     .child_tid = a[3], .tls = a[4], .pidfd_at = a[2]});
+}
 
-/* clone3(args, size): struct clone_args, of which the first 64 bytes (up to tls) are
- * taken; a larger one must have zeros beyond (set_tid, cgroup: not offered). */
+/* clone3(args, size): struct clone_args, of which the first 88 bytes (up to cgroup) are
+ * read; a larger one must have zeros beyond. set_tid and CLONE_INTO_CGROUP are not
+ * offered. */
 int64_t sys_clone3(Cpu *c, const uint64_t *a) {
   uint64_t args[11] = {0}; /* flags, pidfd, child_tid, parent_tid, exit_signal, stack,
                               stack_size, tls, set_tid, set_tid_size, cgroup */
@@ -350,13 +401,23 @@ int64_t sys_clone3(Cpu *c, const uint64_t *a) {
     if (b) return -E2BIG;
   }
   uint64_t flags = args[0], exit_signal = args[4];
-  if (args[8] || args[9] || args[10] || (flags & 0xffffffff00000000ull) ||
-      (flags & X64_CSIGNAL) || exit_signal > 64)
+  /* copy_clone_args_from_user(): set_tid with its size, at most one per pid namespace
+   * level (32); a signal's number. */
+  if (args[9] > 32 || !args[8] != !args[9] || exit_signal > 64) return -EINVAL;
+  /* clone3_args_valid(): the legacy bits it reuses (the signal, CLONE_DETACHED) are
+   * refused, and an exit signal means nothing for a sibling or a thread. */
+  const uint64_t known = 0xffffffffull | X64_CLONE_CLEAR_SIGHAND | X64_CLONE_INTO_CGROUP;
+  const uint64_t sighand_twice = X64_CLONE_SIGHAND | X64_CLONE_CLEAR_SIGHAND;
+  if ((flags & ~known) || (flags & (X64_CSIGNAL | X64_CLONE_DETACHED)) ||
+      (flags & sighand_twice) == sighand_twice ||
+      ((flags & (X64_CLONE_THREAD | X64_CLONE_PARENT)) && exit_signal))
     return -EINVAL;
-  if (flags & 0x1000) return -EINVAL; /* CLONE_PIDFD: not offered */
   if (!!args[5] != !!args[6]) return -EINVAL; /* a stack and its size, or neither */
+  if (args[8] || (flags & X64_CLONE_INTO_CGROUP)) return -ENOSYS;
   uint64_t stack = args[5] ? args[5] + args[6] : 0; /* the top: x86 stacks grow down */
-  return clone_guest(c, flags | exit_signal, stack, args[3], args[2], args[7]);
+  return clone_guest(c, &(CloneArgs){.flags = flags | exit_signal, .stack = stack,
+                                     .parent_tid = args[3], .child_tid = args[2],
+                                     .tls = args[7], .pidfd_at = args[1]});
 }
 
 /* ---- per-task settings ---- */

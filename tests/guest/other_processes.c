@@ -1,10 +1,13 @@
 /* other_processes.c: reaching into processes, printed so that a native run and one under
  * x64emu can be compared: process_vm_readv/writev on this process (where memory that is
- * not the guest's must stay out of reach) and on a child, and a child in new user and
- * UTS namespaces that names its host, with setns back into its own. */
+ * not the guest's must stay out of reach) and on a child, a child in new user and
+ * UTS namespaces that names its host, with setns back into its own, and a grandchild made
+ * ours by CLONE_PARENT. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -68,5 +71,36 @@ int main(void) {
     _exit(0);
   }
   waitpid(child, NULL, 0);
+
+  /* CLONE_PARENT: the middle child's child is ours, and its parent is ours. */
+  int report[2];
+  if (pipe(report) != 0) return 1;
+  pid_t self = getpid();
+  pid_t middle = fork();
+  if (middle == 0) {
+    long grand = syscall(SYS_clone, (long)(CLONE_PARENT | SIGCHLD), 0L, 0L, 0L, 0L);
+    if (grand == 0) {
+      char ours = getppid() == self ? 'y' : 'n';
+      (void)!write(report[1], &ours, 1);
+      _exit(53);
+    }
+    int32_t got = grand < 0 ? -errno : (int32_t)grand;
+    (void)!write(report[1], &got, sizeof got);
+    _exit(0);
+  }
+  close(report[1]);
+  waitpid(middle, NULL, 0);
+  int32_t grand = 0;
+  char ours = '?';
+  (void)!read(report[0], &grand, sizeof grand);
+  (void)!read(report[0], &ours, 1);
+  close(report[0]);
+  if (grand < 0) {
+    printf("clone(CLONE_PARENT)                  -1 %s\n", strerrorname_np(-grand));
+    return 0;
+  }
+  printf("clone(CLONE_PARENT): the grandchild's parent is ours: %c\n", ours);
+  show("  waitpid(grandchild) is ours", waitpid(grand, &status, 0) == grand);
+  printf("  grandchild exited %d\n", WEXITSTATUS(status));
   return 0;
 }
