@@ -1,6 +1,7 @@
 /* main.c: the x64emu command: options, the guest's environment, load, run, exit as the guest did. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -292,6 +293,7 @@ int main(int argc, char **argv) {
   uint64_t seed = 0;
   int exec_fd = -1; /* --exec-fd */
   int seccomp_fd = -1; /* --seccomp-fd */
+  int self_fd = -1;    /* --self-fd */
   const char *gdb_port = getenv("X64EMU_GDB");
   const char *code_cache = getenv("X64EMU_CODE_CACHE");
   const char *sysroot = getenv("X64EMU_LD_PREFIX");
@@ -338,6 +340,9 @@ int main(int argc, char **argv) {
        * descriptor, which the guest's exec closed; closed once the program is loaded. */
     } else if (descriptor_option(opt, "-seccomp-fd", argv, &i, argc, &seccomp_fd)) {
       /* From a guest's execve (sys_exec.c): the seccomp filters the new image keeps. */
+    } else if (descriptor_option(opt, "-self-fd", argv, &i, argc, &self_fd)) {
+      /* From a guest's execve after a chroot (sys_exec.c): x64emu's own file, which
+       * the next execve runs, as the path may be outside the new root. */
     } else if (strcmp(opt, "-guest-env") == 0) {
       /* From a guest's execve (sys_exec.c): N strings, the whole environment of the guest. */
       char *end = NULL;
@@ -466,6 +471,7 @@ int main(int argc, char **argv) {
   proc.random_state = seed;
   proc.machine.virtual_tsc = deterministic;
   proc.opt.reexec_argv = reexec;
+  if (self_fd >= 0 && fcntl(self_fd, F_SETFD, FD_CLOEXEC) == 0) proc.self_fd = self_fd;
   fault_install();
   char err[PATH_MAX + 512];
   int loaded = elf_load(&proc, program, guest_argv, env.v, err, sizeof err);

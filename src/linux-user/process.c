@@ -14,6 +14,7 @@ bool process_init(Process *p, const char *exe_path) {
   p->main.cpu.owner = &p->main;
   p->main.proc = p;
   p->vfork_fd = -1;
+  p->self_fd = -1;
   threads_init(&p->main.cpu);
   snprintf(p->exe_path, sizeof p->exe_path, "%s", exe_path);
   return true;

@@ -121,6 +121,9 @@ typedef struct Process {
   X64Sigaction sig_action[X64_NSIG + 1];
   /* In a vfork child: its end of the socket pair with the waiting parent, else -1. */
   int vfork_fd;
+  /* x64emu's own file, which execve runs again, once a chroot may have hidden its path
+   * (sys_chroot); else -1. Close-on-exec: each image is given a copy (--self-fd). */
+  int self_fd;
   uint64_t random_state; /* --deterministic's generator (determinism.c) */
   /* The signal linux_run stopped before (STOP_SIGNAL), and whether it is the fault of
    * the instruction at rip (in cpu.fault); 0 when none waits. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "signals.h"
@@ -188,7 +189,7 @@ static int64_t exec_guest(Cpu *c, int dirfd, uint64_t guest_path, uint64_t guest
     char **reexec = proc_of(c)->opt.reexec_argv;
     size_t n_re = 0;
     while (reexec && reexec[n_re]) n_re++;
-    char count[24], kept_fd[24], seccomp_fd[24];
+    char count[24], kept_fd[24], seccomp_fd[24], self_fd[24];
     snprintf(count, sizeof count, "%lld", (long long)envc);
     /* A descriptor the path goes through that closes on exec (fexecve of an fd Python or
      * glibc opened with O_CLOEXEC) would be gone before the new x64emu opens the file:
@@ -201,7 +202,7 @@ static int64_t exec_guest(Cpu *c, int dirfd, uint64_t guest_path, uint64_t guest
       if (given[0]) snprintf(path, sizeof path, "/proc/self/fd/%d/%s", kept, given);
       else snprintf(path, sizeof path, "/proc/self/fd/%d", kept);
     }
-    char **host_argv = calloc(n_re + 10 + (size_t)envc + nargs + 1, sizeof *host_argv);
+    char **host_argv = calloc(n_re + 12 + (size_t)envc + nargs + 1, sizeof *host_argv);
     char **host_env = calloc((size_t)envc + 1, sizeof *host_env);
     if (!reexec) {
       kind = -ENOSYS; /* an embedded machine (the library) has no x64emu to run */
@@ -213,6 +214,13 @@ static int64_t exec_guest(Cpu *c, int dirfd, uint64_t guest_path, uint64_t guest
       if (kept >= 0) {
         host_argv[k++] = "--exec-fd";
         host_argv[k++] = kept_fd;
+      }
+      /* After a chroot, x64emu's own file for the new image's execve too. */
+      int self = proc_of(c)->self_fd >= 0 ? fcntl(proc_of(c)->self_fd, F_DUPFD, 512) : -1;
+      if (self >= 0) {
+        snprintf(self_fd, sizeof self_fd, "%d", self);
+        host_argv[k++] = "--self-fd";
+        host_argv[k++] = self_fd;
       }
       /* The filters the new image keeps, as the kernel keeps them across execve. */
       int filters = seccomp_pass(c);
@@ -238,9 +246,13 @@ static int64_t exec_guest(Cpu *c, int dirfd, uint64_t guest_path, uint64_t guest
       fflush(NULL); /* what the command buffered (a trace) is not lost with this image */
       vfork_child_sync(c);
       signals_before_exec();
-      execve(reexec[0], host_argv, host_env);
+      if (proc_of(c)->self_fd >= 0)
+        syscall(SYS_execveat, proc_of(c)->self_fd, "", host_argv, host_env, AT_EMPTY_PATH);
+      else
+        execve(reexec[0], host_argv, host_env);
       kind = -errno;
       if (filters >= 0) close(filters);
+      if (self >= 0) close(self);
     }
     if (kept >= 0) close(kept);
     free(host_argv);

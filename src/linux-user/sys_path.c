@@ -194,6 +194,18 @@ int64_t sys_getcwd(Cpu *c, const uint64_t *a) {
 
 int64_t sys_chdir(Cpu *c, const uint64_t *a) { return host_result(chdir(P(a[0]))); }
 
+/* The host's chroot for the process. execve runs x64emu again, by a path the new root may
+ * not hold: before the first change of root it keeps a descriptor of its own file, which
+ * execve runs instead (sys_exec.c). */
+int64_t sys_chroot(Cpu *c, const uint64_t *a) {
+  Process *p = proc_of(c);
+  if (p->self_fd < 0 && p->opt.reexec_argv) {
+    int fd = open(p->opt.reexec_argv[0], O_PATH | O_CLOEXEC);
+    p->self_fd = fd < 0 ? -1 : fd_out_of_the_way(fd);
+  }
+  return host_result(chroot(P(a[0])));
+}
+
 int64_t sys_umask(Cpu *c, const uint64_t *a) { return umask((mode_t)a[0] & 0777); }
 
 int64_t sys_sync(Cpu *c, const uint64_t *a) {

@@ -193,14 +193,6 @@ int64_t sys_waitid(Cpu *c, const uint64_t *a) {
  * addresses) and waits for the parent to have taken them. A socket rather than pipes:
  * MSG_NOSIGNAL, so that a parent gone away does not kill the child. */
 
-/* A descriptor number the guest is unlikely to pick, so that its dup2()s leave ours be. */
-static int out_of_the_way(int fd) {
-  int high = fcntl(fd, F_DUPFD_CLOEXEC, 512);
-  if (high < 0) return fd;
-  close(fd);
-  return high;
-}
-
 static bool send_all(int fd, const void *buf, size_t len) {
   for (const char *p = buf; len;) {
     ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
@@ -276,8 +268,8 @@ static int64_t fork_guest(Cpu *c, const CloneArgs *ca) {
   if (vfork_like) {
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) < 0) return -errno;
     /* Neither takes a number the guest would get next (the pidfd, another thread's). */
-    pair[0] = out_of_the_way(pair[0]);
-    pair[1] = out_of_the_way(pair[1]);
+    pair[0] = fd_out_of_the_way(pair[0]);
+    pair[1] = fd_out_of_the_way(pair[1]);
   }
   fflush(NULL);
   /* glibc's fork keeps the host libc consistent in the child; another exit signal or

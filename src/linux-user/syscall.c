@@ -138,6 +138,7 @@ static const SysEntry table[X64_NR_COUNT] = {
     S(truncate, R_DEC, A_PATH, A_LONG),
     S(getcwd, R_DEC, A_PTR, A_ULONG),
     S(chdir, R_DEC, A_PATH),
+    S(chroot, R_DEC, A_PATH),
     S(umask, R_OCT, A_MODE),
     S(sync, R_DEC),
 

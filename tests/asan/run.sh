@@ -17,6 +17,8 @@
 #   *.as-amd            the same programs again, judged by the CPU model
 #   guest.threads.repeated  guest.threads twenty times, for races (the plain run checks
 #                       the same code under ASan)
+#   guest.chroot_exec   runs x64emu again inside a new root, which holds no dynamic loader
+#                       or libraries for this x64emu (ASan's is a dynamic program)
 #   guest.vfork_threads  80 children, each an x64emu that starts ASan and ends in a leak
 #                       check, past the test's time limit (guest.fork_wait's vfork takes the
 #                       same paths under ASan)
@@ -46,4 +48,4 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export X64EMU_DIFF_ITER=2000
 cd "$build"
 ctest -j"$(nproc)" --output-on-failure -R '^(unit|guest|busybox)\.' \
-  -E '(\.as-amd$|^guest\.random_(insns|vex)(\.host-fp-portable)?$|^guest\.big_heap(\.host[0-9]+)?$|^guest\.threads\.repeated$|^guest\.vfork_threads$)'
+  -E '(\.as-amd$|^guest\.random_(insns|vex)(\.host-fp-portable)?$|^guest\.big_heap(\.host[0-9]+)?$|^guest\.threads\.repeated$|^guest\.vfork_threads$|^guest\.chroot_exec$)'
