@@ -145,12 +145,12 @@ static bool env_flag(const char *name) {
   return v && *v && strcmp(v, "0") != 0;
 }
 
-/* Ends x64emu by sig, as the parent would see a native process killed by it. */
+/* Ends x64emu by sig, as the parent would see a native process killed by it: with a core
+ * dump where the guest's RLIMIT_CORE allows one (WCOREDUMP), as for the signals whose
+ * default action the host takes itself. The core file is x64emu's process, with the
+ * guest's memory in it at the guest's addresses. */
 static _Noreturn void die_by_signal(int sig) {
   fflush(NULL);
-  /* A core file would be x64emu's, not the guest's. */
-  struct rlimit no_core = {0, 0};
-  setrlimit(RLIMIT_CORE, &no_core);
   host_sig_default(sig, false, 0); /* 32 and 33 too (host_signals.h) */
   host_sigmask_set(host_sigmask_get() & ~(1ull << (sig - 1)));
   syscall(SYS_tgkill, getpid(), gettid(), sig); /* raise refuses 32 and 33 */

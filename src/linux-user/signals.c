@@ -239,8 +239,9 @@ int64_t signals_suspend(Cpu *c, const uint64_t *mask) {
   ThreadSignals *t = &thread_of(c)->sig;
   attach(c);
   /* Checked and waited for with the host handler held off, so that a signal noted
-   * just before cannot be missed. */
-  host_block_all();
+   * just before cannot be missed: the faults' signals too (a SIGBUS or SIGSEGV another
+   * process sends), as nothing here touches the guest's memory. */
+  host_sigmask_set(~UNBLOCKABLE);
   if (mask) {
     t->saved_mask = t->mask;
     t->restore_saved = true;
@@ -249,7 +250,7 @@ int64_t signals_suspend(Cpu *c, const uint64_t *mask) {
   /* --deterministic: time passes at once to the next timer, until one's signal is due. */
   while (!deliverable(t) && !(cpu_events(c) & EV_EXIT) && proc_of(c)->opt.deterministic &&
          vt_idle_to_next_timer(c))
-    host_block_all(); /* raising synchronized the host's mask */
+    host_sigmask_set(~UNBLOCKABLE); /* raising synchronized the host's mask */
   if (!deliverable(t) && !(cpu_events(c) & EV_EXIT)) {
     host_sigsuspend(host_blockable(t->mask | taken_now())); /* returns once the host handler has run */
   }
@@ -658,9 +659,19 @@ void signals_host_release(void) {
   __atomic_store_n(&host_claimed, false, __ATOMIC_RELEASE);
 }
 
-void signals_forked_child(Cpu *c) {
-  __atomic_store_n(&taken, 0, __ATOMIC_RELEASE);
-  if (proc_of(c)->sig_ready) host_mask_sync(&thread_of(c)->sig);
+SignalsFork signals_fork_begin(Cpu *c) {
+  init_once(c);
+  SignalsFork f = {.mask = host_sigmask_get()};
+  host_block_all(); /* the faults' signals stay deliverable: taken may still gain those */
+  f.taken = taken_now();
+  return f;
+}
+
+void signals_fork_parent(const SignalsFork *f) { host_sigmask_set(f->mask); }
+
+void signals_forked_child(Cpu *c, const SignalsFork *f) {
+  __atomic_fetch_and(&taken, ~f->taken, __ATOMIC_ACQ_REL);
+  host_mask_sync(&thread_of(c)->sig);
 }
 
 void signals_before_exec(void) {

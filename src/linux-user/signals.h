@@ -57,8 +57,17 @@ void signals_thread_init(Cpu *child, Cpu *parent);
 void signals_thread_attach(Cpu *c);
 void signals_thread_detach(Cpu *c);
 
-/* fork: the child starts with no pending signals. */
-void signals_forked_child(Cpu *c);
+/* fork: the child starts with none of the parent's pending signals, but keeps those sent
+ * to it as soon as it exists (a kill right after fork), which may reach it before its
+ * state is the child's. Around the fork the host's signals are held and what this thread
+ * had taken is noted; the parent then gets its mask back, and the child drops only what
+ * was the parent's. */
+typedef struct SignalsFork {
+  uint64_t mask, taken;
+} SignalsFork;
+SignalsFork signals_fork_begin(Cpu *c);
+void signals_fork_parent(const SignalsFork *f);
+void signals_forked_child(Cpu *c, const SignalsFork *f);
 
 /* execve is about to replace the emulator: signals taken from the host but not yet
  * delivered (the guest blocks them) go back to the host, where they stay pending. */

@@ -272,6 +272,7 @@ static int64_t fork_guest(Cpu *c, const CloneArgs *ca) {
     pair[1] = fd_out_of_the_way(pair[1]);
   }
   fflush(NULL);
+  SignalsFork held = signals_fork_begin(c);
   /* glibc's fork keeps the host libc consistent in the child; another exit signal or
    * another parent needs the raw call, whose first two arguments mean the same on every
    * host. */
@@ -280,6 +281,7 @@ static int64_t fork_guest(Cpu *c, const CloneArgs *ca) {
                   : (pid_t)syscall(SYS_clone, exit_signal | (flags & X64_CLONE_PARENT), 0, 0, 0, 0);
   if (pid < 0) {
     int e = errno;
+    signals_fork_parent(&held);
     if (vfork_like) {
       close(pair[0]);
       close(pair[1]);
@@ -289,7 +291,7 @@ static int64_t fork_guest(Cpu *c, const CloneArgs *ca) {
   if (pid == 0) {
     Process *p = proc_of(c);
     threads_forked_child(c);
-    signals_forked_child(c);
+    signals_forked_child(c, &held);
     vt_forked_child(c);
     p->mlock_future = 0;
     if (p->vfork_fd >= 0) close(p->vfork_fd); /* an outer vfork's, between our parent and its own */
@@ -310,6 +312,7 @@ static int64_t fork_guest(Cpu *c, const CloneArgs *ca) {
     if (flags & X64_CLONE_CHILD_CLEARTID) thread_of(c)->clear_child_tid = ca->child_tid;
     return 0;
   }
+  signals_fork_parent(&held);
   /* A pidfd the kernel would have made with the child: close-on-exec, and not among the
    * child's descriptors. The child cannot have been reaped yet: only this process can. */
   int pidfd = (flags & X64_CLONE_PIDFD) ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;

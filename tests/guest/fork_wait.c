@@ -25,6 +25,8 @@ static pid_t fork_flushed(void) {
   return fork();
 }
 
+static void on_usr1(int sig) { (void)sig; }
+
 static volatile int zero = 0, seven = 7;
 static int *volatile null_pointer = NULL;
 
@@ -117,5 +119,26 @@ int main(void) {
   }
   waitpid(pid, &status, 0);
   describe("child of a grandchild that exited 5", status);
+
+  /* Killed as soon as it exists, before it has run anything of its own: the signals x64emu
+   * also takes for its faults (SIGBUS, SIGSEGV) as much as the others (core_limit.c has
+   * the core dumps; here there are none). A handler of some other signal makes x64emu
+   * take them all through its own handler, as in most programs. */
+  signal(SIGUSR1, on_usr1);
+  struct rlimit core;
+  getrlimit(RLIMIT_CORE, &core);
+  core.rlim_cur = 0;
+  setrlimit(RLIMIT_CORE, &core);
+  const int killers[] = {SIGBUS, SIGSEGV, SIGILL, SIGQUIT, SIGTERM};
+  for (size_t i = 0; i < sizeof killers / sizeof *killers; i++) {
+    pid = fork_flushed();
+    if (pid == 0) {
+      pause();
+      _exit(0);
+    }
+    kill(pid, killers[i]);
+    waitpid(pid, &status, 0);
+    describe(killers[i] == SIGBUS ? "killed at once by SIGBUS" : "and by the next", status);
+  }
   return 0;
 }

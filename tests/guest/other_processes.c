@@ -72,33 +72,34 @@ int main(void) {
   }
   waitpid(child, NULL, 0);
 
-  /* CLONE_PARENT: the middle child's child is ours, and its parent is ours. */
-  int report[2];
-  if (pipe(report) != 0) return 1;
+  /* CLONE_PARENT: the middle child's child is ours, and its parent is ours. Each
+   * reports on a pipe of its own, as the two write in either order. */
+  int from_middle[2], from_grand[2];
+  if (pipe(from_middle) != 0 || pipe(from_grand) != 0) return 1;
   pid_t self = getpid();
   pid_t middle = fork();
   if (middle == 0) {
     long grand = syscall(SYS_clone, (long)(CLONE_PARENT | SIGCHLD), 0L, 0L, 0L, 0L);
     if (grand == 0) {
       char ours = getppid() == self ? 'y' : 'n';
-      (void)!write(report[1], &ours, 1);
+      (void)!write(from_grand[1], &ours, 1);
       _exit(53);
     }
     int32_t got = grand < 0 ? -errno : (int32_t)grand;
-    (void)!write(report[1], &got, sizeof got);
+    (void)!write(from_middle[1], &got, sizeof got);
     _exit(0);
   }
-  close(report[1]);
+  close(from_middle[1]);
+  close(from_grand[1]);
   waitpid(middle, NULL, 0);
   int32_t grand = 0;
-  char ours = '?';
-  (void)!read(report[0], &grand, sizeof grand);
-  (void)!read(report[0], &ours, 1);
-  close(report[0]);
+  (void)!read(from_middle[0], &grand, sizeof grand);
   if (grand < 0) {
     printf("clone(CLONE_PARENT)                  -1 %s\n", strerrorname_np(-grand));
     return 0;
   }
+  char ours = '?';
+  (void)!read(from_grand[0], &ours, 1);
   printf("clone(CLONE_PARENT): the grandchild's parent is ours: %c\n", ours);
   show("  waitpid(grandchild) is ours", waitpid(grand, &status, 0) == grand);
   printf("  grandchild exited %d\n", WEXITSTATUS(status));
