@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -33,11 +34,32 @@ uint64_t guest_prefix(Cpu *c, uint64_t addr, uint64_t len, int access) {
   return ranges_span(&c->m->mem, addr, len, access);
 }
 
-int64_t guest_transfer(Cpu *c, uint64_t addr, uint64_t len, int access) {
-  if (!len) return 0;
+/* 1 MiB: the kernel's copies start at a buffer's start, or at a struct's field. */
+#define REFUSED_SIZE (1u << 20)
+
+void *refused_by_kernel(uint64_t addr) {
+  static void *area;
+  if (addr >> 63) return (void *)(uintptr_t)addr; /* the kernel's half, on every host */
+  void *a = __atomic_load_n(&area, __ATOMIC_ACQUIRE);
+  if (a) return a;
+  a = mmap(NULL, REFUSED_SIZE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (a == MAP_FAILED) return (void *)~(uintptr_t)0xfff; /* the kernel's half, refused early */
+  void *none = NULL;
+  if (!__atomic_compare_exchange_n(&area, &none, a, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    munmap(a, REFUSED_SIZE); /* another thread's came first */
+    a = none;
+  }
+  return a;
+}
+
+void *guest_transfer(Cpu *c, uint64_t addr, uint64_t len, int access, size_t *room) {
   if (len > INT64_MAX) len = INT64_MAX; /* the kernel's MAX_RW_COUNT cuts it further */
-  uint64_t room = guest_prefix(c, addr, len, access);
-  return room ? (int64_t)room : -EFAULT;
+  *room = len ? guest_prefix(c, addr, len, access) : 0;
+  if (len && !*room) {
+    *room = len;
+    return refused_by_kernel(addr);
+  }
+  return GUEST_PTR(addr);
 }
 
 bool guest_area(Cpu *c, uint64_t addr, uint64_t len, int access, void **host) {
@@ -45,21 +67,29 @@ bool guest_area(Cpu *c, uint64_t addr, uint64_t len, int access, void **host) {
   return !addr || !len || guest_prefix(c, addr, len, access) == len;
 }
 
-int guest_iovec(Cpu *c, uint64_t addr, int64_t cnt, int access, struct iovec *out) {
-  if (cnt < 0 || cnt > IOV_MAX) return -EINVAL;
-  int r = guest_copy_in(c, out, addr, (size_t)cnt * sizeof *out);
-  if (r < 0) return r;
-  for (int64_t i = 0; i < cnt; i++) {
+const struct iovec *guest_iovec(Cpu *c, uint64_t addr, uint64_t cnt, int access,
+                                struct iovec *out, uint64_t *n) {
+  *n = cnt;
+  if (cnt > IOV_MAX || guest_copy_in(c, out, addr, (size_t)cnt * sizeof *out) < 0)
+    return refused_by_kernel(addr);
+  uint64_t before = 0;
+  for (uint64_t i = 0; i < cnt; i++) {
     uint64_t base = (uint64_t)(uintptr_t)out[i].iov_base, len = out[i].iov_len;
-    if ((int64_t)len < 0) return -EINVAL; /* the kernel's limit on the total */
+    if ((int64_t)len < 0) break; /* the kernel's EINVAL for the total: it is given this one */
     uint64_t got = base ? guest_prefix(c, base, len, access) : 0;
     if (got < len) {
-      if (i == 0 && got == 0) return -EFAULT;
-      out[i].iov_len = got;
-      return (int)(got ? i + 1 : i);
+      if (before == 0 && got == 0) {
+        out[i].iov_base = refused_by_kernel(base);
+        *n = i + 1;
+      } else {
+        out[i].iov_len = got;
+        *n = got ? i + 1 : i;
+      }
+      break;
     }
+    before += len;
   }
-  return (int)cnt;
+  return out;
 }
 
 int guest_copy_out(Cpu *c, uint64_t dst, const void *src, size_t n) {

@@ -47,26 +47,35 @@ static inline int arg_fd(uint64_t v) { return (int)(int32_t)v; }
  * the kernel's copy would reach before it faulted. */
 uint64_t guest_prefix(Cpu *c, uint64_t addr, uint64_t len, int access);
 
-/* For a transfer of up to len bytes at addr (read, write, recv...): as many as are the
- * guest's with access, or -EFAULT when len is not 0 and none are. */
-int64_t guest_transfer(Cpu *c, uint64_t addr, uint64_t len, int access);
+/* What the host kernel is given for a guest address that is not the guest's, where the
+ * kernel checks other things first (descriptors, flags, sizes, whether data is there):
+ * the address itself where it is in the kernel's half, which the kernel refuses as it
+ * would the guest's; else an area of x64emu's own that nothing may read or write, on
+ * which the kernel's copies fault where they would on the guest's unmapped memory. */
+void *refused_by_kernel(uint64_t addr);
+
+/* For a transfer of up to len bytes at addr (read, write, recv...): the host pointer, with
+ * in *room as many bytes as are the guest's with access; when none are (and len is not 0),
+ * refused_by_kernel(addr) for all len, whose fault the kernel then reports in its order. */
+void *guest_transfer(Cpu *c, uint64_t addr, uint64_t len, int access, size_t *room);
 
 /* Whether all of [addr, addr + len) is the guest's with access; then *host is the host
  * pointer for it. A null addr passes as NULL, for the calls that take one (the host
  * kernel answers the others with EFAULT itself), and so does len 0. */
 bool guest_area(Cpu *c, uint64_t addr, uint64_t len, int access, void **host);
 
-/* What the host kernel is given for a guest address that is not the guest's, where the
- * kernel checks other things first: an address in the kernel's half, which its copies to
- * and from user memory refuse with EFAULT, at the point where they would the guest's. */
-#define REFUSED_BY_KERNEL ((void *)~(uintptr_t)0xfff)
 
 /* The guest's array of cnt struct iovec at addr, for a transfer that reads (GUEST_PROT_READ)
- * or writes (GUEST_PROT_WRITE) the memory they name, as host iovecs in out[IOV_MAX]: a
- * segment not wholly the guest's is cut where it stops being so and the rest dropped,
- * where the kernel's transfer would stop. The number of segments, -EINVAL or -EFAULT. */
+ * or writes (GUEST_PROT_WRITE) the memory they name: the array to give the host call, with
+ * its count in *n. Mostly out[IOV_MAX], the host iovecs: a segment not wholly the guest's
+ * is cut where it stops being so and the rest dropped, where the kernel's transfer would
+ * stop (with no byte before it, it is kept whole and refused, so the kernel's fault comes
+ * in its order). An array the kernel would not take (more than IOV_MAX, or not the
+ * guest's) is refused_by_kernel(addr) with the guest's count, which the kernel refuses
+ * with EINVAL or EFAULT after its earlier checks (a bad descriptor's EBADF). */
 struct iovec;
-int guest_iovec(Cpu *c, uint64_t addr, int64_t cnt, int access, struct iovec *out);
+const struct iovec *guest_iovec(Cpu *c, uint64_t addr, uint64_t cnt, int access,
+                                struct iovec *out, uint64_t *n);
 
 /* Copies between guest and host memory, returning -EFAULT (not a guest SIGSEGV) when the
  * guest passed a bad pointer, as the kernel does. */

@@ -31,9 +31,9 @@ int64_t sys_sysinfo(Cpu *c, const uint64_t *a) {
 
 int64_t sys_getrandom(Cpu *c, const uint64_t *a) {
   if (det_on(c)) return det_read(c, a[0], a[1]);
-  int64_t room = guest_transfer(c, a[0], a[1], GUEST_PROT_WRITE);
-  if (room < 0) return room;
-  return host_result(getrandom(GUEST_PTR(a[0]), (size_t)room, (unsigned)a[2]));
+  size_t room;
+  void *buf = guest_transfer(c, a[0], a[1], GUEST_PROT_WRITE, &room);
+  return host_result(syscall(SYS_getrandom, buf, room, (unsigned)a[2]));
 }
 
 /* Resource numbers are asm-generic's on x86-64 and on the other 64-bit hosts, and

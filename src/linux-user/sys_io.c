@@ -23,45 +23,71 @@
  * to the host as they are. */
 
 /* A transfer of up to len bytes at addr on fd, from file offset off (-1: the descriptor's
- * position): as many bytes as are the guest's with access (guest_transfer) and, on a
- * /proc/self/mem, as the guest may reach there (proc_self.c); or -EFAULT or -EIO. */
-static int64_t transfer_room(Cpu *c, int fd, int64_t off, uint64_t addr, uint64_t len, int access) {
-  int64_t room = guest_transfer(c, addr, len, access);
-  return room < 0 ? room : proc_mem_room(c, fd, off, (uint64_t)room);
+ * position): the host buffer, with in *room as many bytes as are the guest's with access
+ * (guest_transfer) and, on a /proc/self/mem, as the guest may reach there (proc_self.c),
+ * or -EIO. */
+static void *transfer_room(Cpu *c, int fd, int64_t off, uint64_t addr, uint64_t len, int access,
+                           int64_t *room) {
+  size_t n;
+  void *buf = guest_transfer(c, addr, len, access, &n);
+  *room = proc_mem_room(c, fd, off, n);
+  return buf;
 }
 
-/* The same for a vectored transfer: the guest's cnt iovecs at addr as host ones in
- * iov[IOV_MAX] (guest_iovec), cut to what a /proc/self/mem lets the guest reach from
- * off; the number of them, or -errno. */
-static int vector_room(Cpu *c, int fd, int64_t off, uint64_t addr, int64_t cnt, int access,
-                       struct iovec *iov) {
-  int n = guest_iovec(c, addr, cnt, access, iov);
-  if (n <= 0) return n;
+/* The same for a vectored transfer: the guest's cnt iovecs at addr for the host call
+ * (guest_iovec, its host ones in iov[IOV_MAX]) with their count in *n, cut to what a
+ * /proc/self/mem lets the guest reach from off; NULL with -EIO in *n there. */
+static const struct iovec *vector_room(Cpu *c, int fd, int64_t off, uint64_t addr, uint64_t cnt,
+                                       int access, struct iovec *iov, uint64_t *n) {
+  const struct iovec *vec = guest_iovec(c, addr, cnt, access, iov, n);
+  if (vec != iov || !*n) return vec;
   uint64_t total = 0;
-  for (int i = 0; i < n; i++) total += iov[i].iov_len;
+  for (uint64_t i = 0; i < *n; i++) total += iov[i].iov_len;
   int64_t room = proc_mem_room(c, fd, off, total);
-  if (room < 0) return (int)room;
-  for (int i = 0; i < n; i++) {
+  if (room < 0) {
+    *n = (uint64_t)room;
+    return NULL;
+  }
+  for (uint64_t i = 0; i < *n; i++) {
     if ((uint64_t)room <= iov[i].iov_len) {
       iov[i].iov_len = (size_t)room;
-      return i + 1;
+      *n = i + 1;
+      break;
     }
     room -= (int64_t)iov[i].iov_len;
   }
-  return n;
+  return vec;
+}
+
+/* A vectored call on fd: nr with the iovecs vector_room gives, the offset (or -1) and
+ * flags; what a write to a /proc/self/mem changed is noted. */
+static int64_t vector_call(Cpu *c, long nr, const uint64_t *a, int64_t off, int flags, int access) {
+  struct iovec iov[IOV_MAX];
+  uint64_t n;
+  int fd = arg_fd(a[0]);
+  const struct iovec *vec = vector_room(c, fd, off, a[1], a[2], access, iov, &n);
+  if (!vec) return (int64_t)n;
+  /* On a 64-bit kernel the offset's low word holds all of it. */
+  int64_t done = nr == SYS_readv || nr == SYS_writev
+                     ? host_result(syscall(nr, fd, vec, n))
+                     : host_result(syscall(nr, fd, vec, n, off, 0L, flags));
+  if (done > 0 && access == GUEST_PROT_READ) proc_mem_written(c, fd, off, (uint64_t)done);
+  return done;
 }
 
 int64_t sys_read(Cpu *c, const uint64_t *a) {
   if (det_on(c) && det_random_device(arg_fd(a[0]))) return det_read(c, a[1], a[2]);
-  int64_t room = transfer_room(c, arg_fd(a[0]), -1, a[1], a[2], GUEST_PROT_WRITE);
+  int64_t room;
+  void *buf = transfer_room(c, arg_fd(a[0]), -1, a[1], a[2], GUEST_PROT_WRITE, &room);
   if (room < 0) return room;
-  return host_result(read(arg_fd(a[0]), GUEST_PTR(a[1]), (size_t)room));
+  return host_result(read(arg_fd(a[0]), buf, (size_t)room));
 }
 
 int64_t sys_write(Cpu *c, const uint64_t *a) {
-  int64_t room = transfer_room(c, arg_fd(a[0]), -1, a[1], a[2], GUEST_PROT_READ);
+  int64_t room;
+  void *buf = transfer_room(c, arg_fd(a[0]), -1, a[1], a[2], GUEST_PROT_READ, &room);
   if (room < 0) return room;
-  int64_t n = host_result(write(arg_fd(a[0]), GUEST_PTR(a[1]), (size_t)room));
+  int64_t n = host_result(write(arg_fd(a[0]), buf, (size_t)room));
   if (n > 0) proc_mem_written(c, arg_fd(a[0]), -1, (uint64_t)n);
   return n;
 }
@@ -69,71 +95,56 @@ int64_t sys_write(Cpu *c, const uint64_t *a) {
 int64_t sys_readv(Cpu *c, const uint64_t *a) {
   if (det_on(c) && det_random_device(arg_fd(a[0]))) {
     struct iovec iov[IOV_MAX];
-    int n = guest_iovec(c, a[1], (int)a[2], GUEST_PROT_WRITE, iov);
-    if (n < 0) return n;
+    uint64_t n;
+    if (guest_iovec(c, a[1], a[2], GUEST_PROT_WRITE, iov, &n) != iov)
+      return a[2] > IOV_MAX ? -EINVAL : -EFAULT;
     int64_t total = 0;
-    for (int i = 0; i < n; i++) {
+    for (uint64_t i = 0; i < n; i++) {
       int64_t r = det_read(c, (uint64_t)(uintptr_t)iov[i].iov_base, iov[i].iov_len);
       if (r < 0) return total ? total : r;
       total += r;
     }
     return total;
   }
-  struct iovec iov[IOV_MAX];
-  int n = vector_room(c, arg_fd(a[0]), -1, a[1], (int)a[2], GUEST_PROT_WRITE, iov);
-  return n < 0 ? n : host_result(readv(arg_fd(a[0]), iov, n));
+  return vector_call(c, SYS_readv, a, -1, 0, GUEST_PROT_WRITE);
 }
 
 int64_t sys_writev(Cpu *c, const uint64_t *a) {
-  struct iovec iov[IOV_MAX];
-  int n = vector_room(c, arg_fd(a[0]), -1, a[1], (int)a[2], GUEST_PROT_READ, iov);
-  int64_t done = n < 0 ? n : host_result(writev(arg_fd(a[0]), iov, n));
-  if (done > 0) proc_mem_written(c, arg_fd(a[0]), -1, (uint64_t)done);
-  return done;
+  return vector_call(c, SYS_writev, a, -1, 0, GUEST_PROT_READ);
 }
 
 int64_t sys_pread64(Cpu *c, const uint64_t *a) {
   if (det_on(c) && det_random_device(arg_fd(a[0]))) return -ESPIPE; /* as the device says */
-  int64_t room = transfer_room(c, arg_fd(a[0]), (int64_t)a[3], a[1], a[2], GUEST_PROT_WRITE);
+  int64_t room;
+  void *buf = transfer_room(c, arg_fd(a[0]), (int64_t)a[3], a[1], a[2], GUEST_PROT_WRITE, &room);
   if (room < 0) return room;
-  return host_result(pread(arg_fd(a[0]), GUEST_PTR(a[1]), (size_t)room, (off_t)a[3]));
+  return host_result(pread(arg_fd(a[0]), buf, (size_t)room, (off_t)a[3]));
 }
 
 int64_t sys_pwrite64(Cpu *c, const uint64_t *a) {
-  int64_t room = transfer_room(c, arg_fd(a[0]), (int64_t)a[3], a[1], a[2], GUEST_PROT_READ);
+  int64_t room;
+  void *buf = transfer_room(c, arg_fd(a[0]), (int64_t)a[3], a[1], a[2], GUEST_PROT_READ, &room);
   if (room < 0) return room;
-  int64_t n = host_result(pwrite(arg_fd(a[0]), GUEST_PTR(a[1]), (size_t)room, (off_t)a[3]));
+  int64_t n = host_result(pwrite(arg_fd(a[0]), buf, (size_t)room, (off_t)a[3]));
   if (n > 0) proc_mem_written(c, arg_fd(a[0]), (int64_t)a[3], (uint64_t)n);
   return n;
 }
 
 /* preadv(fd, iov, cnt, pos_l, pos_h): on a 64-bit kernel pos_l holds the whole offset. */
 int64_t sys_preadv(Cpu *c, const uint64_t *a) {
-  struct iovec iov[IOV_MAX];
-  int n = vector_room(c, arg_fd(a[0]), (int64_t)a[3], a[1], (int)a[2], GUEST_PROT_WRITE, iov);
-  return n < 0 ? n : host_result(preadv(arg_fd(a[0]), iov, n, (off_t)a[3]));
+  return vector_call(c, SYS_preadv, a, (int64_t)a[3], 0, GUEST_PROT_WRITE);
 }
 
 int64_t sys_pwritev(Cpu *c, const uint64_t *a) {
-  struct iovec iov[IOV_MAX];
-  int n = vector_room(c, arg_fd(a[0]), (int64_t)a[3], a[1], (int)a[2], GUEST_PROT_READ, iov);
-  int64_t done = n < 0 ? n : host_result(pwritev(arg_fd(a[0]), iov, n, (off_t)a[3]));
-  if (done > 0) proc_mem_written(c, arg_fd(a[0]), (int64_t)a[3], (uint64_t)done);
-  return done;
+  return vector_call(c, SYS_pwritev, a, (int64_t)a[3], 0, GUEST_PROT_READ);
 }
 
 int64_t sys_preadv2(Cpu *c, const uint64_t *a) {
-  struct iovec iov[IOV_MAX];
-  int n = vector_room(c, arg_fd(a[0]), (int64_t)a[3], a[1], (int)a[2], GUEST_PROT_WRITE, iov);
-  return n < 0 ? n : host_result(preadv2(arg_fd(a[0]), iov, n, (off_t)a[3], (int)a[5]));
+  return vector_call(c, SYS_preadv2, a, (int64_t)a[3], (int)a[5], GUEST_PROT_WRITE);
 }
 
 int64_t sys_pwritev2(Cpu *c, const uint64_t *a) {
-  struct iovec iov[IOV_MAX];
-  int n = vector_room(c, arg_fd(a[0]), (int64_t)a[3], a[1], (int)a[2], GUEST_PROT_READ, iov);
-  int64_t done = n < 0 ? n : host_result(pwritev2(arg_fd(a[0]), iov, n, (off_t)a[3], (int)a[5]));
-  if (done > 0) proc_mem_written(c, arg_fd(a[0]), (int64_t)a[3], (uint64_t)done);
-  return done;
+  return vector_call(c, SYS_pwritev2, a, (int64_t)a[3], (int)a[5], GUEST_PROT_READ);
 }
 
 int64_t sys_lseek(Cpu *c, const uint64_t *a) {
@@ -170,9 +181,9 @@ int64_t sys_vmsplice(Cpu *c, const uint64_t *a) {
   if (mode < 0) return -errno;
   struct iovec iov[IOV_MAX];
   int access = (mode & O_ACCMODE) == O_RDONLY ? GUEST_PROT_WRITE : GUEST_PROT_READ;
-  int n = guest_iovec(c, a[1], (int64_t)a[2], access, iov);
-  if (n < 0) return n;
-  return host_result(vmsplice(arg_fd(a[0]), iov, (unsigned long)n, (unsigned)a[3]));
+  uint64_t n;
+  const struct iovec *vec = guest_iovec(c, a[1], a[2], access, iov, &n);
+  return host_result(syscall(SYS_vmsplice, arg_fd(a[0]), vec, n, (unsigned)a[3]));
 }
 
 /* process_vm_readv/writev(pid, local, liovcnt, remote, riovcnt, flags): the local iovecs
@@ -183,19 +194,19 @@ static int64_t vm_transfer(Cpu *c, const uint64_t *a, bool to_remote) {
   static __thread struct iovec local[IOV_MAX], remote[IOV_MAX];
   if (a[5]) return -EINVAL; /* no flags are defined */
   pid_t pid = (pid_t)det_pid_in(c, (pid_t)a[0]);
-  int nl = guest_iovec(c, a[1], (int64_t)a[2], to_remote ? GUEST_PROT_READ : GUEST_PROT_WRITE, local);
-  if (nl < 0) return nl;
-  int nr;
+  uint64_t nl, nr;
+  const struct iovec *lvec = guest_iovec(c, a[1], a[2], to_remote ? GUEST_PROT_READ : GUEST_PROT_WRITE,
+                                         local, &nl);
+  const struct iovec *rvec = remote;
   if (syscall(SYS_tgkill, getpid(), pid, 0) == 0) {
-    nr = guest_iovec(c, a[3], (int64_t)a[4], to_remote ? GUEST_PROT_WRITE : GUEST_PROT_READ, remote);
-    if (nr < 0) return nr;
+    rvec = guest_iovec(c, a[3], a[4], to_remote ? GUEST_PROT_WRITE : GUEST_PROT_READ, remote, &nr);
   } else {
-    if (a[4] > IOV_MAX) return -EINVAL;
-    nr = (int)a[4];
-    if (guest_copy_in(c, remote, a[3], (size_t)nr * sizeof *remote) < 0) return -EFAULT;
+    nr = a[4];
+    if (nr > IOV_MAX || guest_copy_in(c, remote, a[3], (size_t)nr * sizeof *remote) < 0)
+      rvec = refused_by_kernel(a[3]);
   }
-  return host_result(syscall(to_remote ? SYS_process_vm_writev : SYS_process_vm_readv, pid, local,
-                             (unsigned long)nl, remote, (unsigned long)nr, 0ul));
+  return host_result(syscall(to_remote ? SYS_process_vm_writev : SYS_process_vm_readv, pid, lvec,
+                             nl, rvec, nr, 0ul));
 }
 
 int64_t sys_process_vm_readv(Cpu *c, const uint64_t *a) { return vm_transfer(c, a, false); }
@@ -211,9 +222,9 @@ int64_t sys_copy_file_range(Cpu *c, const uint64_t *a) {
 
 /* struct linux_dirent64 is the same on every architecture. */
 int64_t sys_getdents64(Cpu *c, const uint64_t *a) {
-  int64_t room = guest_transfer(c, a[1], (unsigned)a[2], GUEST_PROT_WRITE);
-  if (room < 0) return room;
-  return host_result(syscall(SYS_getdents64, arg_fd(a[0]), GUEST_PTR(a[1]), (unsigned)room));
+  size_t room;
+  void *buf = guest_transfer(c, a[1], (unsigned)a[2], GUEST_PROT_WRITE, &room);
+  return host_result(syscall(SYS_getdents64, arg_fd(a[0]), buf, (unsigned)room));
 }
 
 /* The old getdents, which aarch64 does not have: getdents64's records converted in place.

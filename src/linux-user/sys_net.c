@@ -29,21 +29,25 @@ int64_t sys_socketpair(Cpu *c, const uint64_t *a) {
   return r;
 }
 
-/* An address the call reads: len bytes at at. */
-static bool addr_in(Cpu *c, uint64_t at, uint64_t len, void **out) {
-  return guest_area(c, at, len, GUEST_PROT_READ, out);
+/* An address the call reads, len bytes at at: the guest's, NULL, or refused_by_kernel(),
+ * so that the kernel's EBADF, ENOTSOCK and EINVAL come before its EFAULT as for the guest.
+ * The calls that take one are raw system calls, as are those below: a sanitizer's wrapper
+ * of the C library's would read a refused address itself. */
+static void *addr_in(Cpu *c, uint64_t at, uint64_t len) {
+  void *host;
+  return guest_area(c, at, len, GUEST_PROT_READ, &host) ? host : refused_by_kernel(at);
 }
 
 /* An address the call writes and its length word, as the host call takes them. */
 typedef struct {
-  void *addr;     /* the guest's room, NULL, or REFUSED_BY_KERNEL */
-  socklen_t *len; /* &room, NULL, or REFUSED_BY_KERNEL */
+  void *addr;     /* the guest's room, NULL, or refused_by_kernel() */
+  socklen_t *len; /* &room, NULL, or refused_by_kernel() */
   socklen_t room; /* the length word, held here: no guest thread can raise it mid-call */
   uint64_t len_at; /* the guest's length word, where the call's length goes back */
 } AddrOut;
 
 /* NULL for NULL; a part that is not the guest's (the room as the guest says) becomes
- * REFUSED_BY_KERNEL, so that the kernel answers EBADF, ENOTSOCK, EINVAL or EAGAIN first
+ * refused_by_kernel(), so that the kernel answers EBADF, ENOTSOCK, EINVAL or EAGAIN first
  * and EFAULT only when it writes, as it does for the guest. The calls that take them are
  * raw system calls: a sanitizer's wrapper of the C library's would read them itself. */
 static void addr_out(Cpu *c, uint64_t at, uint64_t len_at, AddrOut *o) {
@@ -53,9 +57,9 @@ static void addr_out(Cpu *c, uint64_t at, uint64_t len_at, AddrOut *o) {
   o->len = guest_area(c, len_at, sizeof o->room, GUEST_PROT_READ | GUEST_PROT_WRITE, &word) &&
                    guest_copy_in(c, &o->room, len_at, sizeof o->room) == 0
                ? &o->room
-               : REFUSED_BY_KERNEL;
+               : refused_by_kernel(len_at);
   if (at && ((int)o->room < 0 || !guest_area(c, at, o->room, GUEST_PROT_WRITE, &o->addr)))
-    o->addr = REFUSED_BY_KERNEL; /* a negative room: the kernel's EINVAL comes first */
+    o->addr = refused_by_kernel(at); /* a negative room: the kernel's EINVAL comes first */
 }
 
 /* The call's result r, once the length it gave is in the guest's word. */
@@ -65,15 +69,13 @@ static int64_t addr_out_done(Cpu *c, const AddrOut *o, int64_t r) {
 }
 
 int64_t sys_connect(Cpu *c, const uint64_t *a) {
-  void *addr;
-  if (!addr_in(c, a[1], (socklen_t)a[2], &addr)) return -EFAULT;
-  return host_result(connect(arg_fd(a[0]), addr, (socklen_t)a[2]));
+  return host_result(
+      syscall(SYS_connect, arg_fd(a[0]), addr_in(c, a[1], (socklen_t)a[2]), (socklen_t)a[2]));
 }
 
 int64_t sys_bind(Cpu *c, const uint64_t *a) {
-  void *addr;
-  if (!addr_in(c, a[1], (socklen_t)a[2], &addr)) return -EFAULT;
-  return host_result(bind(arg_fd(a[0]), addr, (socklen_t)a[2]));
+  return host_result(
+      syscall(SYS_bind, arg_fd(a[0]), addr_in(c, a[1], (socklen_t)a[2]), (socklen_t)a[2]));
 }
 
 int64_t sys_listen(Cpu *c, const uint64_t *a) {
@@ -111,9 +113,8 @@ int64_t sys_getpeername(Cpu *c, const uint64_t *a) {
 }
 
 int64_t sys_setsockopt(Cpu *c, const uint64_t *a) {
-  void *val;
-  if (!addr_in(c, a[3], (socklen_t)a[4], &val)) return -EFAULT;
-  return host_result(setsockopt(arg_fd(a[0]), (int)a[1], (int)a[2], val, (socklen_t)a[4]));
+  return host_result(syscall(SYS_setsockopt, arg_fd(a[0]), (int)a[1], (int)a[2],
+                             addr_in(c, a[3], (socklen_t)a[4]), (socklen_t)a[4]));
 }
 
 int64_t sys_getsockopt(Cpu *c, const uint64_t *a) {
@@ -125,68 +126,62 @@ int64_t sys_getsockopt(Cpu *c, const uint64_t *a) {
 }
 
 int64_t sys_sendto(Cpu *c, const uint64_t *a) {
-  void *to;
-  int64_t room = guest_transfer(c, a[1], a[2], GUEST_PROT_READ);
-  if (room < 0) return room;
-  if (!addr_in(c, a[4], (socklen_t)a[5], &to)) return -EFAULT;
-  return host_result(sendto(arg_fd(a[0]), GUEST_PTR(a[1]), (size_t)room, (int)a[3], to,
-                            (socklen_t)a[5]));
+  size_t room;
+  void *buf = guest_transfer(c, a[1], a[2], GUEST_PROT_READ, &room);
+  return host_result(syscall(SYS_sendto, arg_fd(a[0]), buf, room, (int)a[3],
+                             addr_in(c, a[4], (socklen_t)a[5]), (socklen_t)a[5]));
 }
 
 int64_t sys_recvfrom(Cpu *c, const uint64_t *a) {
   AddrOut o;
-  int64_t room = guest_transfer(c, a[1], a[2], GUEST_PROT_WRITE);
-  if (room < 0) return room;
+  size_t room;
+  void *buf = guest_transfer(c, a[1], a[2], GUEST_PROT_WRITE, &room);
   addr_out(c, a[4], a[5], &o);
-  int64_t r = host_result(syscall(SYS_recvfrom, arg_fd(a[0]), GUEST_PTR(a[1]), (size_t)room,
-                                  (int)a[3], o.addr, o.len));
+  int64_t r = host_result(syscall(SYS_recvfrom, arg_fd(a[0]), buf, room, (int)a[3], o.addr, o.len));
   return addr_out_done(c, &o, r);
 }
 
 /* A guest's struct msghdr: its name, data and control buffers found the guest's for the
- * call's direction, into *host (its iovecs in iov, room for IOV_MAX of them). */
-static int64_t msghdr_found(Cpu *c, const struct msghdr *guest, int access, struct msghdr *host,
-                            struct iovec *iov) {
+ * call's direction, into *host (its iovecs in iov, room for IOV_MAX of them). What is not
+ * the guest's goes to the kernel refused (refused_by_kernel, guest_iovec), which reports
+ * it where it would the guest's: the name and the data after the socket's own errors
+ * (and, for a receive, after waiting for a message). */
+static void msghdr_found(Cpu *c, const struct msghdr *guest, int access, struct msghdr *host,
+                         struct iovec *iov) {
   *host = *guest;
-  int n = guest_iovec(c, (uint64_t)(uintptr_t)guest->msg_iov, (int64_t)guest->msg_iovlen, access, iov);
-  if (n < 0) return n;
-  host->msg_iov = iov;
+  uint64_t n;
+  host->msg_iov = (struct iovec *)guest_iovec(c, (uint64_t)(uintptr_t)guest->msg_iov,
+                                              (uint64_t)guest->msg_iovlen, access, iov, &n);
   host->msg_iovlen = (size_t)n;
-  if (!guest_area(c, (uint64_t)(uintptr_t)guest->msg_name, guest->msg_namelen, access, &host->msg_name) ||
-      !guest_area(c, (uint64_t)(uintptr_t)guest->msg_control, guest->msg_controllen, access,
-                  &host->msg_control))
-    return -EFAULT;
-  return 0;
+  uint64_t name = (uint64_t)(uintptr_t)guest->msg_name;
+  uint64_t control = (uint64_t)(uintptr_t)guest->msg_control;
+  if (!guest_area(c, name, guest->msg_namelen, access, &host->msg_name))
+    host->msg_name = refused_by_kernel(name);
+  if (!guest_area(c, control, guest->msg_controllen, access, &host->msg_control))
+    host->msg_control = refused_by_kernel(control);
 }
 
-/* The same for the guest's struct msghdr at `at`, copied into *guest first. */
-static int64_t msghdr_in(Cpu *c, uint64_t at, int access, struct msghdr *guest,
-                         struct msghdr *host, struct iovec *iov) {
-  int r = guest_copy_in(c, guest, at, sizeof *guest);
-  return r < 0 ? r : msghdr_found(c, guest, access, host, iov);
-}
-
-int64_t sys_sendmsg(Cpu *c, const uint64_t *a) {
+/* sendmsg and recvmsg: the guest's msghdr at a[1] found as above, or refused whole when it
+ * is not the guest's (the kernel's EBADF and ENOTSOCK come first). The lengths and flags
+ * a receive gives back go into the guest's msghdr. */
+static int64_t msg_call(Cpu *c, const uint64_t *a, bool recv) {
   struct msghdr guest, host;
   struct iovec iov[IOV_MAX];
-  int64_t r = msghdr_in(c, a[1], GUEST_PROT_READ, &guest, &host, iov);
-  return r < 0 ? r : host_result(sendmsg(arg_fd(a[0]), &host, (int)a[2]));
-}
-
-/* The lengths and flags the call gives back go into the guest's msghdr. */
-int64_t sys_recvmsg(Cpu *c, const uint64_t *a) {
-  struct msghdr guest, host;
-  struct iovec iov[IOV_MAX];
-  int64_t r = msghdr_in(c, a[1], GUEST_PROT_WRITE, &guest, &host, iov);
-  if (r < 0) return r;
-  r = host_result(recvmsg(arg_fd(a[0]), &host, (int)a[2]));
-  if (r < 0) return r;
+  int access = recv ? GUEST_PROT_WRITE : GUEST_PROT_READ;
+  const struct msghdr *given = &host;
+  if (guest_copy_in(c, &guest, a[1], sizeof guest) < 0) given = refused_by_kernel(a[1]);
+  else msghdr_found(c, &guest, access, &host, iov);
+  int64_t r = host_result(syscall(recv ? SYS_recvmsg : SYS_sendmsg, arg_fd(a[0]), given, (int)a[2]));
+  if (r < 0 || !recv) return r;
   guest.msg_namelen = host.msg_namelen;
   guest.msg_controllen = host.msg_controllen;
   guest.msg_flags = host.msg_flags;
   int w = guest_copy_out(c, a[1], &guest, sizeof guest);
   return w < 0 ? w : r;
 }
+
+int64_t sys_sendmsg(Cpu *c, const uint64_t *a) { return msg_call(c, a, false); }
+int64_t sys_recvmsg(Cpu *c, const uint64_t *a) { return msg_call(c, a, true); }
 
 /* sendmmsg/recvmmsg(fd, vec, vlen, flags[, timeout]): the guest's array of struct mmsghdr
  * (a msghdr and the length the call gives back), at most UIO_MAXIOV of them as the kernel
@@ -206,14 +201,15 @@ static int64_t mmsg(Cpu *c, const uint64_t *a, bool recv) {
     segments += guest[i].msg_hdr.msg_iovlen < IOV_MAX ? guest[i].msg_hdr.msg_iovlen : IOV_MAX;
   if (r == 0 && !(iov = malloc((segments ? segments : 1) * sizeof *iov))) r = -ENOMEM;
   for (size_t i = 0, at = 0; r == 0 && i < vlen; i++) {
-    r = msghdr_found(c, &guest[i].msg_hdr, access, &host[i].msg_hdr, iov + at);
-    at += host[i].msg_hdr.msg_iovlen;
+    msghdr_found(c, &guest[i].msg_hdr, access, &host[i].msg_hdr, iov + at);
+    if (host[i].msg_hdr.msg_iov == iov + at) at += host[i].msg_hdr.msg_iovlen;
   }
   struct timespec timeout;
   if (r == 0 && recv && a[4]) r = guest_copy_in(c, &timeout, a[4], sizeof timeout);
   if (r == 0) {
-    r = recv ? host_result(recvmmsg(arg_fd(a[0]), host, vlen, (int)a[3], a[4] ? &timeout : NULL))
-             : host_result(sendmmsg(arg_fd(a[0]), host, vlen, (int)a[3]));
+    r = recv ? host_result(syscall(SYS_recvmmsg, arg_fd(a[0]), host, vlen, (int)a[3],
+                                   a[4] ? &timeout : NULL))
+             : host_result(syscall(SYS_sendmmsg, arg_fd(a[0]), host, vlen, (int)a[3]));
   }
   for (int64_t i = 0; i < r; i++) {
     guest[i].msg_len = host[i].msg_len;

@@ -39,9 +39,9 @@ static int64_t readlink_at(Cpu *c, int dirfd, uint64_t path, uint64_t buf, uint6
     int r = guest_copy_out(c, buf, proc_of(c)->exe_path, n);
     return r < 0 ? r : (int64_t)n;
   }
-  int64_t room = guest_transfer(c, buf, (uint32_t)size, GUEST_PROT_WRITE);
-  if (room < 0) return room;
-  return host_result(readlinkat(dirfd, P(path), GUEST_PTR(buf), (size_t)room));
+  size_t room;
+  void *out = guest_transfer(c, buf, (uint32_t)size, GUEST_PROT_WRITE, &room);
+  return host_result(syscall(SYS_readlinkat, dirfd, P(path), out, room));
 }
 
 int64_t sys_readlink(Cpu *c, const uint64_t *a) { return readlink_at(c, CWD, a[0], a[1], a[2]); }
@@ -187,9 +187,9 @@ int64_t sys_truncate(Cpu *c, const uint64_t *a) {
 /* The raw call returns the length with the NUL, as the guest expects. */
 int64_t sys_getcwd(Cpu *c, const uint64_t *a) {
   /* A buffer that is not the guest's: the kernel's ERANGE for a short one comes first. */
-  int64_t room = guest_transfer(c, a[0], a[1], GUEST_PROT_WRITE);
-  void *buf = room < 0 ? REFUSED_BY_KERNEL : GUEST_PTR(a[0]);
-  return host_result(syscall(SYS_getcwd, buf, room < 0 ? (size_t)a[1] : (size_t)room));
+  size_t room;
+  void *buf = guest_transfer(c, a[0], a[1], GUEST_PROT_WRITE, &room);
+  return host_result(syscall(SYS_getcwd, buf, room));
 }
 
 int64_t sys_chdir(Cpu *c, const uint64_t *a) { return host_result(chdir(P(a[0]))); }

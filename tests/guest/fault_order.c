@@ -10,18 +10,22 @@
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 /* In .rodata: F_SETLK only reads it. */
 static const struct flock whole_file = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
 
+/* Volatile, so the compiler does not see through it to warn of every call. */
+static void *volatile bad_address = (void *)3;
+
 int main(void) {
-  void *bad = (void *)3;
+  void *bad = bad_address;
   socklen_t len = sizeof(struct sockaddr_in), zero = 0;
   int s = socket(AF_INET, SOCK_STREAM, 0), sv[2];
   socketpair(AF_UNIX, SOCK_DGRAM, 0, sv);
   char byte;
-  struct { const char *what; long r; int err; } calls[20];
+  struct { const char *what; long r; int err; } calls[64];
   int n = 0;
 #define CALL(name, call) \
   (errno = 0, calls[n].r = (call), calls[n].err = errno, calls[n++].what = (name))
@@ -56,6 +60,46 @@ int main(void) {
   CALL("fcntl F_GETOWN_EX, bad fd, bad struct", fcntl(-1, F_GETOWN_EX, bad));
   CALL("getcwd, no buffer of 1 byte", (long)syscall(SYS_getcwd, NULL, 1));
   CALL("getcwd, bad buffer, room enough", (long)syscall(SYS_getcwd, bad, 4096));
+  /* Data buffers, socket addresses, message headers and iovec arrays not the caller's:
+   * the descriptor's errors, a pipe's ESPIPE, a socket's EAGAIN come first. */
+  int nb[2];
+  socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK, 0, nb);
+  struct iovec bad_data = {bad, 16}, none = {NULL, 0};
+  struct iovec empty_then_bad[2] = {{&byte, 0}, {bad, 16}};
+  struct msghdr m = {.msg_iov = &bad_data, .msg_iovlen = 1};
+  CALL("read, bad fd, bad buffer", read(-1, bad, 16));
+  CALL("read, nothing queued, bad buffer", read(nb[0], bad, 16));
+  CALL("write, bad fd, bad buffer", write(-1, bad, 16));
+  CALL("pread, a socket, bad buffer", pread(nb[0], bad, 16, 0));
+  CALL("readv, bad fd, bad array", readv(-1, bad, 1));
+  CALL("readv, bad fd, 2000 segments", readv(-1, bad, 2000));
+  CALL("readv, nothing queued, bad segment", readv(nb[0], &bad_data, 1));
+  CALL("readv, nothing queued, empty then bad", readv(nb[0], empty_then_bad, 2));
+  CALL("writev, empty then bad", writev(nb[1], empty_then_bad, 2));
+  CALL("getdents64, bad fd, bad buffer", (long)syscall(SYS_getdents64, -1, bad, 4096));
+  CALL("readlinkat, bad fd, bad buffer", (long)syscall(SYS_readlinkat, -1, "x", bad, 16));
+  CALL("getrandom, bad flags, bad buffer", (long)syscall(SYS_getrandom, bad, 16, 0x100));
+  CALL("connect, bad fd, bad address", connect(-1, bad, 16));
+  CALL("connect, not a socket, bad address", connect(file, bad, 16));
+  CALL("bind, bad fd, bad address", bind(-1, bad, 16));
+  CALL("sendto, bad fd, bad address", sendto(-1, "x", 1, 0, bad, 16));
+  CALL("setsockopt, unknown option, bad value", setsockopt(s, SOL_SOCKET, 12345, bad, 4));
+  CALL("sendmsg, bad fd, bad header", sendmsg(-1, bad, 0));
+  CALL("recvmsg, not a socket, bad header", recvmsg(file, bad, 0));
+  CALL("recvmsg, nothing queued, bad segment", recvmsg(nb[0], &m, 0));
+  m.msg_iov = &none;
+  m.msg_name = bad;
+  m.msg_namelen = 16;
+  CALL("recvmsg, nothing queued, bad name", recvmsg(nb[0], &m, 0));
+  m.msg_name = NULL;
+  m.msg_namelen = 0;
+  m.msg_control = bad;
+  m.msg_controllen = 64;
+  CALL("recvmsg, nothing queued, bad control", recvmsg(nb[0], &m, 0));
+  CALL("fgetxattr, bad fd, bad buffer", (long)syscall(SYS_fgetxattr, -1, "user.x", bad, 16));
+  CALL("fsetxattr, bad fd, bad value", (long)syscall(SYS_fsetxattr, -1, "user.x", bad, 16, 0));
+  close(nb[0]);
+  close(nb[1]);
   close(file);
 #undef CALL
   for (int i = 0; i < n; i++)

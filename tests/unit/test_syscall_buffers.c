@@ -1,7 +1,8 @@
 /* test_syscall_buffers.c: a system call's buffers must be the guest's. A process whose
  * memory is noted (as the loader notes it) gets one page of guest memory and one read-only
  * page; the emulator's own memory (this program's data) passed as any buffer gives EFAULT
- * and is left as it was, and a transfer that runs off the guest's page stops there. */
+ * (after the kernel's own errors, as for memory the process does not have) and is left
+ * as it was, and a transfer that runs off the guest's page stops there. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -64,7 +66,11 @@ static void test_reads_and_writes(void **state) {
   put_in_pipe(16);
   assert_int_equal(SC3(read, pipe_fds[0], emulator_bytes, 16), -EFAULT);
   assert_int_equal(SC3(read, pipe_fds[0], guest_ro, 16), -EFAULT); /* read-only */
-  assert_int_equal(SC4(pread64, pipe_fds[0], emulator_bytes, 16, 0), -EFAULT);
+  /* The kernel's own errors come first: a pipe has no offset to read at. */
+  assert_int_equal(SC4(pread64, pipe_fds[0], emulator_bytes, 16, 0), -ESPIPE);
+  int zero = open("/dev/zero", O_RDONLY);
+  assert_int_equal(SC4(pread64, zero, emulator_bytes, 16, 0), -EFAULT);
+  close(zero);
   assert_int_equal(SC3(write, pipe_fds[1], emulator_bytes, 16), -EFAULT);
   /* Off the end of the guest's writable page: the part before it, as the kernel's copy. */
   assert_int_equal(SC3(read, pipe_fds[0], guest + PG - 8, 16), 8);
@@ -99,7 +105,12 @@ static void test_structures(void **state) {
   assert_int_equal(SC5(select, 8, emulator_bytes, 0, 0, 0), -EFAULT);
   assert_int_equal(SC3(poll, emulator_bytes, 1, 0), -EFAULT);
   assert_int_equal(SC3(connect, 0, emulator_bytes, 16), -EFAULT);
-  assert_int_equal(SC3(recvmsg, pipe_fds[0], emulator_bytes, 0), -EFAULT);
+  assert_int_equal(SC3(recvmsg, pipe_fds[0], emulator_bytes, 0), -ENOTSOCK); /* that first */
+  int sv[2];
+  assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv), 0);
+  assert_int_equal(SC3(recvmsg, sv[0], emulator_bytes, 0), -EFAULT);
+  close(sv[0]);
+  close(sv[1]);
   assert_emulator_untouched();
 }
 
