@@ -64,7 +64,9 @@ void *guest_transfer(Cpu *c, uint64_t addr, uint64_t len, int access, size_t *ro
 
 bool guest_area(Cpu *c, uint64_t addr, uint64_t len, int access, void **host) {
   *host = GUEST_PTR(addr);
-  return !addr || !len || guest_prefix(c, addr, len, access) == len;
+  if (!addr || !len || guest_prefix(c, addr, len, access) == len) return true;
+  *host = refused_by_kernel(addr);
+  return false;
 }
 
 const struct iovec *guest_iovec(Cpu *c, uint64_t addr, uint64_t cnt, int access,

@@ -61,7 +61,9 @@ void *guest_transfer(Cpu *c, uint64_t addr, uint64_t len, int access, size_t *ro
 
 /* Whether all of [addr, addr + len) is the guest's with access; then *host is the host
  * pointer for it. A null addr passes as NULL, for the calls that take one (the host
- * kernel answers the others with EFAULT itself), and so does len 0. */
+ * kernel answers the others with EFAULT itself), and so does len 0. Otherwise *host is
+ * refused_by_kernel(addr): a call that hands it straight to the kernel need not check,
+ * and gets the kernel's errors in the kernel's order. */
 bool guest_area(Cpu *c, uint64_t addr, uint64_t len, int access, void **host);
 
 

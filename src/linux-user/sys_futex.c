@@ -201,13 +201,16 @@ int64_t sys_futex(Cpu *c, const uint64_t *a) {
   const bool word_written = cmd == FUTEX_LOCK_PI || cmd == 13 || cmd == FUTEX_UNLOCK_PI ||
                             cmd == FUTEX_TRYLOCK_PI || cmd == FUTEX_CMP_REQUEUE_PI;
   void *word = GUEST_PTR(a[0]), *timeout = GUEST_PTR(a[3]), *word2 = GUEST_PTR(a[4]);
-  if (cmd != FUTEX_WAKE && cmd != FUTEX_WAKE_BITSET &&
-      (!a[0] || !guest_area(c, a[0], 4, word_written ? rw : GUEST_PROT_READ, &word)))
-    return -EFAULT;
-  if ((what & TIMEOUT) && !guest_area(c, a[3], 16, GUEST_PROT_READ, &timeout)) return -EFAULT;
-  if ((what & WORD2) &&
-      (!a[4] || !guest_area(c, a[4], 4, what & WORD2_WRITTEN ? rw : GUEST_PROT_READ, &word2)))
-    return -EFAULT;
+  /* What is not the guest's goes to the host kernel refused, which faults on it after its
+   * own checks (an unknown operation's ENOSYS, a zero bitset's EINVAL); x64emu's own
+   * futex work (--deterministic, the turns) needs it all. */
+  bool ours = true;
+  if (cmd != FUTEX_WAKE && cmd != FUTEX_WAKE_BITSET)
+    ours &= guest_area(c, a[0], 4, word_written ? rw : GUEST_PROT_READ, &word) && a[0];
+  if (what & TIMEOUT) ours &= guest_area(c, a[3], 16, GUEST_PROT_READ, &timeout);
+  if (what & WORD2)
+    ours &= guest_area(c, a[4], 4, what & WORD2_WRITTEN ? rw : GUEST_PROT_READ, &word2) && a[4];
+  if (!ours && (det_on(c) || turns_on(c))) return -EFAULT;
   if (det_on(c) && (cmd == FUTEX_LOCK_PI || cmd == 13 || cmd == FUTEX_TRYLOCK_PI || cmd == FUTEX_UNLOCK_PI ||
                     cmd == FUTEX_WAIT_REQUEUE_PI || cmd == FUTEX_CMP_REQUEUE_PI))
     return pi_virtually(c, cmd, word, a, (what & TIMEOUT) ? timeout : NULL);

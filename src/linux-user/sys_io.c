@@ -151,14 +151,15 @@ int64_t sys_lseek(Cpu *c, const uint64_t *a) {
   return host_result(lseek(arg_fd(a[0]), (off_t)a[1], (int)a[2]));
 }
 
-/* The optional file offsets of sendfile and copy_file_range: read, then written back. */
+/* The optional file offsets of sendfile, splice and copy_file_range: read, then written
+ * back; one not the guest's is refused by the kernel after its checks of the descriptors. */
 enum { RW = GUEST_PROT_READ | GUEST_PROT_WRITE };
 
 int64_t sys_sendfile(Cpu *c, const uint64_t *a) {
   void *off;
-  if (!guest_area(c, a[2], sizeof(off_t), RW, &off)) return -EFAULT;
+  guest_area(c, a[2], sizeof(off_t), RW, &off);
   if (proc_mem_file(c, arg_fd(a[0])) || proc_mem_file(c, arg_fd(a[1]))) return -EINVAL;
-  return host_result(sendfile(arg_fd(a[0]), arg_fd(a[1]), off, a[3]));
+  return host_result(syscall(SYS_sendfile, arg_fd(a[0]), arg_fd(a[1]), off, a[3]));
 }
 
 /* splice and tee move data between descriptors in the host kernel (the SPLICE_F_* flags
@@ -166,10 +167,11 @@ int64_t sys_sendfile(Cpu *c, const uint64_t *a) {
  * reads for a pipe's write end and writes for its read end. */
 int64_t sys_splice(Cpu *c, const uint64_t *a) {
   void *in, *out;
-  if (!guest_area(c, a[1], sizeof(off_t), RW, &in) || !guest_area(c, a[3], sizeof(off_t), RW, &out))
-    return -EFAULT;
+  guest_area(c, a[1], sizeof(off_t), RW, &in);
+  guest_area(c, a[3], sizeof(off_t), RW, &out);
   if (proc_mem_file(c, arg_fd(a[0])) || proc_mem_file(c, arg_fd(a[2]))) return -EINVAL;
-  return host_result(splice(arg_fd(a[0]), in, arg_fd(a[2]), out, (size_t)a[4], (unsigned)a[5]));
+  return host_result(
+      syscall(SYS_splice, arg_fd(a[0]), in, arg_fd(a[2]), out, (size_t)a[4], (unsigned)a[5]));
 }
 
 int64_t sys_tee(Cpu *c, const uint64_t *a) {
@@ -214,10 +216,11 @@ int64_t sys_process_vm_writev(Cpu *c, const uint64_t *a) { return vm_transfer(c,
 
 int64_t sys_copy_file_range(Cpu *c, const uint64_t *a) {
   void *in, *out;
-  if (!guest_area(c, a[1], sizeof(off_t), RW, &in) || !guest_area(c, a[3], sizeof(off_t), RW, &out))
-    return -EFAULT;
+  guest_area(c, a[1], sizeof(off_t), RW, &in);
+  guest_area(c, a[3], sizeof(off_t), RW, &out);
   if (proc_mem_file(c, arg_fd(a[0])) || proc_mem_file(c, arg_fd(a[2]))) return -EINVAL;
-  return host_result(copy_file_range(arg_fd(a[0]), in, arg_fd(a[2]), out, a[4], (unsigned)a[5]));
+  return host_result(
+      syscall(SYS_copy_file_range, arg_fd(a[0]), in, arg_fd(a[2]), out, a[4], (unsigned)a[5]));
 }
 
 /* struct linux_dirent64 is the same on every architecture. */

@@ -407,13 +407,14 @@ int64_t sys_msync(Cpu *c, const uint64_t *a) {
 int64_t sys_mincore(Cpu *c, const uint64_t *a) {
   void *vec;
   if (page_up(a[1]) < a[1]) return -ENOMEM;
-  if (!a[2] || !guest_area(c, a[2], page_up(a[1]) / PAGE, GUEST_PROT_WRITE, &vec)) return -EFAULT;
+  /* A vector not the guest's: the kernel's EINVAL and ENOMEM come first (refused). */
+  bool ours = guest_area(c, a[2], page_up(a[1]) / PAGE, GUEST_PROT_WRITE, &vec) && a[2];
   if (host_page() > GUEST_PAGE && !(a[0] & (PAGE - 1))) {
     /* Any part not mapped: the kernel's ENOMEM, which the host's larger pages would hide. */
     if (!ranges_mapped(&c->m->mem, a[0], a[0] + page_up(a[1]))) return -ENOMEM;
-    return guest_pages_mincore(a[0], a[1], vec);
+    return ours ? guest_pages_mincore(a[0], a[1], vec) : -EFAULT;
   }
-  return host_result(mincore(GUEST_PTR(a[0]), a[1], vec));
+  return host_result(syscall(SYS_mincore, GUEST_PTR(a[0]), a[1], vec));
 }
 
 /* ---- mlockall ---- */

@@ -15,14 +15,16 @@
 #define NOT_BLOCKABLE (X64_SIGBIT(SIGKILL) | X64_SIGBIT(SIGSTOP))
 
 int64_t sys_rt_sigaction(Cpu *c, const uint64_t *a) {
+  /* The kernel's order: the set's size, the new action's copy, the signal, the old's. */
   int sig = (int)a[0];
-  if (a[3] != X64_SIGSET_SIZE || sig < 1 || sig > X64_NSIG) return -EINVAL;
-  if (a[1] && (sig == SIGKILL || sig == SIGSTOP)) return -EINVAL;
+  if (a[3] != X64_SIGSET_SIZE) return -EINVAL;
   X64Sigaction act, old;
   if (a[1]) {
     int r = guest_copy_in(c, &act, a[1], sizeof act);
     if (r < 0) return r;
   }
+  if (sig < 1 || sig > X64_NSIG) return -EINVAL;
+  if (a[1] && (sig == SIGKILL || sig == SIGSTOP)) return -EINVAL;
   signals_action(c, sig, a[1] ? &act : NULL, &old);
   return a[2] ? guest_copy_out(c, a[2], &old, sizeof old) : 0;
 }

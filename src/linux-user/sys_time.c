@@ -111,8 +111,8 @@ static int64_t sleep_virtual(Cpu *c, clockid_t id, bool absolute, uint64_t req, 
 int64_t sys_nanosleep(Cpu *c, const uint64_t *a) {
   if (det_on(c)) return sleep_virtual(c, CLOCK_MONOTONIC, false, a[0], a[1]);
   void *req, *rem;
-  if (!guest_area(c, a[0], 16, GUEST_PROT_READ, &req) || !guest_area(c, a[1], 16, GUEST_PROT_WRITE, &rem))
-    return -EFAULT;
+  guest_area(c, a[0], 16, GUEST_PROT_READ, &req);
+  guest_area(c, a[1], 16, GUEST_PROT_WRITE, &rem); /* written only when interrupted */
   return host_result(syscall(SYS_nanosleep, req, rem));
 }
 
@@ -123,8 +123,8 @@ int64_t sys_clock_nanosleep(Cpu *c, const uint64_t *a) {
     return sleep_virtual(c, (clockid_t)a[0], a[1] & TIMER_ABSTIME, a[2], a[3]);
   }
   void *req, *rem;
-  if (!guest_area(c, a[2], 16, GUEST_PROT_READ, &req) || !guest_area(c, a[3], 16, GUEST_PROT_WRITE, &rem))
-    return -EFAULT;
+  guest_area(c, a[2], 16, GUEST_PROT_READ, &req);
+  guest_area(c, a[3], 16, GUEST_PROT_WRITE, &rem);
   return host_result(syscall(SYS_clock_nanosleep, (clockid_t)a[0], (int)a[1], req, rem));
 }
 
@@ -143,8 +143,9 @@ int64_t sys_times(Cpu *c, const uint64_t *a) {
 int64_t sys_getrusage(Cpu *c, const uint64_t *a) {
   int who = (int)a[0];
   void *buf;
-  if (!guest_area(c, a[1], sizeof(struct rusage), GUEST_PROT_WRITE, &buf)) return -EFAULT;
-  if (!det_on(c) || who == RUSAGE_CHILDREN) return host_result(getrusage(who, buf));
+  bool ours = guest_area(c, a[1], sizeof(struct rusage), GUEST_PROT_WRITE, &buf);
+  if (!det_on(c) || who == RUSAGE_CHILDREN) return host_result(syscall(SYS_getrusage, who, buf));
+  if (!ours) return -EFAULT;
   if (who != RUSAGE_SELF && who != RUSAGE_THREAD) return -EINVAL;
   struct timespec cpu = vt_timespec(vt_now(c, CLOCK_PROCESS_CPUTIME_ID));
   struct rusage ru = {.ru_utime = {cpu.tv_sec, cpu.tv_nsec / 1000}};

@@ -10,7 +10,10 @@
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <linux/futex.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* In .rodata: F_SETLK only reads it. */
@@ -25,7 +28,7 @@ int main(void) {
   int s = socket(AF_INET, SOCK_STREAM, 0), sv[2];
   socketpair(AF_UNIX, SOCK_DGRAM, 0, sv);
   char byte;
-  struct { const char *what; long r; int err; } calls[64];
+  struct { const char *what; long r; int err; } calls[80];
   int n = 0;
 #define CALL(name, call) \
   (errno = 0, calls[n].r = (call), calls[n].err = errno, calls[n++].what = (name))
@@ -98,6 +101,26 @@ int main(void) {
   CALL("recvmsg, nothing queued, bad control", recvmsg(nb[0], &m, 0));
   CALL("fgetxattr, bad fd, bad buffer", (long)syscall(SYS_fgetxattr, -1, "user.x", bad, 16));
   CALL("fsetxattr, bad fd, bad value", (long)syscall(SYS_fsetxattr, -1, "user.x", bad, 16, 0));
+  /* Structures the kernel fills or reads after its own checks. */
+  CALL("rt_sigaction, bad signal, bad action", (long)syscall(SYS_rt_sigaction, 99, bad, NULL, 8));
+  CALL("rt_sigaction, bad signal, bad old action", (long)syscall(SYS_rt_sigaction, 99, NULL, bad, 8));
+  CALL("wait4, no such child, bad status", (long)syscall(SYS_wait4, -99999, bad, 0, bad));
+  CALL("waitid, no such child, bad info", (long)syscall(SYS_waitid, P_PID, 99999, bad, WEXITED, bad));
+  CALL("ioctl, bad fd, bad struct", (long)syscall(SYS_ioctl, -1, 0x5401 /* TCGETS */, bad));
+  CALL("ioctl, not a terminal, bad struct", (long)syscall(SYS_ioctl, file, 0x5401, bad));
+  CALL("statx, bad dirfd, bad buffer", (long)syscall(SYS_statx, -1, "x", 0, 0x7ff, bad));
+  CALL("futex, unknown operation, bad word", (long)syscall(SYS_futex, bad, 99, 0, NULL, NULL, 0));
+  CALL("futex, zero bitset, bad word", (long)syscall(SYS_futex, bad, FUTEX_WAIT_BITSET, 0, NULL, NULL, 0));
+  CALL("sched_getaffinity, size 3, bad mask", (long)syscall(SYS_sched_getaffinity, 0, 3, bad));
+  CALL("sched_getparam, pid -1, bad param", (long)syscall(SYS_sched_getparam, -1, bad));
+  CALL("getitimer, bad timer, bad value", (long)syscall(SYS_getitimer, 99, bad));
+  CALL("timer_settime, bad id, no new value", (long)syscall(SYS_timer_settime, 0, 0, NULL, NULL));
+  CALL("splice, bad fd, bad offsets", (long)syscall(SYS_splice, -1, bad, -1, bad, 16, 0));
+  CALL("copy_file_range, bad fd, bad offsets", (long)syscall(SYS_copy_file_range, -1, bad, -1, bad, 16, 0));
+  CALL("sendfile, bad fd, bad offset", (long)syscall(SYS_sendfile, -1, -1, bad, 16));
+  CALL("mincore, unmapped range, bad vector", (long)syscall(SYS_mincore, 0x10000, 4096, bad));
+  CALL("nanosleep, bad remainder, not interrupted",
+       (long)syscall(SYS_nanosleep, &(struct timespec){0, 1000}, bad));
   close(nb[0]);
   close(nb[1]);
   close(file);
