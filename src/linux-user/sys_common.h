@@ -268,6 +268,8 @@ int64_t sys_truncate(Cpu *c, const uint64_t *a);
 int64_t sys_getcwd(Cpu *c, const uint64_t *a);
 int64_t sys_chdir(Cpu *c, const uint64_t *a);
 int64_t sys_chroot(Cpu *c, const uint64_t *a);
+int64_t sys_name_to_handle_at(Cpu *c, const uint64_t *a);
+int64_t sys_open_by_handle_at(Cpu *c, const uint64_t *a);
 int64_t sys_umask(Cpu *c, const uint64_t *a);
 int64_t sys_sync(Cpu *c, const uint64_t *a);
 

@@ -36,6 +36,45 @@ int64_t sys_open(Cpu *c, const uint64_t *a) { return open_at(c, X64_AT_FDCWD, a[
 
 int64_t sys_openat(Cpu *c, const uint64_t *a) { return open_at(c, arg_fd(a[0]), a[1], a[2], a[3]); }
 
+/* ---- file handles: struct file_handle (a u32 size, an int type, the handle's bytes) is
+ * the same on every host, as are the AT_HANDLE_* flags ---- */
+
+enum { HANDLE_MAX = 128, HANDLE_HEAD = 8 }; /* MAX_HANDLE_SZ, and the size and type */
+typedef struct FileHandle {
+  uint32_t bytes;
+  int32_t type;
+  uint8_t handle[HANDLE_MAX];
+} FileHandle;
+
+/* name_to_handle_at(dirfd, path, handle, mount_id, flags): the kernel reads the guest's
+ * room (handle_bytes) and writes the handle and its size back. It works on a copy here,
+ * so that no other guest thread can raise the room mid-call; a head that is not the
+ * guest's goes to it refused, faulting after the path's lookup as for the guest. */
+int64_t sys_name_to_handle_at(Cpu *c, const uint64_t *a) {
+  FileHandle h;
+  void *given = &h, *mount_id;
+  if (guest_copy_in(c, &h, a[2], HANDLE_HEAD) < 0) given = refused_by_kernel(a[2]);
+  guest_area(c, a[3], (a[4] & 1) ? 8 : 4, GUEST_PROT_WRITE, &mount_id); /* AT_HANDLE_MNT_ID_UNIQUE: u64 */
+  uint32_t room = h.bytes;
+  int64_t r = host_result(syscall(SYS_name_to_handle_at, arg_fd(a[0]), PATH_ARG(a[1]), given,
+                                  mount_id, (int)a[4]));
+  if (given != &h || (r < 0 && r != -EOVERFLOW)) return r;
+  /* The size needed (EOVERFLOW), or the handle, which fits the room the guest gave. */
+  size_t back = HANDLE_HEAD + (r == 0 && h.bytes <= room ? h.bytes : 0);
+  int w = guest_copy_out(c, a[2], &h, back);
+  return w < 0 ? w : r;
+}
+
+/* open_by_handle_at(mount_fd, handle, flags): the guest's handle copied whole first (its
+ * size as the kernel checks it: EINVAL past MAX_HANDLE_SZ), x86-64's open flags translated. */
+int64_t sys_open_by_handle_at(Cpu *c, const uint64_t *a) {
+  FileHandle h;
+  if (guest_copy_in(c, &h, a[1], HANDLE_HEAD) < 0) return -EFAULT;
+  if (h.bytes > HANDLE_MAX || h.bytes == 0) return -EINVAL;
+  if (guest_copy_in(c, h.handle, a[1] + HANDLE_HEAD, h.bytes) < 0) return -EFAULT;
+  return host_result(syscall(SYS_open_by_handle_at, arg_fd(a[0]), &h, open_flags_to_host(a[2])));
+}
+
 /* openat2(dirfd, path, how, size): struct open_how is flags, mode and resolve (u64 each)
  * in its first 24 bytes, and as the kernel takes it, up to a page whose further bytes
  * must be zero (E2BIG). The flags are x86-64's, translated; the host checks the rest.

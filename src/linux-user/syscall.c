@@ -62,6 +62,8 @@ static const SysEntry table[X64_NR_COUNT] = {
     S(open, R_DEC, A_PATH, A_OFLAGS, A_OMODE),
     S(openat, R_DEC, A_DIRFD, A_PATH, A_OFLAGS, A_OMODE),
     S(openat2, R_DEC, A_DIRFD, A_PATH, A_PTR, A_ULONG),
+    S(name_to_handle_at, R_DEC, A_DIRFD, A_PATH, A_PTR, A_PTR, A_HEX),
+    S(open_by_handle_at, R_DEC, A_FD, A_PTR, A_OFLAGS),
     S(creat, R_DEC, A_PATH, A_MODE),
     S(close, R_DEC, A_FD),
     S(close_range, R_DEC, A_FD, A_FD, A_HEX),
