@@ -229,14 +229,18 @@ _Static_assert(PROT_READ == GUEST_PROT_READ && PROT_WRITE == GUEST_PROT_WRITE &&
  * use are equal, except that MAP_32BIT exists only on x86. */
 enum {
   X64_MAP_PRIVATE = 2, X64_MAP_TYPE = 0xF, /* SHARED 1, PRIVATE 2, SHARED_VALIDATE 3 */
-  X64_MAP_FIXED = 0x10, X64_MAP_32BIT = 0x40, X64_MAP_FIXED_NOREPLACE = 0x100000,
+  X64_MAP_FIXED = 0x10, X64_MAP_ANONYMOUS = 0x20, X64_MAP_32BIT = 0x40,
+  X64_MAP_FIXED_NOREPLACE = 0x100000,
   X64_MREMAP_MAYMOVE = 1, X64_MREMAP_FIXED = 2, X64_MREMAP_DONTUNMAP = 4,
 };
 
 static int64_t map_guest(Cpu *c, const uint64_t *a) {
   uint64_t addr = a[0], len = a[1], flags = a[3], off = a[5];
   mem_init(c);
-  if (len == 0 || (off & (PAGE - 1))) return -EINVAL;
+  /* The kernel's order: the offset, the file, then the length. */
+  if (off & (PAGE - 1)) return -EINVAL;
+  if (!(flags & X64_MAP_ANONYMOUS) && fcntl(arg_fd(a[4]), F_GETFD) < 0) return -EBADF;
+  if (len == 0) return -EINVAL;
   uint64_t span = page_up(len);
   if (span < len) return -ENOMEM;
   bool fixed = (flags & X64_MAP_FIXED) && !(flags & X64_MAP_FIXED_NOREPLACE);
@@ -396,11 +400,15 @@ int64_t sys_madvise(Cpu *c, const uint64_t *a) {
 }
 
 /* The host syncs from its page's start: on larger host pages, from the one holding a[0]. */
+/* A hole in the guest's mappings is the kernel's ENOMEM, once the flags have passed its
+ * checks: the host may have x64emu's own memory there (the break's reservation), or its
+ * larger pages cover more than the guest's. */
 int64_t sys_msync(Cpu *c, const uint64_t *a) {
   if (a[0] & (PAGE - 1)) return -EINVAL;
-  if (host_page() > GUEST_PAGE && !ranges_mapped(&c->m->mem, a[0], a[0] + page_up(a[1]))) return -ENOMEM;
+  bool hole = proc_of(c)->mem_noted && !ranges_mapped(&c->m->mem, a[0], a[0] + page_up(a[1]));
   uint64_t at = a[0] & ~(host_page() - 1);
-  return host_result(msync(GUEST_PTR(at), a[1] + (a[0] - at), (int)a[2]));
+  int64_t r = host_result(msync(GUEST_PTR(at), a[1] + (a[0] - at), (int)a[2]));
+  return r == 0 && hole ? -ENOMEM : r;
 }
 
 /* One byte per page of the range goes into the guest's vector. */
@@ -455,6 +463,25 @@ int64_t sys_mremap(Cpu *c, const uint64_t *a) {
   return got;
 }
 
+/* Where the main stack's mapping starts as the kernel's would: x64emu maps all of it at
+ * once, the kernel a grows-down mapping of what the program has touched (at least the
+ * 132 KiB it starts with). Locking all of it would count 8 MiB against RLIMIT_MEMLOCK. */
+static uint64_t stack_reach(Cpu *c, const Range *r) {
+  uint64_t at = proc_of(c)->stack_at, start = 132 * 1024;
+  if (!at || at < r->lo || at >= r->hi || r->hi - r->lo <= start) return r->lo;
+  uint64_t hp = host_page(), pages = (r->hi - r->lo) / hp;
+  unsigned char *in = malloc(pages);
+  uint64_t low = r->hi - start;
+  if (in && syscall(SYS_mincore, GUEST_PTR(r->lo), (size_t)(r->hi - r->lo), in) == 0)
+    for (uint64_t i = 0; i < pages; i++)
+      if (in[i] & 1) {
+        if (r->lo + i * hp < low) low = r->lo + i * hp;
+        break;
+      }
+  free(in);
+  return low;
+}
+
 /* mlockall(flags) locks the guest's mappings, not the emulator's memory beside them, and
  * with MCL_FUTURE the guest's later ones (lock_new, the break as it grows). One the
  * host refuses (RLIMIT_MEMLOCK) undoes the rest: ENOMEM, as the kernel's check first. */
@@ -468,7 +495,8 @@ int64_t sys_mlockall(Cpu *c, const uint64_t *a) {
     const RangeSet *mem = &c->m->mem;
     for (size_t i = 0; i < mem->n; i++) {
       const Range *r = &mem->r[i];
-      if ((r->prot & GUEST_PROT_RESERVED) || lock_pages(r->lo, r->hi - r->lo, flags) == 0) continue;
+      uint64_t lo = stack_reach(c, r);
+      if ((r->prot & GUEST_PROT_RESERVED) || lock_pages(lo, r->hi - lo, flags) == 0) continue;
       int err = errno;
       for (size_t j = 0; j < i; j++) unlock_pages(mem->r[j].lo, mem->r[j].hi - mem->r[j].lo);
       return -err;

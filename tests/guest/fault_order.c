@@ -5,9 +5,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <linux/futex.h>
@@ -121,6 +123,12 @@ int main(void) {
   CALL("mincore, unmapped range, bad vector", (long)syscall(SYS_mincore, 0x10000, 4096, bad));
   CALL("nanosleep, bad remainder, not interrupted",
        (long)syscall(SYS_nanosleep, &(struct timespec){0, 1000}, bad));
+  /* Memory calls: mmap's file before its length; msync past the break, where x64emu
+   * keeps the break's reservation but the process has nothing. */
+  CALL("mmap, bad fd, length 0", (long)mmap(NULL, 0, PROT_READ, MAP_SHARED, -1, 0));
+  CALL("mmap, bad fd, offset not a page's", (long)mmap(NULL, 4096, PROT_READ, MAP_SHARED, -1, 1));
+  CALL("msync, past the break", msync((char *)(((uintptr_t)sbrk(0) + 4 * 4096) & ~4095ul), 4096, MS_SYNC));
+  CALL("msync, past the break, bad flags", msync((char *)(((uintptr_t)sbrk(0) + 4 * 4096) & ~4095ul), 4096, 7));
   close(nb[0]);
   close(nb[1]);
   close(file);
