@@ -525,11 +525,14 @@ static enum Restart restart_kind(uint64_t nr) {
   case X64_NR_wait4: case X64_NR_waitid: case X64_NR_accept: case X64_NR_accept4:
   case X64_NR_connect: case X64_NR_recvfrom: case X64_NR_sendto: case X64_NR_recvmsg:
   case X64_NR_sendmsg: case X64_NR_sendfile: case X64_NR_splice: case X64_NR_futex:
-  case X64_NR_msgrcv: case X64_NR_msgsnd: case X64_NR_semop: case X64_NR_getrandom:
+  case X64_NR_recvmmsg: case X64_NR_sendmmsg: case X64_NR_mq_timedsend:
+  case X64_NR_mq_timedreceive: case X64_NR_getrandom:
     return RESTART_SYS;
+  /* System V IPC's waits too: never restarted after a handler, SA_RESTART or not. */
   case X64_NR_pause: case X64_NR_rt_sigsuspend: case X64_NR_poll: case X64_NR_ppoll:
   case X64_NR_select: case X64_NR_pselect6: case X64_NR_epoll_wait: case X64_NR_epoll_pwait:
-  case X64_NR_nanosleep: case X64_NR_clock_nanosleep:
+  case X64_NR_nanosleep: case X64_NR_clock_nanosleep: case X64_NR_msgrcv: case X64_NR_msgsnd:
+  case X64_NR_semop: case X64_NR_semtimedop:
     return RESTART_NOHAND;
   default:
     return RESTART_NEVER;

@@ -5,7 +5,8 @@
  * timed one, undo), shared memory (attached where the kernel chooses and where the
  * program says, seen by a child, read-only, rounded with SHM_RND, the status and
  * detaching), and a POSIX queue (priorities, sizes, timeouts, a child that waits), with
- * the errors of bad arguments (its notifications: mq_notify.c). Identifiers and times
+ * the errors of bad arguments (its notifications: mq_notify.c), and waits a handler
+ * interrupts, which are not restarted. Identifiers and times
  * differ between runs: only their relations print. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,6 +23,7 @@
 #include <sys/sem.h>
 #include <sys/shm.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -330,11 +332,47 @@ static void posix_queues(void) {
   show("mq_open(maxmsg 0)", mq_open(name, O_CREAT | O_RDWR, 0600, &attr));
 }
 
+static void on_alarm(int sig) { (void)sig; }
+
+/* Arms a one-shot SIGALRM 50 ms from now. */
+static void alarm_soon(void) {
+  struct itimerval soon = {{0, 0}, {0, 50000}};
+  setitimer(ITIMER_REAL, &soon, NULL);
+}
+
+/* A wait in msgrcv, msgsnd or semop that a handler interrupts is EINTR even with
+ * SA_RESTART: the kernel never restarts them after a handler (signal(7)). */
+static void interrupted_waits(void) {
+  struct sigaction sa = {.sa_handler = on_alarm, .sa_flags = SA_RESTART};
+  sigaction(SIGALRM, &sa, NULL);
+  int q = msgget(IPC_PRIVATE, IPC_CREAT | 0600);
+  struct message m = {.type = 1};
+  alarm_soon();
+  show("msgrcv, interrupted (SA_RESTART)", msgrcv(q, &m, sizeof m.text, 1, 0));
+  struct msqid_ds ds;
+  msgctl(q, IPC_STAT, &ds);
+  ds.msg_qbytes = sizeof m.text;
+  msgctl(q, IPC_SET, &ds);
+  msgsnd(q, &m, sizeof m.text, 0); /* the queue is full */
+  alarm_soon();
+  show("msgsnd, interrupted (SA_RESTART)", msgsnd(q, &m, sizeof m.text, 0));
+  msgctl(q, IPC_RMID, NULL);
+  int set = semget(IPC_PRIVATE, 1, IPC_CREAT | 0600);
+  struct sembuf down = {0, -1, 0};
+  alarm_soon();
+  show("semop, interrupted (SA_RESTART)", semop(set, &down, 1));
+  alarm_soon();
+  show("semtimedop, interrupted (SA_RESTART)", semtimedop(set, &down, 1, &(struct timespec){5, 0}));
+  semctl(set, 0, IPC_RMID);
+  signal(SIGALRM, SIG_DFL);
+}
+
 int main(void) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   message_queues();
   semaphores();
   shared_memory();
   posix_queues();
+  interrupted_waits();
   return 0;
 }
