@@ -78,7 +78,7 @@ int64_t sys_open_by_handle_at(Cpu *c, const uint64_t *a) {
 /* openat2(dirfd, path, how, size): struct open_how is flags, mode and resolve (u64 each)
  * in its first 24 bytes, and as the kernel takes it, up to a page whose further bytes
  * must be zero (E2BIG). The flags are x86-64's, translated; the host checks the rest.
- * /proc/self's entries are the guest's, whatever the resolve flags. */
+ * /proc/self's entries are the guest's, where the resolve flags let the path reach them. */
 enum { OPEN_HOW_SIZE_VER0 = 24, OPEN_HOW_MAX = 4096 };
 
 int64_t sys_openat2(Cpu *c, const uint64_t *a) {
@@ -96,6 +96,15 @@ int64_t sys_openat2(Cpu *c, const uint64_t *a) {
   if (how.flags >> 32) return -EINVAL;
   int hflags = open_flags_to_host(how.flags);
   int64_t fd;
+  /* A /proc/self entry x64emu shows the guest is still reached under the resolve flags:
+   * the host's own walk to it says whether they allow it (ELOOP for the magic link
+   * exe with RESOLVE_NO_MAGICLINKS, EXDEV beneath a directory). */
+  if (how.resolve && path_self_entry(arg_fd(a[0]), PATH_ARG(a[1]))) {
+    struct { uint64_t flags, mode, resolve; } walk = {O_PATH | O_CLOEXEC, 0, how.resolve};
+    int probe = (int)syscall(SYS_openat2, arg_fd(a[0]), PATH_ARG(a[1]), &walk, sizeof walk);
+    if (probe < 0) return -errno;
+    close(probe);
+  }
   if (proc_self_open(c, arg_fd(a[0]), PATH_ARG(a[1]), hflags, (int)how.mode, &fd)) return fd;
   how.flags = (uint64_t)(uint32_t)hflags;
   bool waits = open_may_wait(c, arg_fd(a[0]), PATH_ARG(a[1]), hflags) && syscall_wait_begin(c);

@@ -61,6 +61,13 @@ int main(int argc, char **argv) {
   show("openat2(/proc/self/exe)", fd >= 0);
   printf("  the program: %d\n", st.st_size == program.st_size && st.st_ino == program.st_ino);
   close((int)fd);
+  /* It is a magic link, and outside any directory it is opened beneath. */
+  show("openat2(/proc/self/exe, NO_MAGICLINKS)", open2(AT_FDCWD, "/proc/self/exe", O_RDONLY, 0, 0x02, 24));
+  show("openat2(/proc/self/exe, NO_SYMLINKS)", open2(AT_FDCWD, "/proc/self/exe", O_RDONLY, 0, 0x04, 24));
+  show("openat2(/proc/self/exe, BENEATH)", open2(d, "/proc/self/exe", O_RDONLY, 0, 0x08, 24));
+  fd = open2(AT_FDCWD, "/proc/self/exe", O_RDONLY, 0, 0x01 /* NO_XDEV */, 24);
+  show("openat2(/proc/self/exe, NO_XDEV)", fd);
+  if (fd >= 0) close((int)fd);
   close(d);
   snprintf(path, sizeof path, "%s/link", dir);
   unlink(path);
