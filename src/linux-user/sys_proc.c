@@ -445,7 +445,11 @@ int64_t sys_prctl(Cpu *c, const uint64_t *a) {
   case PR_GET_KEEPCAPS: case PR_SET_KEEPCAPS: case PR_SET_NAME: case PR_GET_NAME:
   case PR_CAPBSET_READ: case PR_SET_CHILD_SUBREAPER: case PR_GET_CHILD_SUBREAPER:
   case PR_SET_NO_NEW_PRIVS: case PR_GET_NO_NEW_PRIVS: case PR_GET_TIMERSLACK:
-  case PR_SET_TIMERSLACK: case PR_SET_VMA:
+  case PR_SET_TIMERSLACK: case PR_SET_VMA: case PR_GET_TIMING: case PR_SET_TIMING:
+  case PR_GET_SECUREBITS: case PR_SET_SECUREBITS: case PR_CAPBSET_DROP: case PR_CAP_AMBIENT:
+  case PR_GET_THP_DISABLE: case PR_SET_THP_DISABLE: case PR_MCE_KILL: case PR_MCE_KILL_GET:
+  case PR_GET_SPECULATION_CTRL: case PR_SET_SPECULATION_CTRL: case PR_GET_IO_FLUSHER:
+  case PR_SET_IO_FLUSHER:
     return host_result(prctl((int)a[0], a[1], a[2], a[3], a[4]));
   case PR_GET_TID_ADDRESS: return guest_copy_out(c, a[1], &thread_of(c)->clear_child_tid, 8);
   case PR_SET_SECCOMP: return seccomp_prctl_set(c, a[1], a[2]);

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
 #include <sys/mman.h>
@@ -217,6 +218,23 @@ static void capabilities(void) {
   h.version = 0x12345678;
   show("capget(bad version, data)", syscall(SYS_capget, &h, data));
   printf("  version %#x\n", h.version);
+  /* The prctl options on credentials and the process's own settings (not the getters of
+   * THP and speculation settings, which qemu-aarch64 7.2 answers with EINVAL itself). */
+  show("prctl(PR_GET_SECUREBITS)", prctl(PR_GET_SECUREBITS, 0, 0, 0, 0));
+  show("prctl(PR_CAP_AMBIENT, IS_SET, 0)", prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, 0, 0, 0));
+  show("prctl(PR_CAP_AMBIENT, bad)", prctl(PR_CAP_AMBIENT, 99, 0, 0, 0));
+  show("prctl(PR_SET_THP_DISABLE, bad)", prctl(PR_SET_THP_DISABLE, 0, 1, 0, 0));
+  show("prctl(PR_MCE_KILL_GET)", prctl(PR_MCE_KILL_GET, 0, 0, 0, 0));
+  show("prctl(PR_GET_TIMING)", prctl(PR_GET_TIMING, 0, 0, 0, 0));
+  show("prctl(PR_SET_TIMING, timestamp)", prctl(PR_SET_TIMING, 1, 0, 0, 0));
+  pid_t child = fork();
+  if (child == 0) {
+    if (getuid() == 0 && setuid(65534) != 0) _exit(1);
+    show("  prctl(PR_CAPBSET_DROP) as a user", prctl(PR_CAPBSET_DROP, 1, 0, 0, 0));
+    show("  prctl(PR_SET_SECUREBITS) as a user", prctl(PR_SET_SECUREBITS, 0, 0, 0, 0));
+    _exit(0);
+  }
+  waitpid(child, NULL, 0);
 }
 
 static void io_priority(void) {
