@@ -40,8 +40,9 @@ uint64_t guest_prefix(Cpu *c, uint64_t addr, uint64_t len, int access) {
 void *refused_by_kernel(uint64_t addr) {
   static void *area;
   if (addr >> 63) return (void *)(uintptr_t)addr; /* the kernel's half, on every host */
+  const uintptr_t within = addr & 0xfff; /* the address's alignment, which calls check */
   void *a = __atomic_load_n(&area, __ATOMIC_ACQUIRE);
-  if (a) return a;
+  if (a) return (char *)a + within;
   a = mmap(NULL, REFUSED_SIZE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (a == MAP_FAILED) return (void *)~(uintptr_t)0xfff; /* the kernel's half, refused early */
   void *none = NULL;
@@ -49,7 +50,7 @@ void *refused_by_kernel(uint64_t addr) {
     munmap(a, REFUSED_SIZE); /* another thread's came first */
     a = none;
   }
-  return a;
+  return (char *)a + within;
 }
 
 void *guest_transfer(Cpu *c, uint64_t addr, uint64_t len, int access, size_t *room) {

@@ -50,8 +50,9 @@ uint64_t guest_prefix(Cpu *c, uint64_t addr, uint64_t len, int access);
 /* What the host kernel is given for a guest address that is not the guest's, where the
  * kernel checks other things first (descriptors, flags, sizes, whether data is there):
  * the address itself where it is in the kernel's half, which the kernel refuses as it
- * would the guest's; else an area of x64emu's own that nothing may read or write, on
- * which the kernel's copies fault where they would on the guest's unmapped memory. */
+ * would the guest's; else an address in an area of x64emu's own that nothing may read or
+ * write, with addr's place within its page (the kernel checks alignments), on which the
+ * kernel's copies fault where they would on the guest's unmapped memory. */
 void *refused_by_kernel(uint64_t addr);
 
 /* For a transfer of up to len bytes at addr (read, write, recv...): the host pointer, with
@@ -418,6 +419,8 @@ int64_t sys_settimeofday(Cpu *c, const uint64_t *a);
 int64_t sys_time(Cpu *c, const uint64_t *a);
 int64_t sys_nanosleep(Cpu *c, const uint64_t *a);
 int64_t sys_futex(Cpu *c, const uint64_t *a);
+int64_t sys_futex_waitv(Cpu *c, const uint64_t *a);
+int64_t sys_cachestat(Cpu *c, const uint64_t *a);
 int64_t sys_membarrier(Cpu *c, const uint64_t *a);
 int64_t sys_times(Cpu *c, const uint64_t *a);
 int64_t sys_getrusage(Cpu *c, const uint64_t *a);

@@ -223,6 +223,35 @@ int64_t sys_futex(Cpu *c, const uint64_t *a) {
                              (uint32_t)a[5]));
 }
 
+/* futex_waitv(waiters, n, flags, timeout, clockid): a wait on up to 128 futexes at once
+ * (Wine's). Each struct futex_waitv (val, uaddr, flags, reserved) names a word, which
+ * must be the guest's: the array is copied and a word that is not the guest's is given
+ * the kernel refused (EFAULT where it reads it), so that no guest thread can change an
+ * address after the check. --deterministic's futexes are the turns', which do not wait
+ * on several: there it is ENOSYS, as a kernel without it answers. */
+enum { WAITV_MAX = 128 };
+typedef struct FutexWaitv {
+  uint64_t val, uaddr;
+  uint32_t flags, reserved;
+} FutexWaitv;
+
+int64_t sys_futex_waitv(Cpu *c, const uint64_t *a) {
+  if (det_on(c) || turns_on(c)) return -ENOSYS;
+  FutexWaitv w[WAITV_MAX];
+  void *timeout, *given = w;
+  guest_area(c, a[3], 16, GUEST_PROT_READ, &timeout);
+  if (!a[0] || a[1] == 0 || a[1] > WAITV_MAX || guest_copy_in(c, w, a[0], a[1] * sizeof *w) < 0)
+    given = a[0] ? refused_by_kernel(a[0]) : NULL; /* the kernel's EINVAL, or EFAULT */
+  else
+    for (uint64_t i = 0; i < a[1]; i++) {
+      void *word;
+      guest_area(c, w[i].uaddr, 4, GUEST_PROT_READ, &word);
+      w[i].uaddr = (uint64_t)(uintptr_t)word;
+    }
+  return host_result(syscall(SYS_futex_waitv, given, (unsigned)a[1], (unsigned)a[2], timeout,
+                             (int)a[4]));
+}
+
 /* membarrier(cmd, flags, cpu_id): the guest's threads are host threads, and a barrier the
  * host runs on each orders the guest memory accesses it emulates as well. The commands
  * that restart rseq critical sections are those of a kernel without rseq, as the guest's

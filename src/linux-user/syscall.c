@@ -54,6 +54,7 @@ static const SysEntry table[X64_NR_COUNT] = {
     S(syncfs, R_DEC, A_FD),
     S(sync_file_range, R_DEC, A_FD, A_LONG, A_LONG, A_HEX),
     S(readahead, R_DEC, A_FD, A_LONG, A_ULONG),
+    S(cachestat, R_DEC, A_FD, A_PTR, A_PTR, A_HEX),
     S(ftruncate, R_DEC, A_FD, A_LONG),
     S(fadvise64, R_DEC, A_FD, A_LONG, A_LONG, A_INT),
     S(fallocate, R_DEC, A_FD, A_INT, A_LONG, A_LONG),
@@ -227,6 +228,7 @@ static const SysEntry table[X64_NR_COUNT] = {
     S(get_robust_list, R_DEC, A_INT, A_PTR, A_PTR),
     S(rseq, R_DEC, A_PTR, A_ULONG, A_INT, A_HEX),
     S(futex, R_DEC, A_PTR, A_HEX, A_INT, A_PTR, A_PTR, A_INT),
+    S(futex_waitv, R_DEC, A_PTR, A_ULONG, A_HEX, A_PTR, A_INT),
     S(membarrier, R_DEC, A_INT, A_HEX, A_INT),
 
     /* sockets */
@@ -349,7 +351,7 @@ static const bool may_wait[X64_NR_COUNT] = {
     B(clock_nanosleep), B(pause), B(rt_sigsuspend), B(rt_sigtimedwait), B(wait4), B(waitid),
     B(accept), B(accept4), B(connect), B(recvfrom), B(recvmsg), B(recvmmsg), B(sendto),
     B(sendmsg), B(sendmmsg), B(msgrcv), B(msgsnd), B(semop), B(semtimedop), B(flock),
-    B(mq_timedsend), B(mq_timedreceive),
+    B(mq_timedsend), B(mq_timedreceive), B(futex_waitv),
     B(sched_yield),
 };
 /* Under --deterministic's turns (turns.h), futexes are kept by the turns, which a wait
@@ -436,7 +438,7 @@ void syscall_dispatch(Cpu *c) {
   const bool turns = turns_on(c);
   const bool release =
       nr < X64_NR_COUNT &&
-      ((may_wait[nr] && !(turns && (nr == X64_NR_futex || yields_turn[nr] ||
+      ((may_wait[nr] && !(turns && (nr == X64_NR_futex || nr == X64_NR_futex_waitv || yields_turn[nr] ||
                                     (fd_io[nr] && on_file(args[0]))))) ||
        (disk_io[nr] && !turns));
   const bool released = release && syscall_wait_begin(c);
