@@ -51,7 +51,7 @@ typedef struct FileHandle {
  * so that no other guest thread can raise the room mid-call; a head that is not the
  * guest's goes to it refused, faulting after the path's lookup as for the guest. */
 int64_t sys_name_to_handle_at(Cpu *c, const uint64_t *a) {
-  FileHandle h;
+  FileHandle h = {0};
   void *given = &h, *mount_id;
   if (guest_copy_in(c, &h, a[2], HANDLE_HEAD) < 0) given = refused_by_kernel(a[2]);
   guest_area(c, a[3], (a[4] & 1) ? 8 : 4, GUEST_PROT_WRITE, &mount_id); /* AT_HANDLE_MNT_ID_UNIQUE: u64 */
