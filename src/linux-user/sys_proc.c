@@ -180,8 +180,12 @@ int64_t sys_waitid(Cpu *c, const uint64_t *a) {
 
 /* ---- fork, vfork, clone ---- */
 
+/* A new process's new namespaces, and its parent, are the host's to make (a raw clone). */
+#define CLONE_BY_HOST                                                                      \
+  (X64_CLONE_PARENT | X64_CLONE_NEWNS | X64_CLONE_NEWCGROUP | X64_CLONE_NEWUTS |             \
+   X64_CLONE_NEWIPC | X64_CLONE_NEWUSER | X64_CLONE_NEWPID | X64_CLONE_NEWNET)
 #define CLONE_AS_FORK                                                                         \
-  (X64_CSIGNAL | X64_CLONE_VM | X64_CLONE_VFORK | X64_CLONE_PARENT | X64_CLONE_SETTLS |          \
+  (X64_CSIGNAL | X64_CLONE_VM | X64_CLONE_VFORK | CLONE_BY_HOST | X64_CLONE_SETTLS |             \
    X64_CLONE_PARENT_SETTID | X64_CLONE_CHILD_CLEARTID | X64_CLONE_DETACHED |                      \
    X64_CLONE_CHILD_SETTID | X64_CLONE_PIDFD | X64_CLONE_CLEAR_SIGHAND)
 
@@ -271,12 +275,12 @@ static int64_t fork_guest(Cpu *c, const CloneArgs *ca) {
   }
   fflush(NULL);
   SignalsFork held = signals_fork_begin(c);
-  /* glibc's fork keeps the host libc consistent in the child; another exit signal or
-   * another parent needs the raw call, whose first two arguments mean the same on every
-   * host. */
-  pid_t pid = exit_signal == SIGCHLD && !(flags & X64_CLONE_PARENT)
+  /* glibc's fork keeps the host libc consistent in the child; another exit signal,
+   * another parent or new namespaces need the raw call, whose first two arguments mean
+   * the same on every host. */
+  pid_t pid = exit_signal == SIGCHLD && !(flags & CLONE_BY_HOST)
                   ? fork()
-                  : (pid_t)syscall(SYS_clone, exit_signal | (flags & X64_CLONE_PARENT), 0, 0, 0, 0);
+                  : (pid_t)syscall(SYS_clone, exit_signal | (flags & CLONE_BY_HOST), 0, 0, 0, 0);
   if (pid < 0) {
     int e = errno;
     signals_fork_parent(&held);

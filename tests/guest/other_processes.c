@@ -1,8 +1,8 @@
 /* other_processes.c: reaching into processes, printed so that a native run and one under
  * x64emu can be compared: process_vm_readv/writev on this process (where memory that is
  * not the guest's must stay out of reach) and on a child, a child in new user and
- * UTS namespaces that names its host, with setns back into its own, and a grandchild made
- * ours by CLONE_PARENT. */
+ * UTS namespaces that names its host, with setns back into its own, a child cloned into
+ * new user and PID namespaces, and a grandchild made ours by CLONE_PARENT. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -71,6 +71,14 @@ int main(void) {
     _exit(0);
   }
   waitpid(child, NULL, 0);
+
+  /* A child made in new user and PID namespaces is its namespace's process 1. */
+  fflush(stdout);
+  long in_ns = syscall(SYS_clone, (long)(CLONE_NEWUSER | CLONE_NEWPID | SIGCHLD), 0L, 0L, 0L, 0L);
+  if (in_ns == 0) _exit(getpid() == 1 ? 54 : 55);
+  show("clone(NEWUSER | NEWPID)", in_ns > 0 ? 0 : -1);
+  if (in_ns > 0 && waitpid((pid_t)in_ns, &status, 0) == in_ns)
+    printf("  the child exited %d (54: it was pid 1)\n", WEXITSTATUS(status));
 
   /* CLONE_PARENT: the middle child's child is ours, and its parent is ours. Each
    * reports on a pipe of its own, as the two write in either order. */
