@@ -122,6 +122,8 @@ typedef struct Cpu {
   uint32_t mxcsr;
   bool fp_halves;    /* between vex256_begin and vex256_put: mxcsr.h's fp_unmasked */
   X87 fpu;
+  bool tsc_denied;   /* CR4.TSD as the kernel sets it for this thread (PR_SET_TSC):
+                        RDTSC and RDTSCP are #GP */
 
   /* Run state. */
   volatile uint32_t events;

@@ -59,12 +59,14 @@ static void read_tsc(Cpu *c) {
 
 /* 0F 31 */
 void op_rdtsc(Cpu *c, const Insn *in) {
+  if (c->tsc_denied) guest_gp(c, 0);
   read_tsc(c);
   DISPATCH_NEXT(c, in);
 }
 
 /* 0F 01 F9: also ECX = processor id (0). */
 void op_rdtscp(Cpu *c, const Insn *in) {
+  if (c->tsc_denied) guest_gp(c, 0);
   read_tsc(c);
   c->r[RCX] = 0;
   DISPATCH_NEXT(c, in);

@@ -456,6 +456,14 @@ int64_t sys_prctl(Cpu *c, const uint64_t *a) {
   case PR_SET_IO_FLUSHER:
     return host_result(prctl((int)a[0], a[1], a[2], a[3], a[4]));
   case PR_GET_TID_ADDRESS: return guest_copy_out(c, a[1], &thread_of(c)->clear_child_tid, 8);
+  case PR_SET_TSC: /* whether the thread's RDTSC faults: the interpreter's, not the host's */
+    if (a[1] != PR_TSC_ENABLE && a[1] != PR_TSC_SIGSEGV) return -EINVAL;
+    c->tsc_denied = a[1] == PR_TSC_SIGSEGV;
+    return 0;
+  case PR_GET_TSC: {
+    int32_t mode = c->tsc_denied ? PR_TSC_SIGSEGV : PR_TSC_ENABLE;
+    return guest_copy_out(c, a[1], &mode, sizeof mode);
+  }
   case PR_SET_SECCOMP: return seccomp_prctl_set(c, a[1], a[2]);
   case PR_GET_SECCOMP: return seccomp_prctl_get(c);
   default: return -EINVAL;

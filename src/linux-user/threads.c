@@ -298,6 +298,7 @@ int64_t threads_clone(Cpu *c, uint64_t flags, uint64_t stack, uint64_t parent_ti
   memcpy(n->sreg, c->sreg, sizeof n->sreg);
   memcpy(n->xmm, c->xmm, sizeof n->xmm);
   n->mxcsr = c->mxcsr;
+  n->tsc_denied = c->tsc_denied; /* the kernel's TIF_NOTSC goes to the new thread */
   n->fpu = c->fpu;
   n->r[RAX] = 0;
   if (stack) n->r[RSP] = stack;

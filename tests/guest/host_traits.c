@@ -11,7 +11,9 @@
  *                               kernel makes of the CPU's #GP (SIGSEGV, SI_KERNEL, at the
  *                               instruction), INT3, INTO and INT 0x80 aside: empty on a
  *                               CPU of its own; 17 19 1a 1b were seen under one such
- *                               hypervisor (trap-like signals, one that returns) */
+ *                               hypervisor (trap-like signals, one that returns)
+ *   X64EMU_TEST_HOST_TSD        1 when prctl(PR_SET_TSC, PR_TSC_SIGSEGV) makes RDTSC fault
+ *                               (CR4.TSD); such a hypervisor let it run */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <signal.h>
@@ -19,6 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <ucontext.h>
 
 static int kernel_has_umip(void) {
@@ -75,8 +78,23 @@ static void print_int_quirks(void) {
     if (sig != SIGKILL && sig != SIGSTOP) sigaction(sig, &dfl, NULL);
 }
 
+/* Whether RDTSC faults once the thread asks for it to (PR_TSC_SIGSEGV). */
+static int rdtsc_can_fault(void) {
+  struct sigaction sa = {.sa_sigaction = on_signal, .sa_flags = SA_SIGINFO | SA_NODEFER}, old;
+  sigaction(SIGSEGV, &sa, &old);
+  caught = 0;
+  if (prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0) == 0 && !sigsetjmp(back, 1)) {
+    uint32_t lo, hi;
+    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+  }
+  prctl(PR_SET_TSC, PR_TSC_ENABLE, 0, 0, 0);
+  sigaction(SIGSEGV, &old, NULL);
+  return caught == SIGSEGV;
+}
+
 int main(void) {
   printf("X64EMU_TEST_HOST_UMIP=%d\n", kernel_has_umip());
+  printf("X64EMU_TEST_HOST_TSD=%d\n", rdtsc_can_fault());
   printf("X64EMU_TEST_HOST_USER32_CS=%d\n", gdt_has_user32_cs());
   print_int_quirks();
   return 0;

@@ -5,13 +5,14 @@
  * sync_file_range, readahead, the old getdents, splice/tee/vmsplice, sendmmsg/recvmmsg
  * (which glibc's DNS resolver sends its queries with), an epoll_wait that returns 1,500
  * events, membarrier, kcmp, pidfd_getfd, sched_setattr, syslog,
- * adjtimex, and fexecve of a descriptor that closes on exec (the new image must have the
+ * adjtimex, PR_SET_TSC, and fexecve of a descriptor that closes on exec (the new image must have the
  * descriptors the kernel leaves it). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -568,6 +569,45 @@ static void many_events(void) {
 
 /* Runs this program again through a descriptor that closes on exec; the new image lists
  * which descriptors from 3 on it has. */
+/* PR_SET_TSC: with PR_TSC_SIGSEGV the thread's RDTSC is #GP, SIGSEGV with SI_KERNEL. */
+static sigjmp_buf tsc_back;
+static volatile int tsc_signal, tsc_code;
+
+static void on_tsc_fault(int sig, siginfo_t *si, void *uc) {
+  (void)uc;
+  tsc_signal = sig;
+  tsc_code = si->si_code;
+  siglongjmp(tsc_back, 1);
+}
+
+static void rdtsc_once(void) {
+  if (sigsetjmp(tsc_back, 1) == 0) {
+    uint32_t lo, hi;
+    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    printf("  rdtsc ran\n");
+  } else {
+    printf("  rdtsc: signal %d, si_code %d\n", tsc_signal, tsc_code);
+  }
+}
+
+static void tsc_mode(void) {
+  int mode = 0;
+  show("prctl(PR_GET_TSC)", prctl(PR_GET_TSC, &mode, 0, 0, 0));
+  printf("  mode %d\n", mode);
+  show("prctl(PR_SET_TSC, 3)", prctl(PR_SET_TSC, 3, 0, 0, 0));
+  struct sigaction sa = {.sa_sigaction = on_tsc_fault, .sa_flags = SA_SIGINFO}, old;
+  sigaction(SIGSEGV, &sa, &old);
+  show("prctl(PR_SET_TSC, PR_TSC_SIGSEGV)", prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0));
+  /* A hypervisor may let it run natively (host_traits.c); unit.test_syscall_proc shows it. */
+  const char *tsd = getenv("X64EMU_TEST_HOST_TSD");
+  if (!tsd || strcmp(tsd, "0") != 0) rdtsc_once();
+  prctl(PR_GET_TSC, &mode, 0, 0, 0);
+  printf("  mode %d\n", mode);
+  show("prctl(PR_SET_TSC, PR_TSC_ENABLE)", prctl(PR_SET_TSC, PR_TSC_ENABLE, 0, 0, 0));
+  rdtsc_once();
+  sigaction(SIGSEGV, &old, NULL);
+}
+
 static void exec_through_descriptor(const char *self_arg) {
   int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
   int kept = open("/dev/null", O_RDONLY);
@@ -610,6 +650,7 @@ int main(int argc, char **argv) {
   processes();
   many_messages();
   many_events();
+  tsc_mode();
   exec_through_descriptor("list-fds");
   return 0;
 }

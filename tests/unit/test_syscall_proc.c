@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -18,6 +19,7 @@
 #include <cmocka.h>
 
 #include "interp/fault.h"
+#include "interp/run.h"
 #include "linux-user/signals.h"
 #include "test_syscall_util.h"
 
@@ -436,6 +438,37 @@ static void test_kill_and_ids(void **state) {
   assert_int_equal(SC1(prctl, 21 /* PR_GET_SECCOMP */), 0);
 }
 
+/* PR_SET_TSC with PR_TSC_SIGSEGV: the thread's RDTSC and RDTSCP are #GP, SIGSEGV with
+ * SI_KERNEL at the instruction, as the kernel's CR4.TSD makes them (some hypervisors let
+ * RDTSC run anyway, so a native comparison cannot show it everywhere). */
+static void test_tsc_mode(void **state) {
+  (void)state;
+  Cpu *c = &test_proc.main.cpu;
+  int32_t mode = 0;
+  assert_int_equal(SC2(prctl, 25 /* PR_GET_TSC */, &mode), 0);
+  assert_int_equal(mode, 1 /* PR_TSC_ENABLE */);
+  assert_int_equal(SC2(prctl, 26 /* PR_SET_TSC */, 3), -EINVAL);
+  assert_int_equal(SC2(prctl, 26, 2 /* PR_TSC_SIGSEGV */), 0);
+  assert_int_equal(SC2(prctl, 25, &mode), 0);
+  assert_int_equal(mode, 2);
+  uint8_t *code = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  assert_true(code != MAP_FAILED);
+  static const uint8_t insns[2][3] = {{0x0f, 0x31, 0x90}, {0x0f, 0x01, 0xf9}}; /* RDTSC, RDTSCP */
+  for (int i = 0; i < 2; i++) {
+    uint8_t *at = code + 64 * i;
+    memcpy(at, insns[i], 3);
+    c->rip = (uint64_t)(uintptr_t)at;
+    assert_int_equal(cpu_run(c, (uint64_t)(uintptr_t)at + 3), STOP_FAULT);
+    assert_int_equal(c->fault.sig, SIGSEGV);
+    assert_int_equal(c->fault.code, SI_KERNEL);
+    assert_int_equal(c->rip, (uint64_t)(uintptr_t)at);
+  }
+  assert_int_equal(SC2(prctl, 26, 1 /* PR_TSC_ENABLE */), 0);
+  c->rip = (uint64_t)(uintptr_t)code;
+  assert_int_equal(cpu_run(c, (uint64_t)(uintptr_t)code + 3), STOP_ADDRESS);
+  munmap(code, 4096);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_fork_and_wait4, setup, teardown),
@@ -450,6 +483,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_sigaltstack, setup, teardown),
       cmocka_unit_test_setup_teardown(test_sync_signal_ends_the_guest, setup, teardown),
       cmocka_unit_test_setup_teardown(test_kill_and_ids, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_tsc_mode, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
