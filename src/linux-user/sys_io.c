@@ -380,12 +380,14 @@ int64_t sys_ppoll(Cpu *c, const uint64_t *a) {
 /* select's three fd_sets of nfds bits, read and written back, and its timeout (the time
  * left is written back): found the guest's into sets[3] and *timeout. */
 static int64_t select_args(Cpu *c, const uint64_t *a, void *sets[3], void **timeout) {
+  /* The kernel's order: the timeout, then the count, then the sets. */
+  if (!guest_area(c, a[4], 16, RW, timeout)) return -EFAULT;
   int nfds = (int)a[0];
   if (nfds < 0) return -EINVAL;
   uint64_t bytes = ((uint64_t)nfds + 63) / 64 * 8;
   for (int i = 0; i < 3; i++)
     if (!guest_area(c, a[1 + i], bytes, RW, &sets[i])) return -EFAULT;
-  return guest_area(c, a[4], 16, RW, timeout) ? 0 : -EFAULT;
+  return 0;
 }
 
 /* select's looks without waiting: each from the sets as the guest gave them (a look
@@ -426,25 +428,23 @@ int64_t sys_select(Cpu *c, const uint64_t *a) {
 }
 
 /* pselect6's last argument points at {sigset pointer, its size}. */
+/* The kernel's order: the signal argument's pair, the timeout, the mask, then select's. */
 int64_t sys_pselect6(Cpu *c, const uint64_t *a) {
   void *sets[3], *timeout;
+  uint64_t pack[2] = {0, 0};
+  if (a[5] && guest_copy_in(c, pack, a[5], sizeof pack) < 0) return -EFAULT;
+  if (!guest_area(c, a[4], 16, RW, &timeout)) return -EFAULT;
+  uint64_t mask, host_mask;
+  if (pack[0] && pack[1] != X64_SIGSET_SIZE) return -EINVAL;
+  if (pack[0] && guest_copy_in(c, &mask, pack[0], sizeof mask) < 0) return -EFAULT;
   int64_t bad = select_args(c, a, sets, &timeout);
   if (bad < 0) return bad;
-  uint64_t pack[2] = {0, 0};
-  if (a[5]) {
-    int r = guest_copy_in(c, pack, a[5], sizeof pack);
-    if (r < 0) return r;
-  }
   if (!pack[0]) {
     int64_t r = select_virtually(c, (int)a[0], sets, timeout, true);
     return r != -ENOSYS ? r
                         : host_result(syscall(SYS_pselect6, (int)a[0], sets[0], sets[1], sets[2],
                                               timeout, a[5] ? pack : NULL));
   }
-  if (pack[1] != X64_SIGSET_SIZE) return -EINVAL;
-  uint64_t mask, host_mask;
-  int r = guest_copy_in(c, &mask, pack[0], sizeof mask);
-  if (r < 0) return r;
   int64_t ret = -EINTR;
   if (signals_wait_mask_begin(c, mask, &host_mask)) {
     uint64_t host_pack[2] = {(uint64_t)(uintptr_t)&host_mask, sizeof host_mask};

@@ -121,6 +121,10 @@ int main(void) {
   CALL("copy_file_range, bad fd, bad offsets", (long)syscall(SYS_copy_file_range, -1, bad, -1, bad, 16, 0));
   CALL("sendfile, bad fd, bad offset", (long)syscall(SYS_sendfile, -1, -1, bad, 16));
   CALL("mincore, unmapped range, bad vector", (long)syscall(SYS_mincore, 0x10000, 4096, bad));
+  CALL("pselect6, bad count, bad signal argument",
+       (long)syscall(SYS_pselect6, -1, NULL, NULL, NULL, NULL, bad));
+  CALL("pselect6, bad count, bad timeout", (long)syscall(SYS_pselect6, -1, NULL, NULL, NULL, bad, NULL));
+  CALL("select, bad count, bad timeout", (long)syscall(SYS_select, -1, NULL, NULL, NULL, bad));
   CALL("nanosleep, bad remainder, not interrupted",
        (long)syscall(SYS_nanosleep, &(struct timespec){0, 1000}, bad));
   /* Memory calls: mmap's file before its length; msync past the break, where x64emu
