@@ -86,6 +86,9 @@ static uint64_t host_blockable(uint64_t bits) { return bits & ~(HOST_FAULTS | UN
 /* With every signal blocked the host handler cannot run, and so cannot add to `taken`. */
 static void host_block_all(void) { host_sigmask_set(host_blockable(~0ull)); }
 
+/* The faults' signals too, around code that cannot fault (a check, then the wait). */
+static void host_block_faults_too(void) { host_sigmask_set(~UNBLOCKABLE); }
+
 /* The host blocks what the guest blocks and what was taken but not yet delivered. */
 static void host_mask_sync(const ThreadSignals *t) {
   host_block_all();
@@ -241,7 +244,7 @@ int64_t signals_suspend(Cpu *c, const uint64_t *mask) {
   /* Checked and waited for with the host handler held off, so that a signal noted
    * just before cannot be missed: the faults' signals too (a SIGBUS or SIGSEGV another
    * process sends), as nothing here touches the guest's memory. */
-  host_sigmask_set(~UNBLOCKABLE);
+  host_block_faults_too();
   if (mask) {
     t->saved_mask = t->mask;
     t->restore_saved = true;
@@ -250,7 +253,7 @@ int64_t signals_suspend(Cpu *c, const uint64_t *mask) {
   /* --deterministic: time passes at once to the next timer, until one's signal is due. */
   while (!deliverable(t) && !(cpu_events(c) & EV_EXIT) && proc_of(c)->opt.deterministic &&
          vt_idle_to_next_timer(c))
-    host_sigmask_set(~UNBLOCKABLE); /* raising synchronized the host's mask */
+    host_block_faults_too(); /* raising synchronized the host's mask */
   if (!deliverable(t) && !(cpu_events(c) & EV_EXIT)) {
     host_sigsuspend(host_blockable(t->mask | taken_now())); /* returns once the host handler has run */
   }

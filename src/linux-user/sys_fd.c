@@ -224,7 +224,7 @@ static int64_t host_fcntl(int fd, int cmd, uint64_t arg) {
  * EBADF. */
 static int64_t host_fcntl_struct(Cpu *c, int fd, int cmd, uint64_t arg, size_t size, int access) {
   void *p;
-  if (!guest_area(c, arg, size, access, &p)) p = refused_by_kernel(arg);
+  guest_area(c, arg, size, access, &p);
   /* A lock's wait may be for another thread (open file description locks conflict
    * within a process too). */
   bool waits = (cmd == F_SETLKW || cmd == F_OFD_SETLKW) && syscall_wait_begin(c);

@@ -67,10 +67,9 @@ static int64_t vector_call(Cpu *c, long nr, const uint64_t *a, int64_t off, int 
   int fd = arg_fd(a[0]);
   const struct iovec *vec = vector_room(c, fd, off, a[1], a[2], access, iov, &n);
   if (!vec) return (int64_t)n;
-  /* On a 64-bit kernel the offset's low word holds all of it. */
-  int64_t done = nr == SYS_readv || nr == SYS_writev
-                     ? host_result(syscall(nr, fd, vec, n))
-                     : host_result(syscall(nr, fd, vec, n, off, 0L, flags));
+  /* On a 64-bit kernel the offset's low word holds all of it; readv and writev take
+   * neither it nor the flags. */
+  int64_t done = host_result(syscall(nr, fd, vec, n, off, 0L, flags));
   if (done > 0 && access == GUEST_PROT_READ) proc_mem_written(c, fd, off, (uint64_t)done);
   return done;
 }

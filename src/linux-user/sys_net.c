@@ -35,7 +35,8 @@ int64_t sys_socketpair(Cpu *c, const uint64_t *a) {
  * of the C library's would read a refused address itself. */
 static void *addr_in(Cpu *c, uint64_t at, uint64_t len) {
   void *host;
-  return guest_area(c, at, len, GUEST_PROT_READ, &host) ? host : refused_by_kernel(at);
+  guest_area(c, at, len, GUEST_PROT_READ, &host);
+  return host;
 }
 
 /* An address the call writes and its length word, as the host call takes them. */
@@ -155,10 +156,8 @@ static void msghdr_found(Cpu *c, const struct msghdr *guest, int access, struct 
   host->msg_iovlen = (size_t)n;
   uint64_t name = (uint64_t)(uintptr_t)guest->msg_name;
   uint64_t control = (uint64_t)(uintptr_t)guest->msg_control;
-  if (!guest_area(c, name, guest->msg_namelen, access, &host->msg_name))
-    host->msg_name = refused_by_kernel(name);
-  if (!guest_area(c, control, guest->msg_controllen, access, &host->msg_control))
-    host->msg_control = refused_by_kernel(control);
+  guest_area(c, name, guest->msg_namelen, access, &host->msg_name);
+  guest_area(c, control, guest->msg_controllen, access, &host->msg_control);
 }
 
 /* sendmsg and recvmsg: the guest's msghdr at a[1] found as above, or refused whole when it
