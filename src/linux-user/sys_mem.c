@@ -237,10 +237,11 @@ enum {
 static int64_t map_guest(Cpu *c, const uint64_t *a) {
   uint64_t addr = a[0], len = a[1], flags = a[3], off = a[5];
   mem_init(c);
-  /* The kernel's order: the offset, the file, then the length. */
   if (off & (PAGE - 1)) return -EINVAL;
-  if (!(flags & X64_MAP_ANONYMOUS) && fcntl(arg_fd(a[4]), F_GETFD) < 0) return -EBADF;
-  if (len == 0) return -EINVAL;
+  /* The kernel takes the file before it looks at the length: a bad descriptor's EBADF
+   * comes first (asked only then, not on every mapping). */
+  if (len == 0)
+    return !(flags & X64_MAP_ANONYMOUS) && fcntl(arg_fd(a[4]), F_GETFD) < 0 ? -EBADF : -EINVAL;
   uint64_t span = page_up(len);
   if (span < len) return -ENOMEM;
   bool fixed = (flags & X64_MAP_FIXED) && !(flags & X64_MAP_FIXED_NOREPLACE);
