@@ -30,6 +30,8 @@
 #                 which get it in their environment (default: the CPU's)
 #   X64EMU_TEST_FP_TIER  passed on to both runs: "portable" when x64emu runs the portable
 #                 floating point (random_insns.c leaves out what is that tier's own)
+#   X64EMU_TEST_UNDER_QEMU  passed on to both runs: set when x64emu runs under qemu-user,
+#                 for the cases qemu itself gets wrong (fork_wait.c)
 # Exit status: 0 when both runs agree, 1 when they differ, 2 on a usage or set-up error.
 set -u
 
@@ -85,6 +87,7 @@ vendor=${X64EMU_TEST_HOST_VENDOR:-$(grep -m1 '^vendor_id' /proc/cpuinfo | sed 's
 guest_env=(PATH=/usr/bin:/bin HOME=/nonexistent LC_ALL=C TZ=UTC
            GUEST_TEST_VAR="a value with spaces" EMPTY_VAR= X64EMU_TEST_HOST_VENDOR="$vendor")
 if [ -n "${X64EMU_TEST_FP_TIER:-}" ]; then guest_env+=(X64EMU_TEST_FP_TIER="$X64EMU_TEST_FP_TIER"); fi
+if [ -n "${X64EMU_TEST_UNDER_QEMU:-}" ]; then guest_env+=(X64EMU_TEST_UNDER_QEMU="$X64EMU_TEST_UNDER_QEMU"); fi
 if [ -n "$traits" ]; then
   if ! trait_lines=$("$traits"); then
     echo "compare.sh: the host probe $traits failed" >&2

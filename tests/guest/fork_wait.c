@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,14 +124,20 @@ int main(void) {
   /* Killed as soon as it exists, before it has run anything of its own: the signals x64emu
    * also takes for its faults (SIGBUS, SIGSEGV) as much as the others (core_limit.c has
    * the core dumps; here there are none). A handler of some other signal makes x64emu
-   * take them all through its own handler, as in most programs. */
+   * take them all through its own handler, as in most programs. Under qemu-user (the
+   * aarch64 build's tests) SIGILL is left out: qemu 7.2 hands a process-directed SIGILL
+   * that its guest blocks, as x64emu does while it forks, to a thread of its own whose
+   * handler then dies by SIGSEGV; a native aarch64 program that blocks SIGILL dies so
+   * under qemu too. */
   signal(SIGUSR1, on_usr1);
   struct rlimit core;
   getrlimit(RLIMIT_CORE, &core);
   core.rlim_cur = 0;
   setrlimit(RLIMIT_CORE, &core);
   const int killers[] = {SIGBUS, SIGSEGV, SIGILL, SIGQUIT, SIGTERM};
+  const bool under_qemu = getenv("X64EMU_TEST_UNDER_QEMU") != NULL;
   for (size_t i = 0; i < sizeof killers / sizeof *killers; i++) {
+    if (killers[i] == SIGILL && under_qemu) continue;
     pid = fork_flushed();
     if (pid == 0) {
       pause();
