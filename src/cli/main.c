@@ -290,6 +290,7 @@ int main(int argc, char **argv) {
   bool version = false;
   const char *trace = NULL, *trace_file = NULL; /* trace "" for everything */
   bool deterministic = false, serial_threads = false, host_memory_order = false;
+  bool tsc_denied = false; /* --tsc-sigsegv */
   uint64_t seed = 0;
   int exec_fd = -1; /* --exec-fd */
   int seccomp_fd = -1; /* --seccomp-fd */
@@ -343,6 +344,9 @@ int main(int argc, char **argv) {
     } else if (descriptor_option(opt, "-self-fd", argv, &i, argc, &self_fd)) {
       /* From a guest's execve after a chroot (sys_exec.c): x64emu's own file, which
        * the next execve runs, as the path may be outside the new root. */
+    } else if (strcmp(opt, "-tsc-sigsegv") == 0) {
+      /* From a guest's execve (sys_exec.c): RDTSC faults, as PR_SET_TSC left it. */
+      tsc_denied = true;
     } else if (strcmp(opt, "-guest-env") == 0) {
       /* From a guest's execve (sys_exec.c): N strings, the whole environment of the guest. */
       char *end = NULL;
@@ -488,6 +492,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   Cpu *c = &proc.main.cpu;
+  c->tsc_denied = tsc_denied;
   if (trace || trace_file) {
     FILE *out = trace_file ? fopen(trace_file, "w") : stderr;
     if (!out) {

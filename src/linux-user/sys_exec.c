@@ -202,7 +202,7 @@ static int64_t exec_guest(Cpu *c, int dirfd, uint64_t guest_path, uint64_t guest
       if (given[0]) snprintf(path, sizeof path, "/proc/self/fd/%d/%s", kept, given);
       else snprintf(path, sizeof path, "/proc/self/fd/%d", kept);
     }
-    char **host_argv = calloc(n_re + 12 + (size_t)envc + nargs + 1, sizeof *host_argv);
+    char **host_argv = calloc(n_re + 13 + (size_t)envc + nargs + 1, sizeof *host_argv);
     char **host_env = calloc((size_t)envc + 1, sizeof *host_env);
     if (!reexec) {
       kind = -ENOSYS; /* an embedded machine (the library) has no x64emu to run */
@@ -229,6 +229,8 @@ static int64_t exec_guest(Cpu *c, int dirfd, uint64_t guest_path, uint64_t guest
         host_argv[k++] = "--seccomp-fd";
         host_argv[k++] = seccomp_fd;
       }
+      /* RDTSC refused (PR_SET_TSC), which the kernel keeps across execve. */
+      if (c->tsc_denied) host_argv[k++] = "--tsc-sigsegv";
       host_argv[k++] = "--guest-env";
       host_argv[k++] = count;
       for (int64_t i = 0; i < envc; i++) {

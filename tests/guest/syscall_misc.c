@@ -567,8 +567,6 @@ static void many_events(void) {
   close(ep);
 }
 
-/* Runs this program again through a descriptor that closes on exec; the new image lists
- * which descriptors from 3 on it has. */
 /* PR_SET_TSC: with PR_TSC_SIGSEGV the thread's RDTSC is #GP, SIGSEGV with SI_KERNEL. */
 static sigjmp_buf tsc_back;
 static volatile int tsc_signal, tsc_code;
@@ -606,8 +604,21 @@ static void tsc_mode(void) {
   show("prctl(PR_SET_TSC, PR_TSC_ENABLE)", prctl(PR_SET_TSC, PR_TSC_ENABLE, 0, 0, 0));
   rdtsc_once();
   sigaction(SIGSEGV, &old, NULL);
+  /* The mode is the thread's, kept across execve (the new image prints it). */
+  fflush(stdout);
+  pid_t child = fork();
+  if (child == 0) {
+    prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0);
+    execl("/proc/self/exe", "syscall_misc", "tsc-mode", (char *)NULL);
+    _exit(127);
+  }
+  int status;
+  waitpid(child, &status, 0);
+  printf("  exit status %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
 
+/* Runs this program again through a descriptor that closes on exec; the new image lists
+ * which descriptors from 3 on it has. */
 static void exec_through_descriptor(const char *self_arg) {
   int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
   int kept = open("/dev/null", O_RDONLY);
@@ -630,6 +641,12 @@ int main(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "list-fds") == 0) {
     for (int fd = 3; fd < 12; fd++)
       if (fcntl(fd, F_GETFD) >= 0) printf("  the new image has fd %d\n", fd);
+    return 0;
+  }
+  if (argc > 1 && strcmp(argv[1], "tsc-mode") == 0) {
+    int mode = 0;
+    prctl(PR_GET_TSC, &mode, 0, 0, 0);
+    printf("  after execve: mode %d\n", mode);
     return 0;
   }
   setvbuf(stdout, NULL, _IOLBF, 0);
