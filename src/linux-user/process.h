@@ -56,6 +56,8 @@ typedef struct ThreadSignals {
   /* The system call that ended at interrupted_rip returned -EINTR; it may restart. */
   bool interrupted;
   uint64_t interrupted_rip, interrupted_nr;
+  /* rt_sigtimedwait's set while it waits in the host (atomic: turns.c reads it). */
+  uint64_t awaited;
 } ThreadSignals;
 
 struct Process;

@@ -22,6 +22,7 @@
 #include "host_signals.h"
 #include "sigframe.h"
 #include "sys_common.h"
+#include "turns.h"
 #include "virtual_time.h"
 
 #define BIT X64_SIGBIT
@@ -65,6 +66,7 @@ static __thread Cpu *volatile signal_cpu;
 static uint64_t taken_now(void) { return __atomic_load_n(&taken, __ATOMIC_ACQUIRE); }
 
 static void untake(int sig) { __atomic_fetch_and(&taken, ~BIT(sig), __ATOMIC_ACQ_REL); }
+static X64Siginfo take(Cpu *c, int sig); /* untakes it: what the guest sees of it */
 
 static void on_host_signal(int sig, siginfo_t *si, void *ucv) {
   memcpy(&taken_info[sig], si, sizeof taken_info[sig]);
@@ -168,7 +170,7 @@ void signals_action(Cpu *c, int sig, const X64Sigaction *act, X64Sigaction *old)
   host_set_action(p, sig);
   /* A pending signal that is now ignored is discarded (POSIX; the host does the same). */
   if (ignored(p, sig) && (taken_now() & BIT(sig))) {
-    untake(sig);
+    (void)take(c, sig);
     host_mask_sync(t);
   }
 }
@@ -195,10 +197,29 @@ static int next_signal(uint64_t set) {
   return __builtin_ctzll(set) + 1;
 }
 
-/* The sender's id in a signal a process sent (kill, tgkill, sigqueue: si_code SI_USER
- * or below) or a child's in a SIGCHLD, as the guest knows it (--deterministic's ids). */
+/* A signal raised in another thread travels as the host's rt_tgsigqueueinfo, which lets
+ * a process send another thread only codes below 0 and SI_TKILL as itself: a kernel's code
+ * (an itimer's SI_KERNEL) goes as SI_QUEUE from this process, marked by the address of
+ * `relayed` as its value, with the code in place of the sender's uid (qemu-user drops
+ * si_errno), and the receiver restores it. */
+static const char relayed;
+
+static X64Siginfo unrelayed(X64Siginfo info) {
+  int32_t ids[2]; /* pid, then uid */
+  uint64_t value;
+  memcpy(ids, info.u.bytes, sizeof ids);
+  memcpy(&value, info.u.bytes + 8, 8);
+  if (info.si_code != SI_QUEUE || ids[0] != getpid() || value != (uintptr_t)&relayed) return info;
+  X64Siginfo kernel = {.si_signo = info.si_signo, .si_code = ids[1]};
+  return kernel;
+}
+
+/* The sender's id in a signal a process sent (kill, tgkill, sigqueue, a message queue's
+ * notification) or a child's in a SIGCHLD, as the guest knows it (--deterministic's ids);
+ * the other codes below 0 carry no id there (SI_TIMER: the timer's). */
 static X64Siginfo as_guest_sees(const Cpu *c, X64Siginfo info) {
-  if (info.si_code <= SI_USER || info.si_signo == SIGCHLD) {
+  if (info.si_code == SI_USER || info.si_code == SI_QUEUE || info.si_code == SI_TKILL ||
+      info.si_code == SI_MESGQ || info.si_signo == SIGCHLD) {
     int32_t pid;
     memcpy(&pid, info.u.bytes, sizeof pid);
     pid = (int32_t)det_pid_out(c, pid);
@@ -207,15 +228,38 @@ static X64Siginfo as_guest_sees(const Cpu *c, X64Siginfo info) {
   return info;
 }
 
+/* A signal's instance leaves the pending ones: what the guest sees of it. */
+static X64Siginfo dequeued(Cpu *c, X64Siginfo info) {
+  info = unrelayed(info);
+  if (info.si_code == SI_TIMER && det_on(c)) { /* _timer: the timer's id first */
+    int32_t timer;
+    memcpy(&timer, info.u.bytes, sizeof timer);
+    vt_timer_signal_taken(c, info.si_signo, timer);
+  }
+  return as_guest_sees(c, info);
+}
+
+static X64Siginfo take(Cpu *c, int sig) {
+  X64Siginfo info = taken_info[sig];
+  untake(sig);
+  return dequeued(c, info);
+}
+
+void signals_host_dequeued(Cpu *c, void *info) {
+  X64Siginfo seen;
+  memcpy(&seen, info, sizeof seen);
+  seen = dequeued(c, seen);
+  memcpy(info, &seen, sizeof seen);
+}
+
 int signals_take_blocked(Cpu *c, uint64_t set, void *info) {
   init_once(c);
   const ThreadSignals *t = &thread_of(c)->sig;
   uint64_t have = taken_now() & set & t->mask;
   if (!have) return 0;
   int sig = next_signal(have);
-  X64Siginfo seen = as_guest_sees(c, taken_info[sig]);
+  X64Siginfo seen = take(c, sig);
   memcpy(info, &seen, sizeof seen);
-  untake(sig);
   host_mask_sync(t);
   return sig;
 }
@@ -230,6 +274,21 @@ bool signals_raise(Cpu *c, const X64Siginfo *info) {
   ThreadSignals *t = &thread_of(c)->sig;
   host_mask_sync(t); /* a host instance waits behind this one */
   if (deliverable(t)) cpu_raise_events(c, EV_SIGNAL);
+  return true;
+}
+
+bool signals_raise_in(Cpu *c, int32_t tid, const X64Siginfo *info) {
+  int sig = info->si_signo;
+  X64Siginfo sent = *info;
+  if (sent.si_code >= 0 || sent.si_code == SI_TKILL) {
+    sent = (X64Siginfo){.si_signo = sig, .si_code = SI_QUEUE};
+    int32_t ids[2] = {getpid(), info->si_code};
+    uint64_t value = (uintptr_t)&relayed;
+    memcpy(sent.u.bytes, ids, sizeof ids);
+    memcpy(sent.u.bytes + 8, &value, sizeof value);
+  }
+  if (syscall(SYS_rt_tgsigqueueinfo, getpid(), tid, sig, &sent) != 0) return false;
+  turns_signal_sent(c, tid, sig); /* seen at once if it waits (turns.h) */
   return true;
 }
 
@@ -573,8 +632,7 @@ static void deliver_pending(Cpu *c, uint64_t only) {
   uint64_t ready;
   while (!(cpu_events(c) & EV_EXIT) && (ready = deliverable(t) & only)) {
     int sig = next_signal(ready);
-    X64Siginfo info = as_guest_sees(c, taken_info[sig]);
-    untake(sig);
+    X64Siginfo info = take(c, sig);
     trace_signal(c, sig, &info);
     const X64Sigaction *act = &p->sig_action[sig];
     if (act->handler == X64_SIG_DFL || act->handler == X64_SIG_IGN) {
@@ -613,7 +671,7 @@ int signals_next_due(Cpu *c) {
 }
 
 void signals_discard(Cpu *c, int sig) {
-  untake(sig);
+  (void)take(c, sig);
   host_mask_sync(&thread_of(c)->sig);
 }
 

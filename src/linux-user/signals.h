@@ -35,6 +35,9 @@ void signals_deliver_pending(Cpu *c);
  * generates one: dropped if ignored, else pending until the guest takes it. False if
  * an instance was pending already (a standard signal does not queue). */
 bool signals_raise(Cpu *c, const X64Siginfo *info);
+/* The same for another thread of c's process, whose host id is tid: false if it has
+ * ended. */
+bool signals_raise_in(Cpu *c, int32_t tid, const X64Siginfo *info);
 
 /* For a debugger, which sees each signal before the guest does: the signal that
  * delivery would take next (0 if none), its delivery alone, or its discarding. */
@@ -88,6 +91,8 @@ uint64_t signals_pending(Cpu *c);
 /* Takes a pending signal of set that the guest blocks: its number (0 if none) and its
  * 128-byte siginfo. */
 int signals_take_blocked(Cpu *c, uint64_t set, void *info);
+/* The 128-byte siginfo of a signal the host's own sigtimedwait took, made the guest's. */
+void signals_host_dequeued(Cpu *c, void *info);
 
 /* Whether a signal taken from the host waits for its handler (it interrupts waits). */
 bool signals_handler_due(Cpu *c);

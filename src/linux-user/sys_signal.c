@@ -65,17 +65,28 @@ int64_t sys_rt_sigsuspend(Cpu *c, const uint64_t *a) {
 
 int64_t sys_pause(Cpu *c, const uint64_t *a) { return signals_suspend(c, NULL); }
 
+/* The host's sigtimedwait, the siginfo it takes made the guest's. */
+static int64_t host_wait(Cpu *c, uint64_t set, uint8_t *info, const struct timespec *timeout) {
+  uint64_t *awaited = &thread_of(c)->sig.awaited;
+  __atomic_store_n(awaited, set, __ATOMIC_RELEASE);
+  int64_t sig = host_result(syscall(SYS_rt_sigtimedwait, &set, info, timeout, sizeof set));
+  __atomic_store_n(awaited, 0, __ATOMIC_RELEASE);
+  if (sig > 0) signals_host_dequeued(c, info);
+  return sig;
+}
+
 /* A signal of set that is pending on the host, without waiting: its number, or -EAGAIN. */
-static int64_t host_look(uint64_t set, uint8_t *info) {
-  struct timespec none = {0, 0};
-  return host_result(syscall(SYS_rt_sigtimedwait, &set, info, &none, sizeof set));
+static int64_t host_look(Cpu *c, uint64_t set, uint8_t *info) {
+  static const struct timespec none = {0, 0};
+  return host_wait(c, set, info, &none);
 }
 
 /* rt_sigtimedwait(set, info, timeout, size). A signal already taken from the host (or
  * raised by a virtual timer) is dequeued here; otherwise the host waits (the guest's
  * blocked signals are blocked on the host, where they stay pending). Under
- * --deterministic a finite timeout passes on the virtual clock, ended early by a timer
- * that raises a signal of the set. */
+ * --deterministic the wait passes on the virtual clock, ended early by a timer that
+ * raises a signal of the set; one without a timeout waits in the host once no timer
+ * is left to pass time to. */
 int64_t sys_rt_sigtimedwait(Cpu *c, const uint64_t *a) {
   if (a[3] != X64_SIGSET_SIZE) return -EINVAL;
   uint64_t set;
@@ -88,13 +99,15 @@ int64_t sys_rt_sigtimedwait(Cpu *c, const uint64_t *a) {
     if (signals_handler_due(c)) return -EINTR; /* the handler runs first, as natively */
     struct timespec timeout;
     if (a[2] && guest_copy_in(c, &timeout, a[2], sizeof timeout) < 0) return -EFAULT;
-    bool virtual_wait = det_on(c) && a[2] && vt_valid_timespec(&timeout) && vt_ns(&timeout);
-    if (virtual_wait && (sig = host_look(set, info)) == -EAGAIN) {
-      sig = vt_wait_signal(c, vt_ns(&timeout), set) ? signals_take_blocked(c, set, info) : 0;
+    const bool timed = a[2] != 0;
+    bool virtual_wait = det_on(c) && (!timed || (vt_valid_timespec(&timeout) && vt_ns(&timeout)));
+    if (virtual_wait && (sig = host_look(c, set, info)) == -EAGAIN) {
+      uint64_t ns = timed ? vt_ns(&timeout) : VT_FOREVER;
+      sig = vt_wait_signal(c, ns, set) ? signals_take_blocked(c, set, info) : 0;
       if (!sig && signals_handler_due(c)) return -EINTR;
-      if (!sig) sig = host_look(set, info);
+      if (!sig) sig = timed ? host_look(c, set, info) : host_wait(c, set, info, NULL);
     } else if (!virtual_wait) {
-      sig = host_result(syscall(SYS_rt_sigtimedwait, &set, info, a[2] ? &timeout : NULL, sizeof set));
+      sig = host_wait(c, set, info, a[2] ? &timeout : NULL);
     }
     if (sig < 0) return sig;
   }

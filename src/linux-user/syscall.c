@@ -355,9 +355,13 @@ static const bool may_wait[X64_NR_COUNT] = {
     B(sched_yield),
 };
 /* Under --deterministic's turns (turns.h), futexes are kept by the turns, which a wait
- * hands on, and these give the turn to the next thread after they return (a sleep on the
- * virtual clock passes at once). */
-static const bool yields_turn[X64_NR_COUNT] = {B(sched_yield), B(nanosleep), B(clock_nanosleep)};
+ * hands on, and these give the turn to the next thread after they return: the sleeps,
+ * which pass at once on the virtual clock and so keep the run lock, and a wait for a
+ * signal, which may pass time to a timer's the same way (else the waiter would run
+ * through many periods of a timer before the threads its signals start). */
+static const bool sleeps_virtually[X64_NR_COUNT] = {B(sched_yield), B(nanosleep), B(clock_nanosleep)};
+static const bool yields_turn[X64_NR_COUNT] = {B(sched_yield), B(nanosleep), B(clock_nanosleep),
+                                               B(rt_sigtimedwait)};
 /* Under turns, these keep the turn on a regular file or a block device (on_file): such a
  * call waits for nobody, but on a loaded host it may sleep past turns.c's GRACE_MS (seen
  * under qemu-user with the test suite running beside it), which would hand the turn on
@@ -438,7 +442,7 @@ void syscall_dispatch(Cpu *c) {
   const bool turns = turns_on(c);
   const bool release =
       nr < X64_NR_COUNT &&
-      ((may_wait[nr] && !(turns && (nr == X64_NR_futex || nr == X64_NR_futex_waitv || yields_turn[nr] ||
+      ((may_wait[nr] && !(turns && (nr == X64_NR_futex || nr == X64_NR_futex_waitv || sleeps_virtually[nr] ||
                                     (fd_io[nr] && on_file(args[0]))))) ||
        (disk_io[nr] && !turns));
   const bool released = release && syscall_wait_begin(c);

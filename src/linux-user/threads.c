@@ -111,6 +111,22 @@ int64_t threads_nth(const Cpu *c, int32_t tid) {
   return nth;
 }
 
+int32_t threads_not_blocking(const Cpu *c, int sig) {
+  Threads *ts = threads_of(c);
+  int32_t found = -1;
+  unsigned first = UINT32_MAX;
+  pthread_mutex_lock(&ts->mutex);
+  for (unsigned i = 0; i < ts->n; i++) {
+    const Thread *t = ts->all[i];
+    if (!(t->sig.mask & X64_SIGBIT(sig)) && t->nth < first) {
+      first = t->nth;
+      found = t->host_tid;
+    }
+  }
+  pthread_mutex_unlock(&ts->mutex);
+  return found;
+}
+
 unsigned threads_count(Cpu *c) {
   Threads *ts = threads_of(c);
   pthread_mutex_lock(&ts->mutex);

@@ -75,6 +75,10 @@ int32_t threads_host_tid(const Cpu *c, unsigned nth);
 unsigned threads_made(const Cpu *c);
 int64_t threads_nth(const Cpu *c, int32_t tid);
 
+/* The host's id of the first live thread, in the order they were made, whose guest mask
+ * does not block sig; -1 if all block it. */
+int32_t threads_not_blocking(const Cpu *c, int sig);
+
 /* Frees the list of the process's threads, once the process is ended (process_destroy). */
 void threads_destroy(Threads *ts);
 

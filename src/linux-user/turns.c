@@ -289,16 +289,39 @@ int64_t turns_futex_requeue(Cpu *c, uint64_t addr, uint32_t n, uint64_t addr2, u
   return woken;
 }
 
+/* The thread whose host id is tid, if it is away in a host call (under the mutex). */
+static bool away_in_call(const Threads *ts, int32_t tid) {
+  for (unsigned i = 0; i < ts->n; i++)
+    if (ts->all[i]->host_tid == tid) return ts->all[i]->sched.state == TURN_AWAY;
+  return false;
+}
+
 void turns_signal_sent(Cpu *c, int32_t tid, int sig) {
   if (!turns_on(c) || sig < 1 || sig > X64_NSIG) return;
   Threads *ts = threads_of(c);
   const uint64_t handler = proc_of(c)->sig_action[sig].handler;
+  const bool handled = handler != X64_SIG_DFL && handler != X64_SIG_IGN;
+  bool back_soon = false;
   pthread_mutex_lock(&ts->mutex);
   for (unsigned i = 0; i < ts->n; i++) {
     Thread *t = ts->all[i];
-    if (t->host_tid == tid && t->sched.state == TURN_WAITING && t->sched.interruptible &&
-        !(t->sig.mask & X64_SIGBIT(sig)) && handler != X64_SIG_DFL && handler != X64_SIG_IGN)
+    if (t->host_tid != tid) continue;
+    bool runs_handler = handled && !(t->sig.mask & X64_SIGBIT(sig));
+    if (t->sched.state == TURN_WAITING && t->sched.interruptible && runs_handler)
       wake(t, -EINTR);
+    else if (t->sched.state == TURN_AWAY)
+      back_soon = runs_handler || (__atomic_load_n(&t->sig.awaited, __ATOMIC_ACQUIRE) & X64_SIGBIT(sig));
+  }
+  /* Its host call (a sigsuspend, a sigtimedwait for it...) ends with the signal: the
+   * sender waits until it is back among the ready threads, so that it rejoins at this
+   * point of the sender's run every time. Not for ever: a call that goes on (one that
+   * x64emu restarts itself) leaves the rest to the host. */
+  for (uint64_t until = host_ns() + 1000000000ull; back_soon && host_ns() < until;) {
+    pthread_mutex_unlock(&ts->mutex);
+    struct timespec pause = {0, POLL_NS / 10};
+    nanosleep(&pause, NULL);
+    pthread_mutex_lock(&ts->mutex);
+    back_soon = away_in_call(ts, tid);
   }
   note_ready(ts, c->m);
   pthread_mutex_unlock(&ts->mutex);

@@ -14,9 +14,10 @@
  *   output does not change the schedule; only one that has gone on for GRACE_MS of the
  *   host's time and sleeps in the host's kernel hands it on, and where its thread then
  *   comes back in depends on the host (input, a pipe another thread of the process
- *   writes, a child's exit, a signal awaited in pause or sigsuspend), as does a signal
- *   from outside the process (one that a thread sends another waiting on a futex ends
- *   the wait at once: turns_signal_sent).
+ *   writes, a child's exit), as does a signal from outside the process. One that a
+ *   thread sends another (tgkill, a timer's) does not: a futex wait it interrupts ends
+ *   at once, and a host call it ends (pause, sigsuspend, a sigtimedwait for it) is
+ *   waited for until its thread is ready again (turns_signal_sent).
  *
  * Futex words shared with another process (MAP_SHARED) are not seen by that process's
  * wakes while this one has several threads. Without --deterministic none of this runs. */
@@ -64,8 +65,9 @@ int64_t turns_futex_requeue(Cpu *c, uint64_t addr, uint32_t n, uint64_t addr2, u
                             uint32_t *moved);
 
 /* tgkill and the like sent sig to the thread whose host id is tid: if that thread waits
- * on a futex and the signal's handler is to run, the wait ends now (-EINTR), so that it
- * is ready at the same point of the sender's run every time. */
+ * on a futex and the signal's handler is to run, the wait ends now (-EINTR); if it is
+ * away in a host call that the signal ends, the sender waits for it to come back (a
+ * second at most); so that it is ready at the same point of the sender's run every time. */
 void turns_signal_sent(Cpu *c, int32_t tid, int sig);
 
 #endif

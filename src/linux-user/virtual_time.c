@@ -13,6 +13,7 @@
 #include "sigframe.h"
 #include "signals.h"
 #include "sys_common.h"
+#include "threads.h"
 
 #define NS 1000000000ull
 enum { REALTIME_EPOCH = 1700000000 };
@@ -63,6 +64,17 @@ uint64_t vt_next_due(const Cpu *c) {
   return next;
 }
 
+/* The thread a timer's signal goes to: its SIGEV_THREAD_ID thread, else, as the signal is
+ * the process's, the one that ran into it unless that one blocks it, then the first
+ * thread that does not (the kernel's choice among them is its scheduler's). */
+static int32_t receiver(Cpu *c, const VirtualTimer *t) {
+  if (t->thread) return t->thread;
+  int32_t self = thread_of(c)->host_tid;
+  if (!(signals_mask(c) & X64_SIGBIT(t->signo))) return self;
+  int32_t other = threads_not_blocking(c, t->signo);
+  return other > 0 ? other : self;
+}
+
 static void fire(Cpu *c, VirtualTimer *t, int id) {
   if (!t->signo) return;
   X64Siginfo info = {.si_signo = t->signo, .si_code = t->code};
@@ -72,7 +84,26 @@ static void fire(Cpu *c, VirtualTimer *t, int id) {
     memcpy(info.u.bytes + 4, &overrun, 4);
     memcpy(info.u.bytes + 8, &t->value, 8);
   }
-  if (!signals_raise(c, &info) && t->overrun < INT32_MAX) t->overrun++;
+  /* An instance still pending (in this thread, or in another that lives) does not
+   * queue another: the expiry is an overrun. */
+  bool queued;
+  int32_t to = receiver(c, t);
+  if (t->sent_to && threads_nth(c, t->sent_to) >= 0) {
+    queued = false;
+  } else if (to == thread_of(c)->host_tid) {
+    t->sent_to = 0;
+    queued = signals_raise(c, &info);
+  } else {
+    bool sent = signals_raise_in(c, to, &info);
+    t->sent_to = sent && t->code == SI_TIMER ? to : 0;
+    queued = true;
+  }
+  if (!queued && t->overrun < INT32_MAX) t->overrun++;
+}
+
+void vt_timer_signal_taken(Cpu *c, int signo, int32_t timer) {
+  if (timer >= 0 && timer < VT_POSIX_TIMERS && vtime(c)->posix[timer].signo == signo)
+    vtime(c)->posix[timer].sent_to = 0;
 }
 
 void vt_expire(Cpu *c) {
@@ -113,8 +144,8 @@ void vt_idle_until(Cpu *c, uint64_t to) {
 static int64_t pass_time(Cpu *c, uint64_t wake_wall, uint64_t wanted, uint64_t *left) {
   for (;;) {
     uint64_t next = next_wall_due(c);
-    if (next > wake_wall) {
-      vt_idle_until(c, wake_wall);
+    if (next > wake_wall || next == UINT64_MAX) {
+      if (wake_wall != UINT64_MAX) vt_idle_until(c, wake_wall);
       return 0;
     }
     vt_idle_until(c, next);
@@ -146,7 +177,7 @@ int64_t vt_timed_call(Cpu *c, uint64_t ns, int64_t timed_out, int64_t (*look)(vo
 
 bool vt_wait_signal(Cpu *c, uint64_t ns, uint64_t wanted) {
   uint64_t left;
-  return pass_time(c, wall_now(c) + ns, wanted, &left) == 1;
+  return pass_time(c, ns == VT_FOREVER ? UINT64_MAX : wall_now(c) + ns, wanted, &left) == 1;
 }
 
 bool vt_idle_to_next_timer(Cpu *c) {
@@ -254,8 +285,11 @@ int64_t vt_timer_create(Cpu *c, clockid_t id, uint64_t sevp, uint64_t timerid) {
   X64Sigevent ev = {.value = (uint64_t)n, .signo = SIGALRM, .notify = X64_SIGEV_SIGNAL};
   if (sevp && guest_copy_in(c, &ev, sevp, sizeof ev) < 0) return -EFAULT;
   int how = ev.notify & ~X64_SIGEV_THREAD_ID;
-  if ((ev.notify & X64_SIGEV_THREAD_ID) && ev.tid != (int32_t)det_pid_out(c, gettid()))
-    return -EINVAL; /* the one thread there is */
+  int32_t thread = 0;
+  if (ev.notify & X64_SIGEV_THREAD_ID) { /* a thread of this process (glibc's SIGEV_THREAD) */
+    thread = (int32_t)det_pid_in(c, ev.tid);
+    if (threads_nth(c, thread) < 0) return -EINVAL;
+  }
   if ((how != X64_SIGEV_SIGNAL && how != X64_SIGEV_NONE) || (how == X64_SIGEV_NONE && ev.notify != how))
     return -EINVAL;
   if (how == X64_SIGEV_SIGNAL && (ev.signo <= 0 || ev.signo > X64_NSIG)) return -EINVAL;
@@ -263,7 +297,7 @@ int64_t vt_timer_create(Cpu *c, clockid_t id, uint64_t sevp, uint64_t timerid) {
   if (guest_copy_out(c, timerid, &out, sizeof out) < 0) return -EFAULT;
   vt->posix[n] = (VirtualTimer){.used = true, .clock = id,
                                 .signo = how == X64_SIGEV_NONE ? 0 : ev.signo, .code = SI_TIMER,
-                                .value = ev.value};
+                                .value = ev.value, .thread = thread};
   return 0;
 }
 

@@ -25,6 +25,8 @@ typedef struct VirtualTimer {
   int code;      /* the siginfo's si_code: SI_KERNEL for itimers, SI_TIMER */
   uint64_t value; /* sigev_value */
   int overrun;   /* expirations while its signal was still pending */
+  int32_t thread; /* SIGEV_THREAD_ID: the host's id of the thread its signal goes to */
+  int32_t sent_to; /* the other thread its signal is pending in, 0 if none */
 } VirtualTimer;
 
 typedef struct VirtualTime {
@@ -68,7 +70,9 @@ int64_t vt_timed_call(Cpu *c, uint64_t ns, int64_t timed_out, int64_t (*look)(vo
 
 /* rt_sigtimedwait's wait of ns (> 0) for a signal of `wanted`, none pending: the time
  * passes as in a sleep until a timer raises one of them (true), a handler is due, or
- * the time is out (the caller looks once more). */
+ * the time is out (the caller looks once more). VT_FOREVER: until no wall-clock timer is
+ * armed. */
+#define VT_FOREVER UINT64_MAX
 bool vt_wait_signal(Cpu *c, uint64_t ns, uint64_t wanted);
 
 /* pause and sigsuspend with nothing deliverable: lets the wall clocks run to the next
@@ -84,6 +88,9 @@ int64_t vt_timer_settime(Cpu *c, int timer, int flags, uint64_t value, uint64_t 
 int64_t vt_timer_gettime(Cpu *c, int timer, uint64_t curr);
 int64_t vt_timer_getoverrun(Cpu *c, int timer);
 int64_t vt_timer_delete(Cpu *c, int timer);
+/* A thread took the signal signo of POSIX timer `timer` (si_code SI_TIMER): the timer
+ * may send it again. */
+void vt_timer_signal_taken(Cpu *c, int signo, int32_t timer);
 
 /* fork: the child has no timers. */
 void vt_forked_child(Cpu *c);
