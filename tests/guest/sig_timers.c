@@ -1,7 +1,7 @@
 /* sig_timers.c: timers and their signals. An alarm() handler stops a busy loop;
  * setitimer's periodic signals are counted; getitimer; a POSIX timer signals with its
- * value; ITIMER_VIRTUAL measures CPU time; clock_nanosleep, clock_getres, times and
- * getrusage. */
+ * value; ITIMER_VIRTUAL measures CPU time; clock_nanosleep, clock_getres, sigwaitinfo
+ * for a timer's signal, times and getrusage. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
@@ -125,6 +125,18 @@ int main(void) {
   struct timespec ten = {10, 0};
   r = clock_nanosleep(CLOCK_MONOTONIC, 0, &ten, NULL);
   printf("clock_nanosleep(10 s) interrupted: %s\n", r == EINTR ? "EINTR" : strerror(r));
+
+  /* sigwaitinfo without a timeout, for a blocked signal that only a timer will send. */
+  sigset_t alarm_only;
+  sigemptyset(&alarm_only);
+  sigaddset(&alarm_only, SIGALRM);
+  sigprocmask(SIG_BLOCK, &alarm_only, NULL);
+  setitimer(ITIMER_REAL, &soon, NULL);
+  siginfo_t si;
+  r = sigwaitinfo(&alarm_only, &si);
+  printf("sigwaitinfo for an itimer's SIGALRM: %s, si_code %d (SI_KERNEL %d)\n",
+         r == SIGALRM ? "SIGALRM" : strerror(errno), si.si_code, SI_KERNEL);
+  sigprocmask(SIG_UNBLOCK, &alarm_only, NULL);
 
   struct tms tms;
   struct rusage ru;
