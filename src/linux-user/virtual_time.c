@@ -137,14 +137,20 @@ void vt_idle_until(Cpu *c, uint64_t to) {
   if (to > wall_now(c)) c->m->virtual_idle += to - wall_now(c);
 }
 
-/* Time passing on the wall clocks to wall time wake_wall, the timers due on the way
- * fired: 0 at the end, -EINTR as soon as a handler is due, 1 as soon as a signal of
- * `wanted` (blocked ones, taken by rt_sigtimedwait) is pending; *left the time still to
- * pass then. */
+/* A wait without an end passes time through this many expiries at most, then leaves the
+ * rest to the host: periodic timers whose signals never end it (ignored, blocked, sent
+ * to another thread) would otherwise run the clock on for ever. */
+enum { FOREVER_EXPIRIES = 1000 };
+
+/* Time passing on the wall clocks to wall time wake_wall (UINT64_MAX: to no end), the
+ * timers due on the way fired: 0 at the end (or when no timer is left to pass time to),
+ * -EINTR as soon as a handler is due, 1 as soon as a signal of `wanted` (blocked ones,
+ * taken by rt_sigtimedwait) is pending; *left the time still to pass then. */
 static int64_t pass_time(Cpu *c, uint64_t wake_wall, uint64_t wanted, uint64_t *left) {
-  for (;;) {
+  for (unsigned expiries = 0;; expiries++) {
     uint64_t next = next_wall_due(c);
-    if (next > wake_wall || next == UINT64_MAX) {
+    if (next > wake_wall || next == UINT64_MAX ||
+        (wake_wall == UINT64_MAX && expiries == FOREVER_EXPIRIES)) {
       if (wake_wall != UINT64_MAX) vt_idle_until(c, wake_wall);
       return 0;
     }

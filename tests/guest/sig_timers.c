@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/times.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -137,6 +138,26 @@ int main(void) {
   printf("sigwaitinfo for an itimer's SIGALRM: %s, si_code %d (SI_KERNEL %d)\n",
          r == SIGALRM ? "SIGALRM" : strerror(errno), si.si_code, SI_KERNEL);
   sigprocmask(SIG_UNBLOCK, &alarm_only, NULL);
+
+  /* And for a signal from another process, while a periodic timer's is ignored. */
+  signal(SIGALRM, SIG_IGN);
+  struct itimerval fast = {{0, 1000}, {0, 1000}};
+  setitimer(ITIMER_REAL, &fast, NULL);
+  sigset_t usr2;
+  sigemptyset(&usr2);
+  sigaddset(&usr2, SIGUSR2);
+  sigprocmask(SIG_BLOCK, &usr2, NULL);
+  pid_t child = fork();
+  if (child == 0) {
+    usleep(100000);
+    kill(getppid(), SIGUSR2);
+    _exit(0);
+  }
+  r = sigwaitinfo(&usr2, &si);
+  printf("sigwaitinfo for a child's SIGUSR2, SIGALRM ignored every ms: %s\n",
+         r == SIGUSR2 ? "SIGUSR2" : strerror(errno));
+  waitpid(child, NULL, 0);
+  setitimer(ITIMER_REAL, &(struct itimerval){{0, 0}, {0, 0}}, NULL);
 
   struct tms tms;
   struct rusage ru;
