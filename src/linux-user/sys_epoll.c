@@ -44,6 +44,20 @@ int64_t sys_epoll_ctl(Cpu *c, const uint64_t *a) {
   return host_result(epoll_ctl(arg_fd(a[0]), (int)a[1], arg_fd(a[2]), ev));
 }
 
+/* epoll_wait without waiting, for vt_timed_call. */
+typedef struct EpollLook {
+  int epfd;
+  struct epoll_event *got;
+  int room;
+  const void *sigs;
+  size_t sigs_size;
+} EpollLook;
+
+static int64_t epoll_look(void *arg) {
+  const EpollLook *e = arg;
+  return host_result(syscall(SYS_epoll_pwait, e->epfd, e->got, e->room, 0, e->sigs, e->sigs_size));
+}
+
 /* The wait of the three forms: timeout in ms (-1: none) or as a timespec (ts, pwait2),
  * with the guest's mask for the wait when mask_at is not 0. */
 static int64_t wait_events(Cpu *c, int epfd, uint64_t events_at, int max, const void *timeout,
@@ -68,32 +82,26 @@ static int64_t wait_events(Cpu *c, int epfd, uint64_t events_at, int max, const 
       return -EFAULT;
     }
   }
-  /* With --deterministic a timeout passes on the virtual clock: a look without waiting,
-   * the time let pass, a second look. */
+  /* With --deterministic a timeout passes on the virtual clock (vt_timed_call), and so
+   * does a wait without one until no timer is left to pass time to; the host waits then. */
   uint64_t virtual_ns = 0;
-  if (det_on(c) && timeout) {
-    if (as_timespec) {
-      const struct timespec *ts = timeout;
-      virtual_ns = (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec;
-    } else if (*(const int *)timeout > 0) {
-      virtual_ns = (uint64_t)*(const int *)timeout * 1000000u;
-    }
+  if (det_on(c) && as_timespec) {
+    const struct timespec *ts = timeout;
+    virtual_ns = !ts ? VT_FOREVER : vt_valid_timespec(ts) ? vt_ns(ts) : 0;
+  } else if (det_on(c)) {
+    int ms = *(const int *)timeout;
+    virtual_ns = ms < 0 ? VT_FOREVER : (uint64_t)ms * 1000000u;
   }
-  static const struct timespec no_wait = {0, 0};
   int64_t n = -EINTR;
   if (!masked || signals_wait_mask_begin(c, mask, &host_mask)) {
-    const void *sigs = masked ? &host_mask : NULL;
-    size_t sigs_size = masked ? sizeof host_mask : 0;
-    for (int look = 0; look < 2; look++) {
+    EpollLook look = {epfd, got, (int)room, masked ? &host_mask : NULL, masked ? sizeof host_mask : 0};
+    n = virtual_ns ? vt_timed_call(c, virtual_ns, 0, epoll_look, &look) : 0;
+    if (n == 0 && (!virtual_ns || virtual_ns == VT_FOREVER)) {
       if (as_timespec)
-        n = host_result(syscall(SYS_epoll_pwait2, epfd, got, (int)room,
-                                virtual_ns ? &no_wait : timeout, sigs, sigs_size));
+        n = host_result(syscall(SYS_epoll_pwait2, epfd, got, (int)room, timeout, look.sigs, look.sigs_size));
       else
-        n = host_result(syscall(SYS_epoll_pwait, epfd, got, (int)room,
-                                virtual_ns ? 0 : *(const int *)timeout, sigs, sigs_size));
-      if (n != 0 || !virtual_ns || look) break;
-      n = vt_wait_out(c, virtual_ns);
-      if (n) break;
+        n = host_result(syscall(SYS_epoll_pwait, epfd, got, (int)room, *(const int *)timeout,
+                                look.sigs, look.sigs_size));
     }
   }
   if (masked) signals_wait_mask_end(c, n == -EINTR);

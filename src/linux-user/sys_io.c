@@ -76,6 +76,7 @@ static int64_t vector_call(Cpu *c, long nr, const uint64_t *a, int64_t off, int 
 
 int64_t sys_read(Cpu *c, const uint64_t *a) {
   if (det_on(c) && det_random_device(arg_fd(a[0]))) return det_read(c, a[1], a[2]);
+  if (det_on(c) && vt_timerfd(c, arg_fd(a[0]))) return vt_timerfd_read(c, arg_fd(a[0]), a[1], a[2]);
   int64_t room;
   void *buf = transfer_room(c, arg_fd(a[0]), -1, a[1], a[2], GUEST_PROT_WRITE, &room);
   if (room < 0) return room;
@@ -296,9 +297,14 @@ int64_t sys_fallocate(Cpu *c, const uint64_t *a) {
 /* A wait with a timeout that the kernel writes back (ppoll, select, pselect6; a timeval,
  * or a timespec when nsec) under --deterministic: the wait of vt_timed_call, the time
  * left written back as Linux writes it; -ENOSYS when the host is to wait (no
- * --deterministic, no timeout, a zero one, or one the host refuses with its EINVAL). */
+ * --deterministic, a zero timeout or one the host refuses with its EINVAL, or none and
+ * no timer left to pass time to). */
 static int64_t wait_virtually_left(Cpu *c, void *timeout, bool nsec, int64_t (*look)(void *), void *arg) {
-  if (!det_on(c) || !timeout) return -ENOSYS;
+  if (!det_on(c)) return -ENOSYS;
+  if (!timeout) {
+    int64_t n = vt_timed_call(c, VT_FOREVER, 0, look, arg);
+    return n == 0 ? -ENOSYS : n;
+  }
   const struct timespec *ts = timeout;
   const struct timeval *tv = timeout;
   bool valid = nsec ? vt_valid_timespec(ts)
@@ -338,9 +344,10 @@ int64_t sys_poll(Cpu *c, const uint64_t *a) {
   struct pollfd *fds;
   int64_t bad = pollfds(c, a[0], a[1], &fds);
   if (bad < 0) return bad;
-  if (!det_on(c) || timeout <= 0) return host_result(poll(fds, (nfds_t)a[1], timeout));
+  if (!det_on(c) || timeout == 0) return host_result(poll(fds, (nfds_t)a[1], timeout));
   PollLook look = {fds, (nfds_t)a[1]};
-  return vt_timed_call(c, (uint64_t)timeout * 1000000u, 0, poll_look, &look);
+  int64_t n = vt_timed_call(c, timeout < 0 ? VT_FOREVER : (uint64_t)timeout * 1000000u, 0, poll_look, &look);
+  return n == 0 && timeout < 0 ? host_result(poll(fds, (nfds_t)a[1], -1)) : n;
 }
 
 /* ppoll's and pselect6's signal mask is the guest's for the wait (signals.c): a handler
@@ -408,12 +415,14 @@ static int64_t select_look(void *arg) {
 
 /* select and pselect6 under --deterministic (wait_virtually_left). */
 static int64_t select_virtually(Cpu *c, int nfds, void *sets[3], void *timeout, bool nsec) {
-  if (!det_on(c) || !timeout) return -ENOSYS;
+  if (!det_on(c)) return -ENOSYS;
   SelectLook look = {nfds, {sets[0], sets[1], sets[2]}, NULL, ((uint64_t)nfds + 63) / 64 * 8};
   if (!(look.given = malloc(3 * look.bytes + 1))) return -ENOMEM;
   for (int i = 0; i < 3; i++)
     if (sets[i]) memcpy(look.given + i * look.bytes, sets[i], look.bytes);
   int64_t n = wait_virtually_left(c, timeout, nsec, select_look, &look);
+  for (int i = 0; i < 3 && n == -ENOSYS; i++) /* the host waits on the sets as given */
+    if (sets[i]) memcpy(sets[i], look.given + i * look.bytes, look.bytes);
   free(look.given);
   return n;
 }

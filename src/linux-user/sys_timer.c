@@ -83,18 +83,21 @@ int64_t sys_timer_delete(Cpu *c, const uint64_t *a) {
 }
 
 /* timerfd: the host's timer behind a descriptor (TFD_* flags equal O_NONBLOCK and
- * O_CLOEXEC, which the hosts share; struct itimerspec as above). Under --deterministic
- * a read would wait on the host's clock, not the instruction count's: ENOSYS there, so
- * that the program takes another way rather than a run that differs from the last. */
+ * O_CLOEXEC, which the hosts share; struct itimerspec as above); under --deterministic
+ * one on the virtual clocks (virtual_time.h), whose descriptor the guest reads and polls
+ * as it would the kernel's. */
 int64_t sys_timerfd_create(Cpu *c, const uint64_t *a) {
-  if (det_on(c)) return -ENOSYS;
+  if (det_on(c)) return vt_timerfd_create(c, (clockid_t)a[0], (int)a[1]);
   return host_result(syscall(SYS_timerfd_create, (clockid_t)a[0], (int)a[1]));
 }
 
 int64_t sys_timerfd_settime(Cpu *c, const uint64_t *a) {
+  if (det_on(c) && vt_timerfd(c, arg_fd(a[0])))
+    return vt_timerfd_settime(c, arg_fd(a[0]), (int)a[1], a[2], a[3]);
   return host_settime(c, SYS_timerfd_settime, arg_fd(a[0]), (int)a[1], a[2], a[3]);
 }
 
 int64_t sys_timerfd_gettime(Cpu *c, const uint64_t *a) {
+  if (det_on(c) && vt_timerfd(c, arg_fd(a[0]))) return vt_timerfd_gettime(c, arg_fd(a[0]), a[1]);
   return host_gettime(c, SYS_timerfd_gettime, arg_fd(a[0]), a[1]);
 }

@@ -3,9 +3,15 @@
 #include "virtual_time.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "determinism.h"
@@ -47,10 +53,12 @@ static uint64_t timer_now(const Cpu *c, const VirtualTimer *t) {
   return is_cpu_clock(t->clock) ? cpu_now(c) : wall_now(c);
 }
 
-/* Every timer there is, itimers first. */
+/* Every timer there is: itimers, POSIX timers, timerfds. */
 #define FOR_EACH_TIMER(vt, t) \
-  for (VirtualTimer *t = (vt)->itimer; t < (vt)->itimer + 3 + VT_POSIX_TIMERS; t++)
+  for (VirtualTimer *t = (vt)->itimer; t < (vt)->itimer + 3 + VT_POSIX_TIMERS + VT_TIMERFDS; t++)
 _Static_assert(offsetof(VirtualTime, posix) == 3 * sizeof(VirtualTimer), "itimer, then posix");
+_Static_assert(offsetof(VirtualTime, timerfd) == (3 + VT_POSIX_TIMERS) * sizeof(VirtualTimer),
+               "then timerfd");
 
 uint64_t vt_next_due(const Cpu *c) {
   uint64_t next = UINT64_MAX;
@@ -106,21 +114,30 @@ void vt_timer_signal_taken(Cpu *c, int signo, int32_t timer) {
     vtime(c)->posix[timer].sent_to = 0;
 }
 
+/* A timerfd's expiries: counted, and its socket made readable. */
+static void fire_timerfd(VirtualTime *vt, VirtualTimer *t, uint64_t expiries) {
+  t->expirations += expiries;
+  (void)!send(t->wake_fd, "", 1, MSG_DONTWAIT | MSG_NOSIGNAL); /* full: readable already */
+  vt->fd_woken = true;
+}
+
 void vt_expire(Cpu *c) {
   VirtualTime *vt = vtime(c);
   FOR_EACH_TIMER(vt, t) {
     uint64_t now = timer_now(c, t);
     if (!t->due || t->due > now) continue;
-    int id = t >= vt->posix ? (int)(t - vt->posix) : -1;
-    fire(c, t, id);
+    /* Periods that passed whole (a long sleep): overruns of a signal, as the kernel
+     * counts them; a timerfd's expirations. */
+    uint64_t missed = t->interval ? (now - t->due) / t->interval : 0;
+    if (t->wake_fd) fire_timerfd(vt, t, missed + 1);
+    else fire(c, t, t >= vt->posix && t < vt->posix + VT_POSIX_TIMERS ? (int)(t - vt->posix) : -1);
     if (!t->interval) {
       t->due = 0;
       continue;
     }
-    /* Periods that passed whole (a long sleep) are overruns, as the kernel counts them. */
-    uint64_t missed = (now - t->due) / t->interval;
     t->due += (missed + 1) * t->interval;
-    t->overrun = (int)((uint64_t)t->overrun + missed > INT32_MAX ? INT32_MAX : t->overrun + missed);
+    if (!t->wake_fd)
+      t->overrun = (int)((uint64_t)t->overrun + missed > INT32_MAX ? INT32_MAX : t->overrun + missed);
   }
 }
 
@@ -145,8 +162,10 @@ enum { FOREVER_EXPIRIES = 1000 };
 /* Time passing on the wall clocks to wall time wake_wall (UINT64_MAX: to no end), the
  * timers due on the way fired: 0 at the end (or when no timer is left to pass time to),
  * -EINTR as soon as a handler is due, 1 as soon as a signal of `wanted` (blocked ones,
- * taken by rt_sigtimedwait) is pending; *left the time still to pass then. */
-static int64_t pass_time(Cpu *c, uint64_t wake_wall, uint64_t wanted, uint64_t *left) {
+ * taken by rt_sigtimedwait) is pending, 2 as soon as a timerfd expired if `fds`; *left
+ * the time still to pass then. */
+static int64_t pass_time(Cpu *c, uint64_t wake_wall, uint64_t wanted, bool fds, uint64_t *left) {
+  vtime(c)->fd_woken = false;
   for (unsigned expiries = 0;; expiries++) {
     uint64_t next = next_wall_due(c);
     if (next > wake_wall || next == UINT64_MAX ||
@@ -160,30 +179,34 @@ static int64_t pass_time(Cpu *c, uint64_t wake_wall, uint64_t wanted, uint64_t *
     *left = wake_wall - wall_now(c);
     if (signals_handler_due(c)) return -EINTR;
     if (signals_pending(c) & wanted) return 1;
+    if (fds && vtime(c)->fd_woken) return 2;
   }
 }
 
 int64_t vt_sleep(Cpu *c, clockid_t id, uint64_t until, uint64_t *left) {
   if (is_cpu_clock(id)) return -EINVAL; /* the sleeper's own CPU time would never advance */
   uint64_t now = vt_now(c, id);
-  return pass_time(c, wall_now(c) + (until > now ? until - now : 0), 0, left);
+  return pass_time(c, wall_now(c) + (until > now ? until - now : 0), 0, false, left);
 }
 
 int64_t vt_wait_out(Cpu *c, uint64_t ns) {
   uint64_t left;
-  return pass_time(c, wall_now(c) + ns, 0, &left);
+  return pass_time(c, wall_now(c) + ns, 0, false, &left);
 }
 
 int64_t vt_timed_call(Cpu *c, uint64_t ns, int64_t timed_out, int64_t (*look)(void *), void *arg) {
   int64_t n = look(arg);
-  if (n != timed_out || ns == 0) return n;
-  n = vt_wait_out(c, ns);
-  return n ? n : look(arg);
+  uint64_t wake = ns == VT_FOREVER ? UINT64_MAX : wall_now(c) + ns, left;
+  for (int64_t passed = 2; n == timed_out && ns != 0 && passed == 2; n = look(arg)) {
+    passed = pass_time(c, wake, 0, true, &left);
+    if (passed < 0) return passed;
+  }
+  return n;
 }
 
 bool vt_wait_signal(Cpu *c, uint64_t ns, uint64_t wanted) {
   uint64_t left;
-  return pass_time(c, ns == VT_FOREVER ? UINT64_MAX : wall_now(c) + ns, wanted, &left) == 1;
+  return pass_time(c, ns == VT_FOREVER ? UINT64_MAX : wall_now(c) + ns, wanted, false, &left) == 1;
 }
 
 bool vt_idle_to_next_timer(Cpu *c) {
@@ -312,16 +335,16 @@ static VirtualTimer *posix_timer(Cpu *c, int timer) {
   return &vtime(c)->posix[timer];
 }
 
-int64_t vt_timer_settime(Cpu *c, int timer, int flags, uint64_t value, uint64_t old) {
-  VirtualTimer *t = posix_timer(c, timer);
-  if (!t) return -EINVAL;
+/* settime of a POSIX timer or a timerfd: the guest's struct itimerspec at value, the
+ * old one written to old (if not 0); absolute when abstime. */
+static int64_t timer_set(Cpu *c, VirtualTimer *t, bool abstime, uint64_t value, uint64_t old) {
   struct itimerspec s;
   if (guest_copy_in(c, &s, value, sizeof s) < 0) return -EFAULT;
   if (!vt_valid_timespec(&s.it_value) || !vt_valid_timespec(&s.it_interval)) return -EINVAL;
   struct itimerspec was = timer_left(c, t);
   if (old && guest_copy_out(c, old, &was, sizeof was) < 0) return -EFAULT;
   uint64_t v = vt_ns(&s.it_value);
-  if ((flags & TIMER_ABSTIME) && v) { /* a time already past is due at once */
+  if (abstime && v) { /* a time already past is due at once */
     uint64_t now = vt_now(c, t->clock);
     v = v > now ? v - now : 0;
     t->due = timer_now(c, t) + v;
@@ -333,11 +356,19 @@ int64_t vt_timer_settime(Cpu *c, int timer, int flags, uint64_t value, uint64_t 
   return 0;
 }
 
-int64_t vt_timer_gettime(Cpu *c, int timer, uint64_t curr) {
+int64_t vt_timer_settime(Cpu *c, int timer, int flags, uint64_t value, uint64_t old) {
   VirtualTimer *t = posix_timer(c, timer);
-  if (!t) return -EINVAL;
+  return t ? timer_set(c, t, flags & TIMER_ABSTIME, value, old) : -EINVAL;
+}
+
+static int64_t timer_get(Cpu *c, const VirtualTimer *t, uint64_t curr) {
   struct itimerspec s = timer_left(c, t);
   return guest_copy_out(c, curr, &s, sizeof s);
+}
+
+int64_t vt_timer_gettime(Cpu *c, int timer, uint64_t curr) {
+  VirtualTimer *t = posix_timer(c, timer);
+  return t ? timer_get(c, t, curr) : -EINVAL;
 }
 
 int64_t vt_timer_getoverrun(Cpu *c, int timer) {
@@ -352,4 +383,104 @@ int64_t vt_timer_delete(Cpu *c, int timer) {
   return 0;
 }
 
-void vt_forked_child(Cpu *c) { memset(vtime(c), 0, sizeof *vtime(c)); }
+/* ---- timerfd ---- */
+
+/* The timerfd that fd stands for, NULL if none. */
+static VirtualTimer *timerfd_at(Cpu *c, int fd) {
+  VirtualTime *vt = vtime(c);
+  struct stat st;
+  if (!vt->timerfds || fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode)) return NULL;
+  for (int i = 0; i < VT_TIMERFDS; i++)
+    if (vt->timerfd[i].wake_fd && vt->timerfd[i].ino == (uint64_t)st.st_ino) return &vt->timerfd[i];
+  return NULL;
+}
+
+bool vt_timerfd(Cpu *c, int fd) { return timerfd_at(c, fd) != NULL; }
+
+/* Ends the timerfds whose descriptors the guest has all closed (the socket's other end
+ * hangs up). */
+static void timerfds_collect(VirtualTime *vt) {
+  for (int i = 0; i < VT_TIMERFDS; i++) {
+    VirtualTimer *t = &vt->timerfd[i];
+    struct pollfd p = {.fd = t->wake_fd, .events = POLLOUT};
+    if (!t->wake_fd || poll(&p, 1, 0) != 1 || !(p.revents & (POLLHUP | POLLERR))) continue;
+    close(t->wake_fd);
+    *t = (VirtualTimer){0};
+    vt->timerfds--;
+  }
+}
+
+int64_t vt_timerfd_create(Cpu *c, clockid_t id, int flags) {
+  /* The kernel's own checks of the clock and flags, and of the descriptors left. */
+  int probe = (int)syscall(SYS_timerfd_create, id, flags);
+  if (probe < 0) return -errno;
+  close(probe);
+  VirtualTime *vt = vtime(c);
+  timerfds_collect(vt);
+  VirtualTimer *t = vt->timerfd;
+  while (t < vt->timerfd + VT_TIMERFDS && t->wake_fd) t++;
+  if (t == vt->timerfd + VT_TIMERFDS) return -EMFILE;
+  int ends[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) < 0) return -errno;
+  struct stat st;
+  shutdown(ends[0], SHUT_WR); /* the guest's end only reads, ours only writes */
+  shutdown(ends[1], SHUT_RD);
+  if (!(flags & TFD_CLOEXEC)) fcntl(ends[0], F_SETFD, 0);
+  if (flags & TFD_NONBLOCK) fcntl(ends[0], F_SETFL, O_NONBLOCK);
+  fstat(ends[0], &st);
+  *t = (VirtualTimer){.used = true, .clock = id, .wake_fd = fd_out_of_the_way(ends[1]),
+                      .ino = (uint64_t)st.st_ino};
+  vt->timerfds++;
+  return ends[0];
+}
+
+/* Drains the bytes of the expiries that a read or a settime has taken. */
+static void timerfd_drain(int fd) {
+  char bytes[256];
+  while (recv(fd, bytes, sizeof bytes, MSG_DONTWAIT) > 0) continue;
+}
+
+int64_t vt_timerfd_settime(Cpu *c, int fd, int flags, uint64_t value, uint64_t old) {
+  if (flags & ~(TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET)) return -EINVAL;
+  VirtualTimer *t = timerfd_at(c, fd);
+  if (!t) return -EINVAL;
+  int64_t r = timer_set(c, t, flags & TFD_TIMER_ABSTIME, value, old);
+  if (r == 0) { /* what had expired is forgotten, as the kernel's ticks */
+    t->expirations = 0;
+    timerfd_drain(fd);
+  }
+  return r;
+}
+
+int64_t vt_timerfd_gettime(Cpu *c, int fd, uint64_t curr) {
+  VirtualTimer *t = timerfd_at(c, fd);
+  return t ? timer_get(c, t, curr) : -EINVAL;
+}
+
+/* A read waits for an expiry: time passes to the timer's; an unarmed one waits in the
+ * host (for a signal, or another thread's settime). */
+int64_t vt_timerfd_read(Cpu *c, int fd, uint64_t buf, uint64_t count) {
+  if (count < sizeof(uint64_t)) return -EINVAL;
+  VirtualTimer *t;
+  while ((t = timerfd_at(c, fd)) && !t->expirations) {
+    if (fcntl(fd, F_GETFL) & O_NONBLOCK) return -EAGAIN;
+    uint64_t left;
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    int64_t r = t->due ? pass_time(c, t->due, 0, false, &left) : host_result(poll(&p, 1, -1));
+    if (r < 0) return r;
+  }
+  if (!t) return -EBADF; /* closed by another thread meanwhile */
+  uint64_t n = t->expirations;
+  t->expirations = 0;
+  timerfd_drain(fd);
+  return guest_copy_out(c, buf, &n, sizeof n) < 0 ? -EFAULT : (int64_t)sizeof n;
+}
+
+/* The child has none of the timers; its copies of the timerfds' descriptors are sockets
+ * that no timer writes to. */
+void vt_forked_child(Cpu *c) {
+  VirtualTime *vt = vtime(c);
+  for (int i = 0; i < VT_TIMERFDS; i++)
+    if (vt->timerfd[i].wake_fd) close(vt->timerfd[i].wake_fd);
+  memset(vt, 0, sizeof *vt);
+}

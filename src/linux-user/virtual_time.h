@@ -15,6 +15,7 @@
 #include "../interp/cpu.h"
 
 enum { VT_POSIX_TIMERS = 32 }; /* timer_create's ids 0..31 */
+enum { VT_TIMERFDS = 64 };     /* timerfd_create's at once */
 
 typedef struct VirtualTimer {
   bool used;     /* POSIX timers: created and not deleted */
@@ -27,11 +28,20 @@ typedef struct VirtualTimer {
   int overrun;   /* expirations while its signal was still pending */
   int32_t thread; /* SIGEV_THREAD_ID: the host's id of the thread its signal goes to */
   int32_t sent_to; /* the other thread its signal is pending in, 0 if none */
+  /* A timerfd: a socket pair's end stands for it, which the guest reads and polls (the
+   * socket's inode names it); x64emu writes a byte to the other end, wake_fd, for each
+   * expiry, and a read returns the expirations counted and drains the bytes. */
+  int wake_fd;   /* > 0 for a timerfd */
+  uint64_t ino;
+  uint64_t expirations;
 } VirtualTimer;
 
 typedef struct VirtualTime {
   VirtualTimer itimer[3]; /* ITIMER_REAL, ITIMER_VIRTUAL, ITIMER_PROF */
   VirtualTimer posix[VT_POSIX_TIMERS];
+  VirtualTimer timerfd[VT_TIMERFDS];
+  unsigned timerfds;      /* how many: a read looks for one only if there are */
+  bool fd_woken;          /* a timerfd expired while time passed */
 } VirtualTime;
 
 /* The time on clock id in ns: CPU-time clocks from the instruction count, the others
@@ -57,15 +67,16 @@ void vt_expire(Cpu *c);
  * is due, with *left the time that was still to sleep. */
 int64_t vt_sleep(Cpu *c, clockid_t id, uint64_t until, uint64_t *left);
 
-/* A wait of a poll or epoll_wait with a timeout of ns (> 0) in which nothing was ready:
- * the time passes on the virtual clock as a sleep does; -EINTR if a timer's handler cut
- * it short, else 0 (the caller looks once more, without waiting). */
+/* A futex wait's timeout of ns (> 0): the time passes on the virtual clock as a sleep
+ * does; -EINTR if a timer's handler cut it short, else 0. */
 int64_t vt_wait_out(Cpu *c, uint64_t ns);
 
-/* A blocking call with a timeout of ns under --deterministic (poll, semtimedop, a timed
- * mq_receive...): `look` makes the call without waiting and returns `timed_out` where it
- * would have waited; then the time passes on the virtual clock (vt_wait_out, -EINTR if a
- * timer's handler cuts it short) and it looks once more. */
+/* A blocking call with a timeout of ns under --deterministic (poll, epoll_wait, select,
+ * semtimedop, a timed mq_receive...; VT_FOREVER for none): `look` makes the call without
+ * waiting and returns `timed_out` where it would have waited; then the time passes on the
+ * virtual clock, and it looks again at the end, and each time a timerfd expires on the
+ * way; -EINTR as soon as a timer's handler is due. Without a timeout, `timed_out` when no
+ * timer is left to pass time to: the host waits then. */
 int64_t vt_timed_call(Cpu *c, uint64_t ns, int64_t timed_out, int64_t (*look)(void *), void *arg);
 
 /* rt_sigtimedwait's wait of ns (> 0) for a signal of `wanted`, none pending: the time
@@ -88,11 +99,19 @@ int64_t vt_timer_settime(Cpu *c, int timer, int flags, uint64_t value, uint64_t 
 int64_t vt_timer_gettime(Cpu *c, int timer, uint64_t curr);
 int64_t vt_timer_getoverrun(Cpu *c, int timer);
 int64_t vt_timer_delete(Cpu *c, int timer);
+/* timerfd_create, settime and gettime on the virtual clocks (-EINVAL for a descriptor
+ * that is not a timerfd); whether fd is one, and a read of one into the guest's buf. */
+int64_t vt_timerfd_create(Cpu *c, clockid_t id, int flags);
+int64_t vt_timerfd_settime(Cpu *c, int fd, int flags, uint64_t value, uint64_t old);
+int64_t vt_timerfd_gettime(Cpu *c, int fd, uint64_t curr);
+bool vt_timerfd(Cpu *c, int fd);
+int64_t vt_timerfd_read(Cpu *c, int fd, uint64_t buf, uint64_t count);
+
 /* A thread took the signal signo of POSIX timer `timer` (si_code SI_TIMER): the timer
  * may send it again. */
 void vt_timer_signal_taken(Cpu *c, int signo, int32_t timer);
 
-/* fork: the child has no timers. */
+/* fork: the child has no timers (nor timerfds: the descriptors it keeps stay quiet). */
 void vt_forked_child(Cpu *c);
 
 #endif
