@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -87,6 +88,8 @@ int64_t sys_timer_delete(Cpu *c, const uint64_t *a) {
  * one on the virtual clocks (virtual_time.h), whose descriptor the guest reads and polls
  * as it would the kernel's. */
 int64_t sys_timerfd_create(Cpu *c, const uint64_t *a) {
+  /* The kernel's first check, made here as qemu-user drops the unknown flags. */
+  if ((int)a[1] & ~(TFD_CLOEXEC | TFD_NONBLOCK)) return -EINVAL;
   if (det_on(c)) return vt_timerfd_create(c, (clockid_t)a[0], (int)a[1]);
   return host_result(syscall(SYS_timerfd_create, (clockid_t)a[0], (int)a[1]));
 }
