@@ -318,8 +318,8 @@ void turns_signal_sent(Cpu *c, int32_t tid, int sig) {
    * x64emu restarts itself) leaves the rest to the host. */
   for (uint64_t until = host_ns() + 1000000000ull; back_soon && host_ns() < until;) {
     pthread_mutex_unlock(&ts->mutex);
-    struct timespec pause = {0, POLL_NS / 10};
-    nanosleep(&pause, NULL);
+    struct timespec nap = {0, POLL_NS / 10};
+    nanosleep(&nap, NULL);
     pthread_mutex_lock(&ts->mutex);
     back_soon = away_in_call(ts, tid);
   }

@@ -197,7 +197,11 @@ int64_t vt_wait_out(Cpu *c, uint64_t ns) {
 int64_t vt_timed_call(Cpu *c, uint64_t ns, int64_t timed_out, int64_t (*look)(void *), void *arg) {
   int64_t n = look(arg);
   uint64_t wake = ns == VT_FOREVER ? UINT64_MAX : wall_now(c) + ns, left;
+  /* Each timerfd expiry is a look; one that the call does not watch, periodic, would
+   * bring a wait without an end back here for ever. */
+  unsigned looks = 0;
   for (int64_t passed = 2; n == timed_out && ns != 0 && passed == 2; n = look(arg)) {
+    if (ns == VT_FOREVER && ++looks > FOREVER_EXPIRIES) break;
     passed = pass_time(c, wake, 0, true, &left);
     if (passed < 0) return passed;
   }

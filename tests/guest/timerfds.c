@@ -1,6 +1,7 @@
 /* timerfds.c: timerfd_create, settime and gettime, reads that wait for an expiry and
  * count the ones missed, a non-blocking read, the descriptor in poll, select and epoll
- * (with timeouts and without), an absolute time, a disarm, and the kernel's errors. Under
+ * (with timeouts and without), an absolute time, a disarm, the kernel's errors, and a
+ * wait for something else while a periodic timerfd runs unwatched. Under
  * --deterministic the timers run on the virtual clock (guest.timerfds.deterministic). */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <sys/epoll.h>
 #include <sys/select.h>
 #include <sys/timerfd.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -111,6 +113,23 @@ int main(void) {
   show("timerfd_settime(not a timerfd)", timerfd_settime(ep, 0, &at, NULL));
   show("timerfd_gettime(closed)", timerfd_gettime(999, &left));
   show("timerfd_settime(bad address)", timerfd_settime(fd, 0, (void *)8, NULL));
+  /* A wait without a timeout for a pipe that a child writes, while a periodic timerfd
+   * that it does not watch runs. */
+  arm(quick, 1, 1);
+  int pipe_ends[2];
+  pipe(pipe_ends);
+  pid_t child = fork();
+  if (child == 0) {
+    usleep(100000);
+    write(pipe_ends[1], "x", 1);
+    _exit(0);
+  }
+  struct pollfd from_child = {.fd = pipe_ends[0], .events = POLLIN};
+  printf("poll without a timeout for a child's write, a timerfd every ms: %d\n",
+         poll(&from_child, 1, -1));
+  waitpid(child, NULL, 0);
+  arm(quick, 0, 0);
+
   int made = 0;
   for (int i = 0; i < 200; i++) {
     int one = timerfd_create(CLOCK_MONOTONIC, 0);
