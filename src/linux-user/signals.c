@@ -310,8 +310,10 @@ int64_t signals_suspend(Cpu *c, const uint64_t *mask) {
     t->mask = *mask & ~UNBLOCKABLE;
   }
   /* --deterministic: time passes at once to the next timer, until one's signal is due. */
-  while (!deliverable(t) && !(cpu_events(c) & EV_EXIT) && proc_of(c)->opt.deterministic &&
-         vt_idle_to_next_timer(c))
+  for (unsigned expiries = 0; expiries < VT_FOREVER_EXPIRIES && !deliverable(t) &&
+                              !(cpu_events(c) & EV_EXIT) && proc_of(c)->opt.deterministic &&
+                              vt_idle_to_next_timer(c);
+       expiries++)
     host_block_faults_too(); /* raising synchronized the host's mask */
   if (!deliverable(t) && !(cpu_events(c) & EV_EXIT)) {
     host_sigsuspend(host_blockable(t->mask | taken_now())); /* returns once the host handler has run */

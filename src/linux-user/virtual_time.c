@@ -154,11 +154,6 @@ void vt_idle_until(Cpu *c, uint64_t to) {
   if (to > wall_now(c)) c->m->virtual_idle += to - wall_now(c);
 }
 
-/* A wait without an end passes time through this many expiries at most, then leaves the
- * rest to the host: periodic timers whose signals never end it (ignored, blocked, sent
- * to another thread) would otherwise run the clock on for ever. */
-enum { FOREVER_EXPIRIES = 1000 };
-
 /* Time passing on the wall clocks to wall time wake_wall (UINT64_MAX: to no end), the
  * timers due on the way fired: 0 at the end (or when no timer is left to pass time to),
  * -EINTR as soon as a handler is due, 1 as soon as a signal of `wanted` (blocked ones,
@@ -169,7 +164,7 @@ static int64_t pass_time(Cpu *c, uint64_t wake_wall, uint64_t wanted, bool fds, 
   for (unsigned expiries = 0;; expiries++) {
     uint64_t next = next_wall_due(c);
     if (next > wake_wall || next == UINT64_MAX ||
-        (wake_wall == UINT64_MAX && expiries == FOREVER_EXPIRIES)) {
+        (wake_wall == UINT64_MAX && expiries == VT_FOREVER_EXPIRIES)) {
       if (wake_wall != UINT64_MAX) vt_idle_until(c, wake_wall);
       return 0;
     }
@@ -201,7 +196,7 @@ int64_t vt_timed_call(Cpu *c, uint64_t ns, int64_t timed_out, int64_t (*look)(vo
    * bring a wait without an end back here for ever. */
   unsigned looks = 0;
   for (int64_t passed = 2; n == timed_out && ns != 0 && passed == 2; n = look(arg)) {
-    if (ns == VT_FOREVER && ++looks > FOREVER_EXPIRIES) break;
+    if (ns == VT_FOREVER && ++looks > VT_FOREVER_EXPIRIES) break;
     passed = pass_time(c, wake, 0, true, &left);
     if (passed < 0) return passed;
   }

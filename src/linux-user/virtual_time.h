@@ -84,6 +84,10 @@ int64_t vt_timed_call(Cpu *c, uint64_t ns, int64_t timed_out, int64_t (*look)(vo
  * the time is out (the caller looks once more). VT_FOREVER: until no wall-clock timer is
  * armed. */
 #define VT_FOREVER UINT64_MAX
+/* A wait without an end passes time through this many expiries at most, then leaves the
+ * rest to the host: periodic timers that never end it (signals ignored, blocked, sent to
+ * another thread; a timerfd it does not watch) would otherwise run the clock on for ever. */
+enum { VT_FOREVER_EXPIRIES = 1000 };
 bool vt_wait_signal(Cpu *c, uint64_t ns, uint64_t wanted);
 
 /* pause and sigsuspend with nothing deliverable: lets the wall clocks run to the next

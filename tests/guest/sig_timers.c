@@ -157,6 +157,19 @@ int main(void) {
   printf("sigwaitinfo for a child's SIGUSR2, SIGALRM ignored every ms: %s\n",
          r == SIGUSR2 ? "SIGUSR2" : strerror(errno));
   waitpid(child, NULL, 0);
+  /* And pause() for a handler of it. */
+  handle(SIGUSR2, on_alarm);
+  sigprocmask(SIG_UNBLOCK, &usr2, NULL);
+  stop = 0;
+  child = fork();
+  if (child == 0) {
+    usleep(100000);
+    kill(getppid(), SIGUSR2);
+    _exit(0);
+  }
+  while (!stop) pause();
+  printf("pause until a child's SIGUSR2, SIGALRM ignored every ms: handled %d\n", stop);
+  waitpid(child, NULL, 0);
   setitimer(ITIMER_REAL, &(struct itimerval){{0, 0}, {0, 0}}, NULL);
 
   struct tms tms;
