@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/personality.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -491,6 +492,10 @@ int main(int argc, char **argv) {
     if (loaded == ELF_FATAL) die_by_signal(SIGSEGV); /* as the kernel kills it past exec */
     return 1;
   }
+  /* The process's name (ps, /proc/self/comm) is the program's, as exec makes it: its
+   * file's name, which thread names start from. */
+  const char *slash = strrchr(program, '/');
+  prctl(PR_SET_NAME, slash ? slash + 1 : program);
   Cpu *c = &proc.main.cpu;
   c->tsc_denied = tsc_denied;
   if (trace || trace_file) {

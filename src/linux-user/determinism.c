@@ -2,6 +2,8 @@
 #include "determinism.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -40,6 +42,34 @@ bool det_random_device(int fd) {
   struct stat st;
   return fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 &&
          (minor(st.st_rdev) == 8 || minor(st.st_rdev) == 9);
+}
+
+/* The id that path starts with (digits up to a '/' or the end), its host id in *host,
+ * and where the rest begins; NULL if path does not start so. */
+static const char *id_in_path(const Cpu *c, const char *path, int64_t *host) {
+  char *rest;
+  errno = 0;
+  long id = strtol(path, &rest, 10);
+  if (rest == path || !(*path >= '0' && *path <= '9') || (*rest && *rest != '/') || errno)
+    return NULL;
+  *host = det_pid_in(c, id);
+  return rest;
+}
+
+bool det_proc_path(const Cpu *c, const char *path, char *out, size_t cap) {
+  if (!det_on(c) || strncmp(path, "/proc/", 6) != 0) return false;
+  int64_t pid, tid;
+  const char *rest = id_in_path(c, path + 6, &pid), *after_tid;
+  bool self = !rest && !strncmp(path + 6, "self", 4) && (!path[10] || path[10] == '/');
+  if (self) { /* its threads are under their ids too: /proc/self/task/1001 */
+    pid = getpid();
+    rest = path + 10;
+  }
+  if (!rest) return false;
+  if (!strncmp(rest, "/task/", 6) && (after_tid = id_in_path(c, rest + 6, &tid)))
+    return snprintf(out, cap, "/proc/%lld/task/%lld%s", (long long)pid, (long long)tid, after_tid) <
+           (int)cap;
+  return !self && snprintf(out, cap, "/proc/%lld%s", (long long)pid, rest) < (int)cap;
 }
 
 int64_t det_read(Cpu *c, uint64_t dst, uint64_t n) {

@@ -3,6 +3,7 @@
 
 #include <sys/stat.h>
 
+#include "determinism.h"
 #include "seccomp.h"
 #include "signals.h"
 #include "strace.h"
@@ -387,7 +388,8 @@ static bool on_file(uint64_t fd) {
  * thread, and the handler gets those: the host kernel then reads no guest memory for a
  * path, and a path that is not in the guest's memory is EFAULT, one too long
  * ENAMETOOLONG, as the kernel's. With a sysroot, a path that names something under it
- * names that instead. A null path stays null: the calls that allow one decide. */
+ * names that instead; under --deterministic, /proc/1000 is the process's own entry. A
+ * null path stays null: the calls that allow one decide. */
 enum { MAX_PATHS = 2 };
 static int64_t paths_from_guest(Cpu *c, const SysEntry *e, uint64_t args[6]) {
   static __thread char given[MAX_PATHS][PATH_MAX], found[MAX_PATHS][PATH_MAX];
@@ -398,6 +400,7 @@ static int64_t paths_from_guest(Cpu *c, const SysEntry *e, uint64_t args[6]) {
     if (n == MAX_PATHS) return -EINVAL; /* no call has more: the table is wrong */
     int64_t r = guest_read_str(c, given[n], sizeof given[n], args[i]);
     if (r < 0) return r;
+    if (det_proc_path(c, given[n], found[n], sizeof found[n])) strcpy(given[n], found[n]);
     const char *path = sysroot && sysroot_lookup(sysroot, given[n], found[n]) ? found[n] : given[n];
     args[i] = (uint64_t)(uintptr_t)path;
     n++;
