@@ -257,9 +257,10 @@ int64_t vt_alarm(Cpu *c, unsigned seconds) {
   VirtualTimer *t = itimer(c, ITIMER_REAL);
   struct itimerspec was = timer_left(c, t);
   timer_arm(c, t, seconds * NS, 0);
-  /* alarm_setitimer(): whole seconds, rounded to nearest, and never 0 for one pending. */
+  /* alarm_setitimer(): the old alarm's whole seconds, rounded to nearest, and never 0
+   * for one that was pending. */
   uint64_t left = (uint64_t)was.it_value.tv_sec + (was.it_value.tv_nsec >= 500000000);
-  return t->due || was.it_value.tv_sec || was.it_value.tv_nsec ? (int64_t)(left ? left : 1) : 0;
+  return (int64_t)(left || !was.it_value.tv_nsec ? left : 1);
 }
 
 static void to_itimerval(struct itimerval *v, const struct itimerspec *s) {

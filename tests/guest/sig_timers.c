@@ -52,9 +52,10 @@ static void handle(int sig, void (*fn)(int)) {
 
 int main(void) {
   handle(SIGALRM, on_alarm);
-  alarm(1);
+  unsigned none_left = alarm(1);
   unsigned long spins = 0;
   while (!stop) spins++;
+  printf("alarm(1) with none pending: %u\n", none_left);
   printf("busy loop stopped by the SIGALRM handler after spinning: %s\n", spins ? "yes" : "no");
 
   alarm(10);
