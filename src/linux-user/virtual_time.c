@@ -179,6 +179,7 @@ static int64_t pass_time(Cpu *c, uint64_t wake_wall, uint64_t wanted, bool fds, 
 }
 
 int64_t vt_sleep(Cpu *c, clockid_t id, uint64_t until, uint64_t *left) {
+  if (id == CLOCK_THREAD_CPUTIME_ID) return -EOPNOTSUPP; /* the kernel's: no nsleep for it */
   if (is_cpu_clock(id)) return -EINVAL; /* the sleeper's own CPU time would never advance */
   uint64_t now = vt_now(c, id);
   return pass_time(c, wall_now(c) + (until > now ? until - now : 0), 0, false, left);
