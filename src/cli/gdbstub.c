@@ -30,6 +30,7 @@
 #include "gdb_target.h"
 #include "interp/run.h"
 #include "linux-user/linux_run.h"
+#include "linux-user/own_fds.h"
 #include "linux-user/process.h"
 
 enum { PACKET_MAX = 4096, POLL_NS = 500000 };
@@ -541,6 +542,7 @@ int gdb_serve(Cpu *c, int port, const char *exe_path) {
   proc_of(c)->opt.stop_signals = ~0ull; /* until gdb says which it passes */
   g.fd = accept4(s, NULL, NULL, SOCK_CLOEXEC);
   close(s);
+  own_fd_keep(&g.fd); /* out of the guest's reach, as the trace's */
   /* Small packets each way, one after the other: no waiting to coalesce them. */
   if (g.fd >= 0) setsockopt(g.fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
   if (g.fd < 0) {
@@ -550,7 +552,7 @@ int gdb_serve(Cpu *c, int port, const char *exe_path) {
   bool running_on = true; /* the program has not ended */
   while (receive_packet(&g) && serve_packet(&g, &running_on)) {
   }
-  close(g.fd);
+  own_fd_close(&g.fd);
   if (g.in[0] == 'k') { /* killed: as by SIGKILL */
     c->exit_status = 0;
     c->term_signal = SIGKILL;

@@ -25,6 +25,7 @@
 #include "loader/elf.h"
 #include "linux-user/host_signals.h"
 #include "linux-user/linux_run.h"
+#include "linux-user/own_fds.h"
 #include "linux-user/process.h"
 #include "linux-user/sys_nr.h"
 #include "linux-user/sysroot.h"
@@ -229,6 +230,29 @@ static void print_version(enum FpTier fp_tier) {
   printf("%s", tiers);
   printf("floating point: %s\n", fp_tier == FP_TIER_HOST ? "host SSE/x87 instructions"
                                                          : "portable C");
+}
+
+/* The trace file, written while the guest runs: one of x64emu's own descriptors
+ * (own_fds.h), which the guest's close_range, dup2 or exec'd programs do not see, and
+ * which may move, so that its stream writes to the descriptor's number as it is now. */
+static int trace_fd = -1;
+
+static ssize_t write_trace_file(void *holder, const char *buf, size_t len) {
+  size_t done = 0;
+  while (done < len) {
+    ssize_t n = write(*(int *)holder, buf + done, len - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return done ? (ssize_t)done : -1;
+    done += (size_t)n;
+  }
+  return (ssize_t)done;
+}
+
+static FILE *open_trace_file(const char *path) {
+  trace_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (trace_fd < 0) return NULL;
+  own_fd_keep(&trace_fd);
+  return fopencookie(&trace_fd, "w", (cookie_io_functions_t){.write = write_trace_file});
 }
 
 /* The instruction hook's users: the tracer, the statistics and the profile, each optional. */
@@ -476,7 +500,10 @@ int main(int argc, char **argv) {
   proc.random_state = seed;
   proc.machine.virtual_tsc = deterministic;
   proc.opt.reexec_argv = reexec;
-  if (self_fd >= 0 && fcntl(self_fd, F_SETFD, FD_CLOEXEC) == 0) proc.self_fd = self_fd;
+  if (self_fd >= 0 && fcntl(self_fd, F_SETFD, FD_CLOEXEC) == 0) {
+    proc.self_fd = self_fd;
+    own_fd_keep(&proc.self_fd);
+  }
   fault_install();
   char err[PATH_MAX + 512];
   int loaded = elf_load(&proc, program, guest_argv, env.v, err, sizeof err);
@@ -499,7 +526,7 @@ int main(int argc, char **argv) {
   Cpu *c = &proc.main.cpu;
   c->tsc_denied = tsc_denied;
   if (trace || trace_file) {
-    FILE *out = trace_file ? fopen(trace_file, "w") : stderr;
+    FILE *out = trace_file ? open_trace_file(trace_file) : stderr;
     if (!out) {
       fprintf(stderr, "x64emu: --trace-file: cannot write %s\n", trace_file);
       return 1;

@@ -230,7 +230,8 @@ static void put_arg(Out *o, uint8_t kind, const uint64_t *a, int i, int64_t ret)
   case A_ULONG: put(o, "%llu", (unsigned long long)v); break;
   case A_HEX: put(o, "%#llx", (unsigned long long)v); break;
   case A_PTR: put_ptr(o, v); break;
-  case A_FD: put(o, "%d", (int)v); break;
+  case A_FD:
+  case A_FDNUM: put(o, "%d", (int)v); break;
   case A_DIRFD:
     if ((int)v == X64_AT_FDCWD) put(o, "AT_FDCWD");
     else put(o, "%d", (int)v);

@@ -16,6 +16,7 @@ enum StraceArg {
   A_HEX,     /* a number shown in hex */
   A_PTR,     /* an address, or NULL */
   A_FD,      /* a file descriptor */
+  A_FDNUM,   /* a descriptor's number that need not be open (dup2's target, close_range's) */
   A_DIRFD,   /* a directory descriptor, AT_FDCWD */
   A_PATH,    /* a NUL-terminated string, shown whole */
   A_STR,     /* the same, but not a path (the sysroot never applies): a queue's name */

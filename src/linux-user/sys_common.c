@@ -170,13 +170,6 @@ int64_t guest_read_str(Cpu *c, char *dst, size_t cap, uint64_t src) {
 #define HOST_O_LARGEFILE 0100000
 #endif
 
-int fd_out_of_the_way(int fd) {
-  int high = fcntl(fd, F_DUPFD_CLOEXEC, 512);
-  if (high < 0) return fd;
-  close(fd);
-  return high;
-}
-
 static const struct {
   uint32_t x64;
   int host;

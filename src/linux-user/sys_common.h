@@ -120,9 +120,6 @@ static inline bool path_names_self_exe(int dirfd, const char *path) {
 /* Translations of the x86-64 open(2) flags, which differ from aarch64's (O_DIRECTORY...). */
 int open_flags_to_host(uint64_t x64_flags);
 
-/* fd moved to a number the guest is unlikely to pick, so that its dup2s leave the
- * emulator's own descriptor be; close-on-exec. */
-int fd_out_of_the_way(int fd);
 uint64_t open_flags_from_host(int host_flags);
 
 /* The ioctl requests the shim knows (sys_fd.c): their names, or NULL. */

@@ -8,6 +8,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "own_fds.h"
 #include "proc_self.h"
 #include "sys_common.h"
 
@@ -121,7 +122,7 @@ int64_t sys_creat(Cpu *c, const uint64_t *a) {
 int64_t sys_close(Cpu *c, const uint64_t *a) { return host_result(close(arg_fd(a[0]))); }
 
 int64_t sys_close_range(Cpu *c, const uint64_t *a) {
-  return host_result(close_range((unsigned)a[0], (unsigned)a[1], (int)a[2]));
+  return own_fds_close_range((unsigned)a[0], (unsigned)a[1], (unsigned)a[2]);
 }
 
 /* ---- pipes and duplicates ---- */
@@ -180,12 +181,15 @@ int64_t sys_inotify_rm_watch(Cpu *c, const uint64_t *a) {
 
 int64_t sys_dup(Cpu *c, const uint64_t *a) { return host_result(dup(arg_fd(a[0]))); }
 
+/* The target may be a number x64emu uses itself, which moves out of the way first. */
 int64_t sys_dup2(Cpu *c, const uint64_t *a) {
-  return host_result(dup2(arg_fd(a[0]), arg_fd(a[1])));
+  int64_t r = own_fd_make_room(arg_fd(a[1]));
+  return r < 0 ? r : host_result(dup2(arg_fd(a[0]), arg_fd(a[1])));
 }
 
 int64_t sys_dup3(Cpu *c, const uint64_t *a) {
-  return host_result(dup3(arg_fd(a[0]), arg_fd(a[1]), open_flags_to_host(a[2])));
+  int64_t r = own_fd_make_room(arg_fd(a[1]));
+  return r < 0 ? r : host_result(dup3(arg_fd(a[0]), arg_fd(a[1]), open_flags_to_host(a[2])));
 }
 
 int64_t sys_flock(Cpu *c, const uint64_t *a) { return host_result(flock(arg_fd(a[0]), (int)a[1])); }

@@ -8,6 +8,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "own_fds.h"
 #include "sys_common.h"
 
 /* x86-64 has the old path calls (open, mkdir, rename...); other hosts only the *at forms,
@@ -200,8 +201,8 @@ int64_t sys_chdir(Cpu *c, const uint64_t *a) { return host_result(chdir(P(a[0]))
 int64_t sys_chroot(Cpu *c, const uint64_t *a) {
   Process *p = proc_of(c);
   if (p->self_fd < 0 && p->opt.reexec_argv) {
-    int fd = open(p->opt.reexec_argv[0], O_PATH | O_CLOEXEC);
-    p->self_fd = fd < 0 ? -1 : fd_out_of_the_way(fd);
+    p->self_fd = open(p->opt.reexec_argv[0], O_PATH | O_CLOEXEC);
+    own_fd_keep(&p->self_fd);
   }
   return host_result(chroot(P(a[0])));
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "determinism.h"
+#include "own_fds.h"
 #include "seccomp.h"
 #include "sigframe.h"
 #include "signals.h"
@@ -270,8 +271,8 @@ static int64_t fork_guest(Cpu *c, const CloneArgs *ca) {
   if (vfork_like) {
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) < 0) return -errno;
     /* Neither takes a number the guest would get next (the pidfd, another thread's). */
-    pair[0] = fd_out_of_the_way(pair[0]);
-    pair[1] = fd_out_of_the_way(pair[1]);
+    own_fd_keep(&pair[0]);
+    own_fd_keep(&pair[1]);
   }
   fflush(NULL);
   SignalsFork held = signals_fork_begin(c);
@@ -285,8 +286,8 @@ static int64_t fork_guest(Cpu *c, const CloneArgs *ca) {
     int e = errno;
     signals_fork_parent(&held);
     if (vfork_like) {
-      close(pair[0]);
-      close(pair[1]);
+      own_fd_close(&pair[0]);
+      own_fd_close(&pair[1]);
     }
     return -e;
   }
@@ -296,11 +297,11 @@ static int64_t fork_guest(Cpu *c, const CloneArgs *ca) {
     signals_forked_child(c, &held);
     vt_forked_child(c);
     p->mlock_future = 0;
-    if (p->vfork_fd >= 0) close(p->vfork_fd); /* an outer vfork's, between our parent and its own */
-    p->vfork_fd = -1;
+    own_fd_close(&p->vfork_fd); /* an outer vfork's, between our parent and its own */
     if (vfork_like) {
-      close(pair[0]);
+      own_fd_close(&pair[0]);
       p->vfork_fd = pair[1];
+      own_fd_keep(&p->vfork_fd);
       guest_mem_note_pages(c); /* the memory the parent's, at the fork */
     }
     if (flags & X64_CLONE_CLEAR_SIGHAND) clear_handlers(c);
@@ -319,9 +320,9 @@ static int64_t fork_guest(Cpu *c, const CloneArgs *ca) {
    * child's descriptors. The child cannot have been reaped yet: only this process can. */
   int pidfd = (flags & X64_CLONE_PIDFD) ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
   if (vfork_like) {
-    close(pair[1]);
+    own_fd_close(&pair[1]);
     vfork_parent_wait(c, pid, pair[0]);
-    close(pair[0]);
+    own_fd_close(&pair[0]);
   }
   /* After the wait, where the pages the vfork child wrote have come back over ours. */
   if (flags & X64_CLONE_PARENT_SETTID) {

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include "determinism.h"
+#include "own_fds.h"
 #include "seccomp.h"
 #include "signals.h"
 #include "strace.h"
@@ -68,7 +69,7 @@ static const SysEntry table[X64_NR_COUNT] = {
     S(open_by_handle_at, R_DEC, A_FD, A_PTR, A_OFLAGS),
     S(creat, R_DEC, A_PATH, A_MODE),
     S(close, R_DEC, A_FD),
-    S(close_range, R_DEC, A_FD, A_FD, A_HEX),
+    S(close_range, R_DEC, A_FDNUM, A_FDNUM, A_HEX),
     S(pipe, R_DEC, A_PTR),
     S(pipe2, R_DEC, A_PTR, A_FDFLAGS),
     S(memfd_create, R_DEC, A_PATH, A_HEX),
@@ -79,8 +80,8 @@ static const SysEntry table[X64_NR_COUNT] = {
     S(inotify_add_watch, R_DEC, A_FD, A_PATH, A_HEX),
     S(inotify_rm_watch, R_DEC, A_FD, A_INT),
     S(dup, R_DEC, A_FD),
-    S(dup2, R_DEC, A_FD, A_FD),
-    S(dup3, R_DEC, A_FD, A_FD, A_FDFLAGS),
+    S(dup2, R_DEC, A_FD, A_FDNUM),
+    S(dup3, R_DEC, A_FD, A_FDNUM, A_FDFLAGS),
     S(fcntl, R_DEC, A_FD, A_FCNTL, A_HEX),
     S(flock, R_DEC, A_FD, A_INT),
     S(ioctl, R_DEC, A_FD, A_IOCTL, A_PTR),
@@ -384,22 +385,30 @@ static bool on_file(uint64_t fd) {
   return fstat(arg_fd(fd), &st) == 0 && (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode));
 }
 
-/* The call's path arguments (A_PATH in its signature) are read into buffers of this
- * thread, and the handler gets those: the host kernel then reads no guest memory for a
- * path, and a path that is not in the guest's memory is EFAULT, one too long
- * ENAMETOOLONG, as the kernel's. With a sysroot, a path that names something under it
- * names that instead; under --deterministic, /proc/1000 is the process's own entry. A
- * null path stays null: the calls that allow one decide. */
+/* The call's arguments as the host kernel is to see them.
+ *
+ * Its path arguments (A_PATH in its signature) are read into buffers of this thread, and
+ * the handler gets those: the host kernel then reads no guest memory for a path, and a
+ * path that is not in the guest's memory is EFAULT, one too long ENAMETOOLONG, as the
+ * kernel's. With a sysroot, a path that names something under it names that instead;
+ * under --deterministic, /proc/1000 is the process's own entry. A null path stays null:
+ * the calls that allow one decide.
+ *
+ * A descriptor (A_FD, A_DIRFD) that is x64emu's own becomes NOT_A_FD, so that the call
+ * fails where and as it would on a number the guest has not opened, and its entry in
+ * /proc/self/fd is missing (own_fds.h). */
 enum { MAX_PATHS = 2 };
-static int64_t paths_from_guest(Cpu *c, const SysEntry *e, uint64_t args[6]) {
+static int64_t args_from_guest(Cpu *c, const SysEntry *e, uint64_t args[6]) {
   static __thread char given[MAX_PATHS][PATH_MAX], found[MAX_PATHS][PATH_MAX];
   const char *sysroot = proc_of(c)->opt.sysroot;
   unsigned n = 0;
   for (unsigned i = 0; i < 6 && e->sig.arg[i] != A_END; i++) {
+    if ((e->sig.arg[i] == A_FD || e->sig.arg[i] == A_DIRFD) && own_fd(arg_fd(args[i]))) args[i] = NOT_A_FD;
     if (e->sig.arg[i] != A_PATH || !args[i]) continue;
     if (n == MAX_PATHS) return -EINVAL; /* no call has more: the table is wrong */
     int64_t r = guest_read_str(c, given[n], sizeof given[n], args[i]);
     if (r < 0) return r;
+    if (own_fd_path(given[n])) return -ENOENT;
     if (det_proc_path(c, given[n], found[n], sizeof found[n])) strcpy(given[n], found[n]);
     const char *path = sysroot && sysroot_lookup(sysroot, given[n], found[n]) ? found[n] : given[n];
     args[i] = (uint64_t)(uintptr_t)path;
@@ -441,7 +450,7 @@ void syscall_dispatch(Cpu *c) {
     if (trace) strace_end(-ENOSYS);
     return;
   }
-  ret = e ? paths_from_guest(c, e, args) : -ENOSYS;
+  ret = e ? args_from_guest(c, e, args) : -ENOSYS;
   const bool turns = turns_on(c);
   const bool release =
       nr < X64_NR_COUNT &&

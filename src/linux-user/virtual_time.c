@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "determinism.h"
+#include "own_fds.h"
 #include "process.h"
 #include "sigframe.h"
 #include "signals.h"
@@ -405,7 +406,7 @@ static void timerfds_collect(VirtualTime *vt) {
     VirtualTimer *t = &vt->timerfd[i];
     struct pollfd p = {.fd = t->wake_fd, .events = POLLOUT};
     if (!t->wake_fd || poll(&p, 1, 0) != 1 || !(p.revents & (POLLHUP | POLLERR))) continue;
-    close(t->wake_fd);
+    own_fd_close(&t->wake_fd);
     *t = (VirtualTimer){0};
     vt->timerfds--;
   }
@@ -429,8 +430,8 @@ int64_t vt_timerfd_create(Cpu *c, clockid_t id, int flags) {
   if (!(flags & TFD_CLOEXEC)) fcntl(ends[0], F_SETFD, 0);
   if (flags & TFD_NONBLOCK) fcntl(ends[0], F_SETFL, O_NONBLOCK);
   fstat(ends[0], &st);
-  *t = (VirtualTimer){.used = true, .clock = id, .wake_fd = fd_out_of_the_way(ends[1]),
-                      .ino = (uint64_t)st.st_ino};
+  *t = (VirtualTimer){.used = true, .clock = id, .wake_fd = ends[1], .ino = (uint64_t)st.st_ino};
+  own_fd_keep(&t->wake_fd);
   vt->timerfds++;
   return ends[0];
 }
@@ -482,6 +483,6 @@ int64_t vt_timerfd_read(Cpu *c, int fd, uint64_t buf, uint64_t count) {
 void vt_forked_child(Cpu *c) {
   VirtualTime *vt = vtime(c);
   for (int i = 0; i < VT_TIMERFDS; i++)
-    if (vt->timerfd[i].wake_fd) close(vt->timerfd[i].wake_fd);
+    if (vt->timerfd[i].wake_fd) own_fd_close(&vt->timerfd[i].wake_fd);
   memset(vt, 0, sizeof *vt);
 }

@@ -4,9 +4,13 @@
 # start of rounds 2 to 10, then the output); the filter must keep the trace to that
 # function; bad filters must be refused; tracing must not change what a program prints.
 #
-# usage: trace.sh X64EMU AES_TRACE HELLO
+# The trace file is x64emu's own descriptor: a program that takes every number for itself
+# (dup2 onto them, close_range, a child that closes all and execs) neither sees it nor
+# ends the trace.
+#
+# usage: trace.sh X64EMU AES_TRACE HELLO OWN_FDS
 set -u
-x64emu=$1 aes=$2 hello=$3
+x64emu=$1 aes=$2 hello=$3 own_fds=$4
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/x64emu-trace.XXXXXX") || exit 2
 trap 'rm -rf "$scratch"' EXIT
 fail() { echo "trace.sh: $*"; exit 1; }
@@ -51,3 +55,13 @@ done
 cmp -s "$scratch/plain" "$scratch/traced" || fail "tracing changed hello's output"
 [ "$(grep -c '^0x' "$scratch/all")" -gt 1000 ] || fail "the whole trace of hello is short"
 echo "trace.sh: filters by name and range, refused bad ones, and traced hello whole"
+# A program that closes and reuses every descriptor: the trace goes on to its exit_group,
+# and the program prints what it prints natively.
+"$own_fds" >"$scratch/native" 2>&1
+"$x64emu" --trace-file="$scratch/own" "$own_fds" >"$scratch/own_out" 2>&1
+cmp -s "$scratch/native" "$scratch/own_out" ||
+  fail "own_fds under --trace-file printed otherwise than natively: $(diff "$scratch/native" "$scratch/own_out" | head -5)"
+# glibc's _exit: rax becomes 231 (exit_group), then the syscall is the last instruction.
+tail -4 "$scratch/own" | grep -q 'rax=0xe7' && grep '^0x' "$scratch/own" | tail -1 | grep -q syscall ||
+  fail "the trace of own_fds does not reach its exit_group: $(tail -4 "$scratch/own")"
+echo "trace.sh: a program that takes every descriptor did not see or end the trace"

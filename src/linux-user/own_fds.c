@@ -1,0 +1,166 @@
+/* own_fds.c: the descriptors x64emu keeps for itself, out of the guest's reach. */
+#define _GNU_SOURCE
+#include "own_fds.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+#ifndef CLOSE_RANGE_UNSHARE
+#define CLOSE_RANGE_UNSHARE (1U << 1)
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+/* The deterministic timerfds (64), a vfork's pair, the trace, gdb's connection, x64emu's
+ * own file, with room to spare. */
+enum { OWN_FDS_MAX = 96 };
+
+/* Process-global, as the host's descriptor table is (own_fds.h). */
+static struct {
+  int *holder[OWN_FDS_MAX];
+  unsigned n;
+} own;
+
+/* fd's place in the table, or -1. Below OWN_FD_BASE only when it could not move. */
+static int kept(int fd) {
+  for (unsigned i = 0; i < own.n; i++)
+    if (*own.holder[i] == fd) return (int)i;
+  return -1;
+}
+
+bool own_fd(int fd) { return fd >= 0 && own.n && kept(fd) >= 0; }
+
+void own_fd_keep(int *holder) {
+  if (*holder < 0) return;
+  int at = kept(*holder);
+  if (at >= 0) {
+    own.holder[at] = holder;
+    return;
+  }
+  if (*holder < OWN_FD_BASE) {
+    int high = fcntl(*holder, F_DUPFD_CLOEXEC, OWN_FD_BASE);
+    if (high >= 0) {
+      close(*holder);
+      *holder = high;
+    } /* else (a guest's RLIMIT_NOFILE under OWN_FD_BASE) it stays where it is, still kept */
+  }
+  if (own.n < OWN_FDS_MAX) own.holder[own.n++] = holder;
+}
+
+static void forget(const int *holder) {
+  for (unsigned i = 0; i < own.n; i++)
+    if (own.holder[i] == holder) {
+      own.holder[i] = own.holder[--own.n];
+      return;
+    }
+}
+
+void own_fd_close(int *holder) {
+  if (*holder < 0) return;
+  forget(holder);
+  close(*holder);
+  *holder = -1;
+}
+
+int own_fd_make_room(int fd) {
+  int at = fd >= 0 ? kept(fd) : -1;
+  if (at < 0) return 0;
+  int moved = fcntl(fd, F_DUPFD_CLOEXEC, OWN_FD_BASE);
+  if (moved < 0) return -errno;
+  *own.holder[at] = moved;
+  close(fd);
+  return 0;
+}
+
+int64_t own_fds_close_range(unsigned first, unsigned last, unsigned flags) {
+  if (first > last || (flags & ~(CLOSE_RANGE_UNSHARE | CLOSE_RANGE_CLOEXEC))) return -EINVAL;
+  /* Unsharing comes first, as the kernel's: the gaps are then closed in the new table. */
+  if ((flags & CLOSE_RANGE_UNSHARE) && unshare(CLONE_FILES) != 0) return -errno;
+  flags &= ~CLOSE_RANGE_UNSHARE;
+  unsigned from = first;
+  for (;;) {
+    /* The lowest of x64emu's at from or above, up to last. */
+    unsigned next = last;
+    bool ours = false;
+    for (unsigned i = 0; i < own.n; i++) {
+      unsigned fd = (unsigned)*own.holder[i];
+      if (fd >= from && fd <= next) next = fd, ours = true;
+    }
+    unsigned to = ours ? next - 1 : last;
+    if ((!ours || next > from) && syscall(SYS_close_range, from, to, flags) != 0) return -errno;
+    if (!ours || next == last) return 0;
+    from = next + 1;
+  }
+}
+
+/* Whether path is /proc/PID[/task/TID]/fd or fdinfo of this process (PID its id,
+ * "self" or "thread-self"), its last component at *rest. */
+static bool fd_directory(const char *path, const char **rest) {
+  char pid[24];
+  snprintf(pid, sizeof pid, "%d", (int)getpid());
+  if (strncmp(path, "/proc/", 6) != 0) return false;
+  const char *p = path + 6;
+  size_t n = strcspn(p, "/");
+  if (!(n == strlen(pid) && !strncmp(p, pid, n)) && strncmp(p, "self/", 5) && strncmp(p, "thread-self/", 12))
+    return false;
+  p += n;
+  if (!strncmp(p, "/task/", 6)) {
+    p += 6;
+    if (!isdigit((unsigned char)*p)) return false;
+    while (isdigit((unsigned char)*p)) p++;
+  }
+  if (!strncmp(p, "/fdinfo", 7)) p += 7;
+  else if (!strncmp(p, "/fd", 3)) p += 3;
+  else return false;
+  *rest = p;
+  return *p == 0 || *p == '/';
+}
+
+/* name as a descriptor's number, or -1. */
+static int number_named(const char *name, size_t len) {
+  if (len == 0 || len > 9) return -1;
+  int fd = 0;
+  for (size_t i = 0; i < len; i++) {
+    if (!isdigit((unsigned char)name[i])) return -1;
+    fd = fd * 10 + (name[i] - '0');
+  }
+  return fd;
+}
+
+bool own_fd_path(const char *path) {
+  const char *rest;
+  if (!own.n || !path || !fd_directory(path, &rest) || *rest != '/') return false;
+  rest++;
+  return own_fd(number_named(rest, strcspn(rest, "/")));
+}
+
+int64_t own_fds_unlisted(int dirfd, void *records, int64_t len) {
+  if (!own.n || len <= 0) return len;
+  char link[48], dir[64];
+  snprintf(link, sizeof link, "/proc/self/fd/%d", dirfd);
+  ssize_t n = readlink(link, dir, sizeof dir - 1);
+  const char *rest;
+  if (n <= 0) return len;
+  dir[n] = 0;
+  if (!fd_directory(dir, &rest) || *rest) return len;
+  /* struct linux_dirent64: d_ino, d_off, d_reclen at 16, d_type, d_name at 19. */
+  uint8_t *base = records;
+  int64_t kept_len = 0;
+  for (int64_t at = 0; at < len;) {
+    uint16_t reclen;
+    memcpy(&reclen, base + at + 16, sizeof reclen);
+    const char *name = (const char *)base + at + 19;
+    if (!own_fd(number_named(name, strlen(name)))) {
+      memmove(base + kept_len, base + at, reclen);
+      kept_len += reclen;
+    }
+    at += reclen;
+  }
+  return kept_len;
+}

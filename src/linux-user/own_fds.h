@@ -1,0 +1,56 @@
+/* own_fds.h: the descriptors x64emu keeps for itself in the process the guest runs in.
+ *
+ * The guest and x64emu share one descriptor table, the host process's. The kernel hands
+ * the guest the lowest free numbers and lets it name any other, so x64emu's own files
+ * (the trace, gdb's connection, its own executable after a chroot, a vfork's socket, the
+ * deterministic timerfds' wake ends) live at OWN_FD_BASE and above, and the guest never
+ * reaches them: a call that names one fails as for a closed descriptor (the system call
+ * layer passes NOT_A_FD instead), close_range passes over them, dup2 or dup3 onto one
+ * first moves x64emu's elsewhere, as if the number had been free, and /proc/self/fd
+ * neither lists nor finds them. (Numbers inside a call's structures, poll's and select's
+ * sets and SCM_RIGHTS, are not looked at: a guest names one only by naming a number it
+ * never opened.)
+ *
+ * Each is kept with its holder, the int that x64emu reads it from, which a move updates.
+ * The table is changed only by system calls, under the machine's lock, and before the
+ * guest runs; it is one per host process, as the descriptor table is (a forked child
+ * has a copy of both). */
+#ifndef X64EMU_OWN_FDS_H
+#define X64EMU_OWN_FDS_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+enum { OWN_FD_BASE = 512 };
+
+/* A number no descriptor has: what the guest's calls get in place of one of x64emu's. */
+#define NOT_A_FD INT_MAX
+
+/* Makes *holder x64emu's: moved to OWN_FD_BASE or above (close-on-exec) unless there
+ * already, and remembered with holder (a descriptor already kept moves to the new
+ * holder). */
+void own_fd_keep(int *holder);
+
+/* Closes *holder's descriptor, forgets it and sets *holder to -1. */
+void own_fd_close(int *holder);
+
+/* Whether fd is one of x64emu's own. */
+bool own_fd(int fd);
+
+/* Before the guest's dup2 or dup3 makes fd its own: one of x64emu's there moves to
+ * another number first. 0, or -errno when it cannot move. */
+int own_fd_make_room(int fd);
+
+/* The guest's close_range(first, last, flags) without x64emu's own: 0 or -errno. */
+int64_t own_fds_close_range(unsigned first, unsigned last, unsigned flags);
+
+/* Whether path (absolute) names one of x64emu's own under /proc/self/fd or fdinfo, which
+ * the guest's calls find missing (ENOENT), as the kernel would. */
+bool own_fd_path(const char *path);
+
+/* len bytes of getdents64 records read from dirfd, without x64emu's own when dirfd is
+ * this process's /proc/PID/fd or fdinfo: the length left. */
+int64_t own_fds_unlisted(int dirfd, void *records, int64_t len);
+
+#endif
