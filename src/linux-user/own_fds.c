@@ -8,8 +8,10 @@
 #include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 
 #ifndef CLOSE_RANGE_UNSHARE
@@ -163,4 +165,65 @@ int64_t own_fds_unlisted(int dirfd, void *records, int64_t len) {
     at += reclen;
   }
   return kept_len;
+}
+
+/* ---- descriptors inside a call's structures ---- */
+
+struct pollfd *own_fds_polled(struct pollfd *fds, size_t n) {
+  if (!own.n) return fds;
+  size_t i = 0;
+  while (i < n && !own_fd(fds[i].fd)) i++;
+  if (i == n) return fds;
+  struct pollfd *shown = malloc(n * sizeof *shown);
+  if (!shown) return fds;
+  memcpy(shown, fds, n * sizeof *shown);
+  for (; i < n; i++)
+    if (own_fd(shown[i].fd)) shown[i].fd = NOT_A_FD;
+  return shown;
+}
+
+void own_fds_polled_done(struct pollfd *fds, struct pollfd *shown, size_t n) {
+  if (shown == fds) return;
+  for (size_t i = 0; i < n; i++) fds[i].revents = shown[i].revents;
+  free(shown);
+}
+
+bool own_fd_selected(int nfds, void *const sets[3]) {
+  for (unsigned i = 0; i < own.n; i++) {
+    int fd = *own.holder[i];
+    if (fd >= nfds) continue;
+    for (int s = 0; s < 3; s++)
+      if (sets[s] && (((const uint8_t *)sets[s])[fd / 8] >> (fd % 8) & 1)) return true;
+  }
+  return false;
+}
+
+void *own_fds_sent(void *control, size_t len) {
+  if (!own.n || !control || len < sizeof(struct cmsghdr)) return control;
+  void *shown = NULL;
+  struct msghdr m = {.msg_control = control, .msg_controllen = len};
+  for (struct cmsghdr *h = CMSG_FIRSTHDR(&m); h; h = CMSG_NXTHDR(&m, h)) {
+    /* One the kernel refuses (EINVAL) ends the look: its length is not to be trusted. */
+    if (h->cmsg_len < CMSG_LEN(0) || (char *)h + h->cmsg_len > (char *)m.msg_control + len) break;
+    if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS) continue;
+    size_t count = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    for (size_t k = 0; k < count; k++) {
+      int fd;
+      memcpy(&fd, CMSG_DATA(h) + k * sizeof fd, sizeof fd);
+      if (!own_fd(fd)) continue;
+      if (!shown && !(shown = malloc(len))) return control;
+      if (m.msg_control != shown) { /* go on in the copy */
+        memcpy(shown, control, len);
+        h = (struct cmsghdr *)((char *)shown + ((char *)h - (char *)control));
+        m.msg_control = shown;
+      }
+      fd = NOT_A_FD;
+      memcpy(CMSG_DATA(h) + k * sizeof fd, &fd, sizeof fd);
+    }
+  }
+  return shown ? shown : control;
+}
+
+void own_fds_sent_done(void *control, void *shown) {
+  if (shown != control) free(shown);
 }

@@ -6,10 +6,9 @@
  * deterministic timerfds' wake ends) live at OWN_FD_BASE and above, and the guest never
  * reaches them: a call that names one fails as for a closed descriptor (the system call
  * layer passes NOT_A_FD instead), close_range passes over them, dup2 or dup3 onto one
- * first moves x64emu's elsewhere, as if the number had been free, and /proc/self/fd
- * neither lists nor finds them. (Numbers inside a call's structures, poll's and select's
- * sets and SCM_RIGHTS, are not looked at: a guest names one only by naming a number it
- * never opened.)
+ * first moves x64emu's elsewhere, as if the number had been free, /proc/self/fd neither
+ * lists nor finds them, and in poll's array, select's sets and SCM_RIGHTS they are closed
+ * descriptors too (POLLNVAL, EBADF).
  *
  * Each is kept with its holder, the int that x64emu reads it from, which a move updates.
  * The table is changed only by system calls, under the machine's lock, and before the
@@ -19,7 +18,9 @@
 #define X64EMU_OWN_FDS_H
 
 #include <limits.h>
+#include <poll.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 enum { OWN_FD_BASE = 512 };
@@ -52,5 +53,21 @@ bool own_fd_path(const char *path);
 /* len bytes of getdents64 records read from dirfd, without x64emu's own when dirfd is
  * this process's /proc/PID/fd or fdinfo: the length left. */
 int64_t own_fds_unlisted(int dirfd, void *records, int64_t len);
+
+/* poll's n entries as the kernel is to see them: fds itself, or when they name any of
+ * x64emu's own, a copy where those are NOT_A_FD (POLLNVAL); own_fds_polled_done then
+ * gives the copy's results back to fds. */
+struct pollfd *own_fds_polled(struct pollfd *fds, size_t n);
+void own_fds_polled_done(struct pollfd *fds, struct pollfd *shown, size_t n);
+
+/* Whether select's sets (each NULL or nfds bits) name one of x64emu's own: the kernel's
+ * EBADF. */
+bool own_fd_selected(int nfds, void *const sets[3]);
+
+/* A message's control data of len bytes as the kernel is to see it: control itself, or a
+ * copy in which SCM_RIGHTS passes NOT_A_FD for x64emu's own (EBADF); own_fds_sent_done
+ * frees the copy after the call. */
+void *own_fds_sent(void *control, size_t len);
+void own_fds_sent_done(void *control, void *shown);
 
 #endif

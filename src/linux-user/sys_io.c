@@ -344,11 +344,9 @@ static int64_t poll_look(void *arg) {
   return host_result(poll(p->fds, p->n, 0));
 }
 
-int64_t sys_poll(Cpu *c, const uint64_t *a) {
+/* poll and ppoll on fds, the guest's array or own_fds_polled's copy of it. */
+static int64_t poll_on(Cpu *c, const uint64_t *a, struct pollfd *fds) {
   int timeout = (int)a[2];
-  struct pollfd *fds;
-  int64_t bad = pollfds(c, a[0], a[1], &fds);
-  if (bad < 0) return bad;
   if (!det_on(c) || timeout == 0) return host_result(poll(fds, (nfds_t)a[1], timeout));
   PollLook look = {fds, (nfds_t)a[1]};
   int64_t n = vt_timed_call(c, timeout < 0 ? VT_FOREVER : (uint64_t)timeout * 1000000u, 0, poll_look, &look);
@@ -359,11 +357,8 @@ int64_t sys_poll(Cpu *c, const uint64_t *a) {
  * it lets through runs with it, and the guest's mask comes back after. The raw host
  * calls take the kernel's 8-byte sigset. */
 
-int64_t sys_ppoll(Cpu *c, const uint64_t *a) {
-  struct pollfd *fds;
+static int64_t ppoll_on(Cpu *c, const uint64_t *a, struct pollfd *fds) {
   void *timeout; /* the time left is written back */
-  int64_t bad = pollfds(c, a[0], a[1], &fds);
-  if (bad < 0) return bad;
   if (!guest_area(c, a[2], 16, RW, &timeout)) return -EFAULT;
   PollLook look = {fds, (nfds_t)a[1]};
   if (!a[3]) {
@@ -386,10 +381,26 @@ int64_t sys_ppoll(Cpu *c, const uint64_t *a) {
   return ret;
 }
 
+/* poll and ppoll: the guest's array, in which x64emu's own descriptors are closed ones
+ * (own_fds_polled), given to the call's wait. */
+static int64_t poll_guest(Cpu *c, const uint64_t *a, int64_t (*on)(Cpu *, const uint64_t *, struct pollfd *)) {
+  struct pollfd *fds;
+  int64_t r = pollfds(c, a[0], a[1], &fds);
+  if (r < 0) return r;
+  struct pollfd *shown = own_fds_polled(fds, (size_t)a[1]);
+  r = on(c, a, shown);
+  own_fds_polled_done(fds, shown, (size_t)a[1]);
+  return r;
+}
+
+int64_t sys_poll(Cpu *c, const uint64_t *a) { return poll_guest(c, a, poll_on); }
+int64_t sys_ppoll(Cpu *c, const uint64_t *a) { return poll_guest(c, a, ppoll_on); }
+
 /* select(2) updates the timeout with the time left, as Linux does; glibc's select keeps
  * that behaviour on hosts that only have pselect6. */
 /* select's three fd_sets of nfds bits, read and written back, and its timeout (the time
- * left is written back): found the guest's into sets[3] and *timeout. */
+ * left is written back): found the guest's into sets[3] and *timeout; EBADF when they
+ * name one of x64emu's own descriptors, as for a closed one. */
 static int64_t select_args(Cpu *c, const uint64_t *a, void *sets[3], void **timeout) {
   /* The kernel's order: the timeout, then the count, then the sets. */
   if (!guest_area(c, a[4], 16, RW, timeout)) return -EFAULT;
@@ -398,7 +409,7 @@ static int64_t select_args(Cpu *c, const uint64_t *a, void *sets[3], void **time
   uint64_t bytes = ((uint64_t)nfds + 63) / 64 * 8;
   for (int i = 0; i < 3; i++)
     if (!guest_area(c, a[1 + i], bytes, RW, &sets[i])) return -EFAULT;
-  return 0;
+  return own_fd_selected(nfds, sets) ? -EBADF : 0;
 }
 
 /* select's looks without waiting: each from the sets as the guest gave them (a look
