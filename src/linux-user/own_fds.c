@@ -2,12 +2,10 @@
 #define _GNU_SOURCE
 #include "own_fds.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stddef.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -37,6 +35,8 @@ static int kept(int fd) {
 }
 
 bool own_fd(int fd) { return fd >= 0 && own.n && kept(fd) >= 0; }
+
+bool own_fds_any(void) { return own.n > 0; }
 
 void own_fd_keep(int *holder) {
   if (*holder < 0) return;
@@ -99,72 +99,6 @@ int64_t own_fds_close_range(unsigned first, unsigned last, unsigned flags) {
     if (!ours || next == last) return 0;
     from = next + 1;
   }
-}
-
-/* Whether path is /proc/PID[/task/TID]/fd or fdinfo of this process (PID its id,
- * "self" or "thread-self"), its last component at *rest. */
-static bool fd_directory(const char *path, const char **rest) {
-  char pid[24];
-  snprintf(pid, sizeof pid, "%d", (int)getpid());
-  if (strncmp(path, "/proc/", 6) != 0) return false;
-  const char *p = path + 6;
-  size_t n = strcspn(p, "/");
-  if (!(n == strlen(pid) && !strncmp(p, pid, n)) && strncmp(p, "self/", 5) && strncmp(p, "thread-self/", 12))
-    return false;
-  p += n;
-  if (!strncmp(p, "/task/", 6)) {
-    p += 6;
-    if (!isdigit((unsigned char)*p)) return false;
-    while (isdigit((unsigned char)*p)) p++;
-  }
-  if (!strncmp(p, "/fdinfo", 7)) p += 7;
-  else if (!strncmp(p, "/fd", 3)) p += 3;
-  else return false;
-  *rest = p;
-  return *p == 0 || *p == '/';
-}
-
-/* name as a descriptor's number, or -1. */
-static int number_named(const char *name, size_t len) {
-  if (len == 0 || len > 9) return -1;
-  int fd = 0;
-  for (size_t i = 0; i < len; i++) {
-    if (!isdigit((unsigned char)name[i])) return -1;
-    fd = fd * 10 + (name[i] - '0');
-  }
-  return fd;
-}
-
-bool own_fd_path(const char *path) {
-  const char *rest;
-  if (!own.n || !path || !fd_directory(path, &rest) || *rest != '/') return false;
-  rest++;
-  return own_fd(number_named(rest, strcspn(rest, "/")));
-}
-
-int64_t own_fds_unlisted(int dirfd, void *records, int64_t len) {
-  if (!own.n || len <= 0) return len;
-  char link[48], dir[64];
-  snprintf(link, sizeof link, "/proc/self/fd/%d", dirfd);
-  ssize_t n = readlink(link, dir, sizeof dir - 1);
-  const char *rest;
-  if (n <= 0) return len;
-  dir[n] = 0;
-  if (!fd_directory(dir, &rest) || *rest) return len;
-  /* struct linux_dirent64: d_ino, d_off, d_reclen at 16, d_type, d_name at 19. */
-  uint8_t *base = records;
-  int64_t kept_len = 0;
-  for (int64_t at = 0; at < len;) {
-    uint16_t reclen;
-    memcpy(&reclen, base + at + 16, sizeof reclen);
-    const char *name = (const char *)base + at + 19;
-    if (!own_fd(number_named(name, strlen(name)))) {
-      memmove(base + kept_len, base + at, reclen);
-      kept_len += reclen;
-    }
-    at += reclen;
-  }
-  return kept_len;
 }
 
 /* ---- descriptors inside a call's structures ---- */

@@ -7,7 +7,7 @@
  * reaches them: a call that names one fails as for a closed descriptor (the system call
  * layer passes NOT_A_FD instead), close_range passes over them, dup2 or dup3 onto one
  * first moves x64emu's elsewhere, as if the number had been free, /proc/self/fd neither
- * lists nor finds them, and in poll's array, select's sets and SCM_RIGHTS they are closed
+ * lists nor finds them (proc_self.h), and in poll's array, select's sets and SCM_RIGHTS they are closed
  * descriptors too (POLLNVAL, EBADF).
  *
  * Each is kept with its holder, the int that x64emu reads it from, which a move updates.
@@ -39,20 +39,15 @@ void own_fd_close(int *holder);
 /* Whether fd is one of x64emu's own. */
 bool own_fd(int fd);
 
+/* Whether x64emu keeps any descriptor of its own. */
+bool own_fds_any(void);
+
 /* Before the guest's dup2 or dup3 makes fd its own: one of x64emu's there moves to
  * another number first. 0, or -errno when it cannot move. */
 int own_fd_make_room(int fd);
 
 /* The guest's close_range(first, last, flags) without x64emu's own: 0 or -errno. */
 int64_t own_fds_close_range(unsigned first, unsigned last, unsigned flags);
-
-/* Whether path (absolute) names one of x64emu's own under /proc/self/fd or fdinfo, which
- * the guest's calls find missing (ENOENT), as the kernel would. */
-bool own_fd_path(const char *path);
-
-/* len bytes of getdents64 records read from dirfd, without x64emu's own when dirfd is
- * this process's /proc/PID/fd or fdinfo: the length left. */
-int64_t own_fds_unlisted(int dirfd, void *records, int64_t len);
 
 /* poll's n entries as the kernel is to see them: fds itself, or when they name any of
  * x64emu's own, a copy where those are NOT_A_FD (POLLNVAL); own_fds_polled_done then

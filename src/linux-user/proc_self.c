@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../decoder/block.h"
+#include "own_fds.h"
 #include "sys_common.h"
 
 /* ---- which entry a path names ---- */
@@ -29,14 +30,11 @@ static const char *entry_named(const char *name) {
   return NULL;
 }
 
-/* The entry /proc/{self,thread-self,<pid>}[/task/<tid>]/ENTRY names after lexical
- * normalisation ("//", ".", ".."), under which the kernel would show the emulator; NULL
- * for any other path. */
-static const char *normalized_self_entry(const char *path) {
-  char buf[4096];
-  const char *comp[8];
+/* path's components after lexical normalisation ("//", ".", ".."), into comp from buf:
+ * their count, or -1 for a path longer or deeper than any of the entries below. */
+static int components(const char *path, char buf[4096], const char *comp[8]) {
   int n = 0;
-  if (strlen(path) >= sizeof buf) return NULL;
+  if (strlen(path) >= 4096) return -1;
   strcpy(buf, path);
   for (char *save = NULL, *tok = strtok_r(buf, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
     if (!strcmp(tok, ".")) continue;
@@ -44,17 +42,50 @@ static const char *normalized_self_entry(const char *path) {
       if (n) n--;
       continue;
     }
-    if (n == 8) return NULL;
+    if (n == 8) return -1;
     comp[n++] = tok;
   }
-  const char *entry = n >= 3 && !strcmp(comp[0], "proc") ? entry_named(comp[n - 1]) : NULL;
-  if (!entry) return NULL;
+  return n;
+}
+
+/* Where the process's own directory ends in comp[0..n): the index of the first component
+ * after /proc/{self,thread-self,<pid>} or /proc/{self,<pid>}/task/<this thread's id>,
+ * under which the kernel would show the emulator; 0 for a path not under it. */
+static int own_dir_end(const char *const comp[], int n) {
+  if (n < 2 || strcmp(comp[0], "proc") != 0) return 0;
   char pid[24], tid[24];
   snprintf(pid, sizeof pid, "%d", (int)getpid());
   snprintf(tid, sizeof tid, "%d", (int)gettid());
   bool self = !strcmp(comp[1], "self") || !strcmp(comp[1], pid);
-  if (n == 3) return self || !strcmp(comp[1], "thread-self") ? entry : NULL;
-  return n == 5 && self && !strcmp(comp[2], "task") && !strcmp(comp[3], tid) ? entry : NULL;
+  if (self && n >= 4 && !strcmp(comp[2], "task") && !strcmp(comp[3], tid)) return 4;
+  return self || !strcmp(comp[1], "thread-self") ? 2 : 0;
+}
+
+/* The entry ENTRY a path names under the process's own directory, after normalisation;
+ * NULL for any other path. */
+static const char *normalized_self_entry(const char *path) {
+  char buf[4096];
+  const char *comp[8];
+  int n = components(path, buf, comp);
+  const char *entry = n >= 3 ? entry_named(comp[n - 1]) : NULL;
+  int end = entry ? own_dir_end(comp, n) : 0;
+  return end && n == end + 1 ? entry : NULL;
+}
+
+/* path as an absolute one: itself, or after the working directory or dirfd's path. */
+static bool absolute_path(int dirfd, const char *path, char *full, size_t cap) {
+  if (path[0] == '/') return snprintf(full, cap, "%s", path) < (int)cap;
+  char base[4096];
+  if (dirfd == X64_AT_FDCWD) {
+    if (!getcwd(base, sizeof base)) return false;
+  } else {
+    char link[64];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", dirfd);
+    ssize_t len = readlink(link, base, sizeof base - 1);
+    if (len <= 0) return false;
+    base[len] = 0;
+  }
+  return snprintf(full, cap, "%s/%s", base, path) < (int)cap;
 }
 
 const char *path_self_entry(int dirfd, const char *path) {
@@ -62,19 +93,65 @@ const char *path_self_entry(int dirfd, const char *path) {
   /* The common case, without a getcwd: the last component is none of the entries. */
   const char *last = strrchr(path, '/');
   if (!entry_named(last ? last + 1 : path)) return NULL;
-  if (path[0] == '/') return normalized_self_entry(path);
-  char base[4096], full[8192];
-  if (dirfd == X64_AT_FDCWD) {
-    if (!getcwd(base, sizeof base)) return NULL;
-  } else {
-    char link[64];
-    snprintf(link, sizeof link, "/proc/self/fd/%d", dirfd);
-    ssize_t len = readlink(link, base, sizeof base - 1);
-    if (len <= 0) return NULL;
-    base[len] = 0;
+  char full[8192];
+  return absolute_path(dirfd, path, full, sizeof full) ? normalized_self_entry(full) : NULL;
+}
+
+/* ---- fd and fdinfo: the guest's descriptors only ---- */
+
+/* A component as a descriptor's number, or -1. */
+static int number_named(const char *name) {
+  size_t len = strlen(name);
+  if (len == 0 || len > 9) return -1;
+  int fd = 0;
+  for (size_t i = 0; i < len; i++) {
+    if (name[i] < '0' || name[i] > '9') return -1;
+    fd = fd * 10 + (name[i] - '0');
   }
-  snprintf(full, sizeof full, "%s/%s", base, path);
-  return normalized_self_entry(full);
+  return fd;
+}
+
+/* Whether comp[0..n) is the process's own fd or fdinfo directory, with `more` components
+ * after it. */
+static bool fd_directory(const char *const comp[], int n, int more) {
+  int end = own_dir_end(comp, n);
+  return end && n == end + 1 + more && (!strcmp(comp[end], "fd") || !strcmp(comp[end], "fdinfo"));
+}
+
+bool path_own_fd(int dirfd, const char *path) {
+  /* The common case, without a getcwd: the last component is none of x64emu's. */
+  const char *last = path ? strrchr(path, '/') : NULL;
+  if (!path || !own_fd(number_named(last ? last + 1 : path))) return false;
+  char full[8192], buf[4096];
+  const char *comp[8];
+  if (!absolute_path(dirfd, path, full, sizeof full)) return false;
+  int n = components(full, buf, comp);
+  return n > 0 && fd_directory(comp, n, 1);
+}
+
+int64_t proc_self_fds_unlisted(int dirfd, void *records, int64_t len) {
+  char link[48], dir[4096], buf[4096];
+  const char *comp[8];
+  if (len <= 0 || !own_fds_any()) return len;
+  snprintf(link, sizeof link, "/proc/self/fd/%d", dirfd);
+  ssize_t n = readlink(link, dir, sizeof dir - 1);
+  if (n <= 0) return len;
+  dir[n] = 0;
+  int parts = components(dir, buf, comp);
+  if (parts <= 0 || !fd_directory(comp, parts, 0)) return len;
+  /* struct linux_dirent64: d_ino, d_off, d_reclen at 16, d_type, d_name at 19. */
+  uint8_t *base = records;
+  int64_t kept = 0;
+  for (int64_t at = 0; at < len;) {
+    uint16_t reclen;
+    memcpy(&reclen, base + at + 16, sizeof reclen);
+    if (!own_fd(number_named((const char *)base + at + 19))) {
+      memmove(base + kept, base + at, reclen);
+      kept += reclen;
+    }
+    at += reclen;
+  }
+  return kept;
 }
 
 /* ---- maps and smaps ---- */

@@ -28,4 +28,13 @@ bool proc_mem_file(Cpu *c, int fd);
  * is dropped (the kernel's write bypasses the page protections x64emu watches code by). */
 void proc_mem_written(Cpu *c, int fd, int64_t off, uint64_t len);
 
+/* Whether dirfd and path name fd/N or fdinfo/N under the process's own /proc directory
+ * for one of x64emu's own descriptors N (own_fds.h), which the guest's calls find missing
+ * (ENOENT), as the kernel would. */
+bool path_own_fd(int dirfd, const char *path);
+
+/* len bytes of getdents64 records read from dirfd, without x64emu's own descriptors when
+ * dirfd is the process's own fd or fdinfo directory: the length left. */
+int64_t proc_self_fds_unlisted(int dirfd, void *records, int64_t len);
+
 #endif

@@ -230,7 +230,7 @@ int64_t sys_getdents64(Cpu *c, const uint64_t *a) {
   void *buf = guest_transfer(c, a[1], (unsigned)a[2], GUEST_PROT_WRITE, &room);
   for (;;) {
     int64_t n = host_result(syscall(SYS_getdents64, arg_fd(a[0]), buf, (unsigned)room));
-    int64_t shown = own_fds_unlisted(arg_fd(a[0]), buf, n);
+    int64_t shown = proc_self_fds_unlisted(arg_fd(a[0]), buf, n);
     if (shown != 0 || n <= 0) return shown; /* records left, the end, or an error */
   }
 }

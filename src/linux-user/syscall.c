@@ -5,6 +5,7 @@
 
 #include "determinism.h"
 #include "own_fds.h"
+#include "proc_self.h"
 #include "seccomp.h"
 #include "signals.h"
 #include "strace.h"
@@ -402,13 +403,15 @@ static int64_t args_from_guest(Cpu *c, const SysEntry *e, uint64_t args[6]) {
   static __thread char given[MAX_PATHS][PATH_MAX], found[MAX_PATHS][PATH_MAX];
   const char *sysroot = proc_of(c)->opt.sysroot;
   unsigned n = 0;
+  int dirfd = X64_AT_FDCWD; /* the directory a path is relative to: the A_DIRFD before it */
   for (unsigned i = 0; i < 6 && e->sig.arg[i] != A_END; i++) {
     if ((e->sig.arg[i] == A_FD || e->sig.arg[i] == A_DIRFD) && own_fd(arg_fd(args[i]))) args[i] = NOT_A_FD;
+    if (e->sig.arg[i] == A_DIRFD) dirfd = arg_fd(args[i]);
     if (e->sig.arg[i] != A_PATH || !args[i]) continue;
     if (n == MAX_PATHS) return -EINVAL; /* no call has more: the table is wrong */
     int64_t r = guest_read_str(c, given[n], sizeof given[n], args[i]);
     if (r < 0) return r;
-    if (own_fd_path(given[n])) return -ENOENT;
+    if (path_own_fd(dirfd, given[n])) return -ENOENT;
     if (det_proc_path(c, given[n], found[n], sizeof found[n])) strcpy(given[n], found[n]);
     const char *path = sysroot && sysroot_lookup(sysroot, given[n], found[n]) ? found[n] : given[n];
     args[i] = (uint64_t)(uintptr_t)path;

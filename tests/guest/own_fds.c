@@ -57,10 +57,12 @@ static int send_descriptor(int fd) {
 }
 
 /* Every number from LOW to HIGH the guest has not opened is closed to each way of
- * naming it: calls on it, its /proc/self/fd entry, poll and SCM_RIGHTS. (Not select,
- * whose kernel ignores numbers past the table's size, which x64emu's own make larger.) */
+ * naming it: calls on it, its /proc/self/fd entry (by any spelling, or relative to the
+ * directory), poll and SCM_RIGHTS. (Not select, whose kernel ignores numbers past the
+ * table's size, which x64emu's own make larger.) */
 static void unopened_are_closed(const char *when) {
   int odd = 0;
+  int fd_dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   for (int fd = LOW; fd < HIGH; fd++) {
     struct stat st;
     char path[64], link[256];
@@ -73,6 +75,12 @@ static void unopened_are_closed(const char *when) {
     if (write(fd, "x", 1) >= 0 || errno != EBADF) odd++, printf("  write(%d): %s\n", fd, strerror(errno));
     errno = 0;
     if (readlink(path, link, sizeof link) >= 0 || errno != ENOENT) odd++, printf("  readlink(%s): %s\n", path, strerror(errno));
+    snprintf(path, sizeof path, "/proc//self/./fd/%d", fd); /* the same, spelt otherwise */
+    errno = 0;
+    if (readlink(path, link, sizeof link) >= 0 || errno != ENOENT) odd++, printf("  readlink(%s): %s\n", path, strerror(errno));
+    snprintf(path, sizeof path, "%d", fd); /* relative to the fd directory */
+    errno = 0;
+    if (readlinkat(fd_dir, path, link, sizeof link) >= 0 || errno != ENOENT) odd++, printf("  readlinkat(fd/, %s): %s\n", path, strerror(errno));
     errno = 0;
     if (openat(fd, "x", O_RDONLY) >= 0 || errno != EBADF) odd++, printf("  openat(%d, x): %s\n", fd, strerror(errno));
     struct pollfd p = {.fd = fd, .events = POLLIN};
@@ -83,6 +91,7 @@ static void unopened_are_closed(const char *when) {
     errno = 0;
     if (close(fd) == 0 || errno != EBADF) odd++, printf("  close(%d): %s\n", fd, strerror(errno));
   }
+  close(fd_dir);
   printf("%s: %d to %d closed%s\n", when, LOW, HIGH - 1, odd ? " but for the above" : "");
 }
 
