@@ -132,10 +132,10 @@ bool own_fd_selected(int nfds, void *const sets[3]) {
   return false;
 }
 
-void *own_fds_sent(void *control, size_t len) {
-  if (!own.n || !control || len < sizeof(struct cmsghdr)) return control;
-  void *shown = NULL;
-  struct msghdr m = {.msg_control = control, .msg_controllen = len};
+void *own_fds_sent(const void *control, size_t len) {
+  if (!own.n || !control || len < sizeof(struct cmsghdr)) return NULL;
+  char *shown = NULL; /* the copy, once one is needed */
+  struct msghdr m = {.msg_control = (void *)control, .msg_controllen = len};
   for (struct cmsghdr *h = CMSG_FIRSTHDR(&m); h; h = CMSG_NXTHDR(&m, h)) {
     /* One the kernel refuses (EINVAL) ends the look: its length is not to be trusted. */
     if (h->cmsg_len < CMSG_LEN(0) || (char *)h + h->cmsg_len > (char *)m.msg_control + len) break;
@@ -145,19 +145,15 @@ void *own_fds_sent(void *control, size_t len) {
       int fd;
       memcpy(&fd, CMSG_DATA(h) + k * sizeof fd, sizeof fd);
       if (!own_fd(fd)) continue;
-      if (!shown && !(shown = malloc(len))) return control;
-      if (m.msg_control != shown) { /* go on in the copy */
+      if (!shown) { /* go on in a copy */
+        if (!(shown = malloc(len))) return NULL;
         memcpy(shown, control, len);
-        h = (struct cmsghdr *)((char *)shown + ((char *)h - (char *)control));
+        h = (struct cmsghdr *)(shown + ((const char *)h - (const char *)control));
         m.msg_control = shown;
       }
       fd = NOT_A_FD;
       memcpy(CMSG_DATA(h) + k * sizeof fd, &fd, sizeof fd);
     }
   }
-  return shown ? shown : control;
-}
-
-void own_fds_sent_done(void *control, void *shown) {
-  if (shown != control) free(shown);
+  return shown;
 }

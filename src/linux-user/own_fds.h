@@ -59,10 +59,8 @@ void own_fds_polled_done(struct pollfd *fds, struct pollfd *shown, size_t n);
  * EBADF. */
 bool own_fd_selected(int nfds, void *const sets[3]);
 
-/* A message's control data of len bytes as the kernel is to see it: control itself, or a
- * copy in which SCM_RIGHTS passes NOT_A_FD for x64emu's own (EBADF); own_fds_sent_done
- * frees the copy after the call. */
-void *own_fds_sent(void *control, size_t len);
-void own_fds_sent_done(void *control, void *shown);
+/* For a message's control data of len bytes whose SCM_RIGHTS name any of x64emu's own: a
+ * copy (the caller's to free) in which they are NOT_A_FD (EBADF); else NULL. */
+void *own_fds_sent(const void *control, size_t len);
 
 #endif

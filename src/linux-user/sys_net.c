@@ -149,9 +149,9 @@ int64_t sys_recvfrom(Cpu *c, const uint64_t *a) {
  * it where it would the guest's: the name and the data after the socket's own errors
  * (and, for a receive, after waiting for a message). A send's SCM_RIGHTS may name
  * x64emu's own descriptors, which the kernel is to find closed: then the control data is
- * a copy (own_fds_sent), which the caller frees with own_fds_sent_done after the call. */
-static void msghdr_found(Cpu *c, const struct msghdr *guest, int access, struct msghdr *host,
-                         struct iovec *iov) {
+ * a copy (own_fds_sent), returned for the caller to free after the call; else NULL. */
+static void *msghdr_found(Cpu *c, const struct msghdr *guest, int access, struct msghdr *host,
+                          struct iovec *iov) {
   *host = *guest;
   uint64_t n;
   host->msg_iov = (struct iovec *)guest_iovec(c, (uint64_t)(uintptr_t)guest->msg_iov,
@@ -160,15 +160,11 @@ static void msghdr_found(Cpu *c, const struct msghdr *guest, int access, struct 
   uint64_t name = (uint64_t)(uintptr_t)guest->msg_name;
   uint64_t control = (uint64_t)(uintptr_t)guest->msg_control;
   guest_area(c, name, guest->msg_namelen, access, &host->msg_name);
-  if (guest_area(c, control, guest->msg_controllen, access, &host->msg_control) && access == GUEST_PROT_READ)
-    host->msg_control = own_fds_sent(host->msg_control, host->msg_controllen);
-}
-
-/* After a send: the control data's copy freed, if msghdr_found made one. */
-static void msghdr_sent(Cpu *c, const struct msghdr *guest, const struct msghdr *host) {
-  void *control;
-  if (guest_area(c, (uint64_t)(uintptr_t)guest->msg_control, guest->msg_controllen, GUEST_PROT_READ, &control))
-    own_fds_sent_done(control, host->msg_control);
+  void *copy = NULL;
+  if (guest_area(c, control, guest->msg_controllen, access, &host->msg_control) && access == GUEST_PROT_READ &&
+      (copy = own_fds_sent(host->msg_control, host->msg_controllen)))
+    host->msg_control = copy;
+  return copy;
 }
 
 /* sendmsg and recvmsg: the guest's msghdr at a[1] found as above, or refused whole when it
@@ -179,10 +175,11 @@ static int64_t msg_call(Cpu *c, const uint64_t *a, bool recv) {
   struct iovec iov[IOV_MAX];
   int access = recv ? GUEST_PROT_WRITE : GUEST_PROT_READ;
   const struct msghdr *given = &host;
+  void *copy = NULL;
   if (guest_copy_in(c, &guest, a[1], sizeof guest) < 0) given = refused_by_kernel(a[1]);
-  else msghdr_found(c, &guest, access, &host, iov);
+  else copy = msghdr_found(c, &guest, access, &host, iov);
   int64_t r = host_result(syscall(recv ? SYS_recvmsg : SYS_sendmsg, arg_fd(a[0]), given, (int)a[2]));
-  if (!recv && given == &host) msghdr_sent(c, &guest, &host);
+  free(copy);
   if (r < 0 || !recv) return r;
   guest.msg_namelen = host.msg_namelen;
   guest.msg_controllen = host.msg_controllen;
@@ -204,17 +201,17 @@ static int64_t mmsg(Cpu *c, const uint64_t *a, bool recv) {
   int access = recv ? GUEST_PROT_WRITE : GUEST_PROT_READ;
   struct mmsghdr *guest = calloc(vlen ? vlen : 1, sizeof *guest);
   struct mmsghdr *host = calloc(vlen ? vlen : 1, sizeof *host);
+  void **copies = calloc(vlen ? vlen : 1, sizeof *copies); /* msghdr_found's */
   struct iovec *iov = NULL;
-  int64_t r = guest && host ? 0 : -ENOMEM;
+  int64_t r = guest && host && copies ? 0 : -ENOMEM;
   if (r == 0 && vlen) r = guest_copy_in(c, guest, a[1], vlen * sizeof *guest);
   size_t segments = 0; /* each message's, IOV_MAX at most (more is guest_iovec's error) */
   for (unsigned i = 0; r == 0 && i < vlen; i++)
     segments += guest[i].msg_hdr.msg_iovlen < IOV_MAX ? guest[i].msg_hdr.msg_iovlen : IOV_MAX;
   if (r == 0 && !(iov = malloc((segments ? segments : 1) * sizeof *iov))) r = -ENOMEM;
-  size_t found = 0;
-  for (size_t at = 0; r == 0 && found < vlen; found++) {
-    msghdr_found(c, &guest[found].msg_hdr, access, &host[found].msg_hdr, iov + at);
-    if (host[found].msg_hdr.msg_iov == iov + at) at += host[found].msg_hdr.msg_iovlen;
+  for (size_t i = 0, at = 0; r == 0 && i < vlen; i++) {
+    copies[i] = msghdr_found(c, &guest[i].msg_hdr, access, &host[i].msg_hdr, iov + at);
+    if (host[i].msg_hdr.msg_iov == iov + at) at += host[i].msg_hdr.msg_iovlen;
   }
   struct timespec timeout;
   if (r == 0 && recv && a[4]) r = guest_copy_in(c, &timeout, a[4], sizeof timeout);
@@ -223,7 +220,6 @@ static int64_t mmsg(Cpu *c, const uint64_t *a, bool recv) {
                                    a[4] ? &timeout : NULL))
              : host_result(syscall(SYS_sendmmsg, arg_fd(a[0]), host, vlen, (int)a[3]));
   }
-  for (size_t i = 0; !recv && i < found; i++) msghdr_sent(c, &guest[i].msg_hdr, &host[i].msg_hdr);
   for (int64_t i = 0; i < r; i++) {
     guest[i].msg_len = host[i].msg_len;
     if (recv) {
@@ -236,6 +232,8 @@ static int64_t mmsg(Cpu *c, const uint64_t *a, bool recv) {
     int w = guest_copy_out(c, a[1], guest, (size_t)r * sizeof *guest);
     if (w < 0) r = w;
   }
+  for (size_t i = 0; copies && i < vlen; i++) free(copies[i]);
+  free(copies);
   free(guest);
   free(host);
   free(iov);
