@@ -39,22 +39,36 @@ cmake --build "$build" --target fuzz_elf fuzz_decode fuzz_run -j"$(nproc)" > "$b
 
 export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:replace_intrin=0:handle_segv=0:handle_sigbus=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-failed=0
-for target in ${FUZZ_TARGETS:-elf decode run}; do
-  corpus=$build/corpus-$target
+# fuzz TARGET: runs one target from a fresh copy of its seed corpus; the log is
+# BUILD/fuzz-TARGET.log.
+fuzz() {
+  local target=$1 corpus=$build/corpus-$1 limits fixed=()
   rm -rf "$corpus" && mkdir -p "$corpus" && cp "$src/tests/fuzz/corpus/$target"/* "$corpus"/
   if [ -n "${FUZZ_SECONDS:-}" ]; then
     limits=(-max_total_time="$FUZZ_SECONDS")
   else
     limits=(-runs="$([ "$target" = run ] && echo $((runs / 16)) || echo "$runs")" -seed=1)
   fi
-  fixed=()
   [ "$target" = run ] && fixed=(setarch "$(uname -m)" -R) limits+=(-use_cmp=0)
-  if (cd "$build" && "${fixed[@]}" "tests/fuzz/targets/fuzz_$target" "${limits[@]}" -max_len=4096 -timeout=60 -rss_limit_mb=4096 \
-        -artifact_prefix="$corpus/" "$corpus") > "$build/fuzz-$target.log" 2>&1; then
+  cd "$build" && "${fixed[@]}" "tests/fuzz/targets/fuzz_$target" "${limits[@]}" -max_len=4096 \
+    -timeout=60 -rss_limit_mb=4096 -artifact_prefix="$corpus/" "$corpus" > "$build/fuzz-$target.log" 2>&1
+}
+
+# The targets run side by side (each is one process, and its inputs do not depend on
+# the others'), then are reported in order.
+targets=(${FUZZ_TARGETS:-elf decode run})
+pids=()
+for target in "${targets[@]}"; do
+  fuzz "$target" &
+  pids+=($!)
+done
+failed=0
+for i in "${!targets[@]}"; do
+  target=${targets[$i]}
+  if wait "${pids[$i]}"; then
     echo "fuzz_$target: $(grep -m1 -o 'Done [0-9]* runs.*' "$build/fuzz-$target.log" || echo done)"
   else
-    echo "fuzz_$target: FAILED (log $build/fuzz-$target.log, input kept in $corpus):"
+    echo "fuzz_$target: FAILED (log $build/fuzz-$target.log, input kept in $build/corpus-$target):"
     tail -40 "$build/fuzz-$target.log"
     failed=1
   fi
