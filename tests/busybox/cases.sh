@@ -106,7 +106,8 @@ count() { local n=0; for x in "$@"; do n=$((n + 1)); done; echo "$n"; }
 count "$@" x y
 while read word rest; do echo "[$word]"; done <data/table.csv | head -n 2
 END
-  for i in $(seq 0 255); do printf "\\$(printf %03o "$i")"; done >data/binary.bin
+  # Every byte value once, in order: one printf of a format of 256 octal escapes.
+  printf "$(printf '\\%03o' $(seq 0 255))" >data/binary.bin
   printf 'first file in sub\n' >tree/sub/a.txt
   printf 'second file\n' >tree/sub/deeper/b.txt
   printf 'not text' >tree/sub/c.dat

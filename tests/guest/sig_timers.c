@@ -1,5 +1,5 @@
-/* sig_timers.c: timers and their signals. An alarm() handler stops a busy loop;
- * setitimer's periodic signals are counted; getitimer; a POSIX timer signals with its
+/* sig_timers.c: timers and their signals. alarm() and setitimer share ITIMER_REAL, whose
+ * SIGALRM handler stops a busy loop; setitimer's periodic signals are counted; getitimer; a POSIX timer signals with its
  * value; ITIMER_VIRTUAL measures CPU time; clock_nanosleep, clock_getres, sigwaitinfo
  * for a timer's signal, times and getrusage. */
 #define _GNU_SOURCE
@@ -54,9 +54,17 @@ static void handle(int sig, void (*fn)(int)) {
 int main(void) {
   handle(SIGALRM, on_alarm);
   unsigned none_left = alarm(1);
+  printf("alarm(1) with none pending: %u\n", none_left);
+  /* alarm's timer is ITIMER_REAL: a 20 ms one replaces it (and the loop spins 20 ms, not
+   * a second: --deterministic's clock moves a nanosecond an instruction). */
+  struct itimerval short_one = {{0, 0}, {0, 20000}}, replaced;
+  setitimer(ITIMER_REAL, &short_one, &replaced);
+  printf("setitimer(ITIMER_REAL) finds alarm(1)'s second pending: %d\n",
+         replaced.it_interval.tv_sec == 0 && replaced.it_interval.tv_usec == 0 &&
+             (replaced.it_value.tv_sec == 1 ? replaced.it_value.tv_usec == 0
+                                            : replaced.it_value.tv_sec == 0 && replaced.it_value.tv_usec > 900000));
   unsigned long spins = 0;
   while (!stop) spins++;
-  printf("alarm(1) with none pending: %u\n", none_left);
   printf("busy loop stopped by the SIGALRM handler after spinning: %s\n", spins ? "yes" : "no");
 
   alarm(10);

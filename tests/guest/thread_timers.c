@@ -89,7 +89,7 @@ static void handle(int sig) {
 
 static void arm_cpu_timer(struct sigevent *ev, timer_t *t) {
   timer_create(CLOCK_PROCESS_CPUTIME_ID, ev, t);
-  struct itimerspec its = {{0, 0}, {0, 30000000}}; /* 30 ms of CPU time */
+  struct itimerspec its = {{0, 0}, {0, 10000000}}; /* 10 ms of CPU time */
   timer_settime(*t, 0, &its, NULL);
 }
 
@@ -135,7 +135,7 @@ static void virtual_itimer_blocked_in_main(void) {
   handle(SIGVTALRM);
   block(SIGVTALRM);
   start_worker(suspend_until_done, NULL);
-  struct itimerval it = {{0, 0}, {0, 30000}};
+  struct itimerval it = {{0, 0}, {0, 10000}};
   setitimer(ITIMER_VIRTUAL, &it, NULL);
   spin_until_done();
   pthread_join(worker, NULL);

@@ -3,7 +3,7 @@
 # natively and under x64emu; the output must be identical. Externals are busybox applets.
 bb=/bin/busybox
 fib() { if [ "$1" -lt 2 ]; then echo "$1"; else echo $(( $(fib $(($1 - 1))) + $(fib $(($1 - 2))) )); fi; }
-echo "fib 12 = $(fib 12)"
+echo "fib 10 = $(fib 10)"
 sum=0; i=0
 while [ $i -lt 3000 ]; do sum=$(( (sum * 31 + i) % 1000003 )); i=$((i + 1)); done
 echo "hash loop = $sum"
