@@ -7,9 +7,11 @@
 # Usage: ordered_copy.sh OBJDUMP X64EMU
 set -euo pipefail
 objdump=$1 emu=$2
-dis=$("$objdump" -d --no-show-raw-insn "$emu")
+dis=$(mktemp) # a file, read by every search below (a shell variable would be copied each time)
+trap 'rm -f "$dis"' EXIT
+"$objdump" -d --no-show-raw-insn "$emu" >"$dis"
 at() { # the instructions of the function whose heading line matches $1
-  awk -v f="$1" '$0 ~ f { on = 1; next } on && /^$/ { exit } on' <<<"$dis"
+  awk -v f="$1" '$0 ~ f { on = 1; next } on && /^$/ { exit } on' "$dis"
 }
 body() { # the instructions of function $1, and of those it calls (by address: the
   local own      # copies' static helpers share their names)

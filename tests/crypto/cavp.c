@@ -273,7 +273,14 @@ static bool run_vector(const char *kind, const Vector *v) {
   return same("encrypted", out, &v->ct, v->ct.n) && same("decrypted", back, &v->pt, v->pt.n);
 }
 
-/* Reads every vector of a file; returns the number that failed, or -1 if unreadable. */
+/* 1 in this many GCM vectors is checked: every one, but under qemu-user
+ * (X64EMU_TEST_UNDER_QEMU, which both runs of the aarch64 tests see) every fourth, each
+ * section's lengths still among them, since qemu runs the ARMv8 crypto instructions of
+ * x64emu's aarch64 build many times slower than an ARM CPU does. */
+static long gcm_stride = 1;
+
+/* Reads every vector of a file and checks them (GCM's: 1 in gcm_stride); returns the number
+ * that failed, or -1 if unreadable. *count is the number checked. */
 static long run_file(const char *dir, const char *name, const char *kind, long *count) {
   char path[4096];
   snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -287,7 +294,8 @@ static long run_file(const char *dir, const char *name, const char *kind, long *
   memset(&v, 0, sizeof v);
   /* GCM files have no [ENCRYPT]/[DECRYPT] sections: their names say. */
   bool decrypt = strstr(name, "Decrypt") != NULL, in_vector = false;
-  long failed = 0, lineno = 0;
+  long failed = 0, lineno = 0, seen = 0;
+  long stride = strcmp(kind, "GCM") == 0 ? gcm_stride : 1;
   *count = 0;
   for (;;) {
     bool eof = !fgets(line, sizeof line, f);
@@ -295,10 +303,12 @@ static long run_file(const char *dir, const char *name, const char *kind, long *
     bool blank = eof || line[strspn(line, " \t\r\n")] == 0;
     if (blank && in_vector) {
       v.decrypt = decrypt;
-      ++*count;
-      if (!run_vector(kind, &v)) {
-        printf("%s: vector at line %ld FAILED\n", name, v.line);
-        failed++;
+      if (seen++ % stride == 0) {
+        ++*count;
+        if (!run_vector(kind, &v)) {
+          printf("%s: vector at line %ld FAILED\n", name, v.line);
+          failed++;
+        }
       }
       memset(&v, 0, sizeof v);
       in_vector = false;
@@ -362,6 +372,7 @@ int main(int argc, char **argv) {
   } block_modes[] = {
       {"ECB", "ECB", "ECB"}, {"CBC", "CBC", "CBC"},
       {"CFB", "CFB", "CFB128"}, {"OFB", "OFB", "OFB"}};
+  if (getenv("X64EMU_TEST_UNDER_QEMU")) gcm_stride = 4;
   char name[256];
   long total = 0, bad = 0, count;
   for (size_t m = 0; m < sizeof block_modes / sizeof *block_modes; m++)
