@@ -43,7 +43,7 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # BUILD/fuzz-TARGET.log.
 fuzz() {
   local target=$1 corpus=$build/corpus-$1 limits fixed=()
-  rm -rf "$corpus" && mkdir -p "$corpus" && cp "$src/tests/fuzz/corpus/$target"/* "$corpus"/
+  rm -rf "$corpus" && mkdir -p "$corpus" && cp "$src/tests/fuzz/corpus/$target"/* "$corpus"/ || return 2
   if [ -n "${FUZZ_SECONDS:-}" ]; then
     limits=(-max_total_time="$FUZZ_SECONDS")
   else
@@ -54,22 +54,23 @@ fuzz() {
     -timeout=60 -rss_limit_mb=4096 -artifact_prefix="$corpus/" "$corpus" > "$build/fuzz-$target.log" 2>&1
 }
 
-# The targets run side by side (each is one process, and its inputs do not depend on
-# the others'), then are reported in order.
+# The targets run side by side, as many at a time as there are CPUs (each is one process,
+# and its inputs do not depend on the others'; a third beside two on 2 CPUs slowed them
+# all), then are reported in order.
 targets=(${FUZZ_TARGETS:-elf decode run})
-pids=()
 for target in "${targets[@]}"; do
-  fuzz "$target" &
-  pids+=($!)
+  while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do wait -n || true; done
+  rm -f "$build/fuzz-$target.status"
+  (if fuzz "$target"; then echo 0; else echo $?; fi > "$build/fuzz-$target.status") &
 done
+wait
 failed=0
-for i in "${!targets[@]}"; do
-  target=${targets[$i]}
-  if wait "${pids[$i]}"; then
+for target in "${targets[@]}"; do
+  if [ "$(cat "$build/fuzz-$target.status" 2>/dev/null)" = 0 ]; then
     echo "fuzz_$target: $(grep -m1 -o 'Done [0-9]* runs.*' "$build/fuzz-$target.log" || echo done)"
   else
     echo "fuzz_$target: FAILED (log $build/fuzz-$target.log, input kept in $build/corpus-$target):"
-    tail -40 "$build/fuzz-$target.log"
+    tail -40 "$build/fuzz-$target.log" 2>/dev/null || true
     failed=1
   fi
 done
