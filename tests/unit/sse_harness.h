@@ -96,11 +96,15 @@ static inline void rng_seed_from_env(void) {
   if (getenv("X64EMU_DIFF_SEED")) fprintf(stderr, "seed %#llx\n", (unsigned long long)rng_seed_used);
 }
 
-/* Cases per instruction form: 10,000 unless X64EMU_DIFF_ITER says otherwise. */
-static inline unsigned diff_iterations(void) {
-  unsigned n = test_iterations(10000);
-  return n ? n : 10000;
+/* Cases per instruction form: fallback unless X64EMU_DIFF_ITER says otherwise (the
+ * sanitizer run asks for fewer, a long hunt for more). */
+static inline unsigned diff_iterations_or(unsigned fallback) {
+  unsigned n = test_iterations(fallback);
+  return n ? n : fallback;
 }
+
+/* The usual count: 10,000. */
+static inline unsigned diff_iterations(void) { return diff_iterations_or(10000); }
 
 /* ---- the native stub ---- */
 

@@ -380,16 +380,14 @@ static const Form vex_crypto_forms[] = {
 };
 enum { N_VEX_CRYPTO_FORMS = sizeof vex_crypto_forms / sizeof *vex_crypto_forms };
 
-/* At least 100,000 random cases per form (X64EMU_DIFF_ITER may ask for more) through
- * each tier, comparing every XMM and general register, flags, MXCSR and memory. */
+/* 100,000 random cases per form (unless X64EMU_DIFF_ITER says otherwise) through each
+ * tier, comparing every XMM and general register, flags, MXCSR and memory. */
 static void test_every_form_matches_host_through_each_tier(void **state) {
-  unsigned n = diff_iterations() > 100000 ? diff_iterations() : 100000;
+  unsigned n = diff_iterations_or(100000);
   for (unsigned t = 0; t < n_tiers; t++) {
     use_tier(t);
     fprintf(stderr, "%s tier:\n", tier_name);
-    unsigned bad = n == diff_iterations() ? run_forms(crypto_forms, N_CRYPTO_FORMS, 0, NULL)
-                                          : run_forms_n(crypto_forms, N_CRYPTO_FORMS, n, 0, NULL);
-    assert_int_equal(bad, 0);
+    assert_int_equal(run_forms_n(crypto_forms, N_CRYPTO_FORMS, n, 0, NULL), 0);
   }
 }
 
@@ -399,7 +397,7 @@ static void test_vex_forms_match_host_through_each_tier(void **state) {
   if (!__builtin_cpu_supports("vaes") || !__builtin_cpu_supports("vpclmulqdq")) skip();
   cpuid_reset_features(&test_machine()->model);
   harness_avx = true;
-  unsigned n = diff_iterations() > 100000 ? diff_iterations() : 100000, bad = 0;
+  unsigned n = diff_iterations_or(100000), bad = 0;
   for (unsigned t = 0; t < n_tiers; t++) {
     use_tier(t);
     fprintf(stderr, "%s tier:\n", tier_name);

@@ -145,14 +145,14 @@ static const Form sha_forms[] = {
 };
 enum { N_SHA_FORMS = sizeof sha_forms / sizeof *sha_forms };
 
-/* 100,000 random cases per form (X64EMU_DIFF_ITER may ask for more) through each tier,
+/* 100,000 random cases per form (unless X64EMU_DIFF_ITER says otherwise) through each tier,
  * comparing every register, flags, MXCSR and memory with the host's. */
 static void test_every_form_matches_host_through_each_tier(void **state) {
   if (!fips180_host_has_sha()) {
     print_message("the host has no SHA extensions: nothing to compare with\n");
     skip();
   }
-  unsigned n = diff_iterations() > 100000 ? diff_iterations() : 100000;
+  unsigned n = diff_iterations_or(100000);
   for (unsigned t = 0; t < n_tiers; t++) {
     use_tier(t);
     fprintf(stderr, "%s tier:\n", tier_name);

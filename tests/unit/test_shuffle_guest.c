@@ -51,9 +51,9 @@ static const Form vex_forms[] = {
 };
 #define COUNT(a) (sizeof(a) / sizeof(a)[0])
 
-/* 20,000 random cases per form (X64EMU_DIFF_ITER may ask for more) through each tier:
- * every PSHUFD immediate many times over. */
-static unsigned cases(void) { return diff_iterations() > 20000 ? diff_iterations() : 20000; }
+/* 20,000 random cases per form (unless X64EMU_DIFF_ITER says otherwise) through each
+ * tier: every PSHUFD immediate many times over. */
+static unsigned cases(void) { return diff_iterations_or(20000); }
 
 static void test_sse_and_mmx_forms_match_host_through_each_tier(void **state) {
   for (unsigned t = 0; t < n_tiers; t++) {
