@@ -1,7 +1,7 @@
 /* sig_timers.c: timers and their signals. alarm() and setitimer share ITIMER_REAL, whose
- * SIGALRM handler stops a busy loop; setitimer's periodic signals are counted; getitimer; a POSIX timer signals with its
- * value; ITIMER_VIRTUAL measures CPU time; clock_nanosleep, clock_getres, sigwaitinfo
- * for a timer's signal, times and getrusage. */
+ * SIGALRM handler stops a busy loop; setitimer's periodic signals are counted;
+ * getitimer; a POSIX timer signals with its value; ITIMER_VIRTUAL measures CPU time;
+ * clock_nanosleep, clock_getres, sigwaitinfo for a timer's signal, times and getrusage. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
@@ -59,10 +59,11 @@ int main(void) {
    * a second: --deterministic's clock moves a nanosecond an instruction). */
   struct itimerval short_one = {{0, 0}, {0, 20000}}, replaced;
   setitimer(ITIMER_REAL, &short_one, &replaced);
+  const struct timeval pending = replaced.it_value;
   printf("setitimer(ITIMER_REAL) finds alarm(1)'s second pending: %d\n",
          replaced.it_interval.tv_sec == 0 && replaced.it_interval.tv_usec == 0 &&
-             (replaced.it_value.tv_sec == 1 ? replaced.it_value.tv_usec == 0
-                                            : replaced.it_value.tv_sec == 0 && replaced.it_value.tv_usec > 900000));
+             (pending.tv_sec == 1 ? pending.tv_usec == 0
+                                  : pending.tv_sec == 0 && pending.tv_usec > 900000));
   unsigned long spins = 0;
   while (!stop) spins++;
   printf("busy loop stopped by the SIGALRM handler after spinning: %s\n", spins ? "yes" : "no");
