@@ -7,8 +7,8 @@
  * reaches them: a call that names one fails as for a closed descriptor (the system call
  * layer passes NOT_A_FD instead), close_range passes over them, dup2 or dup3 onto one
  * first moves x64emu's elsewhere, as if the number had been free, /proc/self/fd neither
- * lists nor finds them (proc_self.h), and in poll's array, select's sets and SCM_RIGHTS they are closed
- * descriptors too (POLLNVAL, EBADF).
+ * lists nor finds them (proc_self.h), and in poll's array, select's sets and SCM_RIGHTS
+ * they are closed descriptors too (POLLNVAL, EBADF).
  *
  * Each is kept with its holder, the int that x64emu reads it from, which a move updates.
  * The table is changed only by system calls, under the machine's lock, and before the

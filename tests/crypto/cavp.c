@@ -15,6 +15,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../guest/under_qemu.h"
+
 /* ---- AES with AES-NI ---- */
 
 typedef struct Aes {
@@ -273,10 +275,8 @@ static bool run_vector(const char *kind, const Vector *v) {
   return same("encrypted", out, &v->ct, v->ct.n) && same("decrypted", back, &v->pt, v->pt.n);
 }
 
-/* 1 in this many GCM vectors is checked: every one, but under qemu-user
- * (X64EMU_TEST_UNDER_QEMU, which both runs of the aarch64 tests see) every fourth, each
- * section's lengths still among them, since qemu runs the ARMv8 crypto instructions of
- * x64emu's aarch64 build many times slower than an ARM CPU does. */
+/* 1 in this many GCM vectors is checked: every one, but under qemu every fourth, each
+ * section's lengths still among them. */
 static long gcm_stride = 1;
 
 /* Reads every vector of a file and checks them (GCM's: 1 in gcm_stride); returns the number
@@ -376,7 +376,7 @@ int main(int argc, char **argv) {
   } block_modes[] = {
       {"ECB", "ECB", "ECB"}, {"CBC", "CBC", "CBC"},
       {"CFB", "CFB", "CFB128"}, {"OFB", "OFB", "OFB"}};
-  if (getenv("X64EMU_TEST_UNDER_QEMU")) gcm_stride = 4;
+  if (under_qemu()) gcm_stride = 4;
   char name[256];
   long total = 0, bad = 0, count;
   for (size_t m = 0; m < sizeof block_modes / sizeof *block_modes; m++)

@@ -10,6 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "under_qemu.h"
+
 static void describe(const char *what, int status) {
   if (WIFEXITED(status))
     printf("%s: exited, status %d\n", what, WEXITSTATUS(status));
@@ -135,9 +137,8 @@ int main(void) {
   core.rlim_cur = 0;
   setrlimit(RLIMIT_CORE, &core);
   const int killers[] = {SIGBUS, SIGSEGV, SIGILL, SIGQUIT, SIGTERM};
-  const bool under_qemu = getenv("X64EMU_TEST_UNDER_QEMU") != NULL;
   for (size_t i = 0; i < sizeof killers / sizeof *killers; i++) {
-    if (killers[i] == SIGILL && under_qemu) continue;
+    if (killers[i] == SIGILL && under_qemu()) continue;
     pid = fork_flushed();
     if (pid == 0) {
       pause();

@@ -8,8 +8,9 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+
+#include "under_qemu.h"
 
 static uint64_t state = 0x10D0B1Eull;
 static uint64_t next(void) {
@@ -59,11 +60,10 @@ static const char *mode_names[] = {"nearest", "down", "up", "zero"};
 static const unsigned precisions[] = {0, 2, 3};
 
 int main(void) {
-  /* Cases per rounding mode and precision: a quarter under qemu-user
-   * (X64EMU_TEST_UNDER_QEMU, which both runs of the aarch64 tests see), where the portable
-   * x87 of x64emu's aarch64 build runs some thirty times slower; guest.long_double_portable
-   * runs them all through the same code on x86-64. */
-  const int cases = getenv("X64EMU_TEST_UNDER_QEMU") ? 1000 : 4000;
+  /* Cases per rounding mode and precision: a quarter under qemu, where the portable x87 of
+   * x64emu's aarch64 build runs some thirty times slower; guest.long_double_portable runs
+   * them all through the same code on x86-64. */
+  const int cases = under_qemu() ? 1000 : 4000;
   for (unsigned p = 0; p < 3; p++) {
     for (unsigned m = 0; m < 4; m++) {
       set_precision(precisions[p]);

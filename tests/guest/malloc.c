@@ -9,6 +9,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "under_qemu.h"
+
 static uint64_t state = 0x123456789abcdefull;
 static uint64_t next(void) {
   state ^= state << 13, state ^= state >> 7, state ^= state << 17;
@@ -26,10 +28,9 @@ static int verify(const unsigned char *p, size_t n, unsigned seed) {
 }
 
 int main(void) {
-  /* A quarter of the rounds under qemu-user (X64EMU_TEST_UNDER_QEMU, which both runs of
-   * the aarch64 tests see): each fills and checks its blocks byte by byte, which there
-   * is slow, and the heap reaches the same places in fewer. */
-  const int rounds = getenv("X64EMU_TEST_UNDER_QEMU") ? 1500 : 6000;
+  /* A quarter of the rounds under qemu: each fills and checks its blocks byte by byte,
+   * which there is slow, and the heap reaches the same places in fewer. */
+  const int rounds = under_qemu() ? 1500 : 6000;
   enum { SLOTS = 512 };
   unsigned char *slot[SLOTS] = {0};
   size_t size[SLOTS] = {0};

@@ -15,15 +15,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "under_qemu.h"
+
 enum { THREADS = 8 };
-/* Each thread's adds: a tenth under qemu-user (X64EMU_TEST_UNDER_QEMU, which both runs of
- * the aarch64 tests see), which makes x64emu's aarch64 build many times slower and
- * runs its threads in this machine's memory order, where more rounds find no more. */
+/* Each thread's adds: a tenth under qemu, which runs the threads in this machine's memory
+ * order, where more rounds find no more. */
 static int adds = 1000000;
 
 static __thread int tls_id = -1;
@@ -214,7 +214,7 @@ static void *faulter(void *arg) {
 
 int main(void) {
   pthread_t t[THREADS];
-  if (getenv("X64EMU_TEST_UNDER_QEMU")) adds /= 10;
+  if (under_qemu()) adds /= 10;
 
   for (int i = 0; i < THREADS; i++) pthread_create(&t[i], NULL, returns_twice_its_id, (void *)(intptr_t)i);
   int sum = 0;

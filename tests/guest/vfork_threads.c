@@ -13,6 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "under_qemu.h"
+
 extern char **environ;
 static volatile long counter __attribute__((aligned(4096)));
 static volatile int stop;
@@ -32,11 +34,12 @@ static void *count(void *arg) {
 }
 
 static volatile int written_by_child __attribute__((aligned(4096)));
+/* Children of each kind: 10 under qemu, where each exec starts qemu, x64emu and the
+ * dynamic loader anew. Not a local: vfork's child shares main's stack frame. */
+static int rounds = 40;
 
 int main(void) {
-  /* Of each kind: 10 under qemu-user (X64EMU_TEST_UNDER_QEMU, which both runs of the
-   * aarch64 tests see), where each exec starts qemu, x64emu and the dynamic loader anew. */
-  const int rounds = getenv("X64EMU_TEST_UNDER_QEMU") ? 10 : 40;
+  if (under_qemu()) rounds = 10;
   pthread_t t;
   pthread_create(&t, NULL, count, NULL);
   int exits = 0;
