@@ -63,6 +63,27 @@ static bool swap_in(uint64_t a, const void *expected, const void *desired, unsig
   }
 }
 
+/* Reads the aligned operand at a into `to`, once: the handler runs on a copy of what was
+ * read, and the compare-and-swap checks that same value. (A plain memcpy is not one read:
+ * a compiler may read the guest's memory again for the copy, and another thread may have
+ * changed it in between; then the handler's result and flags come from a value the swap
+ * does not check, and a lock taken by BTS is taken twice.) A 16-byte operand is read as two
+ * halves: a pair torn by another thread's write only makes the swap fail. */
+static void read_once(void *to, uint64_t a, unsigned size) {
+  void *p = (void *)(uintptr_t)a;
+  uint64_t v[2];
+  switch (size) {
+  case 1: v[0] = __atomic_load_n((uint8_t *)p, __ATOMIC_RELAXED); break;
+  case 2: v[0] = __atomic_load_n((uint16_t *)p, __ATOMIC_RELAXED); break;
+  case 4: v[0] = __atomic_load_n((uint32_t *)p, __ATOMIC_RELAXED); break;
+  case 8: v[0] = __atomic_load_n((uint64_t *)p, __ATOMIC_RELAXED); break;
+  default:
+    v[0] = __atomic_load_n((uint64_t *)p, __ATOMIC_RELAXED);
+    v[1] = __atomic_load_n((uint64_t *)p + 1, __ATOMIC_RELAXED);
+  }
+  memcpy(to, v, size); /* the host is little-endian, as the guest */
+}
+
 #ifndef X64EMU_WATCH_MEMORY
 /* The host's atomic operation `kind` of the operand at a with v: the value it held. */
 #define FETCH_OP(type)                                                                   \
@@ -147,7 +168,8 @@ void op_atomic(Cpu *c, const Insn *in) {
   undo.rflags = c->rflags;
   undo.lf = c->lf;
   for (;;) {
-    memcpy(now, (const void *)(uintptr_t)a, size);
+    if (misaligned) memcpy(now, (const void *)(uintptr_t)a, size); /* under the mutex */
+    else read_once(now, a, size);
     WATCHED(a, size, now, false);
     memcpy(copy, now, size);
     run_copy(c, run);
