@@ -407,7 +407,7 @@ void op_vmaskmov_store_256_m(Cpu *c, const Insn *in) {
  * the destination and the whole mask are zero. ---- */
 
 static void element_put(Cpu *c, unsigned reg, unsigned at, uint64_t v, unsigned size) {
-  uint8_t *p = at < 16 ? c->xmm[reg].b + at : c->ymmh[reg].b + at - 16;
+  uint8_t *p = at < 16 ? c->xmm[reg].b + at : c->ymmh[reg].b + (at - 16);
   memcpy(p, &v, size);
 }
 

@@ -122,9 +122,9 @@ SSE_RM_LEAN(psadbw, load_m128a) {
 
 /* ---- multiplies ---- */
 
-/* 66 0F D5 */
+/* 66 0F D5 (the words multiplied as unsigned: promoted to int, their product overflows) */
 SSE_RM_LEAN(pmullw, load_m128a) {
-  for (int i = 0; i < 8; i++) d->w[i] = (uint16_t)(d->w[i] * s->w[i]);
+  for (int i = 0; i < 8; i++) d->w[i] = (uint16_t)((uint32_t)d->w[i] * s->w[i]);
 }
 /* 66 0F E5 */
 SSE_RM_LEAN(pmulhw, load_m128a) {
