@@ -22,7 +22,7 @@
 
 /* Compiled for the SHA extensions with nothing beyond SSE4.1 otherwise, and run by the
  * interpreter from the first instruction to the return; they call nothing. */
-#define GUEST_CODE __attribute__((noinline, target("sha,sse4.1"), no_sanitize("address", "undefined")))
+#define GUEST_CODE __attribute__((noinline, target("sha,sse4.1"), UNINSTRUMENTED))
 
 /* FIPS 180-4 4.2.2. */
 static const uint32_t K256[64] __attribute__((aligned(16))) = {

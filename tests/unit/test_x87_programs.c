@@ -165,8 +165,9 @@ static void test_unmasked_exception_faults(void **state) {
 /* What gcc makes of long double code: loads, arithmetic, compares with branches,
  * conversions to and from integers (FNSTCW/FLDCW around FISTP, FILD with a correction
  * for unsigned values), stores to float and double. */
-__attribute__((noinline, no_sanitize("address", "undefined"))) static void compiled_math(const long double *in, long double *out,
-                                                    uint64_t *ints) {
+__attribute__((noinline, UNINSTRUMENTED)) static void compiled_math(const long double *in,
+                                                                  long double *out,
+                                                                  uint64_t *ints) {
   long double x = in[0], y = in[1];
   long double term = 1, sum = 1;
   for (int i = 1; i < 25; i++) {
@@ -185,8 +186,8 @@ __attribute__((noinline, no_sanitize("address", "undefined"))) static void compi
 }
 
 /* The x87-only operations libm's long double functions use, as inline assembly. */
-__attribute__((noinline, no_sanitize("address", "undefined"))) static void libm_style(const long double *in, long double *out,
-                                                 uint64_t *ints) {
+__attribute__((noinline, UNINSTRUMENTED)) static void libm_style(const long double *in,
+                                                               long double *out, uint64_t *ints) {
   long double a = in[0], b = in[1], r = a, s, c, t;
   __asm__("1: fprem1\n\tfnstsw %%ax\n\ttestw $0x400, %%ax\n\tjnz 1b"
           : "+t"(r)
