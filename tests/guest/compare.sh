@@ -32,6 +32,9 @@
 #                 floating point (random_insns.c leaves out what is that tier's own)
 #   X64EMU_TEST_UNDER_QEMU  passed on to both runs: set when x64emu runs under qemu-user,
 #                 for the cases qemu itself gets wrong (fork_wait.c)
+#   X64EMU_TEST_FEWER_ROUNDS  passed on to both runs: set when x64emu runs many times
+#                 slower (under qemu-user, or built with a sanitizer), for the programs
+#                 that then do less of what only repeats (tests/guest/test_env.h)
 # Exit status: 0 when both runs agree, 1 when they differ, 2 on a usage or set-up error.
 set -u
 
@@ -88,6 +91,7 @@ guest_env=(PATH=/usr/bin:/bin HOME=/nonexistent LC_ALL=C TZ=UTC
            GUEST_TEST_VAR="a value with spaces" EMPTY_VAR= X64EMU_TEST_HOST_VENDOR="$vendor")
 if [ -n "${X64EMU_TEST_FP_TIER:-}" ]; then guest_env+=(X64EMU_TEST_FP_TIER="$X64EMU_TEST_FP_TIER"); fi
 if [ -n "${X64EMU_TEST_UNDER_QEMU:-}" ]; then guest_env+=(X64EMU_TEST_UNDER_QEMU="$X64EMU_TEST_UNDER_QEMU"); fi
+if [ -n "${X64EMU_TEST_FEWER_ROUNDS:-}" ]; then guest_env+=(X64EMU_TEST_FEWER_ROUNDS="$X64EMU_TEST_FEWER_ROUNDS"); fi
 if [ -n "$traits" ]; then
   if ! trait_lines=$("$traits"); then
     echo "compare.sh: the host probe $traits failed" >&2

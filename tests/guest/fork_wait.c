@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "under_qemu.h"
+#include "test_env.h"
 
 static void describe(const char *what, int status) {
   if (WIFEXITED(status))

@@ -9,7 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "under_qemu.h"
+#include "test_env.h"
 
 static uint64_t state = 0x123456789abcdefull;
 static uint64_t next(void) {
@@ -28,9 +28,9 @@ static int verify(const unsigned char *p, size_t n, unsigned seed) {
 }
 
 int main(void) {
-  /* A quarter of the rounds under qemu: each fills and checks its blocks byte by byte,
-   * which there is slow, and the heap reaches the same places in fewer. */
-  const int rounds = under_qemu() ? 1500 : 6000;
+  /* A quarter of the rounds where x64emu is slow (test_env.h): each fills and checks its
+   * blocks byte by byte, and the heap reaches the same places in fewer. */
+  const int rounds = fewer_rounds() ? 1500 : 6000;
   enum { SLOTS = 512 };
   unsigned char *slot[SLOTS] = {0};
   size_t size[SLOTS] = {0};

@@ -19,11 +19,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "under_qemu.h"
+#include "test_env.h"
 
 enum { THREADS = 8 };
-/* Each thread's adds: a tenth under qemu, which runs the threads in this machine's memory
- * order, where more rounds find no more. */
+/* Each thread's adds: a tenth where x64emu is slow (test_env.h): under qemu, which runs
+ * the threads in this machine's memory order, or a sanitizer, more rounds find no more. */
 static int adds = 1000000;
 
 static __thread int tls_id = -1;
@@ -214,7 +214,7 @@ static void *faulter(void *arg) {
 
 int main(void) {
   pthread_t t[THREADS];
-  if (under_qemu()) adds /= 10;
+  if (fewer_rounds()) adds /= 10;
 
   for (int i = 0; i < THREADS; i++) pthread_create(&t[i], NULL, returns_twice_its_id, (void *)(intptr_t)i);
   int sum = 0;

@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "under_qemu.h"
+#include "test_env.h"
 
 extern char **environ;
 static volatile long counter __attribute__((aligned(4096)));
@@ -34,12 +34,13 @@ static void *count(void *arg) {
 }
 
 static volatile int written_by_child __attribute__((aligned(4096)));
-/* Children of each kind: 10 under qemu, where each exec starts qemu, x64emu and the
- * dynamic loader anew. Not a local: vfork's child shares main's stack frame. */
+/* Children of each kind: 10 where x64emu is slow (test_env.h: under qemu, each exec starts
+ * qemu, x64emu and the dynamic loader anew). Not a local: vfork's child shares main's
+ * stack frame. */
 static int rounds = 40;
 
 int main(void) {
-  if (under_qemu()) rounds = 10;
+  if (fewer_rounds()) rounds = 10;
   pthread_t t;
   pthread_create(&t, NULL, count, NULL);
   int exits = 0;
