@@ -30,7 +30,7 @@
 set -euo pipefail
 src=$1 build=$2 runs=${3:-400000}
 CC=clang cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=OFF \
-  -DX64EMU_FUZZERS=ON \
+  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" -DX64EMU_FUZZERS=ON \
   -DCMAKE_C_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize=nonnull-attribute -fno-sanitize-recover=undefined" \
   -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" > "$build.configure.log" 2>&1 ||
   { cat "$build.configure.log"; exit 1; }
