@@ -180,6 +180,19 @@ static inline void ld80(uint64_t a, uint8_t b[10]) {
   WATCHED(a, 10, b, false);
 }
 
+/* A 10-byte x87 operand stored, its low 8 bytes first as ld80 reads them: one memcpy's
+ * stores come in whatever order the compiler picks (Clang's wrote the high 2 bytes first,
+ * and a fault came 8 bytes past the CPU's). */
+static inline void st80(uint64_t a, const uint8_t b[10]) {
+  HOST_ADDR_CHECK(a);
+  ALIGNED(a, 10);
+  before_store();
+  memcpy((void *)(uintptr_t)a, b, 8);
+  access_in_order();
+  memcpy((void *)(uintptr_t)(a + 8), b + 8, 2);
+  WATCHED(a, 10, b, true);
+}
+
 /* Accesses of n bytes that the CPU makes as one: the x87's 10-byte operands, its
  * environment and state images, FXSAVE's. */
 static inline void ld_bytes(uint64_t a, void *to, size_t n) {

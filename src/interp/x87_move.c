@@ -122,7 +122,7 @@ void op_x87_fstp_m80(Cpu *c, const Insn *in) {
     x87_to_ext80(*x87_st(f, 0), b);
     f->sw &= (uint16_t)~X87_C1;
   }
-  st_bytes(a, b, 10);
+  st80(a, b);
   x87_pop(f);
   DISPATCH_NEXT(c, in);
 }
@@ -246,7 +246,7 @@ void op_x87_fbstp(Cpu *c, const Insn *in) {
   uint8_t b[10];
   if (x87_empty(f, 0)) {
     if (!x87_underflow(f)) return;
-    st_bytes(a, bcd_indefinite, 10);
+    st80(a, bcd_indefinite);
     x87_pop(f);
     return;
   }
@@ -261,7 +261,7 @@ void op_x87_fbstp(Cpu *c, const Insn *in) {
     for (int i = 0; i < 9; i++, mag /= 100) b[i] = (uint8_t)((mag % 100 / 10) << 4 | mag % 10);
     b[9] = signbit(s) ? 0x80 : 0;
   }
-  if (x87_store_allowed(f, hsw)) st_bytes(a, b, 10);
+  if (x87_store_allowed(f, hsw)) st80(a, b);
   store_done(f, hsw, true);
   DISPATCH_NEXT(c, in);
 }
