@@ -66,7 +66,7 @@ absolute() { case "$1" in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
 x64emu=$(absolute "$1")
 shift
 set -- "$(absolute "$1")" "${@:2}"
-[ -n "$name" ] || name=$(basename "$1")
+[ -n "$name" ] || name=${1##*/}
 for f in "$x64emu" "$1"; do
   if [ ! -x "$f" ]; then
     echo "compare.sh: $f is missing or not executable" >&2
@@ -74,7 +74,17 @@ for f in "$x64emu" "$1"; do
   fi
 done
 
-scratch=$(mktemp -d "${TMPDIR:-/tmp}/x64emu-compare.XXXXXX") || exit 2
+# The scratch directory and the runs' directory in it, with one process: each process
+# costs milliseconds in a VM, and the suite runs this script some 700 times.
+for _ in 1 2 3 4 5 6 7 8; do
+  scratch=${TMPDIR:-/tmp}/x64emu-compare.$$.$RANDOM
+  mkdir -m 700 "$scratch" "$scratch/cwd" 2>/dev/null && break
+  scratch=
+done
+if [ -z "$scratch" ]; then
+  echo "compare.sh: cannot make a scratch directory in ${TMPDIR:-/tmp}" >&2
+  exit 2
+fi
 if [ -n "${COMPARE_KEEP:-}" ]; then
   echo "scratch directory kept: $scratch"
 else
@@ -84,7 +94,10 @@ timeout_s=${COMPARE_TIMEOUT:-20}
 
 # The vendor the host is taken for: a program whose output depends on it (random_insns)
 # reads it, since under x64emu it sees the model's.
-vendor=${X64EMU_TEST_HOST_VENDOR:-$(grep -m1 '^vendor_id' /proc/cpuinfo | sed 's/.*: //')}
+vendor=${X64EMU_TEST_HOST_VENDOR:-}
+while [ -z "$vendor" ] && IFS=: read -r key value; do
+  [[ $key == vendor_id* ]] && vendor=${value# }
+done </proc/cpuinfo
 
 # Both runs see the same small environment, so that what a program prints of it agrees.
 guest_env=(PATH=/usr/bin:/bin HOME=/nonexistent LC_ALL=C TZ=UTC
@@ -105,16 +118,20 @@ fi
 # No core files: they are slow to write and would only litter the build tree.
 ulimit -c 0
 
-# run LABEL COMMAND...: runs COMMAND in the case's directory; leaves LABEL.out/.err/.status.
+# run LABEL COMMAND...: runs COMMAND in the case's directory; leaves LABEL.out and .err,
+# and its status in LABEL_status.
 run() {
   local label=$1
   shift
   local dir=$run_dir
   if [ -z "$dir" ]; then
-    # The same path for both runs, so that a printed working directory agrees.
+    # The same path for both runs, so that a printed working directory agrees, made anew
+    # when the first run left something there.
     dir=$scratch/cwd
-    rm -rf "$dir"
-    mkdir "$dir"
+    local left=("$dir"/* "$dir"/.[!.]* "$dir"/..?*)
+    if [ -e "${left[0]}" ] || [ -e "${left[1]}" ] || [ -e "${left[2]}" ] || [ ! -d "$dir" ]; then
+      rm -rf "$dir" && mkdir "$dir"
+    fi
   fi
   local status started=$SECONDS
   # The braces keep bash's own "Segmentation fault" report (with a pid) out of the log.
@@ -125,7 +142,7 @@ run() {
   } 2>/dev/null
   # A run that ignored timeout's SIGTERM ends by its SIGKILL: call that a timeout too.
   if [ $((SECONDS - started)) -ge "$timeout_s" ] && [ "$status" -eq 137 ]; then status=124; fi
-  echo "$status" >"$scratch/$label.status"
+  printf -v "${label}_status" %s "$status"
 }
 
 describe_status() {
@@ -167,14 +184,12 @@ if [ -n "${COMPARE_DROP_STDERR:-}" ]; then
   grep -Ev -- "$COMPARE_DROP_STDERR" "$scratch/emu.err" >"$scratch/emu.err.kept"
   mv "$scratch/emu.err.kept" "$scratch/emu.err"
 fi
-native_status=$(cat "$scratch/native.status")
 if [ -n "${COMPARE_SHOW:-}" ]; then
   echo "=== native stdout:"
   cat -v "$scratch/native.out"
   echo "=== native stderr:"
   cat -v "$scratch/native.err"
 fi
-emu_status=$(cat "$scratch/emu.status")
 failed=0
 if [ -n "$model" ]; then
   model_vendor=${measured_on:-GenuineIntel} # the model's: tests/common/cpu_model.h
@@ -212,5 +227,6 @@ if [ "$failed" -ne 0 ]; then
   echo "$name: FAILED (native and x64emu differ; rerun with X64EMU_OPTS=--strace for a syscall trace)"
   exit 1
 fi
-echo "$name: identical stdout ($(wc -c <"$scratch/native.out") bytes), stderr ($(wc -c <"$scratch/native.err") bytes) and status $(describe_status "$native_status")"
+mapfile -t bytes < <(stat -c %s "$scratch/native.out" "$scratch/native.err")
+echo "$name: identical stdout (${bytes[0]} bytes), stderr (${bytes[1]} bytes) and status $(describe_status "$native_status")"
 exit 0
