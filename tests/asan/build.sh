@@ -14,7 +14,7 @@
 # The fuzzers' coverage feedback comes from the decoder and the loader only
 # (tests/fuzz/coverage.txt): those are what the inputs explore, and run once per block or
 # per file. Coverage hooks in the handlers made every guest test of asan.* 4-6 times
-# slower; one build for both saves building the interpreter, twice over, once more.
+# slower; one build for both saves compiling the interpreter and its watched copy again.
 #
 # Debug information is line tables only, enough for the reports' file and line; -O1 is
 # ASan's own advice.
