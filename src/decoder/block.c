@@ -335,14 +335,26 @@ static bool may_change(const BlockCache *bc, Fetch *f, uint64_t a) {
   return prot >= 0 && (prot & (GUEST_PROT_WRITE | GUEST_MAP_SHARED));
 }
 
-/* fast_without_flags(fn), remembered in the cache's slot for fn. */
-static Handler without_flags(BlockCache *bc, Handler fn) {
+/* The pairing of the copy of the handlers the decoder takes them from now (decode.c's
+ * apply_form), or NULL while it watches memory: a stop check then stands between every
+ * two records (decode_block), and reads every flag. */
+static const FastPairing *pairing(const Decoder *dec) {
+  if (dec->watch_memory) return NULL;
+#ifdef X64EMU_HAS_ORDERED_COPY
+  if (dec->ordered_memory) return &ordered_fast_pairing;
+#endif
+  return &fast_pairing;
+}
+
+/* The pairing's without_flags(fn), remembered in the cache's slot for fn (each copy's
+ * handlers are its own, so fn says which pairing answered). */
+static Handler without_flags(BlockCache *bc, const FastPairing *p, Handler fn) {
   uintptr_t a = (uintptr_t)fn;
   size_t n = sizeof bc->without_flags / sizeof bc->without_flags[0];
   __typeof__(bc->without_flags[0]) *slot = &bc->without_flags[((a >> 4) ^ (a >> 12)) & (n - 1)];
   if (slot->with != fn) {
     slot->with = fn;
-    slot->without = fast_without_flags(fn);
+    slot->without = p->without_flags(fn);
   }
   return slot->without;
 }
@@ -352,8 +364,8 @@ static Handler without_flags(BlockCache *bc, Handler fn) {
  * of another (a third of the conditional jumps busybox gzip runs are not taken). Jumps
  * backward, mostly loops that go round again, still end their blocks, which keeps loops
  * short and exact (fuse_round_loop). */
-static bool side_exit(Insn *in) {
-  Handler exit = in->imm > in->rip ? fast_side_exit(in) : NULL;
+static bool side_exit(const FastPairing *p, Insn *in) {
+  Handler exit = p && in->imm > in->rip ? p->side_exit(in) : NULL;
   if (!exit) return false;
   in->fn = exit;
   in->ends = 0;
@@ -378,6 +390,7 @@ static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
   unsigned n = 0, ninsn = 0;
   bool has_rep = false, has_bp = false;
   bool watch_memory = bc->dec->watch_memory;
+  const FastPairing *pairs = pairing(bc->dec);
   uint64_t pc = rip;
   Fetch fetch;
   fetch.at = fetch.prot_page = 0;
@@ -401,13 +414,13 @@ static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
     }
     if (block_breakpoint_at(bc, pc)) has_bp = true;
     pc += in->len;
-    if (in->ends && !(!single && bc->side_exits && side_exit(in))) break;
+    if (in->ends && !(!single && bc->side_exits && side_exit(pairs, in))) break;
   }
   for (unsigned i = 0; i < n; i++) /* a hook record puts RIP back at the block's end */
     if (buf[i].fn == bc->hook || buf[i].fn == bc->block_hook) buf[i].imm = pc;
   if (!single) {
     fuse_runs(buf, n);
-    fuse_branch(buf, n);
+    if (pairs) fuse_branch(buf, n, pairs);
   }
   /* Flag liveness, backwards from the block's end, where every flag may be read. An
    * instruction that may fault reads them all (decode.c); while a floating-point
@@ -419,11 +432,11 @@ static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
     live = (uint8_t)((live & ~buf[i].flags_def) | buf[i].flags_use);
   }
   for (unsigned i = 0; i < n; i++) { /* flags nothing reads are not recorded */
-    Handler without = buf[i].flags_live ? NULL : without_flags(bc, buf[i].fn);
+    Handler without = buf[i].flags_live || !pairs ? NULL : without_flags(bc, pairs, buf[i].fn);
     if (without) buf[i].fn = without;
   }
   if (!single) {
-    fuse_moves(buf, n);
+    if (pairs) fuse_moves(buf, n, pairs);
     fuse_round_loop(buf, n);
   }
   bool watched = pc > rip && (!bc->exec_map || may_change(bc, &fetch, rip) ||

@@ -4,8 +4,8 @@
  * host overlaps the independent rounds. OpenSSL's loop over one block's rounds into one
  * record that keeps the state in host registers (op_aesenc_loop). The compare and
  * conditional jump that end most loops' blocks into one dispatch (ops_fast.h,
- * fast_fused_jcc). And a register copy with the register operation after it
- * (fast_after_move). */
+ * FastPairing.fused_jcc). And a register copy with the register operation after it
+ * (FastPairing.after_move). */
 #include "fuse.h"
 
 #include <stddef.h>
@@ -81,17 +81,17 @@ void fuse_round_loop(Insn *records, unsigned n) {
   records[0].fn = fused;
 }
 
-void fuse_branch(Insn *records, unsigned n) {
+void fuse_branch(Insn *records, unsigned n, const FastPairing *pairing) {
   for (unsigned i = 0; i + 1 < n; i++) {
     if (i + 2 < n && !records[i + 1].side_exit) continue;
-    Handler fused = fast_fused_jcc(records[i].fn, records[i + 1].fn);
+    Handler fused = pairing->fused_jcc(records[i].fn, records[i + 1].fn);
     if (fused) records[i].fn = fused;
   }
 }
 
-void fuse_moves(Insn *records, unsigned n) {
+void fuse_moves(Insn *records, unsigned n, const FastPairing *pairing) {
   for (unsigned i = 0; i + 1 < n; i++) {
-    Handler fused = fast_after_move(records[i].fn, records[i + 1].fn);
+    Handler fused = pairing->after_move(records[i].fn, records[i + 1].fn);
     if (fused) {
       records[i].fn = fused;
       i++; /* the next record's work is done: it cannot start a pair of its own */

@@ -8,6 +8,16 @@
 #include "flags.h"
 #include "ops_int.h"
 
+/* What only a copy's pairing (ops_fast.h, FastPairing) puts into blocks: the forms that
+ * record no flags, the fused ones, the side exits. The watched copy has no pairing (a
+ * stop check stands between every two of its records), and leaves them out. */
+#ifdef X64EMU_WATCH_MEMORY
+#define PAIRED(...)
+#else
+#define PAIRED(...) __VA_ARGS__
+#define HAS_PAIRING 1
+#endif
+
 /* ---- ALU: E op= G, G op= E, E op= imm, with register operands; E op= G and G op= E
  * with memory ---- */
 
@@ -152,11 +162,11 @@
   FORMS(xor, a ^ b, LF_LOGIC, 1, S, PRE)        \
   FORMS(cmp, a - b, LF_SUB, 0, S, PRE)          \
   FORMS(test, a & b, LF_LOGIC, 0, S, PRE)       \
-  FORMS(add, a + b, LF_NONE, 1, _nf##S, PRE)    \
-  FORMS(sub, a - b, LF_NONE, 1, _nf##S, PRE)    \
-  FORMS(and, a & b, LF_NONE, 1, _nf##S, PRE)    \
-  FORMS(or, a | b, LF_NONE, 1, _nf##S, PRE)     \
-  FORMS(xor, a ^ b, LF_NONE, 1, _nf##S, PRE)
+  PAIRED(FORMS(add, a + b, LF_NONE, 1, _nf##S, PRE)    \
+         FORMS(sub, a - b, LF_NONE, 1, _nf##S, PRE)    \
+         FORMS(and, a & b, LF_NONE, 1, _nf##S, PRE)    \
+         FORMS(or, a | b, LF_NONE, 1, _nf##S, PRE)     \
+         FORMS(xor, a ^ b, LF_NONE, 1, _nf##S, PRE))
 #define ALU_HANDLERS(NAME, EXPR, LF, WRITES, SUFFIX, PRE) \
   ALU_FORMS(NAME, EXPR, LF, WRITES, SUFFIX, NEXT, NEXT_LEAN)
 FAST_ALU_OPS(ALU_HANDLERS, , )
@@ -195,11 +205,11 @@ static inline bool carry_before(const Cpu *c, const Insn *in) {
 #define FAST_INCDEC_OPS(FORMS, S, PRE)   \
   FORMS(inc, +, LF_INC, S, PRE)          \
   FORMS(dec, -, LF_DEC, S, PRE)          \
-  FORMS(inc, +, LF_NONE, _nf##S, PRE)    \
-  FORMS(dec, -, LF_NONE, _nf##S, PRE)
+  PAIRED(FORMS(inc, +, LF_NONE, _nf##S, PRE) FORMS(dec, -, LF_NONE, _nf##S, PRE))
 #define INCDEC_HANDLERS(NAME, OP, LF, SUFFIX, PRE) INCDEC_FORMS(NAME, OP, LF, SUFFIX, PRE, NEXT_LEAN)
 FAST_INCDEC_OPS(INCDEC_HANDLERS, , )
 
+#ifdef HAS_PAIRING
 /* The same forms fused with the Jcc on ZF or CF that follows them (fuse.c): the
  * comparison and the jump in one dispatch, the condition read straight off the operands
  * the handler has just computed (cond() on a constant code, after lazy_set, folds to one
@@ -246,6 +256,7 @@ static inline __attribute__((always_inline)) void exit_if(Cpu *c, const Insn *in
   FUSED_INCDEC_JCC(dec, -, LF_DEC, X, TAIL)
 FUSED_SETTERS(, jump_if)
 FUSED_SETTERS(_x, exit_if)
+#endif
 
 /* Indexed by the ALU number (ADC and SBB stay generic: they read CF). */
 typedef struct AluSet {
@@ -498,10 +509,10 @@ SHIFT_FORMS(uint32_t, 32, 4, , )
     if (cond(c, cc)) c->rip = in->imm;       \
     chain_block(c);                          \
   }                                          \
-  static LEAN void name##_x(Cpu *c, const Insn *in) { /* a side exit */ \
+  PAIRED(static LEAN void name##_x(Cpu *c, const Insn *in) { /* a side exit */ \
     if (cond(c, cc)) side_exit(c, in);       \
     else DISPATCH_LEAN(c, in);               \
-  }
+  })
 FAST_JCC(jb, 2)
 FAST_JCC(jae, 3)
 FAST_JCC(jz, 4)
@@ -515,33 +526,40 @@ FAST_JCC(jge, 13)
 FAST_JCC(jle, 14)
 FAST_JCC(jg, 15)
 
+#ifdef HAS_PAIRING
 /* JO, JNO, JP and JNP as a side exit (the generic op_jcc at a block's end). */
 static LEAN void jcc_x(Cpu *c, const Insn *in) {
   if (cond(c, in->op)) side_exit(c, in);
   else DISPATCH_LEAN(c, in);
 }
+#endif
 
 /* By condition code: all but JO, JNO, JP and JNP, which read flags cond() computes slowly
  * (the generic op_jcc runs them). */
 static const Handler jcc_by_cc[16] = {[2] = jb,  [3] = jae, [4] = jz,   [5] = jnz,
                                       [6] = jbe, [7] = ja,  [8] = js,   [9] = jns,
                                       [12] = jl, [13] = jge, [14] = jle, [15] = jg};
+#ifdef HAS_PAIRING
 static const Handler exit_by_cc[16] = {[2] = jb_x,  [3] = jae_x, [4] = jz_x,   [5] = jnz_x,
                                        [6] = jbe_x, [7] = ja_x,  [8] = js_x,   [9] = jns_x,
                                        [12] = jl_x, [13] = jge_x, [14] = jle_x, [15] = jg_x};
+#endif
 
 Handler fast_jcc(Insn *in) { return jcc_by_cc[in->op & 15]; }
 
-Handler fast_side_exit(const Insn *in) {
+#ifdef HAS_PAIRING
+static Handler side_exit_form(const Insn *in) {
   if (in->fn == op_jcc) return jcc_x;
   Handler exit = exit_by_cc[in->op & 15];
   return exit && in->fn == jcc_by_cc[in->op & 15] ? exit : NULL;
 }
+#endif
 
 bool fast_is_dec32(Handler fn) { return fn == dec32_r; }
 bool fast_is_lea64_base_disp(Handler fn) { return fn == lea64_base_disp; }
 bool fast_is_jnz(Handler fn) { return fn == jnz; }
 
+#ifdef HAS_PAIRING
 /* The fused forms, by the flag setter's fast form and the Jcc's condition code: ending
  * the block, and as a side exit. */
 #define ZF_CF(F, X) [2] = F##_jb##X, [3] = F##_jae##X, [4] = F##_jz##X, [5] = F##_jnz##X
@@ -572,13 +590,13 @@ static const struct {
                      WITHOUT_FLAGS_ROW(inc32_r) WITHOUT_FLAGS_ROW(dec64_r)
                      WITHOUT_FLAGS_ROW(dec32_r)};
 
-Handler fast_without_flags(Handler fn) {
+static Handler without_flags_form(Handler fn) {
   for (unsigned i = 0; i < sizeof without_flags / sizeof without_flags[0]; i++)
     if (without_flags[i].with == fn) return without_flags[i].without;
   return NULL;
 }
 
-Handler fast_fused_jcc(Handler setter, Handler jcc) {
+static Handler fused_jcc_form(Handler setter, Handler jcc) {
   for (unsigned cc = 0; cc < 16; cc++) {
     bool exit = jcc == exit_by_cc[cc];
     if (!jcc || (jcc != jcc_by_cc[cc] && !exit)) continue;
@@ -624,13 +642,16 @@ static const struct {
     AFTER_MOVE_ROW(mov64_rr) AFTER_MOVE_ROW(mov32_rr) AFTER_MOVE_ROW(lea64_base_disp)
     AFTER_MOVE_ROW(lea64) AFTER_MOVE_ROW(lea32)};
 
-Handler fast_after_move(Handler move, Handler op) {
+static Handler after_move_form(Handler move, Handler op) {
   if (move != mov64_rr && move != mov32_rr) return NULL;
   for (unsigned i = 0; i < sizeof after_move / sizeof after_move[0]; i++)
     if (after_move[i].op == op)
       return move == mov64_rr ? after_move[i].after_mov64 : after_move[i].after_mov32;
   return NULL;
 }
+
+const FastPairing fast_pairing = {side_exit_form, fused_jcc_form, after_move_form, without_flags_form};
+#endif
 
 enum { ROL, ROR, RCL, RCR, SHL, SHR, SAL, SAR };
 

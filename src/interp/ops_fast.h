@@ -27,20 +27,33 @@ Handler fast_movsx(Insn *in);      /* 0F BE 0F BF 63 */
 Handler fast_cmov(Insn *in);       /* 0F 4x but CMOVO, CMOVNO, CMOVP and CMOVNP */
 Handler fast_shift_imm(Insn *in);  /* C1 D1: a register by a non-zero count */
 Handler fast_jcc(Insn *in);        /* 7x, 0F 8x but JO, JNO, JP and JNP */
-/* The side-exit form of a conditional jump's record (Insn.side_exit), or NULL. */
-Handler fast_side_exit(const Insn *in);
 
-/* The handler that does both a specialised flag setter and the fast Jcc after it, when
- * those are the last two records of a block or the Jcc is a side exit (its _x form), or
- * NULL (fuse.c): SUB, AND and TEST with JB,
- * JAE, JZ or JNZ; CMP with any fast Jcc but JS and JNS; INC and DEC with JZ or JNZ. */
-Handler fast_fused_jcc(Handler setter, Handler jcc);
-/* The handler that does a register copy (89, register form) and then the specialised
- * register operation after it, when fast.c has one for the pair, or NULL (fuse.c). */
-Handler fast_after_move(Handler move, Handler op);
-/* The form of fn that records no flags, for an instruction whose flags nothing reads;
- * NULL if fn has none. */
-Handler fast_without_flags(Handler fn);
+/* What pairs records of one copy of the handlers into faster ones (fuse.c, block.c): a
+ * copy's functions know only their own handlers (each copy's globals are renamed,
+ * CMakeLists.txt), and the records of a block come from one copy. */
+typedef struct FastPairing {
+  /* The side-exit form of a conditional jump's record (Insn.side_exit), or NULL. */
+  Handler (*side_exit)(const Insn *in);
+  /* The handler that does both a specialised flag setter and the fast Jcc after it, when
+   * those are the last two records of a block or the Jcc is a side exit (its _x form), or
+   * NULL: SUB, AND and TEST with JB, JAE, JZ or JNZ; CMP with any fast Jcc but JS and
+   * JNS; INC and DEC with JZ or JNZ. */
+  Handler (*fused_jcc)(Handler setter, Handler jcc);
+  /* The handler that does a register copy (89, register form) and then the specialised
+   * register operation after it, when fast.c has one for the pair, or NULL. */
+  Handler (*after_move)(Handler move, Handler op);
+  /* The form of fn that records no flags, for an instruction whose flags nothing reads;
+   * NULL if fn has none. */
+  Handler (*without_flags)(Handler fn);
+} FastPairing;
+/* The plain copy's; the ordered copy's is ordered_fast_pairing (X64EMU_HAS_ORDERED_COPY).
+ * The watched copy has none: while memory is watched, a stop check stands between every
+ * two records of a block (block.c), and every flag is read. */
+extern const FastPairing fast_pairing;
+#ifdef X64EMU_HAS_ORDERED_COPY
+extern const FastPairing ordered_fast_pairing;
+#endif
+
 /* Whether fn is the specialised DEC of a 32-bit register, LEA r64, [base + disp], or JNZ:
  * the bookkeeping of the counted loops fuse.c knows. */
 bool fast_is_dec32(Handler fn);
