@@ -130,7 +130,7 @@ run() {
     dir=$scratch/cwd
     local left=("$dir"/* "$dir"/.[!.]* "$dir"/..?*)
     if [ -e "${left[0]}" ] || [ -e "${left[1]}" ] || [ -e "${left[2]}" ] || [ ! -d "$dir" ]; then
-      rm -rf "$dir" && mkdir "$dir"
+      rm -rf "$dir" && mkdir -m 700 "$dir"
     fi
   fi
   local status started=$SECONDS
