@@ -335,17 +335,6 @@ static bool may_change(const BlockCache *bc, Fetch *f, uint64_t a) {
   return prot >= 0 && (prot & (GUEST_PROT_WRITE | GUEST_MAP_SHARED));
 }
 
-/* The pairing of the copy of the handlers the decoder takes them from now (decode.c's
- * apply_form), or NULL while it watches memory: a stop check then stands between every
- * two records (decode_block), and reads every flag. */
-static const FastPairing *pairing(const Decoder *dec) {
-  if (dec->watch_memory) return NULL;
-#ifdef X64EMU_HAS_ORDERED_COPY
-  if (dec->ordered_memory) return &ordered_fast_pairing;
-#endif
-  return &fast_pairing;
-}
-
 /* The pairing's without_flags(fn), remembered in the cache's slot for fn (each copy's
  * handlers are its own, so fn says which pairing answered). */
 static Handler without_flags(BlockCache *bc, const FastPairing *p, Handler fn) {
@@ -365,7 +354,7 @@ static Handler without_flags(BlockCache *bc, const FastPairing *p, Handler fn) {
  * backward, mostly loops that go round again, still end their blocks, which keeps loops
  * short and exact (fuse_round_loop). */
 static bool side_exit(const FastPairing *p, Insn *in) {
-  Handler exit = p && in->imm > in->rip ? p->side_exit(in) : NULL;
+  Handler exit = in->imm > in->rip ? p->side_exit(in) : NULL;
   if (!exit) return false;
   in->fn = exit;
   in->ends = 0;
@@ -390,7 +379,7 @@ static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
   unsigned n = 0, ninsn = 0;
   bool has_rep = false, has_bp = false;
   bool watch_memory = bc->dec->watch_memory;
-  const FastPairing *pairs = pairing(bc->dec);
+  const FastPairing *pairs = decoder_pairing(bc->dec);
   uint64_t pc = rip;
   Fetch fetch;
   fetch.at = fetch.prot_page = 0;
@@ -414,7 +403,7 @@ static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
     }
     if (block_breakpoint_at(bc, pc)) has_bp = true;
     pc += in->len;
-    if (in->ends && !(!single && bc->side_exits && side_exit(pairs, in))) break;
+    if (in->ends && !(!single && bc->side_exits && pairs && side_exit(pairs, in))) break;
   }
   for (unsigned i = 0; i < n; i++) /* a hook record puts RIP back at the block's end */
     if (buf[i].fn == bc->hook || buf[i].fn == bc->block_hook) buf[i].imm = pc;

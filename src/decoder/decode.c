@@ -265,6 +265,14 @@ static const uint8_t cond_use[8] = {
     FL_OF, FL_CF, FL_ZF, FL_CF | FL_ZF, FL_SF, FL_PF, FL_SF | FL_OF, FL_ZF | FL_SF | FL_OF,
 };
 
+const FastPairing *decoder_pairing(const Decoder *dec) { /* as apply_form picks the rows */
+  if (dec->watch_memory) return NULL;
+#ifdef X64EMU_HAS_ORDERED_COPY
+  if (dec->ordered_memory) return &ordered_fast_pairing;
+#endif
+  return &fast_pairing;
+}
+
 /* Fills in from row f: handler, sub-operation, operands, flags, specialisation; the
  * handlers from its twin in the table's watched copy when the decoder watches memory,
  * or in its ordered copy when it orders memory. */

@@ -10,6 +10,7 @@
 
 #include "../interp/cpuid.h"
 #include "../interp/insn.h"
+#include "../interp/ops_fast.h"
 #include "form_map.h"
 
 struct DecoderCapstone;
@@ -32,6 +33,11 @@ typedef struct Decoder {
 /* Indexes the table; false without memory. */
 bool decoder_open(Decoder *dec, const CpuModel *model);
 void decoder_close(Decoder *dec);
+
+/* The pairing (ops_fast.h) of the copy of the handlers the decoder takes them from now,
+ * or NULL while it watches memory: a stop check then stands between every two records of
+ * a block (block.c), and reads every flag. */
+const FastPairing *decoder_pairing(const Decoder *dec);
 
 /* What the decoder knows about one instruction while choosing its handler. Prefixes and
  * opcode come from the raw bytes (Capstone's prefix[] misses mandatory F2/F3); the
