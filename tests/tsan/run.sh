@@ -10,10 +10,12 @@ src=$1 build=$2
 shift 2
 
 # Debug information is line tables only (-g1): enough for a report's file and line, and a
-# quarter quicker to compile. GCC: Clang 14's ThreadSanitizer refuses a mapping at the
-# guest's address 0 ("mmap at bad address").
+# quarter quicker to compile. -O1 (its documentation asks for -O1 or more): the build
+# takes 137 CPU-seconds instead of 186 at -O2, and the programs below run no slower.
+# GCC: Clang 14's ThreadSanitizer refuses a mapping at the guest's address 0 ("mmap at
+# bad address").
 CC=gcc cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_C_FLAGS="-fsanitize=thread" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" \
+  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DCMAKE_C_FLAGS="-fsanitize=thread" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" \
   -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=thread" > "$build.configure.log" 2>&1 ||
   { cat "$build.configure.log"; exit 1; }
 cmake --build "$build" --target x64emu -j"$(nproc)" > "$build.build.log" 2>&1 ||
