@@ -407,9 +407,9 @@ static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
   }
   for (unsigned i = 0; i < n; i++) /* a hook record puts RIP back at the block's end */
     if (buf[i].fn == bc->hook || buf[i].fn == bc->block_hook) buf[i].imm = pc;
-  if (!single) {
-    fuse_runs(buf, n);
-    if (pairs) fuse_branch(buf, n, pairs);
+  if (!single && pairs) {
+    fuse_runs(buf, n, pairs);
+    fuse_branch(buf, n, pairs);
   }
   /* Flag liveness, backwards from the block's end, where every flag may be read. An
    * instruction that may fault reads them all (decode.c); while a floating-point
@@ -424,9 +424,9 @@ static Block *decode_block(BlockCache *bc, uint64_t rip, bool single) {
     Handler without = buf[i].flags_live || !pairs ? NULL : without_flags(bc, pairs, buf[i].fn);
     if (without) buf[i].fn = without;
   }
-  if (!single) {
-    if (pairs) fuse_moves(buf, n, pairs);
-    fuse_round_loop(buf, n);
+  if (!single && pairs) {
+    fuse_moves(buf, n, pairs);
+    fuse_round_loop(buf, n, pairs);
   }
   bool watched = pc > rip && (!bc->exec_map || may_change(bc, &fetch, rip) ||
                               may_change(bc, &fetch, pc - 1)); /* a block spans two pages at most */

@@ -5,9 +5,10 @@
 #include "../interp/insn.h"
 #include "../interp/ops_fast.h"
 
-/* Fuses the runs of the n decoded records of a block (before their chain bits are set):
- * a fused run's first record does the work of all, the others stay behind it, skipped. */
-void fuse_runs(Insn *records, unsigned n);
+/* Fuses the runs of AESENCs among the n decoded records of a block that the pairing of
+ * their copy of the handlers (ops_fast.h) fuses (before their chain bits are set): a
+ * fused run's first record does the work of all, the others stay behind it, skipped. */
+void fuse_runs(Insn *records, unsigned n, const FastPairing *pairing);
 
 /* When a specialised flag setter is followed by a Jcc that the pairing of the records'
  * copy of the handlers (ops_fast.h) fuses with it, the block's last two records or a
@@ -22,8 +23,8 @@ void fuse_branch(Insn *records, unsigned n, const FastPairing *pairing);
 void fuse_moves(Insn *records, unsigned n, const FastPairing *pairing);
 
 /* When a block is exactly OpenSSL's loop over one block's AES rounds (ops_crypto.h,
- * op_aesenc_loop), its first record runs the passes. Run once the handlers are final,
- * and only in blocks run whole. */
-void fuse_round_loop(Insn *records, unsigned n);
+ * op_aesenc_loop), its first record runs the passes (the pairing's round loop). Run once
+ * the handlers are final, and only in blocks run whole. */
+void fuse_round_loop(Insn *records, unsigned n, const FastPairing *pairing);
 
 #endif

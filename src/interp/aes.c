@@ -5,6 +5,8 @@
 #include "chain.h"
 #include "crypto_forms.h"
 #include "flags.h"
+#include "ops_fast.h"
+#include "ops_sse.h"
 
 /* A round: out = p(a, s). */
 #define AES_ROUND(name, p)                                                                \
@@ -74,6 +76,44 @@ void op_aesenc_loop(Cpu *c, const Insn *in) { aes_round_loop(c, in, false, true)
 void op_aesenc_loop_portable(Cpu *c, const Insn *in) { aes_round_loop(c, in, false, false); }
 void op_aesdec_loop(Cpu *c, const Insn *in) { aes_round_loop(c, in, true, true); }
 void op_aesdec_loop_portable(Cpu *c, const Insn *in) { aes_round_loop(c, in, true, false); }
+
+/* The decoder's picks of the two fusions above (ops_crypto.h), here so that each copy of
+ * the handlers fuses into its own: the ordered copy's round loop loads its keys as that
+ * copy's MOVUPS does. */
+#define HOST_RUN(n) op_aesenc_run##n,
+#define PORTABLE_RUN(n) op_aesenc_run##n##_portable,
+static const Handler host_runs[] = {NULL, NULL, AESENC_RUNS(HOST_RUN)};
+static const Handler portable_runs[] = {NULL, NULL, AESENC_RUNS(PORTABLE_RUN)};
+
+Handler aesenc_run_form(Handler fn, unsigned n) {
+  if (n < 2 || n > AES_RUN_MAX) return NULL;
+  if (fn == op_aesenc) return host_runs[n];
+  if (fn == op_aesenc_portable) return portable_runs[n];
+  return NULL;
+}
+
+/* A plain address: base + disp, no index, segment or 32-bit arithmetic. */
+static bool base_disp(const Insn *in) {
+  return in->base != REG_NONE && in->index == REG_NONE && in->seg == SEG_NONE && !in->addr32;
+}
+
+Handler aes_round_loop_form(const Insn *records, unsigned n) {
+  if (n != 5) return NULL;
+  const Insn *round = &records[0], *dec = &records[1], *load = &records[2], *lea = &records[3],
+             *jnz = &records[4];
+  Handler fused = round->fn == op_aesenc            ? op_aesenc_loop
+                  : round->fn == op_aesenc_portable ? op_aesenc_loop_portable
+                  : round->fn == op_aesdec          ? op_aesdec_loop
+                  : round->fn == op_aesdec_portable ? op_aesdec_loop_portable
+                                                    : NULL;
+  if (!fused || round->mem || round->reg == round->rm) return NULL;
+  if (!fast_is_dec32(dec->fn) || !fast_is_jnz(jnz->fn) || jnz->imm != round->rip) return NULL;
+  if (load->fn != op_movu_load_m || !base_disp(load) || load->reg != round->rm) return NULL;
+  if (!fast_is_lea64_base_disp(lea->fn) || !base_disp(lea) || lea->reg != load->base ||
+      lea->base != load->base || dec->rm == load->base)
+    return NULL;
+  return fused;
+}
 
 /* 66 0F 38 DD: AESENCLAST xmm1, xmm2/m128 (and VEX, as above) */
 AES_ROUND(aesenclast, aes_SB_SR_AK)

@@ -6,6 +6,7 @@
 #include "access.h"
 #include "chain.h"
 #include "flags.h"
+#include "ops_crypto.h"
 #include "ops_int.h"
 
 /* What only a copy's pairing (ops_fast.h, FastPairing) puts into blocks: the forms that
@@ -650,7 +651,12 @@ static Handler after_move_form(Handler move, Handler op) {
   return NULL;
 }
 
-const FastPairing fast_pairing = {side_exit_form, fused_jcc_form, after_move_form, without_flags_form};
+const FastPairing fast_pairing = {.side_exit = side_exit_form,
+                                   .fused_jcc = fused_jcc_form,
+                                   .after_move = after_move_form,
+                                   .without_flags = without_flags_form,
+                                   .aesenc_run = aesenc_run_form,
+                                   .round_loop = aes_round_loop_form};
 #endif
 
 enum { ROL, ROR, RCL, RCR, SHL, SHR, SAL, SAR };

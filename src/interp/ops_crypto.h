@@ -100,4 +100,10 @@ void op_aesenc_loop_portable(Cpu *c, const Insn *in);
 void op_aesdec_loop(Cpu *c, const Insn *in);
 void op_aesdec_loop_portable(Cpu *c, const Insn *in);
 
+/* What the block decoder fuses of this copy's handlers (aes.c; ops_fast.h's FastPairing
+ * holds them): the run of n AESENCs whose records have fn, and the round loop that the
+ * n records of a block are; NULL where there is none. */
+Handler aesenc_run_form(Handler fn, unsigned n);
+Handler aes_round_loop_form(const Insn *records, unsigned n);
+
 #endif

@@ -28,9 +28,9 @@ Handler fast_cmov(Insn *in);       /* 0F 4x but CMOVO, CMOVNO, CMOVP and CMOVNP 
 Handler fast_shift_imm(Insn *in);  /* C1 D1: a register by a non-zero count */
 Handler fast_jcc(Insn *in);        /* 7x, 0F 8x but JO, JNO, JP and JNP */
 
-/* What pairs records of one copy of the handlers into faster ones (fuse.c, block.c): a
- * copy's functions know only their own handlers (each copy's globals are renamed,
- * CMakeLists.txt), and the records of a block come from one copy. */
+/* What pairs or fuses records of one copy of the handlers into faster ones (fuse.c,
+ * block.c): a copy's functions know only their own handlers (each copy's globals are
+ * renamed, CMakeLists.txt), and the records of a block come from one copy. */
 typedef struct FastPairing {
   /* The side-exit form of a conditional jump's record (Insn.side_exit), or NULL. */
   Handler (*side_exit)(const Insn *in);
@@ -45,6 +45,10 @@ typedef struct FastPairing {
   /* The form of fn that records no flags, for an instruction whose flags nothing reads;
    * NULL if fn has none. */
   Handler (*without_flags)(Handler fn);
+  /* AES code (ops_crypto.h): the fused run of n register-form AESENCs with handler fn,
+   * and the fused round loop that the n records of a block are; NULL where none is. */
+  Handler (*aesenc_run)(Handler fn, unsigned n);
+  Handler (*round_loop)(const Insn *records, unsigned n);
 } FastPairing;
 /* The plain copy's; the ordered copy's is ordered_fast_pairing (X64EMU_HAS_ORDERED_COPY).
  * The watched copy has none: while memory is watched, a stop check stands between every
@@ -55,7 +59,7 @@ extern const FastPairing ordered_fast_pairing;
 #endif
 
 /* Whether fn is the specialised DEC of a 32-bit register, LEA r64, [base + disp], or JNZ:
- * the bookkeeping of the counted loops fuse.c knows. */
+ * the bookkeeping of the counted loops fused (aes.c). */
 bool fast_is_dec32(Handler fn);
 bool fast_is_lea64_base_disp(Handler fn);
 bool fast_is_jnz(Handler fn);

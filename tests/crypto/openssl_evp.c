@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fill.h"
+
 /* OpenSSL's copy of CPUID.1:EDX, CPUID.1:ECX, CPUID.7:EBX and CPUID.7:ECX. */
 extern unsigned int OPENSSL_ia32cap_P[4];
 
@@ -28,15 +30,6 @@ enum { N_LENGTHS = sizeof lengths / sizeof *lengths, MAX_LEN = 16389 };
 
 static uint8_t plain[MAX_LEN], out[MAX_LEN + 32], back[MAX_LEN + 32];
 static int failures;
-
-/* Deterministic bytes (a 64-bit LCG), different for each seed. */
-static void fill(uint8_t *p, size_t n, uint64_t seed) {
-  uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
-  for (size_t i = 0; i < n; i++) {
-    x = x * 6364136223846793005ull + 1442695040888963407ull;
-    p[i] = (uint8_t)(x >> 56);
-  }
-}
 
 /* Short outputs in full; long ones as their length, first bytes and an FNV-1a hash
  * (plain C: a checksum that does not depend on the code under test). */
