@@ -86,7 +86,8 @@ BOTH(shl1, "shl $1, %k[x]", "shl $1, %[x]", SHIFT | OF)
 BOTH(shr, "shr $31, %k[x]", "shr $7, %[x]", SHIFT)
 BOTH(sar, "sar $3, %k[x]", "sar $62, %[x]", SHIFT)
 BOTH(rol, "rol $13, %k[x]", "rol $33, %[x]", ROTATE)
-BOTH(ror, "ror $11, %k[x]", "ror $1, %[x]", ROTATE | OF)
+BOTH(ror, "ror $11, %k[x]", "ror $17, %[x]", ROTATE)
+BOTH(ror1, "ror $1, %k[x]", "ror $1, %[x]", ROTATE | OF)
 BOTH(mov, "mov %k[x], %k[t]", "mov %[x], %[t]", KEPT)
 BOTH(lea_base, "lea 8(%q[x]), %q[x]", "lea -3(%[x]), %[x]", KEPT)
 BOTH(lea_index, "lea 3(%q[x],%q[t],4), %q[x]", "lea 0x100(%[t],%[x],8), %[x]", KEPT)
@@ -104,7 +105,7 @@ int main(void) {
       BOTH_OF(sub_ri) BOTH_OF(and_rr) BOTH_OF(and_ri) BOTH_OF(or_rr) BOTH_OF(or_ri)
       BOTH_OF(xor_rr) BOTH_OF(xor_rm) BOTH_OF(xor_ri) BOTH_OF(cmp_rr) BOTH_OF(cmp_ri)
       BOTH_OF(test_rr) BOTH_OF(test_ri) BOTH_OF(inc) BOTH_OF(dec) BOTH_OF(shl) BOTH_OF(shl1)
-      BOTH_OF(shr) BOTH_OF(sar) BOTH_OF(rol) BOTH_OF(ror) BOTH_OF(mov) BOTH_OF(lea_base)
+      BOTH_OF(shr) BOTH_OF(sar) BOTH_OF(rol) BOTH_OF(ror) BOTH_OF(ror1) BOTH_OF(mov) BOTH_OF(lea_base)
       BOTH_OF(lea_index) BOTH_OF(lea32) block_end32, block_end64,
   };
   for (unsigned i = 0; i < sizeof pairs / sizeof pairs[0]; i++) pairs[i]();
