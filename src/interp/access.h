@@ -113,8 +113,13 @@ static inline void probe_write_span(uint64_t a, unsigned n) {
   probe_write8(a);
   if ((last ^ a) & ~(uint64_t)(GUEST_PAGE - 1)) probe_write8(last & ~(uint64_t)(GUEST_PAGE - 1));
 }
-/* The probe of a masked store (MASKMOVQ, MASKMOVDQU), which the CPU aligns as 8 bytes. */
-static inline void probe_masked(uint64_t a) { ALIGNED(a, 8); (void)probe8(a); }
+/* The probe of a byte-masked store (MASKMOVQ: n = 8, MASKMOVDQU: 16), which the CPU
+ * aligns as 8 bytes and checks as a store of all n, whichever bytes the mask selects (an
+ * empty mask too): in 8-byte halves, the high one first. Measured on an Intel Xeon. */
+static inline void probe_masked(uint64_t a, unsigned n) {
+  ALIGNED(a, 8);
+  for (unsigned half = n / 8; half-- > 0;) probe_write_span(a + 8 * half, 8);
+}
 
 static inline uint8_t ld8(uint64_t a) { uint8_t v = probe8(a); WATCHED(a, 1, &v, false); return v; }
 /* ld16/st16, ld32/st32, ld64/st64: an access of bits / 8 bytes. */

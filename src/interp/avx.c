@@ -371,23 +371,30 @@ void op_vmaskmov_load_256_m(Cpu *c, const Insn *in) {
   maskmov_load(c, in, true);
   DISPATCH_NEXT(c, in);
 }
-/* VMASKMOVPS/PD stores (2E, 2F), VPMASKMOVD/Q stores (8E W0/W1): ModRM.reg's elements */
+/* VMASKMOVPS/PD stores (2E, 2F), VPMASKMOVD/Q stores (8E W0/W1): ModRM.reg's elements.
+ * The CPU checks the span from the first selected element to the last at its two ends,
+ * its first byte, then its last, before it writes any (measured on an Intel Xeon: a
+ * store that runs into an inaccessible page faults at the span's last byte). */
 static void maskmov_store(Cpu *c, const Insn *in, bool wide) {
   Ymm m = ymm_of(c, in->vreg), v = ymm_of(c, in->reg);
   uint64_t a = ea(c, in);
-  unsigned size = in->op, n = (wide ? 32 : 16) / size;
-  for (unsigned pass = 0; pass < 2; pass++) /* first that every element may be written */
-    for (unsigned i = 0; i < n; i++) {
-      if (!(((uint8_t *)&m)[i * size + size - 1] & 0x80)) continue;
-      if (pass == 0) {
-        probe_write_span(a + i * size, size);
-        continue;
-      }
-      uint64_t x = 0;
-      memcpy(&x, (uint8_t *)&v + i * size, size);
-      if (size == 4) st32(a + i * size, (uint32_t)x);
-      else st64(a + i * size, x);
+  unsigned size = in->op, n = (wide ? 32 : 16) / size, first = n, last = 0;
+  for (unsigned i = 0; i < n; i++)
+    if (((uint8_t *)&m)[i * size + size - 1] & 0x80) {
+      if (first == n) first = i;
+      last = i;
     }
+  if (first == n) return;
+  probe_write8(a + first * size);
+  access_in_order();
+  probe_write8(a + last * size + size - 1);
+  for (unsigned i = first; i <= last; i++) {
+    if (!(((uint8_t *)&m)[i * size + size - 1] & 0x80)) continue;
+    uint64_t x = 0;
+    memcpy(&x, (uint8_t *)&v + i * size, size);
+    if (size == 4) st32(a + i * size, (uint32_t)x);
+    else st64(a + i * size, x);
+  }
 }
 void op_vmaskmov_store_m(Cpu *c, const Insn *in) {
   maskmov_store(c, in, false);
@@ -404,7 +411,11 @@ void op_vmaskmov_store_256_m(Cpu *c, const Insn *in) {
  * the element size (VEX.W). The elements go in order, each clearing its mask element
  * whether it loads or not, so that a fault leaves the ones before it done and the
  * instruction restarts from there (measured); once all are done the bits above them in
- * the destination and the whole mask are zero. ---- */
+ * the destination and the whole mask are zero. What a fault leaves besides (measured on
+ * an Intel Xeon): before the first element, the mask register becomes whole elements
+ * over the vector's length, all ones where the top bit was set and zero elsewhere (a
+ * VEX.128 form clears its upper half), and a VEX.128 form clears the destination's upper
+ * half with the first element it loads. ---- */
 
 static void element_put(Cpu *c, unsigned reg, unsigned at, uint64_t v, unsigned size) {
   uint8_t *p = at < 16 ? c->xmm[reg].b + at : c->ymmh[reg].b + (at - 16);
@@ -415,6 +426,11 @@ static void gather(Cpu *c, const Insn *in, bool wide) {
   unsigned isz = in->op, esz = in->osz, n = (wide ? 32 : 16) / (isz > esz ? isz : esz);
   Ymm index = ymm_of(c, in->index), mask = ymm_of(c, in->vreg);
   const uint8_t *m = (const uint8_t *)&mask, *x = (const uint8_t *)&index;
+  Ymm pending = {{{.q = {0, 0}}, {.q = {0, 0}}}};
+  for (unsigned at = 0; at < (wide ? 32u : 16u); at += esz)
+    if (m[at + esz - 1] & 0x80) memset((uint8_t *)&pending + at, 0xFF, esz);
+  ymm_put(c, in->vreg, &pending, wide);
+  bool upper_cleared = wide;
   for (unsigned i = 0; i < n; i++) {
     if (m[i * esz + esz - 1] & 0x80) {
       int64_t ix;
@@ -427,7 +443,10 @@ static void gather(Cpu *c, const Insn *in, bool wide) {
       }
       uint64_t a = (uint64_t)in->disp + c->r[in->base] + ((uint64_t)ix << in->scale);
       if (in->addr32 || in->seg != SEG_NONE) a = ea_adjust(c, in, a);
-      element_put(c, in->reg, i * esz, esz == 4 ? ld32(a) : ld64(a), esz);
+      uint64_t v = esz == 4 ? ld32(a) : ld64(a);
+      if (!upper_cleared) memset(&c->ymmh[in->reg], 0, sizeof(Xmm));
+      upper_cleared = true;
+      element_put(c, in->reg, i * esz, v, esz);
     }
     element_put(c, in->vreg, i * esz, 0, esz);
   }

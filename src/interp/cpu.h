@@ -120,6 +120,8 @@ typedef struct Cpu {
   Xmm ymmh[16];      /* bits 255:128 of YMM0-15: VEX.128 writes zero them, legacy SSE
                         writes keep them */
   uint32_t mxcsr;
+  uint8_t xstate_in_use; /* XSAVE components (cpuid.h's XSTATE_*) in use whatever their
+                            values, as Intel's XINUSE keeps them (xsave.c) */
   bool fp_halves;    /* between vex256_begin and vex256_put: mxcsr.h's fp_unmasked */
   X87 fpu;
   bool tsc_denied;   /* CR4.TSD as the kernel sets it for this thread (PR_SET_TSC):

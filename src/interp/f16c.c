@@ -103,9 +103,9 @@ void op_vcvtph2ps_256_m(Cpu *c, const Insn *in) {
  * xmm/m64 (m128), a register destination's upper bits cleared ---- */
 
 /* The halves in r and the exception flags raised, which an unmasked one has made #XM
- * already (fp_check); the caller records them once r is stored. A memory destination is
- * checked before: its page fault comes before any #XM, even an invalid operand's, and
- * leaves MXCSR as it was (measured). */
+ * already (fp_check); the caller records them. A memory destination is written after
+ * that: an #XM comes before its page fault, and the page fault finds the flags in MXCSR
+ * (measured on an Intel Xeon; docs/cpu-model.md has AMD's order). */
 static uint32_t cvtps2ph_of(Cpu *c, const Insn *in, bool wide, Xmm *r) {
   Xmm hi = {.q = {0, 0}};
   uint32_t raised;
@@ -126,11 +126,10 @@ void op_vcvtps2ph(Cpu *c, const Insn *in) {
 }
 void op_vcvtps2ph_m(Cpu *c, const Insn *in) {
   uint64_t a = ea(c, in);
-  probe_write_span(a, 8);
   Xmm r;
-  uint32_t raised = cvtps2ph_of(c, in, false, &r);
+  fp_record(c, cvtps2ph_of(c, in, false, &r));
+  probe_write_span(a, 8);
   st64(a, r.q[0]);
-  fp_record(c, raised);
   DISPATCH_NEXT(c, in);
 }
 void op_vcvtps2ph_256(Cpu *c, const Insn *in) {
@@ -141,10 +140,9 @@ void op_vcvtps2ph_256(Cpu *c, const Insn *in) {
 }
 void op_vcvtps2ph_256_m(Cpu *c, const Insn *in) {
   uint64_t a = ea(c, in);
-  probe_write_span(a, 16);
   Xmm r;
-  uint32_t raised = cvtps2ph_of(c, in, true, &r);
+  fp_record(c, cvtps2ph_of(c, in, true, &r));
+  probe_write_span(a, 16);
   st128(a, &r);
-  fp_record(c, raised);
   DISPATCH_NEXT(c, in);
 }

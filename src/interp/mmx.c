@@ -126,7 +126,7 @@ void op_mmx_pmovmskb(Cpu *c, const Insn *in) {
 void op_mmx_maskmovq(Cpu *c, const Insn *in) {
   mmx_begin(c); /* the transition comes first here, even before a #GP */
   uint64_t v = mmx_get(c, in->reg), mask = mmx_get(c, in->rm), a = ea(c, in);
-  probe_masked(a); /* the CPU faults at the first byte, whichever bytes the mask selects */
+  probe_masked(a, 8);
   access_in_order();
   for (unsigned i = 0; i < 8; i++)
     if (mask >> (8 * i + 7) & 1) st8(a + i, (uint8_t)(v >> (8 * i)));

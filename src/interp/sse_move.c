@@ -85,11 +85,13 @@ static inline void zero_xmms(Xmm *x) {
 }
 LEAN void op_vzeroupper(Cpu *c, const Insn *in) {
   zero_xmms(c->ymmh);
+  c->xstate_in_use &= (uint8_t)~XSTATE_AVX; /* takes AVX out of use, as XRSTOR can (xsave.c) */
   DISPATCH_LEAN(c, in);
 }
 LEAN void op_vzeroall(Cpu *c, const Insn *in) {
   zero_xmms(c->ymmh);
   zero_xmms(c->xmm);
+  c->xstate_in_use &= (uint8_t)~(XSTATE_SSE | XSTATE_AVX); /* SSE too (measured) */
   DISPATCH_LEAN(c, in);
 }
 
@@ -280,7 +282,7 @@ void op_movnti_m(Cpu *c, const Insn *in) {
 void op_maskmovdqu(Cpu *c, const Insn *in) {
   const Xmm *v = &c->xmm[in->reg], *mask = &c->xmm[in->rm];
   uint64_t a = ea(c, in);
-  probe_masked(a); /* the CPU faults at the first byte, whichever bytes the mask selects */
+  probe_masked(a, 16);
   access_in_order();
   for (int i = 0; i < 16; i++)
     if (mask->b[i] & 0x80) st8(a + (uint64_t)i, v->b[i]);

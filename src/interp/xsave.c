@@ -5,10 +5,16 @@
  * reserved), then the AVX component: the upper halves of YMM0-15, at 576 in the standard
  * and in the compacted form alike (the components before it live in the legacy region).
  *
- * XINUSE, the components not in their initial configuration, is read off the values
- * (the SDM lets a CPU report a component in use whenever it is not in that
- * configuration): it decides the XSTATE_BV bits XSAVE writes and what XSAVEOPT and
- * XSAVEC may leave out. */
+ * XINUSE, the components in use, decides the XSTATE_BV bits XSAVE writes and what
+ * XSAVEOPT and XSAVEC may leave out. Intel's CPUs keep it as a record of writes, not of
+ * values (measured): an instruction that writes a component puts it in use, whatever
+ * value it writes, and only XRSTOR initializing the component, VZEROUPPER (AVX) and
+ * VZEROALL (SSE and AVX) take it out. The model keeps that record where a component is
+ * loaded or cleared as a whole (XRSTOR, VZEROUPPER, VZEROALL, signal delivery:
+ * Cpu.xstate_in_use) and counts every other write by its effect, a component not in its
+ * initial configuration being in use: a record kept by every handler that writes one
+ * would cost more than the difference it hides, a write that leaves a component out of
+ * use in that configuration (docs/cpu-model.md). */
 #include <string.h>
 
 #include "access.h"
@@ -35,9 +41,9 @@ static uint64_t get64(const uint8_t *p) {
 
 static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
 
-/* The components not in their initial configuration: x87 as after FNINIT with every
- * register 0, SSE with every XMM register 0 (MXCSR is not part of it), AVX with every
- * upper half 0. */
+/* The components in use: those XRSTOR loaded since anything took them out of use, and
+ * those not in their initial configuration: x87 as after FNINIT with every register 0,
+ * SSE with every XMM register 0 (MXCSR is not part of it), AVX with every upper half 0. */
 static uint64_t xinuse(const Cpu *c) {
   uint8_t img[FX_IMAGE_WRITTEN], init[FX_IMAGE_WRITTEN] = {0x7F, 0x03};
   fx_image_save(c, img, true);
@@ -52,7 +58,7 @@ static uint64_t xinuse(const Cpu *c) {
     }
   static const Xmm zero[16];
   if (memcmp(c->ymmh, zero, sizeof zero)) used |= AVX_STATE;
-  return used;
+  return used | c->xstate_in_use;
 }
 
 static uint64_t xcr0(const Cpu *c) { return cpuid_xcr0(&c->m->model); }
@@ -106,35 +112,49 @@ static bool header_valid(const uint8_t *area, uint64_t xcr0) {
   return !(bv & ~xcr0);
 }
 
+/* The components in `init` in their initial configuration, SSE with MXCSR's default
+ * (which the standard form then loads from the area). */
+static void init_components(Cpu *c, uint64_t init) {
+  if (init & X87_STATE) {
+    memset(&c->fpu, 0, sizeof c->fpu);
+    x87_init(&c->fpu);
+  }
+  if (init & SSE_STATE) {
+    memset(c->xmm, 0, sizeof c->xmm);
+    c->mxcsr = MXCSR_DEFAULT;
+  }
+  if (init & AVX_STATE) memset(c->ymmh, 0, sizeof c->ymmh);
+}
+
 bool xrstor_image(Cpu *c, const uint8_t area[XSAVE_AREA_MAX], uint64_t rfbm, bool ptr64) {
   if (!header_valid(area, xcr0(c))) return false;
-  uint64_t bv = get64(area + XSTATE_BV);
+  uint64_t load = rfbm & get64(area + XSTATE_BV);
   bool compacted = get64(area + XCOMP_BV) & COMPACTED;
   /* MXCSR: the standard form loads it with the SSE or the AVX component requested,
-   * whatever XSTATE_BV says; the compacted form with the SSE component itself, else the
+   * whatever XSTATE_BV says; the compacted form with the SSE component it loads, else the
    * requested SSE component's initial state has its default (measured). */
-  bool load_mxcsr = compacted ? rfbm & bv & SSE_STATE : rfbm & (SSE_STATE | AVX_STATE);
-  if (load_mxcsr && !fx_mxcsr_valid(area)) return false;
-  if (rfbm & X87_STATE) {
-    if (bv & X87_STATE) {
-      fx_load_x87(c, area, ptr64);
-    } else {
-      memset(&c->fpu, 0, sizeof c->fpu);
-      x87_init(&c->fpu);
-    }
+  bool load_mxcsr = compacted ? load & SSE_STATE : rfbm & (SSE_STATE | AVX_STATE);
+  bool mxcsr_valid = !load_mxcsr || fx_mxcsr_valid(area);
+  /* An MXCSR with reserved bits set is #GP. The standard form finds it before it changes
+   * anything; the compacted form only after it has initialized the components it does
+   * not load and loaded the x87 and XMM registers, which keep what it did (measured on
+   * Intel: the upper halves it would load keep their values). */
+  if (!mxcsr_valid && !compacted) return false;
+  init_components(c, rfbm & ~load);
+  if (load & X87_STATE) fx_load_x87(c, area, ptr64);
+  if (load & SSE_STATE) fx_load_xmm(c, area);
+  uint64_t done = rfbm;
+  if (mxcsr_valid) {
+    if (load_mxcsr) fx_load_mxcsr(c, area);
+    if (load & AVX_STATE) memcpy(c->ymmh, area + XSAVE_YMM, sizeof c->ymmh);
+  } else {
+    done &= ~(load & AVX_STATE);
   }
-  if (rfbm & SSE_STATE) {
-    if (bv & SSE_STATE) fx_load_xmm(c, area);
-    else memset(c->xmm, 0, sizeof c->xmm);
-    if (!load_mxcsr) c->mxcsr = MXCSR_DEFAULT;
-  }
-  if (load_mxcsr) fx_load_mxcsr(c, area);
-  if (rfbm & AVX_STATE) {
-    if (bv & AVX_STATE) memcpy(c->ymmh, area + XSAVE_YMM, sizeof c->ymmh);
-    else memset(c->ymmh, 0, sizeof c->ymmh);
-  }
+  /* What it loaded is in use, whatever the values; what it initialized is not (loading
+   * MXCSR alone puts nothing in use). */
+  c->xstate_in_use = (uint8_t)((c->xstate_in_use & ~done) | (load & done));
   cpu_fp_controls_loaded(c);
-  return true;
+  return mxcsr_valid;
 }
 
 /* 0F 01 D0: XCR0 for ECX 0; any other XCR is #GP. */
@@ -154,8 +174,8 @@ static uint64_t area_at(Cpu *c, const Insn *in) {
 
 /* 0F AE /4 XSAVE, 0F AE /6 XSAVEOPT (op 1), 0F C7 /4 XSAVEC (op 2); osz 8: the REX.W
  * forms' 64-bit FPU pointers. XSAVE writes each requested component and sets its
- * XSTATE_BV bit to XINUSE, leaving the others; XSAVEOPT leaves out the components in
- * their initial configuration; both write MXCSR with a requested SSE or AVX component.
+ * XSTATE_BV bit to XINUSE, leaving the others; XSAVEOPT leaves out the components not
+ * in use; both write MXCSR with a requested SSE or AVX component.
  * XSAVEC writes only the components in use, MXCSR with a saved SSE component, all of
  * XSTATE_BV, and XCOMP_BV. (The MXCSR rules were measured: the SDM ties MXCSR to AVX
  * state as well as to SSE state.) */

@@ -52,13 +52,15 @@ void sigframe_fill(const Cpu *c, const SigframeArgs *a, uint64_t fpstate, X64RtS
 }
 
 /* fpu__clear_user_states(): the handler starts with the FPU as after FNINIT, MXCSR at
- * its default and the XMM and YMM registers clear. */
+ * its default and the XMM and YMM registers clear, every XSAVE component out of use
+ * (the kernel's XRSTOR of its initial state: measured, XSAVE's XSTATE_BV is 0 there). */
 static void fpu_reset(Cpu *c) {
   memset(c->xmm, 0, sizeof c->xmm);
   memset(c->ymmh, 0, sizeof c->ymmh);
   c->mxcsr = 0x1F80;
   memset(&c->fpu, 0, sizeof c->fpu);
   x87_init(&c->fpu);
+  c->xstate_in_use = 0;
 }
 
 /* The kernel's frame on a CPU with XSAVE: the XSAVE area, the software-reserved bytes of

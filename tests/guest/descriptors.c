@@ -1,6 +1,6 @@
 /* descriptors.c: what a Linux x86-64 process sees of the descriptor tables: SGDT, SIDT,
  * SMSW, SLDT and STR as the kernel's UMIP emulation answers them (register sizes
- * included); LAR, LSL, VERR and VERW on every GDT selector; loads of FS and GS (MOV,
+ * included, and operands it cannot write); LAR, LSL, VERR and VERW on every GDT selector; loads of FS and GS (MOV,
  * POP, LGS), which set the base to 0, and PUSH GS. Run natively and under x64emu. */
 #define _GNU_SOURCE
 #include <asm/prctl.h>
@@ -76,6 +76,10 @@ int main(void) {
   CASE("smsw mem", { memset(buf, 0xAA, 16); asm volatile("smsw %0" : "=m"(*(uint16_t*)buf)); printf("  %#x %#x\n", *(uint16_t*)buf, buf[2]); });
   CASE("sldt", { unsigned long v = 0x55; asm volatile("sldt %%rax" : "+a"(v)); printf("  %#lx\n", v); });
   CASE("str", { unsigned long v = 0x55; asm volatile("str %%rax" : "+a"(v)); printf("  %#lx\n", v); });
+  /* The kernel's store to an unmapped operand fails; at address -1 it does not emulate. */
+  CASE("sldt to page 1", { asm volatile("sldt (%0)" :: "r"(0x1000ul) : "memory"); });
+  CASE("sldt to address -1", { asm volatile("sldt (%0)" :: "r"(~0ul) : "memory"); });
+  CASE("sgdt to address -1", { asm volatile("sgdt (%0)" :: "r"(~0ul) : "memory"); });
   CASE("lar 0x2b", { unsigned long v = 0x2b, r = 0x77; unsigned char z; asm volatile("lar %2, %0; setz %1" : "+r"(r), "=r"(z) : "r"(v)); printf("  %#lx zf %d\n", r, z); });
   CASE("lsl 0x2b", { unsigned long v = 0x2b, r = 0x77; unsigned char z; asm volatile("lsl %2, %0; setz %1" : "+r"(r), "=r"(z) : "r"(v)); printf("  %#lx zf %d\n", r, z); });
   CASE("verr 0x2b", { unsigned short v = 0x2b; unsigned char z; asm volatile("verr %1; setz %0" : "=r"(z) : "r"(v)); printf("  zf %d\n", z); });

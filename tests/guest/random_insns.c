@@ -257,6 +257,10 @@ static const char *vendor_reason(Shape s) {
       return "vendor: VEX 0F 0F, 0F 78, whose length AMD counts with an immediate (#GP past 15 bytes)";
     if (s.map == 1 && s.op == 0xAE && mem && reg == 2)
       return "vendor: LDMXCSR, FXRSTOR and XRSTOR, AMD's MXCSR_MASK loads bit 17";
+    if (s.map == 1 && s.op == 0xF7) return "vendor: MASKMOVQ, MASKMOVDQU, Intel checks the whole operand, high half first";
+    if (s.map == 2 && mem && (s.op == 0x2E || s.op == 0x2F || s.op == 0x8E))
+      return "vendor: masked stores that fault, Intel names their span's last byte";
+    if (s.map == 3 && mem && s.op == 0x1D) return "vendor: VCVTPS2PH to memory, Intel converts before the page fault";
     return NULL;
   }
   if (s.map == 0) {
@@ -288,6 +292,7 @@ static const char *vendor_reason(Shape s) {
       return "vendor: 16-bit SHLD/SHRD by more than 16, AMD rotates the source";
     if (mem && !s.p66 && !s.rep && (s.op == 0x7E || s.op == 0x7F || s.op == 0xE7))
       return "vendor: MMX stores that fault, TOP set first on Intel";
+    if (s.op == 0xF7) return "vendor: MASKMOVQ, MASKMOVDQU, Intel checks the whole operand, high half first";
     if ((s.op == 0x78 || s.op == 0x79) && (s.p66 || s.rep == 0xF2)) return "vendor: SSE4a, AMD's";
     if (s.op == 0x2B && s.rep) return "vendor: SSE4a, AMD's";
     return NULL;
