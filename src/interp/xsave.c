@@ -183,10 +183,10 @@ enum { XSAVE, XSAVEOPT, XSAVEC };
 void op_xsave(Cpu *c, const Insn *in) {
   uint64_t a = area_at(c, in), rfbm = rfbm_of(c), used = xinuse(c);
   unsigned size = rfbm & AVX_STATE ? XSAVE_AREA_MAX : XSAVE_YMM; /* what it may write */
-  /* Its first byte, then its last, before anything is written, as the CPU checks them
-   * (measured on an AMD EPYC: tests/guest/state_images.c). */
-  probe_write8(a);
+  /* Its last byte, then its first, before anything is written, as the CPU checks them
+   * (measured on an Intel Xeon: tests/guest/state_images.c). */
   probe_write8(a + size - 1);
+  probe_write8(a);
   access_in_order();
   /* XSAVEC keeps an MXCSR other than its default by saving SSE as in use: its XRSTOR
    * sets MXCSR to the default with the component's initial state. */
@@ -211,12 +211,12 @@ void op_xsave(Cpu *c, const Insn *in) {
 void op_xrstor(Cpu *c, const Insn *in) {
   uint64_t a = area_at(c, in), rfbm = rfbm_of(c);
   uint8_t area[XSAVE_AREA_MAX];
-  /* Its first byte, the header, then the last byte of the requested components, the AVX
-   * one even where XSTATE_BV leaves it in its initial state, are checked first (measured on
-   * an AMD EPYC: tests/guest/state_images.c). */
+  /* XCOMP_BV, which tells the form, its first byte, then the last byte of the requested
+   * components, the AVX one even where XSTATE_BV leaves it in its initial state, are
+   * checked first (measured on an Intel Xeon: tests/guest/state_images.c). */
   unsigned size = rfbm & AVX_STATE ? XSAVE_AREA_MAX : XSAVE_YMM;
+  (void)probe8(a + XCOMP_BV);
   (void)probe8(a);
-  (void)probe8(a + XSAVE_HEADER);
   (void)probe8(a + size - 1);
   access_in_order();
   ld_bytes(a, area, size);

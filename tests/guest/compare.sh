@@ -2,16 +2,13 @@
 # compare.sh: runs a static x86-64 program natively and under x64emu, and compares stdout,
 # stderr and the exit status (or terminating signal) byte for byte.
 #
-# usage: compare.sh [--stdin FILE] [--dir DIR] [--name NAME] [--model FILE [--measured-on VENDOR]]
+# usage: compare.sh [--stdin FILE] [--dir DIR] [--name NAME] [--model FILE]
 #                   [--traits PROBE] X64EMU PROGRAM [ARG...]
 #   --stdin FILE  feed FILE to both runs (default /dev/null)
 #   --model FILE  the stdout of x64emu's CPU model (docs/cpu-model.md), for a program whose
 #                 output the host's vendor decides: on a host of the model's vendor the
 #                 native run must print FILE; on another vendor's, x64emu's stdout is
 #                 compared with FILE instead of the native run's
-#   --measured-on VENDOR  FILE is what CPUs of VENDOR (a /proc/cpuinfo vendor_id) print,
-#                 where the model's vendor's have not been measured: VENDOR's hosts take
-#                 the part of the model's above
 #   --dir DIR     run both in DIR, which the program must leave as it found it
 #                 (default: a fresh empty directory for each run, at the same path)
 #   --name NAME   what to call the case in messages (default: the program's name)
@@ -42,7 +39,6 @@ stdin_file=/dev/null
 run_dir=
 name=
 model=
-measured_on=
 traits=
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -50,7 +46,6 @@ while [ $# -gt 0 ]; do
     --dir) run_dir=$2; shift 2 ;;
     --name) name=$2; shift 2 ;;
     --model) model=$2; shift 2 ;;
-    --measured-on) measured_on=$2; shift 2 ;;
     --traits) traits=$2; shift 2 ;;
     --) shift; break ;;
     -*) echo "compare.sh: unknown option $1" >&2; exit 2 ;;
@@ -58,7 +53,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 if [ $# -lt 2 ]; then
-  echo "usage: compare.sh [--stdin FILE] [--dir DIR] [--name NAME] [--model FILE [--measured-on VENDOR]] [--traits PROBE] X64EMU PROGRAM [ARG...]" >&2
+  echo "usage: compare.sh [--stdin FILE] [--dir DIR] [--name NAME] [--model FILE] [--traits PROBE] X64EMU PROGRAM [ARG...]" >&2
   exit 2
 fi
 # Absolute paths: the runs happen in another directory.
@@ -192,7 +187,7 @@ if [ -n "${COMPARE_SHOW:-}" ]; then
 fi
 failed=0
 if [ -n "$model" ]; then
-  model_vendor=${measured_on:-GenuineIntel} # the model's: tests/common/cpu_model.h
+  model_vendor=GenuineIntel # the model's: tests/common/cpu_model.h
   if [ "$vendor" = "$model_vendor" ]; then
     if ! cmp -s "$scratch/native.out" "$model"; then
       echo "--- the native run does not print the model's output ($model): the host disagrees with docs/cpu-model.md"

@@ -288,6 +288,8 @@ static const char *vendor_reason(Shape s) {
       return "vendor: FXSAVE's image, AMD's MXCSR_MASK and x87 pointers";
     if (s.op == 0xAE && mem && (reg == 1 || reg == 2 || reg == 5))
       return "vendor: LDMXCSR, FXRSTOR and XRSTOR, AMD's MXCSR_MASK loads bit 17";
+    if ((s.op == 0xAE && mem && (reg == 4 || reg == 6)) || (s.op == 0xC7 && mem && reg == 4))
+      return "vendor: XSAVE, XSAVEOPT, XSAVEC across a page, AMD checks their first byte first";
     if (s.p66 && !s.rex_w && (s.op == 0xA4 || s.op == 0xA5 || s.op == 0xAC || s.op == 0xAD))
       return "vendor: 16-bit SHLD/SHRD by more than 16, AMD rotates the source";
     if (mem && !s.p66 && !s.rep && (s.op == 0x7E || s.op == 0x7F || s.op == 0xE7))
