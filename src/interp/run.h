@@ -67,9 +67,9 @@ _Noreturn void guest_trap_next(Cpu *c, int sig, int code, uint64_t addr);
 /* #GP(err) of the current instruction: the kernel's SIGSEGV, SI_KERNEL, address 0, with
  * trapno 13 and the error code in the signal frame. */
 _Noreturn void guest_gp(Cpu *c, uint64_t err);
-/* The 512-byte area at a of FXSAVE or FXRSTOR is misaligned: #GP(0), but only once the
- * address is found canonical; a non-canonical one is #GP, or #SS through RSP or RBP
- * (SIGBUS), as the SDM's priorities put #SS first (measured; the SSE moves, XSAVE and
+/* The area at a of FXSAVE, FXRSTOR or the XSAVE family is misaligned: #GP(0), but only
+ * once the address is found canonical; a non-canonical one is #GP, or #SS through RSP or
+ * RBP (SIGBUS), as the SDM's priorities put #SS first (measured; the SSE moves and
  * CMPXCHG16B check alignment first: sse_operand.h, move.c). */
 _Noreturn void guest_misaligned(Cpu *c, uint64_t a);
 

@@ -10,6 +10,8 @@
  *   - VCVTPS2PH to an unmapped address: the conversion comes first, so an unmasked
  *     exception is #XM (SIGFPE at the instruction), and a page fault finds the flags
  *     raised already in MXCSR;
+ *   - VPGATHERDD under TF whose element 3 faults: the single-step trap at the gather
+ *     instead, the elements before it gathered; whose element 0 faults: the fault;
  *   - VPUNPCKHQDQ from memory, which uses only the high half of its operand: the fault
  *     names the operand's first byte (all 16 bytes are read);
  *   - VEX encodings that are #UD (after a 66, with a reserved map) but longer than 15
@@ -59,8 +61,8 @@ static void run(const char *name, void (*body)(uint8_t *), uint8_t *at) {
   char where[32];
   if (fault_addr == fault_rip) snprintf(where, sizeof where, "the instruction");
   else snprintf(where, sizeof where, "page%+ld", (long)(fault_addr - (uintptr_t)page));
-  printf("%-48s %s at %s, MXCSR %04x, %u bytes written\n", name,
-         fault_sig == SIGSEGV ? "SIGSEGV" : "SIGFPE", where, fault_mxcsr, changed);
+  const char *sig = fault_sig == SIGSEGV ? "SIGSEGV" : fault_sig == SIGTRAP ? "SIGTRAP" : "SIGFPE";
+  printf("%-48s %s at %s, MXCSR %04x, %u bytes written\n", name, sig, where, fault_mxcsr, changed);
 }
 
 static void vmovups_store(uint8_t *p) {
@@ -112,6 +114,19 @@ static void vcvtps2ph_of(uint8_t *p, uint32_t bits, uint32_t mxcsr) {
 static void vcvtps2ph_store(uint8_t *p) { vcvtps2ph_of(p, 0x3eaaaaab, 0x1f80); }
 static void vcvtps2ph_precision_unmasked(uint8_t *p) { vcvtps2ph_of(p, 0x3eaaaaab, 0x0f80); }
 static void vcvtps2ph_invalid_unmasked(uint8_t *p) { vcvtps2ph_of(p, 0x7f800001, 0x1f00); }
+/* VPGATHERDD of eight elements from before p, element `faulting` from p + 8, with TF set;
+ * the elements gathered are stored at p - 64 (none when the gather stops). */
+static void vpgatherdd_stepped(uint8_t *p, int faulting) {
+  int32_t index[8];
+  for (int i = 0; i < 8; i++) index[i] = i == faulting ? 8 : -128 + 4 * i;
+  __asm__ volatile("vpcmpeqd %%ymm1, %%ymm1, %%ymm1\n vmovdqu %1, %%ymm2\n vpxor %%ymm0, %%ymm0, %%ymm0\n"
+                   "pushfq\n orq $0x100, (%%rsp)\n popfq\n"
+                   "vpgatherdd %%ymm1, (%0,%%ymm2,1), %%ymm0\n"
+                   "pushfq\n andq $~0x100, (%%rsp)\n popfq\n vmovdqu %%ymm0, -64(%0)"
+                   : : "r"(p), "m"(index) : "xmm0", "xmm1", "xmm2", "memory", "cc");
+}
+static void vpgatherdd_stepped_3(uint8_t *p) { vpgatherdd_stepped(p, 3); }
+static void vpgatherdd_stepped_0(uint8_t *p) { vpgatherdd_stepped(p, 0); }
 static void vpunpckhqdq_load(uint8_t *p) {
   __asm__ volatile("vpunpckhqdq (%0), %%xmm1, %%xmm0" : : "r"(p) : "xmm0", "xmm1");
 }
@@ -138,6 +153,7 @@ int main(void) {
   sigaction(SIGSEGV, &sa, NULL);
   sigaction(SIGFPE, &sa, NULL);
   sigaction(SIGILL, &sa, NULL);
+  sigaction(SIGTRAP, &sa, NULL);
   uint8_t *end = page + 4096;
   run("VMOVUPS m256, 28 bytes before the page", vmovups_store, end - 28);
   run("VMOVUPS m256, at the page", vmovups_store, end);
@@ -155,6 +171,8 @@ int main(void) {
   run("VCVTPS2PH m64, 4 bytes before the page", vcvtps2ph_store, end - 4);
   run("VCVTPS2PH m64, PE unmasked, at the page", vcvtps2ph_precision_unmasked, end);
   run("VCVTPS2PH m64, IE unmasked, SNaN, at the page", vcvtps2ph_invalid_unmasked, end);
+  run("VPGATHERDD under TF, element 3 at the page", vpgatherdd_stepped_3, end);
+  run("VPGATHERDD under TF, element 0 at the page", vpgatherdd_stepped_0, end);
   run("VPUNPCKHQDQ m128, at the page", vpunpckhqdq_load, end);
   run("VPUNPCKHQDQ m128, 8 bytes before the page", vpunpckhqdq_load, end - 8);
 

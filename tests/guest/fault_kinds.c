@@ -110,15 +110,19 @@ static const Case cases[] = {
     {"lock test [rcx], eax", {0xf0, 0x85, 0x01}, 3},
     {"lock addps xmm0, [rcx]", {0xf0, 0x0f, 0x58, 0x01}, 4},
     {"lock fld dword [rcx]", {0xf0, 0xd9, 0x01}, 3},
-    /* A misaligned operand at a non-canonical address: FXSAVE and FXRSTOR check the
-     * address first (#SS through RSP: SIGBUS), as the SDM's priorities say; the SSE moves
-     * and CMPXCHG16B check alignment first on the AMD host measured (#GP), Intel's order
-     * is not known here, so only the form whose answer is #GP either way is run. The
-     * CMPXCHG16B cases are aligned (RSP is 8 past a multiple of 16 after the call): the
-     * non-canonical address alone, #SS. */
+    /* A misaligned operand at a non-canonical address: FXSAVE, FXRSTOR and the XSAVE
+     * family check the address first (#SS through RSP: SIGBUS), as the SDM's priorities
+     * say; the SSE moves and CMPXCHG16B check alignment first (#GP). The aligned
+     * CMPXCHG16B cases (RSP is 8 past a multiple of 16 after the call): the non-canonical
+     * address alone, #SS. */
     {"movaps xmm0, [rcx + r15 + 1]", {0x42, 0x0f, 0x28, 0x44, 0x39, 0x01}, 6},
+    {"movaps xmm0, [rsp + r15 + 1]", {0x42, 0x0f, 0x28, 0x44, 0x3c, 0x01}, 6},
+    {"cmpxchg16b [rsp + r15 + 1]", {0x4a, 0x0f, 0xc7, 0x4c, 0x3c, 0x01}, 6},
     {"fxsave [rsp + r15 + 1]", {0x42, 0x0f, 0xae, 0x44, 0x3c, 0x01}, 6},
     {"fxrstor [rsp + r15 + 1]", {0x42, 0x0f, 0xae, 0x4c, 0x3c, 0x01}, 6},
+    {"xsave [rsp + r15 + 1]", {0x42, 0x0f, 0xae, 0x64, 0x3c, 0x01}, 6},
+    {"xrstor [rsp + r15 + 1]", {0x42, 0x0f, 0xae, 0x6c, 0x3c, 0x01}, 6},
+    {"xsavec [rsp + r15 + 1]", {0x42, 0x0f, 0xc7, 0x64, 0x3c, 0x01}, 6},
     {"cmpxchg16b [rsp + r15 + 8]", {0x4a, 0x0f, 0xc7, 0x4c, 0x3c, 0x08}, 6},
     {"lock cmpxchg16b [rsp + r15 + 8]", {0xf0, 0x4a, 0x0f, 0xc7, 0x4c, 0x3c, 0x08}, 7},
     /* More than 15 bytes is #GP, whatever the instruction; 15 are fine. */
