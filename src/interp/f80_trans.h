@@ -1,16 +1,20 @@
 /* f80_trans.h: the x87 transcendental instructions on 80-bit values, for the portable
  * x87 tier: the same results, exception flags and C1 on every host.
  *
- * Each result is the exact function of the operands (after the CPU's own argument
- * reduction for the trigonometric ones, by its 66-bit pi) evaluated in binary128 by the
- * C library's _Float128 functions, then rounded to 64 bits under the rounding control.
- * The CPU's microcode is not correctly rounded. FSIN, FCOS, FSINCOS and FPTAN err both
- * ways, and their last bit differs from the correctly rounded one for a few percent of
- * operands. F2XM1 (below 1/4), FYL2X, FYL2XP1 and FPATAN err low, by 0.02 to 0.12 of
- * the last place as measured, so they are rounded from a value lowered by as much,
- * which gives the CPU's last bit more often (test_f80_trans.c measures how often). The
- * special operands, the flags and the CPU's shortcuts (tiny arguments, operands
- * outside the documented domains) are the CPU's exactly.
+ * The CPU's microcode is not correctly rounded: it holds its constants and intermediate
+ * results in 67 and 68 bits. Where its steps are known (measured on an Intel Xeon, the
+ * same bits for every operand or nearly), they are taken here exactly, the functions of
+ * those intermediate values evaluated in binary128 by the C library's _Float128
+ * functions and rounded once: F2XM1 below 1/4 (x * ln2 in 67 bits, from a 68-bit ln2),
+ * FYL2X away from 1 and FYL2XP1 from 1/4 on (the logarithm truncated to 67 bits, times
+ * y), FPATAN where the exponents of y and x differ by 5 or more (the quotient in 67 bits,
+ * the CPU's 66-bit pi). Elsewhere the result is the exact function (after the CPU's own
+ * argument reduction for the trigonometric ones, by its 66-bit pi) rounded to 64 bits,
+ * lowered for F2XM1, FYL2X, FYL2XP1 and FPATAN by the bias measured, 0.02 to 0.12 of the
+ * last place; there the last bit differs from the CPU's for a few percent of operands
+ * (test_f80_trans.c measures how often). The special operands, the flags and the CPU's
+ * shortcuts (tiny arguments, operands outside the documented domains) are the CPU's
+ * exactly.
  *
  * Precision control does not apply: these always round to 64 bits. An unmasked IE, DE
  * or ZE in env->sw tells the caller to leave the registers alone, as the CPU does. */
@@ -48,7 +52,8 @@ F80 f80_atan(F80 x, F80 y, F80Env *env);
  * for crashes, not for the x87's last bit). */
 #if defined(__clang__) && !__HAVE_FLOAT128
 typedef __float128 Q;
-Q sinf128(Q), cosf128(Q), tanf128(Q), atan2f128(Q, Q), expm1f128(Q), log1pf128(Q), log2f128(Q);
+Q sinf128(Q), cosf128(Q), tanf128(Q), atanf128(Q), atan2f128(Q, Q), expm1f128(Q), log1pf128(Q),
+    log2f128(Q);
 Q ldexpf128(Q, int);
 #define M_LN2f128 log1pf128(1)
 #define M_LOG2Ef128 (1 / log1pf128(1))
@@ -85,6 +90,24 @@ F80 f80_from_q(Q v, int32_t scale, QSide side, F80Env *env);
  * magnitude), which matches the CPU's last bit more often than v itself. */
 enum { F80_CPU_ERROR_BITS = 10 };
 F80 f80_from_q_cpu(Q v, int32_t scale, int32_t cpu_error, F80Env *env);
+/* The CPU's own pi, 66 bits (the SDM's "0.C90FDAA2 2168C234 C" * 4): pi/2 is
+ * F80_PIO2 * 2^-65. Its trigonometric instructions reduce by it, and FPATAN adds it. */
+static const unsigned __int128 F80_PIO2 = (unsigned __int128)0xC90FDAA22168C234ull << 2 | 3;
+
+/* The exact product of a 64-bit significand and one of at most 68 bits: its top 128 bits
+ * (bit 127 set), the power of two that scales them back (a * b = top * 2^shift plus
+ * what was lost) and whether any bit below them was lost. Intel's microcode holds its
+ * constants and its intermediate results in 67 and 68 bits (measured); these products
+ * are what it rounds. */
+typedef struct Wide {
+  unsigned __int128 top;
+  int32_t shift;
+  bool lost;
+} Wide;
+Wide f80_mul_wide(uint64_t a, unsigned __int128 b);
+/* The top `bits` bits of a non-zero binary128 value's significand, truncated, and the
+ * exponent that scales them back: |v| truncated = sig * 2^exp. */
+unsigned __int128 f80_q_truncated(Q v, unsigned bits, int32_t *exp);
 /* An exact result that the CPU reports as inexact (PE, and UE when it is a denormal). */
 F80 f80_inexact_anyway(F80 r, F80Env *env);
 

@@ -8,10 +8,10 @@
 #include "f80_round.h"
 #include "x87.h"
 
-/* The CPU reduces by a 66-bit pi, not the exact one: pi/2 = PIO2 * 2^-65. The remainder
+/* The CPU reduces by its 66-bit pi (F80_PIO2), not the exact one. The remainder
  * x - k pi/2, exact in that pi, decides the last bit of the result: with the exact pi
  * only 60 to 80% of the CPU's results come out (measured). */
-static const u128 PIO2 = (u128)0xC90FDAA22168C234ull << 2 | 3;
+static const u128 PIO2 = F80_PIO2;
 
 /* Below 2^-68 the CPU returns sin x = tan x = x and cos x = 1, inexact but not rounded
  * (C1 clear in every rounding mode). Below 2^-33 its FPTAN drops the x^3/3 and errs to
