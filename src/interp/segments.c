@@ -116,10 +116,10 @@ void op_verr_verw(Cpu *c, const Insn *in) {
 /* The kernel writes the result to memory as a copy to user space: where that fails
  * (unmapped, read-only, not canonical) the process gets SIGSEGV, SEGV_MAPERR, at the
  * operand's address, reported as a user write's page fault (trapno 14, error 6), whatever
- * the reason. It returns from its emulation
- * without the single-step trap: under TF the next instruction traps instead. An operand
- * address of all ones is its address decoder's error value: the kernel gives up on the
- * emulation and delivers the #GP itself (measured on an Intel Xeon with UMIP). */
+ * the reason. It returns from its emulation without the single-step trap: under TF the
+ * next instruction traps instead. An operand address of all ones is its address
+ * decoder's error value: the kernel gives up on the emulation and delivers the #GP
+ * itself (measured on an Intel Xeon with UMIP). */
 static void kernel_store(Cpu *c, uint64_t a, const void *bytes, unsigned n) {
   if (a == UINT64_MAX) guest_gp(c, 0);
   if (canonical(a) && canonical(a + n - 1) && fault_copy_out(a, bytes, n) == n) {
