@@ -52,6 +52,10 @@ void cpu_reset(Cpu *c) {
   static const uint16_t user_selectors[6] = {0, 0x33, 0x2b, 0, 0, 0};
   memcpy(c->sreg, user_selectors, sizeof c->sreg);
   flags_set(c, 0x202);
+  /* The vector and x87 state as the kernel starts a process: all clear, nothing in use. */
+  memset(c->xmm, 0, sizeof c->xmm);
+  memset(c->ymmh, 0, sizeof c->ymmh);
+  c->xstate_in_use = 0;
   c->mxcsr = 0x1F80;
   memset(&c->fpu, 0, sizeof c->fpu);
   c->fpu.cw = 0x037F;

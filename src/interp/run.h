@@ -54,7 +54,8 @@ void cpu_fp_controls_loaded(Cpu *c);
 /* A CPU of machine m in its power-on user state. */
 void cpu_init(Cpu *c, struct Machine *m);
 
-/* Puts the CPU in its power-on user state: flags 0x202, MXCSR 0x1F80, x87 initialized. */
+/* Puts the CPU in the state Linux starts a process in: flags 0x202, the general, vector
+ * and x87 registers clear (FCW 0x037F, MXCSR 0x1F80), no XSAVE component in use. */
 void cpu_reset(Cpu *c);
 
 /* A synchronous fault of the current instruction (#DE, #UD, #GP, #PF, INT3...):

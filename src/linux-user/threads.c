@@ -313,6 +313,8 @@ int64_t threads_clone(Cpu *c, uint64_t flags, uint64_t stack, uint64_t parent_ti
   n->gs_base = c->gs_base;
   memcpy(n->sreg, c->sreg, sizeof n->sreg);
   memcpy(n->xmm, c->xmm, sizeof n->xmm);
+  memcpy(n->ymmh, c->ymmh, sizeof n->ymmh);
+  n->xstate_in_use = c->xstate_in_use;
   n->mxcsr = c->mxcsr;
   n->tsc_denied = c->tsc_denied; /* the kernel's TIF_NOTSC goes to the new thread */
   n->fpu = c->fpu;

@@ -500,7 +500,6 @@ int elf_load(Process *p, const char *path, char *const argv[], char *const envp[
   if (img.interp[0]) note_image(&p->images[1], loader_path, &loader);
   Cpu *c = &p->main.cpu;
   cpu_reset(c);
-  memset(c->xmm, 0, sizeof c->xmm); /* the kernel starts a process with clean SSE state */
   c->rip = loader.entry;
   c->r[RSP] = rsp;
   p->stack_at = rsp; /* the main stack's: [stack] in the guest's maps */
