@@ -6,7 +6,7 @@
  * same bits for every operand or nearly), they are taken here exactly, the functions of
  * those intermediate values evaluated in binary128 by the C library's _Float128
  * functions and rounded once: F2XM1 below 1/4 (x * ln2 in 67 bits, from a 68-bit ln2),
- * FYL2X away from 1 and FYL2XP1 from 1/4 on (the logarithm truncated to 67 bits, times
+ * FYL2X outside [7/8, 9/8) and FYL2XP1 from 1/4 on (the logarithm truncated to 67 bits, times
  * y) and below 2^-68 (x * log2(e) in 67 bits, from a 68-bit log2(e)), FPATAN where the exponents of y and x differ by 5 or more (the quotient in 67 bits,
  * the CPU's 66-bit pi). Elsewhere the result is the exact function (after the CPU's own
  * argument reduction for the trigonometric ones, by its 66-bit pi) rounded to 64 bits,
