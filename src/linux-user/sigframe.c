@@ -119,28 +119,18 @@ bool sigframe_read(Cpu *c, X64Ucontext *uc) {
   return guest_copy_in(c, uc, c->r[RSP] - 8 + offsetof(X64RtSigframe, uc), sizeof *uc) == 0;
 }
 
-bool sigcontext_restore(Cpu *c, const X64Sigcontext *sc) {
-  uint64_t *r = c->r;
-  r[R8] = sc->r8, r[R9] = sc->r9, r[R10] = sc->r10, r[R11] = sc->r11;
-  r[R12] = sc->r12, r[R13] = sc->r13, r[R14] = sc->r14, r[R15] = sc->r15;
-  r[RDI] = sc->rdi, r[RSI] = sc->rsi, r[RBP] = sc->rbp, r[RBX] = sc->rbx;
-  r[RDX] = sc->rdx, r[RAX] = sc->rax, r[RCX] = sc->rcx, r[RSP] = sc->rsp;
-  c->rip = sc->rip;
-  flags_set(c, (flags_get(c) & ~(uint64_t)SIGRETURN_FLAGS) | (sc->eflags & SIGRETURN_FLAGS));
-  if (!sc->fpstate) { /* no FPU state in the frame: the kernel starts a fresh one */
-    fpu_reset(c);
-    return true;
-  }
+/* The frame's FPU state at fpstate, as the kernel checks and loads it. */
+static bool fpstate_restore(Cpu *c, uint64_t fpstate) {
   const CpuModel *m = &c->m->model;
   unsigned xsave_size = cpuid_xsave_size(m), fp_size = sigframe_fpstate_size(m);
   uint8_t fp[X64_FPSTATE_MAX];
-  if (guest_copy_in(c, fp, sc->fpstate, FX_IMAGE_SIZE) < 0) return false;
+  if (guest_copy_in(c, fp, fpstate, FX_IMAGE_SIZE) < 0) return false;
   /* The XSAVE area when the software bytes and the magic after it say there is one (the
    * kernel's check), its components restored as XRSTOR would, those the frame's
    * xfeatures leave out set to their initial state; else the FXSAVE image alone. */
   if (has_xsave(c) && get32(fp + SW_MAGIC1) == FP_XSTATE_MAGIC1 &&
       get32(fp + SW_XSTATE_SIZE) == xsave_size && get32(fp + SW_EXTENDED_SIZE) == fp_size) {
-    if (guest_copy_in(c, fp + FX_IMAGE_SIZE, sc->fpstate + FX_IMAGE_SIZE, fp_size - FX_IMAGE_SIZE) < 0)
+    if (guest_copy_in(c, fp + FX_IMAGE_SIZE, fpstate + FX_IMAGE_SIZE, fp_size - FX_IMAGE_SIZE) < 0)
       return false;
     if (get32(fp + xsave_size) == FP_XSTATE_MAGIC2) {
       uint64_t features, bv, xcr0 = cpuid_xcr0(m);
@@ -153,3 +143,23 @@ bool sigcontext_restore(Cpu *c, const X64Sigcontext *sc) {
   }
   return fx_image_load(c, fp, true);
 }
+
+/* The general registers first, then the FPU state; where that cannot be restored the
+ * kernel resets the FPU (fpu__restore_sig) and the caller sends SIGSEGV. */
+bool sigcontext_restore(Cpu *c, const X64Sigcontext *sc) {
+  uint64_t *r = c->r;
+  r[R8] = sc->r8, r[R9] = sc->r9, r[R10] = sc->r10, r[R11] = sc->r11;
+  r[R12] = sc->r12, r[R13] = sc->r13, r[R14] = sc->r14, r[R15] = sc->r15;
+  r[RDI] = sc->rdi, r[RSI] = sc->rsi, r[RBP] = sc->rbp, r[RBX] = sc->rbx;
+  r[RDX] = sc->rdx, r[RAX] = sc->rax, r[RCX] = sc->rcx, r[RSP] = sc->rsp;
+  c->rip = sc->rip;
+  flags_set(c, (flags_get(c) & ~(uint64_t)SIGRETURN_FLAGS) | (sc->eflags & SIGRETURN_FLAGS));
+  if (!sc->fpstate) { /* no FPU state in the frame: the kernel starts a fresh one */
+    fpu_reset(c);
+    return true;
+  }
+  if (fpstate_restore(c, sc->fpstate)) return true;
+  fpu_reset(c);
+  return false;
+}
+

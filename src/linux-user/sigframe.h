@@ -97,8 +97,9 @@ bool sigframe_push(Cpu *c, uint64_t frame, uint64_t fpstate, const SigframeArgs 
 /* rt_sigreturn: reads the ucontext of the frame the handler returned from (rsp - 8). */
 bool sigframe_read(Cpu *c, X64Ucontext *uc);
 
-/* Restores registers, flags and the FPU state from a sigcontext. False on a bad FXSAVE
- * image (unreadable, or reserved MXCSR bits), with the general registers restored. */
+/* Restores registers, flags and the FPU state from a sigcontext. False on a bad FPU state
+ * (unreadable, or reserved MXCSR bits), with the general registers restored and the FPU
+ * reset, as the kernel leaves them. */
 bool sigcontext_restore(Cpu *c, const X64Sigcontext *sc);
 
 #endif
