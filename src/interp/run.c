@@ -52,14 +52,16 @@ void cpu_reset(Cpu *c) {
   static const uint16_t user_selectors[6] = {0, 0x33, 0x2b, 0, 0, 0};
   memcpy(c->sreg, user_selectors, sizeof c->sreg);
   flags_set(c, 0x202);
-  /* The vector and x87 state as the kernel starts a process: all clear, nothing in use. */
+  cpu_fpu_reset(c);
+}
+
+void cpu_fpu_reset(Cpu *c) {
   memset(c->xmm, 0, sizeof c->xmm);
   memset(c->ymmh, 0, sizeof c->ymmh);
-  c->xstate_in_use = 0;
   c->mxcsr = 0x1F80;
   memset(&c->fpu, 0, sizeof c->fpu);
-  c->fpu.cw = 0x037F;
-  c->fpu.tag = 0xFFFF;
+  x87_init(&c->fpu);
+  c->xstate_in_use = 0;
 }
 
 _Noreturn void guest_trap(Cpu *c, int sig, int code, uint64_t addr) {

@@ -57,6 +57,11 @@ void cpu_init(Cpu *c, struct Machine *m);
 /* Puts the CPU in the state Linux starts a process in: flags 0x202, the general, vector
  * and x87 registers clear (FCW 0x037F, MXCSR 0x1F80), no XSAVE component in use. */
 void cpu_reset(Cpu *c);
+/* The vector and x87 state alone, as Linux clears it (fpu__clear_user_states) for a new
+ * process, a signal handler and a sigreturn whose FPU state is bad: every register clear,
+ * FCW 0x037F, MXCSR 0x1F80, no XSAVE component in use (measured: an XSAVE in a handler
+ * writes XSTATE_BV 0). */
+void cpu_fpu_reset(Cpu *c);
 
 /* A synchronous fault of the current instruction (#DE, #UD, #GP, #PF, INT3...):
  * raises guest signal sig with si_code and si_addr; does not return. */

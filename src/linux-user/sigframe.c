@@ -6,6 +6,7 @@
 #include "../interp/flags.h"
 #include "../interp/machine.h"
 #include "../interp/ops_sse.h"
+#include "../interp/run.h"
 #include "../interp/x87.h"
 #include "sys_common.h"
 
@@ -49,18 +50,6 @@ void sigframe_fill(const Cpu *c, const SigframeArgs *a, uint64_t fpstate, X64RtS
   sc->fpstate = fpstate;
   f->uc.uc_sigmask = a->mask;
   if (a->info) f->info = *a->info;
-}
-
-/* fpu__clear_user_states(): the handler starts with the FPU as after FNINIT, MXCSR at
- * its default and the XMM and YMM registers clear, every XSAVE component out of use
- * (the kernel's XRSTOR of its initial state: measured, XSAVE's XSTATE_BV is 0 there). */
-static void fpu_reset(Cpu *c) {
-  memset(c->xmm, 0, sizeof c->xmm);
-  memset(c->ymmh, 0, sizeof c->ymmh);
-  c->mxcsr = 0x1F80;
-  memset(&c->fpu, 0, sizeof c->fpu);
-  x87_init(&c->fpu);
-  c->xstate_in_use = 0;
 }
 
 /* The kernel's frame on a CPU with XSAVE: the XSAVE area, the software-reserved bytes of
@@ -111,7 +100,7 @@ bool sigframe_push(Cpu *c, uint64_t frame, uint64_t fpstate, const SigframeArgs 
   c->r[RSP] = frame;
   c->rip = a->handler;
   flags_set(c, flags_get(c) & ~(uint64_t)(F_DF | F_TF | F_RF));
-  fpu_reset(c);
+  cpu_fpu_reset(c);
   return true;
 }
 
@@ -155,11 +144,10 @@ bool sigcontext_restore(Cpu *c, const X64Sigcontext *sc) {
   c->rip = sc->rip;
   flags_set(c, (flags_get(c) & ~(uint64_t)SIGRETURN_FLAGS) | (sc->eflags & SIGRETURN_FLAGS));
   if (!sc->fpstate) { /* no FPU state in the frame: the kernel starts a fresh one */
-    fpu_reset(c);
+    cpu_fpu_reset(c);
     return true;
   }
   if (fpstate_restore(c, sc->fpstate)) return true;
-  fpu_reset(c);
+  cpu_fpu_reset(c);
   return false;
 }
-
