@@ -165,7 +165,6 @@ void op_xgetbv(Cpu *c, const Insn *in) {
   DISPATCH_NEXT(c, in);
 }
 
-/* The area's address: 64-byte aligned, else #GP. */
 /* The area must be 64-byte aligned: #GP, once its address is found canonical, as for
  * FXSAVE (run.h's guest_misaligned; measured on an Intel Xeon). */
 static uint64_t area_at(Cpu *c, const Insn *in) {

@@ -393,10 +393,15 @@ static struct {
   uint8_t *at;
 } vcase;
 
-/* Reads or sets the top bit of element i (size esz) of register r's 256 bits. */
+/* The top byte of element i (size esz) of register r's 256 bits, whose top bit selects
+ * the element in a mask; and whether it is set. */
 static uint8_t *element_top(MachineState *s, unsigned r, unsigned i, unsigned esz) {
   unsigned at = i * esz + esz - 1;
   return at < 16 ? (uint8_t *)&s->xmm[r] + at : (uint8_t *)&s->ymmh[r] + at - 16;
+}
+static bool element_selected(const MachineState *s, unsigned r, unsigned i, unsigned esz) {
+  unsigned at = i * esz + esz - 1;
+  return (at < 16 ? (const uint8_t *)&s->xmm[r] + at : (const uint8_t *)&s->ymmh[r] + at - 16)[0] & 0x80;
 }
 
 /* A gather that faults (docs/cpu-model.md): the model leaves the mask as whole elements,
@@ -409,11 +414,9 @@ static bool gather_fault_rule(const Form *f, const uint8_t *insn, unsigned len,
   if (o->sig != SIGSEGV) return false;
   bool gathered = false;
   for (unsigned i = 0; i < vcase.width / vcase.esz; i++) {
-    bool pending = *element_top(expect, vcase.mask, i, vcase.esz) & 0x80;
-    gathered |= i < vcase.n && !pending &&
-                (*element_top((MachineState *)before, vcase.mask, i, vcase.esz) & 0x80);
-    uint8_t *top = element_top(expect, vcase.mask, i, vcase.esz);
-    memset(top + 1 - vcase.esz, pending ? 0xFF : 0, vcase.esz);
+    bool pending = element_selected(expect, vcase.mask, i, vcase.esz);
+    gathered |= i < vcase.n && !pending && element_selected(before, vcase.mask, i, vcase.esz);
+    memset(element_top(expect, vcase.mask, i, vcase.esz) + 1 - vcase.esz, pending ? 0xFF : 0, vcase.esz);
   }
   if (vcase.width == 16) {
     memset(&expect->ymmh[vcase.mask], 0, sizeof expect->ymmh[0]);
@@ -446,9 +449,8 @@ static bool gather_case(uint8_t opc, bool w, bool l, bool fault) {
     uint8_t *at = i * isz < 16 ? x + i * isz : xh + i * isz - 16;
     memcpy(at, &ix, isz);
   }
-  uint8_t *m = (uint8_t *)&before.xmm[mask], *mh = (uint8_t *)&before.ymmh[mask];
   for (unsigned i = 0; i < n; i++) {
-    uint8_t *top = i * esz + esz - 1 < 16 ? m + i * esz + esz - 1 : mh + i * esz + esz - 1 - 16;
+    uint8_t *top = element_top(&before, mask, i, esz);
     *top = (uint8_t)((*top & 0x7F) | (rnd_below(4) ? 0x80 : 0));
   }
   uint8_t insn[8] = {0xC4, (uint8_t)((dest < 8) << 7 | (index < 8) << 6 | (base < 8) << 5 | 2),
@@ -496,7 +498,7 @@ static bool masked_store_fault_rule(const Form *f, const uint8_t *insn, unsigned
   if (!vcase.store || o->sig != SIGSEGV) return false;
   unsigned n = vcase.width / vcase.esz, first = n, last = 0;
   for (unsigned i = 0; i < n; i++)
-    if (*element_top((MachineState *)before, vcase.mask, i, vcase.esz) & 0x80) {
+    if (element_selected(before, vcase.mask, i, vcase.esz)) {
       if (first == n) first = i;
       last = i;
     }
@@ -519,9 +521,8 @@ static bool maskmov_case(uint8_t opc, bool w, bool l) {
   uint8_t *at = gather_pages + 4096 - width + over;
   int8_t disp = (int8_t)rnd();
   before.r[base] = (uint64_t)(uintptr_t)at - (uint64_t)(int64_t)disp;
-  uint8_t *m = (uint8_t *)&before.xmm[mask], *mh = (uint8_t *)&before.ymmh[mask];
   for (unsigned i = 0; i < width / size; i++) {
-    uint8_t *top = i * size + size - 1 < 16 ? m + i * size + size - 1 : mh + i * size + size - 1 - 16;
+    uint8_t *top = element_top(&before, mask, i, size);
     *top = (uint8_t)((*top & 0x7F) | (rnd_below(3) ? 0 : 0x80));
   }
   uint8_t insn[7] = {0xC4, (uint8_t)((reg < 8) << 7 | 0x40 | (base < 8) << 5 | 2),
