@@ -90,9 +90,9 @@ static int32_t log2_of_x_plus_one(Parts x) {
  * once gives the CPU's bits for every operand tried; from 2^-66 on the next term counts). */
 static Q tiny_log2_1p(Parts x) {
   static const u128 LOG2E_68 = (u128)0xB8AA3B295C17F0BBull << 4 | 0xC; /* log2(e) * 2^67 */
-  Wide w = f80_mul_wide(x.sig, LOG2E_68);
-  /* x * log2(e) = sig * 2^(exp - 63) * LOG2E_68 * 2^-67, and sig * LOG2E_68 = top * 2^shift */
-  Q v = ldexpf128((Q)(w.top >> (128 - 67)), x.exp - 63 - 67 + w.shift + (128 - 67));
+  int32_t e;
+  u128 sig = f80_times_constant(x, LOG2E_68, 67, &e);
+  Q v = ldexpf128((Q)sig, e);
   return x.neg ? -v : v;
 }
 

@@ -85,6 +85,13 @@ Wide f80_mul_wide(uint64_t a, u128 b) {
   return (Wide){high << z | bottom >> (64 - z), 64 - z, (uint64_t)(bottom << z) != 0};
 }
 
+u128 f80_times_constant(Parts x, u128 k, int32_t k_frac, int32_t *exp) {
+  Wide w = f80_mul_wide(x.sig, k);
+  /* |x| * k * 2^-k_frac = sig * 2^(exp - 63) * k * 2^-k_frac, and sig * k = top * 2^shift */
+  *exp = x.exp - 63 - k_frac + w.shift + (128 - 67);
+  return w.top >> (128 - 67);
+}
+
 u128 f80_q_truncated(Q v, unsigned bits, int32_t *exp) {
   u128 b;
   memcpy(&b, &v, sizeof b);
@@ -122,10 +129,8 @@ static F80 one(bool neg) { return f80_make(neg, F80_BIAS, F80_INT_BIT); }
  * from there to 1/4). */
 static Q ln2_times(Parts p, int32_t *scale) {
   static const u128 LN2_68 = (u128)0xB17217F7D1CF79ABull << 4 | 0xC; /* ln2 * 2^68, truncated */
-  Wide w = f80_mul_wide(p.sig, LN2_68);
-  /* x * ln2 = sig * 2^(exp - 63) * LN2_68 * 2^-68, and sig * LN2_68 = top * 2^shift */
-  int32_t e = p.exp - 63 - 68 + w.shift + (128 - 67);
-  Q v = (Q)(w.top >> (128 - 67));
+  int32_t e;
+  Q v = (Q)f80_times_constant(p, LN2_68, 68, &e);
   if (e < -16300) { /* beyond binary128's range: the caller scales */
     *scale = e + 66;
     v = ldexpf128(v, -66);

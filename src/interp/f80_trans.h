@@ -105,6 +105,10 @@ typedef struct Wide {
   bool lost;
 } Wide;
 Wide f80_mul_wide(uint64_t a, unsigned __int128 b);
+/* |x| times a constant k * 2^-k_frac of at most 68 bits, the product truncated to 67 bits
+ * as the CPU forms x * ln2 and x * log2(e): the significand, and the exponent that scales
+ * it back (|x| * k * 2^-k_frac truncated = sig * 2^exp). */
+unsigned __int128 f80_times_constant(Parts x, unsigned __int128 k, int32_t k_frac, int32_t *exp);
 /* The top `bits` bits of a non-zero binary128 value's significand, truncated, and the
  * exponent that scales them back: |v| truncated = sig * 2^exp. */
 unsigned __int128 f80_q_truncated(Q v, unsigned bits, int32_t *exp);
