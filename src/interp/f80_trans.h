@@ -2,20 +2,22 @@
  * x87 tier: the same results, exception flags and C1 on every host.
  *
  * The CPU's microcode is not correctly rounded: it holds its constants and intermediate
- * results in 67 and 68 bits. Where its steps are known (measured on an Intel Xeon, the
+ * results in 64, 67 and 68 bits. Where its steps are known (measured on an Intel Xeon, the
  * same bits for every operand or nearly), they are taken here exactly, the functions of
  * those intermediate values evaluated in binary128 by the C library's _Float128 functions
- * and rounded once: F2XM1 below 1/4 (x * ln2 in 67 bits, from a 68-bit ln2), FYL2X outside
- * [7/8, 9/8) and FYL2XP1 from 1/4 on (the logarithm truncated to 67 bits, times y) and
- * below 2^-68 (x * log2(e) in 67 bits, from a 68-bit log2(e)), FPATAN where the exponents
- * of y and x differ by 5 or more (the quotient in 67 bits, the CPU's 66-bit pi), FPTAN
- * (the sine over the cosine, each truncated to 67 bits). Elsewhere the result is the exact
- * function (after the CPU's own argument reduction for the trigonometric ones, by its
- * 66-bit pi) rounded to 64 bits, lowered for F2XM1, FYL2X, FYL2XP1 and FPATAN by the bias
- * measured, 0.02 to 0.12 of the last place; there the last bit differs from the CPU's for
- * a few percent of operands (test_f80_trans.c measures how often). The special operands,
- * the flags and the CPU's shortcuts (tiny arguments, operands outside the documented
- * domains) are the CPU's exactly.
+ * and rounded once: the sine and cosine of a reduced argument from 1/4 on (a table of
+ * sines and cosines in 67 bits, the correction to it in 64 and 67), FPTAN (that sine over
+ * that cosine, each truncated to 67 bits), F2XM1 below 1/4 (x * ln2 in 67 bits, from a
+ * 68-bit ln2), FYL2X outside [7/8, 9/8) and FYL2XP1 from 1/4 on (the logarithm truncated
+ * to 67 bits, times y) and below 2^-68 (x * log2(e) in 67 bits, from a 68-bit log2(e)),
+ * FPATAN where the exponents of y and x differ by 5 or more (the quotient in 67 bits, the
+ * CPU's 66-bit pi). Elsewhere the result is the exact function (after the CPU's own
+ * argument reduction for the trigonometric ones, by its 66-bit pi) rounded to 64 bits,
+ * lowered for F2XM1, FYL2X, FYL2XP1 and FPATAN by the bias measured, 0.02 to 0.12 of the
+ * last place; there the last bit differs from the CPU's for a few percent of operands
+ * (test_f80_trans.c measures how often). The special operands, the flags and the CPU's
+ * shortcuts (tiny arguments, operands outside the documented domains) are the CPU's
+ * exactly.
  *
  * Precision control does not apply: these always round to 64 bits. An unmasked IE, DE
  * or ZE in env->sw tells the caller to leave the registers alone, as the CPU does. */
@@ -54,7 +56,7 @@ F80 f80_atan(F80 x, F80 y, F80Env *env);
 #if defined(__clang__) && !__HAVE_FLOAT128
 typedef __float128 Q;
 Q sinf128(Q), cosf128(Q), atanf128(Q), atan2f128(Q, Q), expm1f128(Q), log1pf128(Q),
-    fmaf128(Q, Q, Q),
+    fmaf128(Q, Q, Q), nextafterf128(Q, Q), roundevenf128(Q), frexpf128(Q, int *),
     log2f128(Q);
 Q ldexpf128(Q, int);
 #define M_LN2f128 log1pf128(1)
