@@ -95,15 +95,9 @@ static bool zero_or_tiny(F80 x) {
          ((k == F80_NORMAL || k == F80_DENORMAL) && f80_parts(x).exp < TINY_EXP);
 }
 
-/* A value of the CPU's evaluation, and where the exact value it stands for lies. */
-typedef struct Value {
-  Q v;
-  QSide side; /* in magnitude */
-} Value;
-
 /* A value with its side truncated to 67 bits (toward zero), as the CPU's intermediate
  * results are. */
-static Q truncated67(Value a) {
+static Q truncated67(QValue a) {
   /* On the 67-bit grid, but a little less in magnitude: the grid point below. */
   Q v = a.side == Q_BELOW && a.v != 0 ? nextafterf128(a.v, 0) : a.v;
   int32_t exp;
@@ -111,26 +105,11 @@ static Q truncated67(Value a) {
   return v < 0 ? -t : t;
 }
 
-/* a + b (exact when the exponents are close, else rounded), and the side of the exact
- * sum: Fast2Sum gives what the rounding lost. */
-static Value sum(Q a, Q b) {
-  Q s = a + b, lost = fabsf128(a) >= fabsf128(b) ? (a - s) + b : (b - s) + a;
-  QSide side = lost == 0 ? Q_EXACT : (lost > 0) == (s > 0) ? Q_ABOVE : Q_BELOW;
-  return (Value){s, side};
-}
-
 /* a * b rounded, and its side: the fused multiply-add gives what the rounding lost. */
-static Value product(Q a, Q b) {
+static QValue product(Q a, Q b) {
   Q p = a * b, lost = fmaf128(a, b, -p);
   QSide side = lost == 0 ? Q_EXACT : (lost > 0) == (p > 0) ? Q_ABOVE : Q_BELOW;
-  return (Value){p, side};
-}
-
-/* v rounded to nearest to `bits` bits. */
-static Q rounded(Q v, int bits) {
-  int e;
-  frexpf128(v, &e);
-  return ldexpf128(roundevenf128(ldexpf128(v, bits - e)), e - bits);
+  return (QValue){p, side};
 }
 
 /* cos t - 1 for |t| <= 1/16 as the CPU's polynomial gives it: its error, up to 2^-70.4,
@@ -153,23 +132,25 @@ static Q cos_minus_one(Q t) {
  * with sin t rounded to 64 bits, cos t - 1 from the CPU's polynomial, each product and their
  * sum truncated to 67 bits; only the last addition keeps every bit. 99.9 % of the CPU's
  * results come out, against 94 to 97 % from the exact functions. Below 1/4 the exact
- * functions give the CPU's bits. */
-static Value cpu_sin_cos(Q a, bool want_cos) {
-  if (a < 0.25Q) return (Value){want_cos ? cosf128(a) : sinf128(a), Q_BELOW};
+ * functions give the CPU's bits for 99.4 % of operands (from 1/8) to all (below 1/32). */
+static QValue cpu_sin_cos(Q a, bool want_cos) {
+  if (a < 0.25Q) return (QValue){want_cos ? cosf128(a) : sinf128(a), Q_BELOW};
   Q grid = a < 0.5Q ? 16 : 8, b = (floorf128(a * grid) + 0.5Q) / grid, t = a - b; /* exact */
-  Q sin_b = rounded(sinf128(b), 67), cos_b = rounded(cosf128(b), 67);
+  Q sin_b = f80_q_rounded(sinf128(b), 67), cos_b = f80_q_rounded(cosf128(b), 67);
   Q p = want_cos ? cos_b : sin_b, q = want_cos ? -sin_b : cos_b; /* p cos t + q sin t */
-  Q linear = truncated67(product(q, rounded(sinf128(t), 64)));
+  Q linear = truncated67(product(q, f80_q_rounded(sinf128(t), 64)));
   Q square = truncated67(product(p, cos_minus_one(t)));
-  return sum(p, truncated67(sum(linear, square)));
+  return f80_q_sum(p, truncated67(f80_q_sum(linear, square)));
 }
 
 /* sin(r + q pi/2) and cos(r + q pi/2) for the quadrant q. */
-static Value negated(Value a) { return (Value){-a.v, a.side}; }
-static Value sin_of(Q r) { return r < 0 ? negated(cpu_sin_cos(-r, false)) : cpu_sin_cos(r, false); }
-static Value cos_of(Q r) { return cpu_sin_cos(fabsf128(r), true); }
+static QValue negated(QValue a) { return (QValue){-a.v, a.side}; }
+static QValue sin_of(Q r) {
+  return r < 0 ? negated(cpu_sin_cos(-r, false)) : cpu_sin_cos(r, false);
+}
+static QValue cos_of(Q r) { return cpu_sin_cos(fabsf128(r), true); }
 
-static Value sin_in(Reduced red) {
+static QValue sin_in(Reduced red) {
   switch (red.quadrant) {
   case 0: return sin_of(red.r);
   case 1: return cos_of(red.r);
@@ -178,7 +159,7 @@ static Value sin_in(Reduced red) {
   }
 }
 
-static Value cos_in(Reduced red) {
+static QValue cos_in(Reduced red) {
   switch (red.quadrant) {
   case 0: return cos_of(red.r);
   case 1: return negated(sin_of(red.r));
@@ -188,7 +169,7 @@ static Value cos_in(Reduced red) {
 }
 
 /* The value rounded once; inexact even where its last step was exact (measured). */
-static F80 rounded_result(Value a, bool neg, F80Env *env) {
+static F80 rounded_result(QValue a, bool neg, F80Env *env) {
   F80 r = f80_from_q(neg ? -a.v : a.v, 0, a.side, env);
   return a.side == Q_EXACT ? f80_inexact_anyway(r, env) : r;
 }
@@ -198,7 +179,7 @@ F80 f80_sin(F80 x, bool *out_of_range, F80Env *env) {
   if (trig_special(x, TRIG_SIN, &r, out_of_range, env)) return r;
   Parts p = f80_parts(x);
   int saved = f80_q_begin();
-  Value v = sin_in(reduce(p));
+  QValue v = sin_in(reduce(p));
   f80_q_end(saved);
   return rounded_result(v, p.neg, env);
 }
@@ -207,7 +188,7 @@ F80 f80_cos(F80 x, bool *out_of_range, F80Env *env) {
   F80 r;
   if (trig_special(x, TRIG_COS, &r, out_of_range, env)) return r;
   int saved = f80_q_begin();
-  Value v = cos_in(reduce(f80_parts(x)));
+  QValue v = cos_in(reduce(f80_parts(x)));
   f80_q_end(saved);
   return rounded_result(v, false, env);
 }
@@ -220,7 +201,7 @@ void f80_sincos(F80 x, F80 *sin, F80 *cos, bool *out_of_range, F80Env *env) {
   Parts p = f80_parts(x);
   int saved = f80_q_begin();
   Reduced red = reduce(p);
-  Value s = sin_in(red), c = cos_in(red);
+  QValue s = sin_in(red), c = cos_in(red);
   f80_q_end(saved);
   *sin = rounded_result(s, p.neg, env);
   /* One status word for both: C1 tells how the cosine was rounded (measured). */
@@ -242,5 +223,5 @@ F80 f80_tan(F80 x, bool *out_of_range, F80Env *env) {
   f80_q_end(saved);
   QSide side = lost == 0 ? Q_EXACT : (lost > 0) == (den > 0) ? Q_ABOVE : Q_BELOW;
   if (t < 0) side = -side; /* the side in magnitude */
-  return rounded_result((Value){t, side}, p.neg, env);
+  return rounded_result((QValue){t, side}, p.neg, env);
 }
