@@ -110,6 +110,14 @@ QValue f80_q_sum(Q a, Q b) {
   return (QValue){s, side};
 }
 
+Q f80_q_truncated67(QValue a) {
+  /* On the 67-bit grid, but a little less in magnitude: the grid point below. */
+  Q v = a.side == Q_BELOW && a.v != 0 ? nextafterf128(a.v, 0) : a.v;
+  int32_t exp;
+  Q sig = (Q)f80_q_truncated(v, 67, &exp), t = ldexpf128(sig, exp);
+  return v < 0 ? -t : t;
+}
+
 Q f80_q_rounded(Q v, int bits) {
   int e;
   frexpf128(v, &e);
@@ -218,10 +226,23 @@ static F80 quotient(Parts y, Parts x, F80Env *env) {
   return f80_round_pack(y.neg != x.neg, y.exp - x.exp + F80_BIAS, sig, exact, 64, env);
 }
 
+/* The angle a in [0, pi/4] of the smaller over the larger, as the result: a itself
+ * for x > 0 and |y| < |x|, else pi - a (x < 0), pi/2 - a or pi/2 + a (|y| > |x|, x > 0
+ * or x < 0) from a truncated to 67 bits and the CPU's 66-bit pi, rounded once (measured
+ * on an Intel Xeon); the sign is y's. */
+static F80 angle_result(QValue a, Parts x, Parts y, bool y_larger, F80Env *env) {
+  QValue v = a;
+  if (x.neg || y_larger) {
+    Q pi = ldexpf128((Q)F80_PIO2, -64), inner = f80_q_truncated67(a); /* exact sums */
+    v = (QValue){y_larger ? (x.neg ? pi / 2 + inner : pi / 2 - inner) : pi - inner, Q_EXACT};
+  }
+  F80 r = f80_from_q(y.neg ? -v.v : v.v, 0, v.side, env);
+  return v.side == Q_EXACT ? f80_inexact_anyway(r, env) : r;
+}
+
 /* Where the exponents of y and x differ by 5 or more (3 or more with |y| above), the CPU
- * divides the smaller by the larger, truncates the quotient q to 67 bits and rounds
- * atan q, pi - or + atan q (x < 0), or pi/2 - atan q (|y| > |x|) once, in its own pi
- * (measured on an Intel Xeon: the same bits for every operand tried there). */
+ * divides the smaller by the larger, truncates the quotient q to 67 bits and takes atan q
+ * as the angle (measured on an Intel Xeon: the same bits for every operand tried there). */
 static F80 atan_as_cpu(Parts x, Parts y, F80Env *env) {
   bool y_larger = y.exp > x.exp || (y.exp == x.exp && y.sig > x.sig);
   Parts num = y_larger ? x : y, den = y_larger ? y : x;
@@ -233,11 +254,27 @@ static F80 atan_as_cpu(Parts x, Parts y, F80Env *env) {
   int z = f80_clz128(sig);
   u128 q67 = (sig << z) >> (128 - 67);
   Q q = ldexpf128((Q)q67, num.exp - den.exp - z - 66);
-  if (num.neg != den.neg) q = -q;
-  Q pi = ldexpf128((Q)F80_PIO2, -64), v = atanf128(q);
-  if (y_larger) v = (y.neg ? -pi : pi) / 2 - v;
-  else if (x.neg) v = (y.neg ? -pi : pi) + v;
-  return f80_from_q(v, 0, Q_BELOW, env);
+  return angle_result((QValue){atanf128(q), Q_BELOW}, x, y, y_larger, env);
+}
+
+/* Where they differ by less, and the ratio q of the smaller to the larger is 3/64 or
+ * more, the CPU looks the angle up in a table of atan B rounded to 67 bits for B = k/32,
+ * the B nearest q, and adds atan d for d = (num - B den) / (den + B num) rounded to 67
+ * bits, atan d truncated to 67 bits (measured on an Intel Xeon: each step pinned by
+ * ratios next to a table point; 99.9 % of the CPU's results, against 93 % from the exact
+ * angle). */
+static F80 atan_from_table(Parts x, Parts y, F80Env *env) {
+  bool y_larger = y.exp > x.exp || (y.exp == x.exp && y.sig > x.sig);
+  Parts num = y_larger ? x : y, den = y_larger ? y : x;
+  /* Magnitudes scaled alike: den in [1, 2), num within a factor 2^5 below it. */
+  Q n = f80_sig_q((Parts){false, 0, num.sig}) * ldexpf128(1, num.exp - den.exp);
+  Q m = f80_sig_q((Parts){false, 0, den.sig});
+  Q b = roundf128(n / m * 32) / 32;
+  if (b < 0.0625Q) return atan_as_cpu(x, y, env);
+  Q d = f80_q_rounded((n - b * m) / (m + b * n), 67); /* numerator, denominator exact */
+  Q table = f80_q_rounded(atanf128(b), 67);
+  QValue a = f80_q_sum(table, f80_q_truncated67((QValue){atanf128(d), Q_EXACT}));
+  return angle_result(a, x, y, y_larger, env);
 }
 
 F80 f80_atan(F80 x, F80 y, F80Env *env) {
@@ -256,19 +293,8 @@ F80 f80_atan(F80 x, F80 y, F80Env *env) {
   int32_t d = py.exp - px.exp;
   if (!xneg && (d < -40 || (d == -40 && py.sig < px.sig)))
     return f80_inexact_anyway(quotient(py, px, env), env);
-  if (d <= -5 || d >= 3) {
-    int saved = f80_q_begin();
-    F80 a = atan_as_cpu(px, py, env);
-    f80_q_end(saved);
-    return a;
-  }
-  /* The angle depends on the ratio only: bring it within binary128's range. */
-  if (d > 16000) d = 16000;
-  if (d < -16000) d = -16000;
-  Q qy = f80_sig_q(py) * ldexpf128(1, d), qx = f80_sig_q(px);
   int saved = f80_q_begin();
-  Q v = atan2f128(qy, qx);
+  F80 a = d <= -5 || d >= 3 ? atan_as_cpu(px, py, env) : atan_from_table(px, py, env);
   f80_q_end(saved);
-  /* Between, the CPU's FPATAN runs a little low, by about 0.02 of the last place. */
-  return f80_from_q_cpu(v, 0, -20, env);
+  return a;
 }

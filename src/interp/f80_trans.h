@@ -10,14 +10,14 @@
  * that cosine, each truncated to 67 bits), F2XM1 below 1/4 (t = x * ln2 in 67 bits, from a
  * 68-bit ln2, plus e^t - 1 - t in 64), FYL2X outside [7/8, 9/8) and FYL2XP1 from 1/4 on
  * (the logarithm truncated to 67 bits, times y) and below 2^-68 (x * log2(e) in 67 bits,
- * from a 68-bit log2(e)), FPATAN where the exponents of y and x differ by 5 or more (the
- * quotient in 67 bits, the CPU's 66-bit pi). Elsewhere the result is the exact function
+ * from a 68-bit log2(e)), FPATAN (a table of arctangents in 67 bits, the quotient or the
+ * correction in 67, the CPU's 66-bit pi). Elsewhere the result is the exact function
  * (after the CPU's own argument reduction for the trigonometric ones, by its 66-bit pi)
- * rounded to 64 bits, lowered for F2XM1, FYL2X, FYL2XP1 and FPATAN by the bias measured,
- * 0.02 to 0.12 of the last place; there the last bit differs from the CPU's for a few
- * percent of operands (test_f80_trans.c measures how often). The special operands, the
- * flags and the CPU's shortcuts (tiny arguments, operands outside the documented domains)
- * are the CPU's exactly.
+ * rounded to 64 bits, lowered for FYL2X and FYL2XP1 by the bias measured, 0.02 to 0.12 of
+ * the last place; there the last bit differs from the CPU's for a few percent of operands
+ * (test_f80_trans.c measures how often). The special operands, the flags and the CPU's
+ * shortcuts (tiny arguments, operands outside the documented domains) are the CPU's
+ * exactly.
  *
  * Precision control does not apply: these always round to 64 bits. An unmasked IE, DE
  * or ZE in env->sw tells the caller to leave the registers alone, as the CPU does. */
@@ -124,6 +124,8 @@ typedef struct QValue {
 /* a + b (exact when their exponents are close, else rounded), and the side of the exact
  * sum. */
 QValue f80_q_sum(Q a, Q b);
+/* a truncated to 67 bits (toward zero), as the CPU's intermediate results are. */
+Q f80_q_truncated67(QValue a);
 /* v rounded to nearest to `bits` bits, as the CPU's 64- and 67-bit steps round. */
 Q f80_q_rounded(Q v, int bits);
 /* An exact result that the CPU reports as inexact (PE, and UE when it is a denormal). */

@@ -95,16 +95,6 @@ static bool zero_or_tiny(F80 x) {
          ((k == F80_NORMAL || k == F80_DENORMAL) && f80_parts(x).exp < TINY_EXP);
 }
 
-/* A value with its side truncated to 67 bits (toward zero), as the CPU's intermediate
- * results are. */
-static Q truncated67(QValue a) {
-  /* On the 67-bit grid, but a little less in magnitude: the grid point below. */
-  Q v = a.side == Q_BELOW && a.v != 0 ? nextafterf128(a.v, 0) : a.v;
-  int32_t exp;
-  Q sig = (Q)f80_q_truncated(v, 67, &exp), t = ldexpf128(sig, exp);
-  return v < 0 ? -t : t;
-}
-
 /* a * b rounded, and its side: the fused multiply-add gives what the rounding lost. */
 static QValue product(Q a, Q b) {
   Q p = a * b, lost = fmaf128(a, b, -p);
@@ -138,9 +128,9 @@ static QValue cpu_sin_cos(Q a, bool want_cos) {
   Q grid = a < 0.5Q ? 16 : 8, b = (floorf128(a * grid) + 0.5Q) / grid, t = a - b; /* exact */
   Q sin_b = f80_q_rounded(sinf128(b), 67), cos_b = f80_q_rounded(cosf128(b), 67);
   Q p = want_cos ? cos_b : sin_b, q = want_cos ? -sin_b : cos_b; /* p cos t + q sin t */
-  Q linear = truncated67(product(q, f80_q_rounded(sinf128(t), 64)));
-  Q square = truncated67(product(p, cos_minus_one(t)));
-  return f80_q_sum(p, truncated67(f80_q_sum(linear, square)));
+  Q linear = f80_q_truncated67(product(q, f80_q_rounded(sinf128(t), 64)));
+  Q square = f80_q_truncated67(product(p, cos_minus_one(t)));
+  return f80_q_sum(p, f80_q_truncated67(f80_q_sum(linear, square)));
 }
 
 /* sin(r + q pi/2) and cos(r + q pi/2) for the quadrant q. */
@@ -217,7 +207,7 @@ F80 f80_tan(F80 x, bool *out_of_range, F80Env *env) {
   Reduced red = reduce(p);
   /* The sine over the cosine, each truncated to 67 bits (measured: from 2^-33 to 1/16,
    * where both are exact, every operand tried). */
-  Q num = truncated67(sin_in(red)), den = truncated67(cos_in(red));
+  Q num = f80_q_truncated67(sin_in(red)), den = f80_q_truncated67(cos_in(red));
   Q t = num / den;
   Q lost = fmaf128(-t, den, num); /* num - t * den exactly: the side of num / den */
   f80_q_end(saved);
