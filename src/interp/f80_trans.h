@@ -11,13 +11,14 @@
  * 68-bit ln2, plus e^t - 1 - t in 64), FYL2X outside [7/8, 9/8) and FYL2XP1 from 1/4 on
  * (the logarithm truncated to 67 bits, times y) and below 2^-68 (x * log2(e) in 67 bits,
  * from a 68-bit log2(e)), FPATAN (a table of arctangents in 67 bits, the quotient or the
- * correction in 67, the CPU's 66-bit pi). Elsewhere the result is the exact function
- * (after the CPU's own argument reduction for the trigonometric ones, by its 66-bit pi)
- * rounded to 64 bits, lowered for FYL2X and FYL2XP1 by the bias measured, 0.02 to 0.12 of
- * the last place; there the last bit differs from the CPU's for a few percent of operands
- * (test_f80_trans.c measures how often). The special operands, the flags and the CPU's
- * shortcuts (tiny arguments, operands outside the documented domains) are the CPU's
- * exactly.
+ * correction in 67, the CPU's 66-bit pi). FYL2XP1 between 2^-68 and 1/4, whose logarithm
+ * is a 67-bit value by steps not yet found, takes the exact one truncated. Elsewhere the
+ * result is the exact function (after the CPU's own argument reduction for the
+ * trigonometric ones, by its 66-bit pi) rounded to 64 bits, lowered for FYL2X by the bias
+ * measured, 0.02 to 0.12 of the last place; there the last bit differs from the CPU's for
+ * a few percent of operands (test_f80_trans.c measures how often). The special operands,
+ * the flags and the CPU's shortcuts (tiny arguments, operands outside the documented
+ * domains) are the CPU's exactly.
  *
  * Precision control does not apply: these always round to 64 bits. An unmasked IE, DE
  * or ZE in env->sw tells the caller to leave the registers alone, as the CPU does. */
