@@ -233,8 +233,8 @@ static F80 quotient(Parts y, Parts x, F80Env *env) {
 static F80 angle_result(QValue a, Parts x, Parts y, bool y_larger, F80Env *env) {
   QValue v = a;
   if (x.neg || y_larger) {
-    Q pi = ldexpf128((Q)F80_PIO2, -64), inner = f80_q_truncated67(a); /* exact sums */
-    v = (QValue){y_larger ? (x.neg ? pi / 2 + inner : pi / 2 - inner) : pi - inner, Q_EXACT};
+    Q pi = ldexpf128((Q)F80_PIO2, -64), inner = f80_q_truncated67(a);
+    v = y_larger ? f80_q_sum(pi / 2, x.neg ? inner : -inner) : f80_q_sum(pi, -inner);
   }
   F80 r = f80_from_q(y.neg ? -v.v : v.v, 0, v.side, env);
   return v.side == Q_EXACT ? f80_inexact_anyway(r, env) : r;
