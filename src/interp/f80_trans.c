@@ -192,10 +192,14 @@ F80 f80_2xm1(F80 x, F80Env *env) {
       /* The CPU adds the rest, e^t - 1 - t, rounded to 64 bits (measured: the rate of
        * results exact in 64 bits doubles with each binade of x, 1/16 in [1/8, 1/4), as a
        * 64-bit t^2/2 over a 67-bit t makes it). e^t - 1 and t differ by less than a
-       * factor of two, so their difference is exact. */
-      QValue sum = f80_q_sum(v, f80_q_rounded(expm1f128(v) - v, 64));
+       * factor of two, so their difference is exact; for small t, where binary128's
+       * e^t - 1 would lose it, the rest is its series. */
+      Q rest = fabsf128(v) < 0x1p-30Q ? v * v * (0.5Q + v * (1 / 6.0Q + v / 24))
+                                      : expm1f128(v) - v;
+      QValue sum = f80_q_sum(v, f80_q_rounded(rest, 64));
       v = sum.v;
-      side = sum.side;
+      /* A rest below binary128's range is only the side it lies on, as above. */
+      side = rest == 0 ? (p.neg ? Q_BELOW : Q_ABOVE) : sum.side;
     }
   } else {
     v = expm1f128(f80_to_q(x) * M_LN2f128);

@@ -787,7 +787,8 @@ static const char *const SPECIAL[] = {
  * results, its polynomial for cos t - 1) give another last bit than the correctly rounded
  * value, or an exact result, measured on an Intel Xeon (family 6 model 207), in the
  * format of SPECIAL: the sine and cosine from a reduced argument of 1/4 on, FPTAN, FSINCOS,
- * F2XM1 in [1/8, 1/4), FPATAN where the exponents are close (all four quadrants). */
+ * F2XM1 in [1/8, 1/4) and near 2^-120 (where the rest e^t - 1 - t is below binary128's
+ * precision of t), FPATAN where the exponents are close (all four quadrants). */
 static const char *const STEPS[] = {
     "s 077f 3ffd:b298ad225984f33d 3ffd:aeff1d6896668f86 0020",
     "s 0b7f 3ffd:8b9b72d7e338494a 3ffd:89e239d6644570db 0220",
@@ -816,6 +817,10 @@ static const char *const STEPS[] = {
     "e 077f 3ffc:d1084babdbb00193 3ffc:9ba450f095bb21fb 0020",
     "e 037f bffc:f21fdd4bba4bd3b2 bffc:9acbe192059df47e 0020",
     "e 037f bffc:ab8d4c015f90c077 bffb:e0884ee615593819 0020",
+    "e 0b7f 3f87:91a2b3c4d5e6f780 3f86:c9e4ccc37e13e14e 0220",
+    "e 077f 3f87:91a2b3c4d5e6f780 3f86:c9e4ccc37e13e14d 0020",
+    "e 0b7f bf7d:ff6e5d4c3b2a1908 bf7d:b10d259170106fba 0020",
+    "e 077f bf7d:ff6e5d4c3b2a1908 bf7d:b10d259170106fbb 0220",
     "a 0f7f 3fff:eab1281a2bdeb47b 3ffe:f26b4e5c0d00b61c 3ffd:f416070b8afe8256 0020",
     "a 037f 3fff:ce5818b3a71f736b bfff:9175484f1192f3d3 bffe:9d30de774dda6d0f 0220",
     "a 077f bfff:dcae7817fbcd7dbd 3ffe:b44bb09889416a8b 4000:b03df8b9d53c6008 0020",
