@@ -9,9 +9,9 @@
  * sines and cosines in 67 bits, the correction to it in 64 and 67), FPTAN (that sine over
  * that cosine, each truncated to 67 bits), F2XM1 below 1/4 (t = x * ln2 in 67 bits, from a
  * 68-bit ln2, plus e^t - 1 - t in 64), FYL2X outside [7/8, 9/8) and FYL2XP1 from 1/4 on
- * (the logarithm truncated to 67 bits, times y) and below 2^-68 (x * log2(e) in 67 bits,
+ * (the logarithm truncated to 67 bits, times y) and below 2^-65 (x * log2(e) in 67 bits,
  * from a 68-bit log2(e)), FPATAN (a table of arctangents in 67 bits, the quotient or the
- * correction in 67, the CPU's 66-bit pi). FYL2XP1 between 2^-68 and 1/4, whose logarithm
+ * correction in 67, the CPU's 66-bit pi). FYL2XP1 between 2^-65 and 1/4, whose logarithm
  * is a 67-bit value by steps not yet found, takes the exact one truncated. Elsewhere the
  * result is the exact function (after the CPU's own argument reduction for the
  * trigonometric ones, by its 66-bit pi) rounded to 64 bits, lowered for FYL2X by the bias
