@@ -788,7 +788,8 @@ static const char *const SPECIAL[] = {
  * value, or an exact result, measured on an Intel Xeon (family 6 model 207), in the
  * format of SPECIAL: the sine and cosine from a reduced argument of 1/4 on, FPTAN, FSINCOS,
  * F2XM1 in [1/8, 1/4) and near 2^-120 (where the rest e^t - 1 - t is below binary128's
- * precision of t), FPATAN where the exponents are close (all four quadrants). */
+ * precision of t), FYL2XP1 in [2^-68, 2^-66) (x log2(e) in 67 bits), FPATAN where the
+ * exponents are close (all four quadrants). */
 static const char *const STEPS[] = {
     "s 077f 3ffd:b298ad225984f33d 3ffd:aeff1d6896668f86 0020",
     "s 0b7f 3ffd:8b9b72d7e338494a 3ffd:89e239d6644570db 0220",
@@ -821,6 +822,10 @@ static const char *const STEPS[] = {
     "e 077f 3f87:91a2b3c4d5e6f780 3f86:c9e4ccc37e13e14d 0020",
     "e 0b7f bf7d:ff6e5d4c3b2a1908 bf7d:b10d259170106fba 0020",
     "e 077f bf7d:ff6e5d4c3b2a1908 bf7d:b10d259170106fbb 0220",
+    "p 037f bfbc:dac4cc05609a7b0d 4001:a2cbeb833a60712e bfbf:c8b54b0fdecd532d 0020",
+    "p 037f 3fbc:ad549a6c22796478 c000:e0c90105de216686 bfbe:db9275d1b29af20f 0220",
+    "p 037f 3fbc:f0a4d2182c519248 c001:94379eb6e71b23a8 bfbf:c9016d5ba3a880b3 0020",
+    "p 037f bfbb:d5515628009973b8 bfff:b561b22097395486 3fbc:da0ca22a3ec01963 0020",
     "a 0f7f 3fff:eab1281a2bdeb47b 3ffe:f26b4e5c0d00b61c 3ffd:f416070b8afe8256 0020",
     "a 037f 3fff:ce5818b3a71f736b bfff:9175484f1192f3d3 bffe:9d30de774dda6d0f 0220",
     "a 077f bfff:dcae7817fbcd7dbd 3ffe:b44bb09889416a8b 4000:b03df8b9d53c6008 0020",
