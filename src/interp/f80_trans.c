@@ -103,11 +103,30 @@ u128 f80_q_truncated(Q v, unsigned bits, int32_t *exp) {
   return sig >> (length - (int)bits);
 }
 
+/* Where the exact v + lost lies against v, in magnitude. */
+static QSide side_of(Q v, Q lost) {
+  return lost == 0 ? Q_EXACT : (lost > 0) == (v > 0) ? Q_ABOVE : Q_BELOW;
+}
+
 QValue f80_q_sum(Q a, Q b) {
   /* Fast2Sum: what the rounding of the sum lost, exactly */
   Q s = a + b, lost = fabsf128(a) >= fabsf128(b) ? (a - s) + b : (b - s) + a;
-  QSide side = lost == 0 ? Q_EXACT : (lost > 0) == (s > 0) ? Q_ABOVE : Q_BELOW;
-  return (QValue){s, side};
+  return (QValue){s, side_of(s, lost)};
+}
+
+QValue f80_q_product(Q a, Q b) {
+  Q p = a * b, lost = fmaf128(a, b, -p); /* exactly */
+  return (QValue){p, side_of(p, lost)};
+}
+
+QValue f80_q_quotient(Q a, Q b) {
+  Q q = a / b, rest = fmaf128(-q, b, a); /* a - q b exactly: a / b = q + rest / b */
+  return (QValue){q, side_of(q, b > 0 ? rest : -rest)};
+}
+
+F80 f80_from_value(QValue a, int32_t scale, F80Env *env) {
+  F80 r = f80_from_q(a.v, scale, a.side, env);
+  return a.side == Q_EXACT ? f80_inexact_anyway(r, env) : r;
 }
 
 Q f80_q_truncated67(QValue a) {
@@ -205,8 +224,7 @@ F80 f80_2xm1(F80 x, F80Env *env) {
     v = expm1f128(f80_to_q(x) * M_LN2f128);
   }
   f80_q_end(saved);
-  r = f80_from_q(v, scale, side, env);
-  return side == Q_EXACT ? f80_inexact_anyway(r, env) : r; /* inexact all the same (measured) */
+  return f80_from_value((QValue){v, side}, scale, env);
 }
 
 /* ---- FPATAN ---- */
@@ -240,8 +258,7 @@ static F80 angle_result(QValue a, Parts x, Parts y, bool y_larger, F80Env *env) 
     Q pi = ldexpf128((Q)F80_PIO2, -64), inner = f80_q_truncated67(a);
     v = y_larger ? f80_q_sum(pi / 2, x.neg ? inner : -inner) : f80_q_sum(pi, -inner);
   }
-  F80 r = f80_from_q(y.neg ? -v.v : v.v, 0, v.side, env);
-  return v.side == Q_EXACT ? f80_inexact_anyway(r, env) : r;
+  return f80_from_value((QValue){y.neg ? -v.v : v.v, v.side}, 0, env);
 }
 
 /* Where the exponents of y and x differ by 5 or more (3 or more with |y| above), the CPU

@@ -122,9 +122,14 @@ typedef struct QValue {
   Q v;
   QSide side; /* in magnitude */
 } QValue;
-/* a + b (exact when their exponents are close, else rounded), and the side of the exact
- * sum. */
+/* a + b (exact when their exponents are close, else rounded), a * b and a / b rounded, each
+ * with the side of the exact result. */
 QValue f80_q_sum(Q a, Q b);
+QValue f80_q_product(Q a, Q b);
+QValue f80_q_quotient(Q a, Q b);
+/* a.v * 2^scale rounded once, as f80_from_q; reported inexact even where a is exact, as
+ * the transcendental instructions always are (measured). */
+F80 f80_from_value(QValue a, int32_t scale, F80Env *env);
 /* a truncated to 67 bits (toward zero), as the CPU's intermediate results are. */
 Q f80_q_truncated67(QValue a);
 /* v rounded to nearest to `bits` bits, as the CPU's 64- and 67-bit steps round. */

@@ -95,13 +95,6 @@ static bool zero_or_tiny(F80 x) {
          ((k == F80_NORMAL || k == F80_DENORMAL) && f80_parts(x).exp < TINY_EXP);
 }
 
-/* a * b rounded, and its side: the fused multiply-add gives what the rounding lost. */
-static QValue product(Q a, Q b) {
-  Q p = a * b, lost = fmaf128(a, b, -p);
-  QSide side = lost == 0 ? Q_EXACT : (lost > 0) == (p > 0) ? Q_ABOVE : Q_BELOW;
-  return (QValue){p, side};
-}
-
 /* cos t - 1 for |t| <= 1/16 as the CPU's polynomial gives it: its error, up to 2^-70.4,
  * runs up and down four times over that range, as the error of the best (minimax) even
  * polynomial of degree 8 does; the coefficients of that polynomial for |t| <= 0.0635
@@ -128,8 +121,8 @@ static QValue cpu_sin_cos(Q a, bool want_cos) {
   Q grid = a < 0.5Q ? 16 : 8, b = (floorf128(a * grid) + 0.5Q) / grid, t = a - b; /* exact */
   Q sin_b = f80_q_rounded(sinf128(b), 67), cos_b = f80_q_rounded(cosf128(b), 67);
   Q p = want_cos ? cos_b : sin_b, q = want_cos ? -sin_b : cos_b; /* p cos t + q sin t */
-  Q linear = f80_q_truncated67(product(q, f80_q_rounded(sinf128(t), 64)));
-  Q square = f80_q_truncated67(product(p, cos_minus_one(t)));
+  Q linear = f80_q_truncated67(f80_q_product(q, f80_q_rounded(sinf128(t), 64)));
+  Q square = f80_q_truncated67(f80_q_product(p, cos_minus_one(t)));
   return f80_q_sum(p, f80_q_truncated67(f80_q_sum(linear, square)));
 }
 
@@ -158,12 +151,6 @@ static QValue cos_in(Reduced red) {
   }
 }
 
-/* The value rounded once; inexact even where its last step was exact (measured). */
-static F80 rounded_result(QValue a, bool neg, F80Env *env) {
-  F80 r = f80_from_q(neg ? -a.v : a.v, 0, a.side, env);
-  return a.side == Q_EXACT ? f80_inexact_anyway(r, env) : r;
-}
-
 F80 f80_sin(F80 x, bool *out_of_range, F80Env *env) {
   F80 r;
   if (trig_special(x, TRIG_SIN, &r, out_of_range, env)) return r;
@@ -171,7 +158,7 @@ F80 f80_sin(F80 x, bool *out_of_range, F80Env *env) {
   int saved = f80_q_begin();
   QValue v = sin_in(reduce(p));
   f80_q_end(saved);
-  return rounded_result(v, p.neg, env);
+  return f80_from_value(p.neg ? negated(v) : v, 0, env);
 }
 
 F80 f80_cos(F80 x, bool *out_of_range, F80Env *env) {
@@ -180,7 +167,7 @@ F80 f80_cos(F80 x, bool *out_of_range, F80Env *env) {
   int saved = f80_q_begin();
   QValue v = cos_in(reduce(f80_parts(x)));
   f80_q_end(saved);
-  return rounded_result(v, false, env);
+  return f80_from_value(v, 0, env);
 }
 
 void f80_sincos(F80 x, F80 *sin, F80 *cos, bool *out_of_range, F80Env *env) {
@@ -193,10 +180,10 @@ void f80_sincos(F80 x, F80 *sin, F80 *cos, bool *out_of_range, F80Env *env) {
   Reduced red = reduce(p);
   QValue s = sin_in(red), c = cos_in(red);
   f80_q_end(saved);
-  *sin = rounded_result(s, p.neg, env);
+  *sin = f80_from_value(p.neg ? negated(s) : s, 0, env);
   /* One status word for both: C1 tells how the cosine was rounded (measured). */
   env->sw &= (uint16_t)~X87_C1;
-  *cos = rounded_result(c, false, env);
+  *cos = f80_from_value(c, 0, env);
 }
 
 F80 f80_tan(F80 x, bool *out_of_range, F80Env *env) {
@@ -207,11 +194,7 @@ F80 f80_tan(F80 x, bool *out_of_range, F80Env *env) {
   Reduced red = reduce(p);
   /* The sine over the cosine, each truncated to 67 bits (measured: from 2^-33 to 1/16,
    * where both are exact, every operand tried). */
-  Q num = f80_q_truncated67(sin_in(red)), den = f80_q_truncated67(cos_in(red));
-  Q t = num / den;
-  Q lost = fmaf128(-t, den, num); /* num - t * den exactly: the side of num / den */
+  QValue t = f80_q_quotient(f80_q_truncated67(sin_in(red)), f80_q_truncated67(cos_in(red)));
   f80_q_end(saved);
-  QSide side = lost == 0 ? Q_EXACT : (lost > 0) == (den > 0) ? Q_ABOVE : Q_BELOW;
-  if (t < 0) side = -side; /* the side in magnitude */
-  return rounded_result((QValue){t, side}, p.neg, env);
+  return f80_from_value(p.neg ? negated(t) : t, 0, env);
 }
