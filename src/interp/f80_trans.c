@@ -264,9 +264,7 @@ static F80 angle_result(QValue a, Parts x, Parts y, bool y_larger, F80Env *env) 
 /* Where the exponents of y and x differ by 5 or more (3 or more with |y| above), the CPU
  * divides the smaller by the larger, truncates the quotient q to 67 bits and takes atan q
  * as the angle (measured on an Intel Xeon: the same bits for every operand tried there). */
-static F80 atan_as_cpu(Parts x, Parts y, F80Env *env) {
-  bool y_larger = y.exp > x.exp || (y.exp == x.exp && y.sig > x.sig);
-  Parts num = y_larger ? x : y, den = y_larger ? y : x;
+static QValue angle_of_quotient(Parts num, Parts den) {
   /* num.sig / den.sig in (1/2, 2), to 128 bits by long division, then its top 67 */
   u128 n = (u128)num.sig << 63;
   uint64_t q1 = (uint64_t)(n / den.sig), r1 = (uint64_t)(n % den.sig);
@@ -275,7 +273,7 @@ static F80 atan_as_cpu(Parts x, Parts y, F80Env *env) {
   int z = f80_clz128(sig);
   u128 q67 = (sig << z) >> (128 - 67);
   Q q = ldexpf128((Q)q67, num.exp - den.exp - z - 66);
-  return angle_result((QValue){atanf128(q), Q_BELOW}, x, y, y_larger, env);
+  return (QValue){atanf128(q), Q_BELOW};
 }
 
 /* Where they differ by less, and the ratio q of the smaller to the larger is 3/64 or
@@ -284,18 +282,15 @@ static F80 atan_as_cpu(Parts x, Parts y, F80Env *env) {
  * bits, atan d truncated to 67 bits (measured on an Intel Xeon: each step pinned by
  * ratios next to a table point; 99.9 % of the CPU's results, against 93 % from the exact
  * angle). */
-static F80 atan_from_table(Parts x, Parts y, F80Env *env) {
-  bool y_larger = y.exp > x.exp || (y.exp == x.exp && y.sig > x.sig);
-  Parts num = y_larger ? x : y, den = y_larger ? y : x;
+static QValue angle_from_table(Parts num, Parts den) {
   /* Magnitudes scaled alike: den in [1, 2), num within a factor 2^5 below it. */
   Q n = f80_sig_q((Parts){false, 0, num.sig}) * ldexpf128(1, num.exp - den.exp);
   Q m = f80_sig_q((Parts){false, 0, den.sig});
   Q b = roundf128(n / m * 32) / 32;
-  if (b < 0.0625Q) return atan_as_cpu(x, y, env);
+  if (b < 0.0625Q) return angle_of_quotient(num, den);
   Q d = f80_q_rounded((n - b * m) / (m + b * n), 67); /* numerator, denominator exact */
   Q table = f80_q_rounded(atanf128(b), 67);
-  QValue a = f80_q_sum(table, f80_q_truncated67((QValue){atanf128(d), Q_EXACT}));
-  return angle_result(a, x, y, y_larger, env);
+  return f80_q_sum(table, f80_q_truncated67((QValue){atanf128(d), Q_EXACT}));
 }
 
 F80 f80_atan(F80 x, F80 y, F80Env *env) {
@@ -314,8 +309,11 @@ F80 f80_atan(F80 x, F80 y, F80Env *env) {
   int32_t d = py.exp - px.exp;
   if (!xneg && (d < -40 || (d == -40 && py.sig < px.sig)))
     return f80_inexact_anyway(quotient(py, px, env), env);
+  bool y_larger = d > 0 || (d == 0 && py.sig > px.sig);
+  Parts num = y_larger ? px : py, den = y_larger ? py : px;
   int saved = f80_q_begin();
-  F80 a = d <= -5 || d >= 3 ? atan_as_cpu(px, py, env) : atan_from_table(px, py, env);
+  QValue a = d <= -5 || d >= 3 ? angle_of_quotient(num, den) : angle_from_table(num, den);
+  r = angle_result(a, px, py, y_larger, env); /* binary128 sums: still round to nearest */
   f80_q_end(saved);
-  return a;
+  return r;
 }
