@@ -163,22 +163,29 @@ static F80 one(bool neg) { return f80_make(neg, F80_BIAS, F80_INT_BIT); }
 
 /* ---- F2XM1 ---- */
 
-/* Below 1/4 the CPU computes t = x * ln2 from ln2 truncated to 68 bits and truncates the
- * product to 67 bits (measured on an Intel Xeon: with e^t - 1 as f80_2xm1 forms it, the
- * same bits under every rounding control for every operand tried below 2^-9, and for 98
+/* ln2 * 2^68, truncated: the CPU's constant for F2XM1 below 1/4. */
+static const u128 LN2_68 = (u128)0xB17217F7D1CF79ABull << 4 | 0xC;
+
+/* Below 1/4 the CPU computes t = x * ln2 from LN2_68 and truncates the product to 67
+ * bits (measured on an Intel Xeon: with e^t - 1 as f80_2xm1 forms it, the same bits
+ * under every rounding control for every operand tried from 2^-68 to 2^-9, and for 98
  * to 99.9 % of them from there to 1/4). */
-static Q ln2_times(Parts p, int32_t *scale) {
-  static const u128 LN2_68 = (u128)0xB17217F7D1CF79ABull << 4 | 0xC; /* ln2 * 2^68, truncated */
+static Q ln2_times(Parts p) {
   int32_t e;
-  Q v = (Q)f80_times_constant(p, LN2_68, 68, &e);
-  if (e < -16300) { /* beyond binary128's range: the caller scales */
-    *scale = e + 66;
-    v = ldexpf128(v, -66);
-  } else {
-    *scale = 0;
-    v = ldexpf128(v, e);
-  }
+  Q t = (Q)f80_times_constant(p, LN2_68, 68, &e);
+  Q v = ldexpf128(t, e);
   return p.neg ? -v : v;
+}
+
+/* Below 2^-68 the CPU returns x * LN2_68 itself, every bit of the product kept and
+ * rounded once, neither truncated nor with the rest t^2/2 (measured: every operand
+ * tried from 2^-80 to 2^-69 under all four rounding controls, where the truncated t
+ * with its rest gives 92 %). */
+static F80 tiny_2xm1(Parts p, F80Env *env) {
+  Wide w = f80_mul_wide(p.sig, LN2_68);
+  /* |x| * LN2_68 = sig * 2^(p.exp - 63) * LN2_68 * 2^-68 = top * 2^(shift + p.exp - 131) */
+  int32_t exp = F80_BIAS + 127 + w.shift + p.exp - 63 - 68;
+  return f80_inexact_anyway(f80_round_pack(p.neg, exp, w.top, !w.lost, 64, env), env);
 }
 
 F80 f80_2xm1(F80 x, F80Env *env) {
@@ -197,34 +204,27 @@ F80 f80_2xm1(F80 x, F80Env *env) {
   if (!in_domain) return f80_inexact_anyway(x, env);
   if (p.exp == 0)
     return f80_inexact_anyway(p.neg ? f80_make(true, F80_BIAS - 1, F80_INT_BIT) : x, env);
+  if (p.exp < -68) return tiny_2xm1(p, env);
   int saved = f80_q_begin();
   Q v;
-  int32_t scale = 0;
   QSide side = Q_BELOW;
   if (p.exp < -2) {
-    v = ln2_times(p, &scale);
-    /* e^t - 1 = t + t^2/2 + ...: where t is below binary128's range the square is only
-     * the side it lies on, a little above t. */
-    if (scale) {
-      side = p.neg ? Q_BELOW : Q_ABOVE;
-    } else {
-      /* The CPU adds the rest, e^t - 1 - t, rounded to 64 bits (measured: the rate of
-       * results exact in 64 bits doubles with each binade of x, 1/16 in [1/8, 1/4), as a
-       * 64-bit t^2/2 over a 67-bit t makes it). e^t - 1 and t differ by less than a
-       * factor of two, so their difference is exact; for small t, where binary128's
-       * e^t - 1 would lose it, the rest is its series. */
-      Q rest = fabsf128(v) < 0x1p-30Q ? v * v * (0.5Q + v * (1 / 6.0Q + v / 24))
-                                      : expm1f128(v) - v;
-      QValue sum = f80_q_sum(v, f80_q_rounded(rest, 64));
-      v = sum.v;
-      /* A rest below binary128's range is only the side it lies on, as above. */
-      side = rest == 0 ? (p.neg ? Q_BELOW : Q_ABOVE) : sum.side;
-    }
+    v = ln2_times(p);
+    /* The CPU adds the rest, e^t - 1 - t, rounded to 64 bits (measured: the rate of
+     * results exact in 64 bits doubles with each binade of x, 1/16 in [1/8, 1/4), as a
+     * 64-bit t^2/2 over a 67-bit t makes it). e^t - 1 and t differ by less than a
+     * factor of two, so their difference is exact; for small t, where binary128's
+     * e^t - 1 would lose it, the rest is its series. */
+    Q rest = fabsf128(v) < 0x1p-30Q ? v * v * (0.5Q + v * (1 / 6.0Q + v / 24))
+                                    : expm1f128(v) - v;
+    QValue sum = f80_q_sum(v, f80_q_rounded(rest, 64));
+    v = sum.v;
+    side = sum.side;
   } else {
     v = expm1f128(f80_to_q(x) * M_LN2f128);
   }
   f80_q_end(saved);
-  return f80_from_value((QValue){v, side}, scale, env);
+  return f80_from_value((QValue){v, side}, 0, env);
 }
 
 /* ---- FPATAN ---- */

@@ -787,8 +787,8 @@ static const char *const SPECIAL[] = {
  * results, its polynomial for cos t - 1) give another last bit than the correctly rounded
  * value, or an exact result, measured on an Intel Xeon (family 6 model 207), in the
  * format of SPECIAL: the sine and cosine from a reduced argument of 1/4 on, FPTAN, FSINCOS,
- * F2XM1 in [1/8, 1/4) and near 2^-120 (where the rest e^t - 1 - t is below binary128's
- * precision of t), FYL2XP1 in [2^-68, 2^-66) (x log2(e) in 67 bits), FPATAN where the
+ * F2XM1 in [1/8, 1/4) and below 2^-68 (x times its 68-bit ln 2, every bit kept),
+ * FYL2XP1 in [2^-68, 2^-66) (x log2(e) in 67 bits), FPATAN where the
  * exponents are close (all four quadrants). */
 static const char *const STEPS[] = {
     "s 077f 3ffd:b298ad225984f33d 3ffd:aeff1d6896668f86 0020",
@@ -822,6 +822,8 @@ static const char *const STEPS[] = {
     "e 077f 3f87:91a2b3c4d5e6f780 3f86:c9e4ccc37e13e14d 0020",
     "e 0b7f bf7d:ff6e5d4c3b2a1908 bf7d:b10d259170106fba 0020",
     "e 077f bf7d:ff6e5d4c3b2a1908 bf7d:b10d259170106fbb 0220",
+    "e 077f bfb9:a825feff19c4484f bfb8:e91a6bf03d96dd58 0220",
+    "e 037f bfb9:f347c382f0a27bd6 bfb9:a8a10ae98ce0a834 0020",
     "p 037f bfbc:dac4cc05609a7b0d 4001:a2cbeb833a60712e bfbf:c8b54b0fdecd532d 0020",
     "p 037f 3fbc:ad549a6c22796478 c000:e0c90105de216686 bfbe:db9275d1b29af20f 0220",
     "p 037f 3fbc:f0a4d2182c519248 c001:94379eb6e71b23a8 bfbf:c9016d5ba3a880b3 0020",
@@ -1122,9 +1124,9 @@ static void random_operands(Op op, F80 *x, F80 *y) {
 }
 
 /* Per mille. Measured on an Intel Xeon (family 6 model 207) with X64EMU_DIFF_ITER=100000
- * (all four rounding modes): 99.9, 99.8, 99.8, 99.8, 99.6, 99.9, 96.2, 99.9%; the bounds
+ * (all four rounding modes): 99.9, 99.8, 99.8, 99.8, 99.8, 99.9, 96.2, 99.9%; the bounds
  * leave four standard deviations of a 3000-case sample. */
-static const unsigned MIN_AGREEMENT[T_COUNT] = {995, 995, 995, 995, 990, 996, 945, 995};
+static const unsigned MIN_AGREEMENT[T_COUNT] = {995, 995, 995, 995, 994, 996, 945, 995};
 
 static void test_random_host(void **state) {
   unsigned n = iterations();
