@@ -58,7 +58,8 @@ F80 f80_atan(F80 x, F80 y, F80Env *env);
 typedef __float128 Q;
 Q sinf128(Q), cosf128(Q), atanf128(Q), atan2f128(Q, Q), expm1f128(Q), log1pf128(Q),
     log2f128(Q), fmaf128(Q, Q, Q), nextafterf128(Q, Q), roundevenf128(Q), roundf128(Q),
-    floorf128(Q), fabsf128(Q), frexpf128(Q, int *);
+    floorf128(Q), ceilf128(Q), fabsf128(Q), atanhf128(Q), frexpf128(Q, int *);
+int ilogbf128(Q);
 Q ldexpf128(Q, int);
 #define M_LN2f128 log1pf128(1)
 #define M_LOG2Ef128 (1 / log1pf128(1))

@@ -788,8 +788,9 @@ static const char *const SPECIAL[] = {
  * value, or an exact result, measured on an Intel Xeon (family 6 model 207), in the
  * format of SPECIAL: the sine and cosine from a reduced argument of 1/4 on, FPTAN, FSINCOS,
  * F2XM1 in [1/8, 1/4) and below 2^-68 (x times its 68-bit ln 2, every bit kept),
- * FYL2XP1 in [2^-68, 2^-66) (x log2(e) in 67 bits), FPATAN where the
- * exponents are close (all four quadrants). */
+ * FYL2XP1 below 1/8 (x log2(e) in 67 bits, the quotient x / (1 + x/2) of a 67-bit
+ * divisor and the atanh series, both signs), FPATAN where the exponents are close (all
+ * four quadrants). */
 static const char *const STEPS[] = {
     "s 077f 3ffd:b298ad225984f33d 3ffd:aeff1d6896668f86 0020",
     "s 0b7f 3ffd:8b9b72d7e338494a 3ffd:89e239d6644570db 0220",
@@ -828,6 +829,18 @@ static const char *const STEPS[] = {
     "p 037f 3fbc:ad549a6c22796478 c000:e0c90105de216686 bfbe:db9275d1b29af20f 0220",
     "p 037f 3fbc:f0a4d2182c519248 c001:94379eb6e71b23a8 bfbf:c9016d5ba3a880b3 0020",
     "p 037f bfbb:d5515628009973b8 bfff:b561b22097395486 3fbc:da0ca22a3ec01963 0020",
+    "p 0b7f bfbd:cc05d63f9e739eec bffe:dc9221e6c7627814 3fbd:fd9b68e22777f0f2 0220",
+    "p 037f bfbf:ff5d55dbfbc9c70b bfff:d71a5ba834d78ee9 3fc1:9ac76366fd47bf8d 0020",
+    "p 037f 3fc3:c3e5df234435b5eb 3ffe:d36c0d02cfe70fc8 3fc3:e96850553d098889 0220",
+    "p 037f 3fc8:d1dea55b488d695e 3ffe:b992901c13758cc4 3fc8:db7b45ac0d2e067e 0220",
+    "p 037f bfcd:fef677edf6fc9f05 4000:e7c6f7f02cbaf9b5 bfd0:a683b72b9b0904dc 0020",
+    "p 037f 3fcd:efb7c95da43fd260 bffe:9bd43836dc6e4aaf bfcd:d283df341038a90a 0220",
+    "p 0b7f bfd2:cc05d63f9e739eec bffe:dc9221e6c7627814 3fd2:fd9b68e2277e41df 0220",
+    "p 037f 3fd2:efb7c95da43fd260 bffe:9bd43836dc6e4aaf bfd2:d283df341032b14f 0020",
+    "p 037f 3fd7:e0cad5323709e942 bfff:fc7645dc755545c4 bfd9:9fe9912abadc8f05 0220",
+    "p 0f7f bfd7:a67fc27e11dfe94d 3fff:8bee706b2ab21154 bfd8:834c8de6f7cb7a35 0020",
+    "p 0b7f bfdc:b3592aa9db3706f6 3fff:86cdf82201fefb91 bfdd:883fff030b762501 0020",
+    "p 037f 3fe1:c3e5df234435b5eb 3ffe:d36c0d02cfe70fc8 3fe1:e968505272995cd3 0020",
     "a 0f7f 3fff:eab1281a2bdeb47b 3ffe:f26b4e5c0d00b61c 3ffd:f416070b8afe8256 0020",
     "a 037f 3fff:ce5818b3a71f736b bfff:9175484f1192f3d3 bffe:9d30de774dda6d0f 0220",
     "a 077f bfff:dcae7817fbcd7dbd 3ffe:b44bb09889416a8b 4000:b03df8b9d53c6008 0020",
@@ -1124,9 +1137,9 @@ static void random_operands(Op op, F80 *x, F80 *y) {
 }
 
 /* Per mille. Measured on an Intel Xeon (family 6 model 207) with X64EMU_DIFF_ITER=100000
- * (all four rounding modes): 99.9, 99.8, 99.8, 99.8, 99.8, 99.9, 96.2, 99.9%; the bounds
+ * (all four rounding modes): 99.9, 99.8, 99.8, 99.8, 99.8, 99.9, 99.8, 99.9%; the bounds
  * leave four standard deviations of a 3000-case sample. */
-static const unsigned MIN_AGREEMENT[T_COUNT] = {995, 995, 995, 995, 994, 996, 945, 995};
+static const unsigned MIN_AGREEMENT[T_COUNT] = {995, 995, 995, 995, 994, 996, 994, 995};
 
 static void test_random_host(void **state) {
   unsigned n = iterations();
