@@ -789,8 +789,8 @@ static const char *const SPECIAL[] = {
  * format of SPECIAL: the sine and cosine from a reduced argument of 1/4 on, FPTAN, FSINCOS,
  * F2XM1 in [1/8, 1/4) and below 2^-68 (x times its 68-bit ln 2, every bit kept),
  * FYL2XP1 below 1/8 (x log2(e) in 67 bits, the quotient x / (1 + x/2) of a 67-bit
- * divisor and the atanh series, both signs), FPATAN where the exponents are close (all
- * four quadrants). */
+ * divisor and the atanh series, both signs) and FYL2X in [7/8, 9/8) by the same steps,
+ * FPATAN where the exponents are close (all four quadrants). */
 static const char *const STEPS[] = {
     "s 077f 3ffd:b298ad225984f33d 3ffd:aeff1d6896668f86 0020",
     "s 0b7f 3ffd:8b9b72d7e338494a 3ffd:89e239d6644570db 0220",
@@ -841,6 +841,11 @@ static const char *const STEPS[] = {
     "p 0f7f bfd7:a67fc27e11dfe94d 3fff:8bee706b2ab21154 bfd8:834c8de6f7cb7a35 0020",
     "p 0b7f bfdc:b3592aa9db3706f6 3fff:86cdf82201fefb91 bfdd:883fff030b762501 0020",
     "p 037f 3fe1:c3e5df234435b5eb 3ffe:d36c0d02cfe70fc8 3fe1:e968505272995cd3 0020",
+    "l 037f 3fff:86bf0dd4980f2b00 4000:e7d1d79478656206 3ffd:896d1df6fee7e3fa 0020",
+    "l 077f 3ffe:fc11e670e19f7c00 c000:afc556d15dedbef5 3ffa:fb154d11fa984c4f 0020",
+    "l 0b7f 3ffe:e332b91dadb29800 4000:a571f10229de461d bffd:e3e85a037c2d15d3 0020",
+    "l 0f7f 3fff:8e1c4420e0b1b700 4000:bdc0facf82452e9c 3ffd:e505e115c3cdccec 0020",
+    "l 037f 3ffe:f1890b5e087d1600 c000:bc247054005a13fd 3ffc:fc97536b15922678 0020",
     "a 0f7f 3fff:eab1281a2bdeb47b 3ffe:f26b4e5c0d00b61c 3ffd:f416070b8afe8256 0020",
     "a 037f 3fff:ce5818b3a71f736b bfff:9175484f1192f3d3 bffe:9d30de774dda6d0f 0220",
     "a 077f bfff:dcae7817fbcd7dbd 3ffe:b44bb09889416a8b 4000:b03df8b9d53c6008 0020",
