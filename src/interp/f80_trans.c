@@ -188,6 +188,21 @@ static F80 tiny_2xm1(Parts p, F80Env *env) {
   return f80_inexact_anyway(f80_round_pack(p.neg, exp, w.top, !w.lost, 64, env), env);
 }
 
+/* 2^x - 1 for 1/4 <= |x| < 1 from the CPU's table: T = 2^B - 1 rounded to 67 bits at the
+ * middles B of intervals of 1/64 below 1/2 and of 1/32 above (measured on an Intel Xeon:
+ * next to every such B the CPU's result is T to 1e-3 of a unit, and the results exact in
+ * 64 bits are rarest there), plus (1 + T)(2^r - 1) for r = x - B. How the CPU forms that
+ * product is not pinned down: 1 + T and 2^r - 1 rounded to 64 bits, the product truncated
+ * to 67 bits, gives its bits under all four rounding controls for 98.8 to 99.4 % of
+ * operands (the exact function: 97 %). */
+static QValue table_2xm1(Q x) {
+  Q per = fabsf128(x) < 0.5Q ? 64 : 32, b = (floorf128(x * per) + 0.5Q) / per, r = x - b;
+  Q t = f80_q_rounded(expm1f128(b * M_LN2f128), 67);
+  Q rest = f80_q_truncated67(f80_q_product(f80_q_rounded(1 + t, 64),
+                                           f80_q_rounded(expm1f128(r * M_LN2f128), 64)));
+  return f80_q_sum(t, rest);
+}
+
 F80 f80_2xm1(F80 x, F80Env *env) {
   F80 r;
   if (f80_nan_operands(x, x, false, &r, env)) return r;
@@ -221,7 +236,9 @@ F80 f80_2xm1(F80 x, F80Env *env) {
     v = sum.v;
     side = sum.side;
   } else {
-    v = expm1f128(f80_to_q(x) * M_LN2f128);
+    QValue table = table_2xm1(f80_to_q(x));
+    v = table.v;
+    side = table.side;
   }
   f80_q_end(saved);
   return f80_from_value((QValue){v, side}, 0, env);

@@ -787,7 +787,8 @@ static const char *const SPECIAL[] = {
  * results, its polynomial for cos t - 1) give another last bit than the correctly rounded
  * value, or an exact result, measured on an Intel Xeon (family 6 model 207), in the
  * format of SPECIAL: the sine and cosine from a reduced argument of 1/4 on, FPTAN, FSINCOS,
- * F2XM1 in [1/8, 1/4) and below 2^-68 (x times its 68-bit ln 2, every bit kept),
+ * F2XM1 below 2^-68 (x times its 68-bit ln 2, every bit kept), in [1/8, 1/4) and from
+ * 1/4 on (its table of 2^B - 1 in 67 bits),
  * FYL2XP1 below 1/8 (x log2(e) in 67 bits, the quotient x / (1 + x/2) of a 67-bit
  * divisor and the atanh series, both signs) and FYL2X in [7/8, 9/8) by the same steps,
  * FPATAN where the exponents are close (all four quadrants). */
@@ -823,6 +824,12 @@ static const char *const STEPS[] = {
     "e 077f 3f87:91a2b3c4d5e6f780 3f86:c9e4ccc37e13e14d 0020",
     "e 0b7f bf7d:ff6e5d4c3b2a1908 bf7d:b10d259170106fba 0020",
     "e 077f bf7d:ff6e5d4c3b2a1908 bf7d:b10d259170106fbb 0220",
+    "e 037f 3ffe:fd87e2768be54332 3ffe:fc969ff2b01ed264 0020",
+    "e 037f bffd:84c81576a582918e bffc:a87a64898b3c5dce 0020",
+    "e 0b7f 3ffd:8000147c415825b3 3ffc:c1bfa4521030fb49 0220",
+    "e 0b7f 3ffe:e87c634659ac90cf 3ffe:e06b25361d0c97fb 0220",
+    "e 0b7f bffe:e127ac30dff6fe3d bffd:e9b3a13e6f4072aa 0020",
+    "e 0f7f bffe:f2cbc1890636aaae bffd:f6ae9b5a5a51ecf0 0020",
     "e 077f bfb9:a825feff19c4484f bfb8:e91a6bf03d96dd58 0220",
     "e 037f bfb9:f347c382f0a27bd6 bfb9:a8a10ae98ce0a834 0020",
     "p 037f bfbc:dac4cc05609a7b0d 4001:a2cbeb833a60712e bfbf:c8b54b0fdecd532d 0020",
@@ -1142,9 +1149,9 @@ static void random_operands(Op op, F80 *x, F80 *y) {
 }
 
 /* Per mille. Measured on an Intel Xeon (family 6 model 207) with X64EMU_DIFF_ITER=100000
- * (all four rounding modes): 99.9, 99.8, 99.8, 99.8, 99.8, 99.9, 99.8, 99.9%; the bounds
+ * (all four rounding modes): 99.9, 99.8, 99.8, 99.8, 99.9, 99.97, 99.8, 99.9%; the bounds
  * leave four standard deviations of a 3000-case sample. */
-static const unsigned MIN_AGREEMENT[T_COUNT] = {995, 995, 995, 995, 994, 996, 994, 995};
+static const unsigned MIN_AGREEMENT[T_COUNT] = {995, 995, 995, 995, 996, 996, 994, 995};
 
 static void test_random_host(void **state) {
   unsigned n = iterations();
