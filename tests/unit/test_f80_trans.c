@@ -786,13 +786,18 @@ static const char *const SPECIAL[] = {
 /* Operands where the CPU's own steps (its tables, its 64- and 67-bit intermediate
  * results, its polynomial for cos t - 1) give another last bit than the correctly rounded
  * value, or an exact result, measured on an Intel Xeon (family 6 model 207), in the
- * format of SPECIAL: the sine and cosine from a reduced argument of 1/4 on, FPTAN, FSINCOS,
+ * format of SPECIAL: the sine and cosine from a reduced argument of 1/4 on, the sine in
+ * [1/8, 1/4) (x + x W with a 64-bit W), FPTAN, FSINCOS,
  * F2XM1 below 2^-68 (x times its 68-bit ln 2, every bit kept), in [1/8, 1/4) and from
  * 1/4 on (its table of 2^B - 1 in 67 bits),
  * FYL2XP1 below 1/8 (x log2(e) in 67 bits, the quotient x / (1 + x/2) of a 67-bit
  * divisor and the atanh series, both signs) and FYL2X in [7/8, 9/8) by the same steps,
  * FPATAN where the exponents are close (all four quadrants). */
 static const char *const STEPS[] = {
+    "s 037f 3ffc:f50f255cd4141744 3ffc:f2ba07f232e57983 0020",
+    "s 077f 3ffc:82d25c8748159cbd 3ffc:8277556a36acbf1d 0020",
+    "s 0b7f 3ffc:e16d8b441a8dd193 3ffc:df9c897fb3087b60 0020",
+    "s 0f7f bffc:ea5a6e9899f627da bffc:e8501428bc07651c 0020",
     "s 077f 3ffd:b298ad225984f33d 3ffd:aeff1d6896668f86 0020",
     "s 0b7f 3ffd:8b9b72d7e338494a 3ffd:89e239d6644570db 0220",
     "s 0b7f 3ffd:bc14e2d63a0dcedf 3ffd:b7e1455e4917534d 0220",
