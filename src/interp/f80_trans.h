@@ -8,17 +8,19 @@
  * and rounded once: the sine and cosine of a reduced argument from 1/4 on (a table of
  * sines and cosines in 67 bits, the correction to it in 64 and 67), FPTAN (that sine over
  * that cosine, each truncated to 67 bits), F2XM1 below 1/4 (t = x * ln2 in 67 bits, from a
- * 68-bit ln2, plus e^t - 1 - t in 64), FYL2X outside [7/8, 9/8) and FYL2XP1 from 1/4 on
- * (the logarithm truncated to 67 bits, times y) and below 2^-65 (x * log2(e) in 67 bits,
- * from a 68-bit log2(e)), FPATAN (a table of arctangents in 67 bits, the quotient or the
- * correction in 67, the CPU's 66-bit pi). FYL2XP1 between 2^-65 and 1/4, whose logarithm
- * is a 67-bit value by steps not yet found, takes the exact one truncated. Elsewhere the
- * result is the exact function (after the CPU's own argument reduction for the
- * trigonometric ones, by its 66-bit pi) rounded to 64 bits, lowered for FYL2X by the bias
- * measured, 0.02 to 0.12 of the last place; there the last bit differs from the CPU's for
- * a few percent of operands (test_f80_trans.c measures how often). The special operands,
- * the flags and the CPU's shortcuts (tiny arguments, operands outside the documented
- * domains) are the CPU's exactly.
+ * 68-bit ln2, plus e^t - 1 - t in 64; below 2^-68 the product itself) and from 1/4 on (a
+ * table of 2^B - 1 in 67 bits), FYL2XP1 below 1/8 and FYL2X in [7/8, 9/8) (log2(e) 2
+ * atanh(q/2), q = x / (1 + x/2) with the divisor in 67 bits, in three parts each
+ * truncated to 67 bits), FYL2X elsewhere and FYL2XP1 from 1/4 on (the logarithm
+ * truncated to 67 bits, times y), FPATAN (a table of arctangents in 67 bits, the quotient
+ * or the correction in 67, the CPU's 66-bit pi). Where a step is known only in part (the
+ * sine below 1/4: x + x W with a 64-bit W; F2XM1's product after its table) the nearest
+ * choice is taken. Elsewhere the result is the exact function (after the CPU's own
+ * argument reduction for the trigonometric ones, by its 66-bit pi), truncated to 67 bits
+ * for FYL2XP1 in [1/8, 1/4), rounded to 64 bits; there the last bit differs from the
+ * CPU's for up to a few percent of operands (test_f80_trans.c measures how often). The
+ * special operands, the flags and the CPU's shortcuts (tiny arguments, operands outside
+ * the documented domains) are the CPU's exactly.
  *
  * Precision control does not apply: these always round to 64 bits. An unmasked IE, DE
  * or ZE in env->sw tells the caller to leave the registers alone, as the CPU does. */
