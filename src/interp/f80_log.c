@@ -21,35 +21,31 @@ static F80 times_integer(Parts y, int32_t k, F80Env *env) {
   return f80_inexact_anyway(f80_from_q(v, y.exp, Q_EXACT, env), env);
 }
 
-/* y * l, with y's exponent kept out of binary128 so that the product cannot leave its
- * range: |l| lies within [2^-16445 / ln 2, 16445] for 80-bit operands, scaled by
- * 2^l_scale where it would not. */
-static F80 times(Parts y, Q l, int32_t l_scale, int32_t cpu_error, F80Env *env) {
-  return f80_from_q_cpu(f80_sig_q(y) * l, y.exp + l_scale, cpu_error, env);
-}
-
 /* y * l as the CPU forms it away from 1: l truncated to 67 bits, the product rounded
  * once, and always reported inexact (measured on an Intel Xeon: the same bits for 99.5 %
  * of operands or more at every exponent of x outside [1/2, 2), 97 to 99.7 % within it;
  * in [7/8, 9/8) the logarithm itself is FYL2XP1's, below). */
-static F80 times_truncated(Parts y, Q l, F80Env *env) {
-  int32_t l_exp;
-  u128 l_sig = f80_q_truncated(l, 67, &l_exp);
+static F80 times_67(Parts y, bool l_neg, u128 l_sig, int32_t l_exp, F80Env *env) {
   Wide w = f80_mul_wide(y.sig, l_sig);
   /* y * l = y.sig * 2^(y.exp - 63) * l_sig * 2^l_exp = top * 2^(shift + y.exp - 63 + l_exp) */
   int32_t exp = F80_BIAS + 127 + w.shift + y.exp - 63 + l_exp;
-  return f80_inexact_anyway(f80_round_pack(y.neg != (l < 0), exp, w.top, !w.lost, 64, env), env);
+  return f80_inexact_anyway(f80_round_pack(y.neg != l_neg, exp, w.top, !w.lost, 64, env), env);
+}
+static F80 times_truncated(Parts y, Q l, F80Env *env) {
+  int32_t l_exp;
+  u128 l_sig = f80_q_truncated(l, 67, &l_exp);
+  return times_67(y, l < 0, l_sig, l_exp, env);
 }
 
 static const u128 LOG2E_68 = (u128)0xB8AA3B295C17F0BBull << 4 | 0xC; /* log2(e) * 2^67, rounded up */
 
-/* x * LOG2E_68 truncated to 67 bits: log2(1 + x) for |x| below 2^-70, where the CPU's
- * other terms (below) vanish. */
-static Q tiny_log2_1p(Parts x) {
+/* y log2(1 + x) for |x| below 2^-70, where the CPU's other terms (below) vanish: x times
+ * LOG2E_68 truncated to 67 bits, times y rounded once (measured: every operand tried
+ * down to the denormals), in integers, as x may lie beyond binary128's range. */
+static F80 tiny_yl2xp1(Parts x, Parts y, F80Env *env) {
   int32_t e;
   u128 sig = f80_times_constant(x, LOG2E_68, 67, &e);
-  Q v = ldexpf128((Q)sig, e);
-  return x.neg ? -v : v;
+  return times_67(y, x.neg, sig, e, env);
 }
 
 /* 2 atanh(q / 2) - q = q^3/12 + q^5/80 + q^7/448 + ..., without the cancellation below
@@ -144,6 +140,7 @@ F80 f80_yl2xp1(F80 x, F80 y, F80Env *env) {
   if (xneg && px.exp >= 0) return f80_inexact_anyway(x, env);
   int32_t k = log2_of_x_plus_one(px);
   if (k) return times_integer(py, k, env);
+  if (px.exp < -70) return tiny_yl2xp1(px, py, env);
   int saved = f80_q_begin();
   if (px.exp >= -2) {
     /* From 1/2 on, the CPU takes log2(1 + x) as FYL2X takes log2 x (measured on an
@@ -155,20 +152,11 @@ F80 f80_yl2xp1(F80 x, F80 y, F80Env *env) {
     f80_q_end(saved);
     return times_truncated(py, l, env);
   }
-  if (px.exp < -16000) {
-    /* log2(1 + x) = x / ln 2 to binary128's precision, x kept in its range; the CPU
-     * runs low here by about 0.06 of the last place (measured). */
-    Q l = f80_sig_q(px) * M_LOG2Ef128;
-    f80_q_end(saved);
-    return times(py, l, px.exp, -61, env);
-  }
   /* Below 1/8 the CPU's own steps. From there to 1/2 it takes a table at the middles B of
    * intervals of 1/32 (next to them its logarithm is the exact one truncated to 67 bits,
    * measured); how it forms the rest from x - B is not pinned down, and the exact
    * logarithm truncated, times y rounded once, comes closest (98 % in [1/8, 1/4)). */
-  Q l = px.exp < -70  ? tiny_log2_1p(px)
-        : px.exp < -3 ? small_log2_1p(f80_to_q(x))
-                      : log1pf128(f80_to_q(x)) * M_LOG2Ef128;
+  Q l = px.exp < -3 ? small_log2_1p(f80_to_q(x)) : log1pf128(f80_to_q(x)) * M_LOG2Ef128;
   f80_q_end(saved);
   return times_truncated(py, l, env);
 }

@@ -791,7 +791,7 @@ static const char *const SPECIAL[] = {
  * F2XM1 below 2^-68 (x times its 68-bit ln 2, every bit kept), in [1/8, 1/4) and from
  * 1/4 on (its table of 2^B - 1 in 67 bits),
  * FYL2XP1 below 1/8 (x log2(e) in 67 bits, the quotient x / (1 + x/2) of a 67-bit
- * divisor and the atanh series, both signs) and FYL2X in [7/8, 9/8) by the same steps,
+ * divisor and the atanh series, both signs, down to 2^-16000 and below) and FYL2X in [7/8, 9/8) by the same steps,
  * FPATAN where the exponents are close (all four quadrants). */
 static const char *const STEPS[] = {
     "s 037f 3ffc:f50f255cd4141744 3ffc:f2ba07f232e57983 0020",
@@ -853,6 +853,9 @@ static const char *const STEPS[] = {
     "p 0f7f bfd7:a67fc27e11dfe94d 3fff:8bee706b2ab21154 bfd8:834c8de6f7cb7a35 0020",
     "p 0b7f bfdc:b3592aa9db3706f6 3fff:86cdf82201fefb91 bfdd:883fff030b762501 0020",
     "p 037f 3fe1:c3e5df234435b5eb 3ffe:d36c0d02cfe70fc8 3fe1:e968505272995cd3 0020",
+    "p 037f 00ba:fceb625cd0cf05cb 3fff:ec79f0a285e0e412 00bc:a887693b4462a1ae 0220",
+    "p 077f 0163:bad1b3d24ac12138 3ffe:f3c1683fa79a6c20 0164:8050dd27b3586057 0020",
+    "p 0b7f 8108:dc27ce130ed8345d 4001:9dabcfff69d01c53 810b:c39f125b9c00f656 0020",
     "l 037f 3fff:86bf0dd4980f2b00 4000:e7d1d79478656206 3ffd:896d1df6fee7e3fa 0020",
     "l 077f 3ffe:fc11e670e19f7c00 c000:afc556d15dedbef5 3ffa:fb154d11fa984c4f 0020",
     "l 0b7f 3ffe:e332b91dadb29800 4000:a571f10229de461d bffd:e3e85a037c2d15d3 0020",
