@@ -21,16 +21,19 @@ static F80 times_integer(Parts y, int32_t k, F80Env *env) {
   return f80_inexact_anyway(f80_from_q(v, y.exp, Q_EXACT, env), env);
 }
 
-/* y * l as the CPU forms it away from 1: l truncated to 67 bits, the product rounded
- * once, and always reported inexact (measured on an Intel Xeon: the same bits for 99.5 %
- * of operands or more at every exponent of x outside [1/2, 2), 97 to 99.7 % within it;
- * in [7/8, 9/8) the logarithm itself is FYL2XP1's, below). */
+/* y * l for a 67-bit l = l_sig * 2^l_exp with the sign l_neg: the product rounded once,
+ * and always reported inexact, as the CPU does. */
 static F80 times_67(Parts y, bool l_neg, u128 l_sig, int32_t l_exp, F80Env *env) {
   Wide w = f80_mul_wide(y.sig, l_sig);
   /* y * l = y.sig * 2^(y.exp - 63) * l_sig * 2^l_exp = top * 2^(shift + y.exp - 63 + l_exp) */
   int32_t exp = F80_BIAS + 127 + w.shift + y.exp - 63 + l_exp;
   return f80_inexact_anyway(f80_round_pack(y.neg != l_neg, exp, w.top, !w.lost, 64, env), env);
 }
+
+/* y * l as the CPU forms it away from 1: l truncated to 67 bits, times y (measured on an
+ * Intel Xeon: the same bits for 99.5 % of operands or more at every exponent of x outside
+ * [1/2, 2), 97 to 99.7 % within it; in [7/8, 9/8) the logarithm itself is FYL2XP1's,
+ * below). */
 static F80 times_truncated(Parts y, Q l, F80Env *env) {
   int32_t l_exp;
   u128 l_sig = f80_q_truncated(l, 67, &l_exp);
