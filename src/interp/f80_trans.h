@@ -14,8 +14,8 @@
  * truncated to 67 bits), FYL2X elsewhere and FYL2XP1 from 1/4 on (the logarithm
  * truncated to 67 bits, times y), FPATAN (a table of arctangents in 67 bits, the quotient
  * or the correction in 67, the CPU's 66-bit pi). Where a step is known only in part (the
- * sine below 1/4: x + x W with a 64-bit W; F2XM1's product after its table) the nearest
- * choice is taken. Elsewhere the result is the exact function (after the CPU's own
+ * sine below 1/4: x + x W with a 64-bit W; FSINCOS's and FPTAN's cosine there, 1 + x^2 W;
+ * F2XM1's product after its table) the nearest choice is taken. Elsewhere the result is the exact function (after the CPU's own
  * argument reduction for the trigonometric ones, by its 66-bit pi), truncated to 67 bits
  * for FYL2XP1 in [1/8, 1/4), rounded to 64 bits; there the last bit differs from the
  * CPU's for up to a few percent of operands (test_f80_trans.c measures how often). The
