@@ -119,7 +119,7 @@ static Q cos_minus_one(Q t) {
  * operand tried from 1/32 on agrees with one of the two 64-bit values around w; which
  * one the CPU takes is not pinned down, w rounded to nearest gives 99.65 % in [1/8, 1/4)
  * under all four rounding controls at once, the exact sine 99.47 %). The cosine there as
- * FSINCOS and FPTAN form it (`paired`) is 1 + z W truncated to 67 bits, z = a^2, W
+ * FSINCOS and FPTAN form it (`paired`) is 1 + z W truncated to 67 bits, z = a^2, W =
  * (cos a - 1) / z rounded to 64 bits (99.55 % in [1/8, 1/4), the exact cosine 98.76 %);
  * FCOS alone forms it otherwise, not found, and takes the exact cosine (97.8 % there).
  * Below 1/32 the exact functions. */
