@@ -21,15 +21,6 @@ static F80 times_integer(Parts y, int32_t k, F80Env *env) {
   return f80_inexact_anyway(f80_from_q(v, y.exp, Q_EXACT, env), env);
 }
 
-/* y * l for a 67-bit l = l_sig * 2^l_exp with the sign l_neg: the product rounded once,
- * and always reported inexact, as the CPU does. */
-static F80 times_67(Parts y, bool l_neg, u128 l_sig, int32_t l_exp, F80Env *env) {
-  Wide w = f80_mul_wide(y.sig, l_sig);
-  /* y * l = y.sig * 2^(y.exp - 63) * l_sig * 2^l_exp = top * 2^(shift + y.exp - 63 + l_exp) */
-  int32_t exp = F80_BIAS + 127 + w.shift + y.exp - 63 + l_exp;
-  return f80_inexact_anyway(f80_round_pack(y.neg != l_neg, exp, w.top, !w.lost, 64, env), env);
-}
-
 /* y * l as the CPU forms it away from 1: l truncated to 67 bits, times y (measured on an
  * Intel Xeon: the same bits for 99.5 % of operands or more at every exponent of x outside
  * [1/2, 2), 97 to 99.7 % within it; in [7/8, 9/8) the logarithm itself is FYL2XP1's,
@@ -37,10 +28,11 @@ static F80 times_67(Parts y, bool l_neg, u128 l_sig, int32_t l_exp, F80Env *env)
 static F80 times_truncated(Parts y, Q l, F80Env *env) {
   int32_t l_exp;
   u128 l_sig = f80_q_truncated(l, 67, &l_exp);
-  return times_67(y, l < 0, l_sig, l_exp, env);
+  return f80_times_rounded(y, l < 0, l_sig, l_exp, env);
 }
 
-static const u128 LOG2E_68 = (u128)0xB8AA3B295C17F0BBull << 4 | 0xC; /* log2(e) * 2^67, rounded up */
+/* log2(e) * 2^67, rounded up to 68 bits: the CPU's constant for FYL2XP1. */
+static const u128 LOG2E_68 = (u128)0xB8AA3B295C17F0BBull << 4 | 0xC;
 
 /* y log2(1 + x) for |x| below 2^-70, where the CPU's other terms (below) vanish: x times
  * LOG2E_68 truncated to 67 bits, times y rounded once (measured: every operand tried
@@ -48,7 +40,7 @@ static const u128 LOG2E_68 = (u128)0xB8AA3B295C17F0BBull << 4 | 0xC; /* log2(e) 
 static F80 tiny_yl2xp1(Parts x, Parts y, F80Env *env) {
   int32_t e;
   u128 sig = f80_times_constant(x, LOG2E_68, 67, &e);
-  return times_67(y, x.neg, sig, e, env);
+  return f80_times_rounded(y, x.neg, sig, e, env);
 }
 
 /* 2 atanh(q / 2) - q = q^3/12 + q^5/80 + q^7/448 + ..., without the cancellation below

@@ -92,6 +92,14 @@ u128 f80_times_constant(Parts x, u128 k, int32_t k_frac, int32_t *exp) {
   return w.top >> (128 - 67);
 }
 
+F80 f80_times_rounded(Parts y, bool k_neg, u128 k, int32_t k_exp, F80Env *env) {
+  Wide w = f80_mul_wide(y.sig, k);
+  /* y * k * 2^k_exp = y.sig * 2^(y.exp - 63) * k * 2^k_exp
+   *                = top * 2^(shift + y.exp - 63 + k_exp) */
+  int32_t exp = F80_BIAS + 127 + w.shift + y.exp - 63 + k_exp;
+  return f80_inexact_anyway(f80_round_pack(y.neg != k_neg, exp, w.top, !w.lost, 64, env), env);
+}
+
 u128 f80_q_truncated(Q v, unsigned bits, int32_t *exp) {
   u128 b;
   memcpy(&b, &v, sizeof b);
@@ -124,8 +132,8 @@ QValue f80_q_quotient(Q a, Q b) {
   return (QValue){q, side_of(q, b > 0 ? rest : -rest)};
 }
 
-F80 f80_from_value(QValue a, int32_t scale, F80Env *env) {
-  F80 r = f80_from_q(a.v, scale, a.side, env);
+F80 f80_from_value(QValue a, F80Env *env) {
+  F80 r = f80_from_q(a.v, 0, a.side, env);
   return a.side == Q_EXACT ? f80_inexact_anyway(r, env) : r;
 }
 
@@ -166,26 +174,21 @@ static F80 one(bool neg) { return f80_make(neg, F80_BIAS, F80_INT_BIT); }
 /* ln2 * 2^68, truncated: the CPU's constant for F2XM1 below 1/4. */
 static const u128 LN2_68 = (u128)0xB17217F7D1CF79ABull << 4 | 0xC;
 
-/* Below 1/4 the CPU computes t = x * ln2 from LN2_68 and truncates the product to 67
- * bits (measured on an Intel Xeon: with e^t - 1 as f80_2xm1 forms it, the same bits
- * under every rounding control for every operand tried from 2^-68 to 2^-9, and for 98
- * to 99.9 % of them from there to 1/4). */
-static Q ln2_times(Parts p) {
+/* 2^x - 1 for 2^-68 <= |x| < 1/4: the CPU computes t = x * ln2 from LN2_68 and truncates
+ * the product to 67 bits, then adds the rest e^t - 1 - t rounded to 64 bits (measured on
+ * an Intel Xeon: the same bits under every rounding control for every operand tried from
+ * 2^-68 to 2^-9, and for 98 to 99.9 % of them from there to 1/4; the rate of results
+ * exact in 64 bits doubles with each binade of x, 1/16 in [1/8, 1/4), as a 64-bit t^2/2
+ * over a 67-bit t makes it). e^t - 1 and t differ by less than a factor of two, so their
+ * difference is exact; for small t, where binary128's e^t - 1 would lose it, the rest is
+ * its series. */
+static QValue small_2xm1(Parts p) {
   int32_t e;
-  Q t = (Q)f80_times_constant(p, LN2_68, 68, &e);
-  Q v = ldexpf128(t, e);
-  return p.neg ? -v : v;
-}
-
-/* Below 2^-68 the CPU returns x * LN2_68 itself, every bit of the product kept and
- * rounded once, neither truncated nor with the rest t^2/2 (measured: every operand
- * tried from 2^-80 to 2^-69 under all four rounding controls, where the truncated t
- * with its rest gives 92 %). */
-static F80 tiny_2xm1(Parts p, F80Env *env) {
-  Wide w = f80_mul_wide(p.sig, LN2_68);
-  /* |x| * LN2_68 = sig * 2^(p.exp - 63) * LN2_68 * 2^-68 = top * 2^(shift + p.exp - 131) */
-  int32_t exp = F80_BIAS + 127 + w.shift + p.exp - 63 - 68;
-  return f80_inexact_anyway(f80_round_pack(p.neg, exp, w.top, !w.lost, 64, env), env);
+  u128 sig = f80_times_constant(p, LN2_68, 68, &e);
+  Q t = ldexpf128((Q)sig, e);
+  if (p.neg) t = -t;
+  Q rest = fabsf128(t) < 0x1p-30Q ? t * t * (0.5Q + t * (1 / 6.0Q + t / 24)) : expm1f128(t) - t;
+  return f80_q_sum(t, f80_q_rounded(rest, 64));
 }
 
 /* 2^x - 1 for 1/4 <= |x| < 1 from the CPU's table: T = 2^B - 1 rounded to 67 bits at the
@@ -219,29 +222,15 @@ F80 f80_2xm1(F80 x, F80Env *env) {
   if (!in_domain) return f80_inexact_anyway(x, env);
   if (p.exp == 0)
     return f80_inexact_anyway(p.neg ? f80_make(true, F80_BIAS - 1, F80_INT_BIT) : x, env);
-  if (p.exp < -68) return tiny_2xm1(p, env);
+  /* Below 2^-68 the CPU returns x * LN2_68 itself, every bit of the product kept and
+   * rounded once, neither truncated nor with the rest t^2/2 (measured: every operand
+   * tried from 2^-80 to 2^-69 under all four rounding controls, where the truncated t
+   * with its rest gives 92 %). */
+  if (p.exp < -68) return f80_times_rounded(p, false, LN2_68, -68, env);
   int saved = f80_q_begin();
-  Q v;
-  QSide side = Q_BELOW;
-  if (p.exp < -2) {
-    v = ln2_times(p);
-    /* The CPU adds the rest, e^t - 1 - t, rounded to 64 bits (measured: the rate of
-     * results exact in 64 bits doubles with each binade of x, 1/16 in [1/8, 1/4), as a
-     * 64-bit t^2/2 over a 67-bit t makes it). e^t - 1 and t differ by less than a
-     * factor of two, so their difference is exact; for small t, where binary128's
-     * e^t - 1 would lose it, the rest is its series. */
-    Q rest = fabsf128(v) < 0x1p-30Q ? v * v * (0.5Q + v * (1 / 6.0Q + v / 24))
-                                    : expm1f128(v) - v;
-    QValue sum = f80_q_sum(v, f80_q_rounded(rest, 64));
-    v = sum.v;
-    side = sum.side;
-  } else {
-    QValue table = table_2xm1(f80_to_q(x));
-    v = table.v;
-    side = table.side;
-  }
+  QValue v = p.exp < -2 ? small_2xm1(p) : table_2xm1(f80_to_q(x));
   f80_q_end(saved);
-  return f80_from_value((QValue){v, side}, 0, env);
+  return f80_from_value(v, env);
 }
 
 /* ---- FPATAN ---- */
@@ -275,7 +264,7 @@ static F80 angle_result(QValue a, Parts x, Parts y, bool y_larger, F80Env *env) 
     Q pi = ldexpf128((Q)F80_PIO2, -64), inner = f80_q_truncated67(a);
     v = y_larger ? f80_q_sum(pi / 2, x.neg ? inner : -inner) : f80_q_sum(pi, -inner);
   }
-  return f80_from_value((QValue){y.neg ? -v.v : v.v, v.side}, 0, env);
+  return f80_from_value((QValue){y.neg ? -v.v : v.v, v.side}, env);
 }
 
 /* Where the exponents of y and x differ by 5 or more (3 or more with |y| above), the CPU

@@ -11,16 +11,17 @@
  * 68-bit ln2, plus e^t - 1 - t in 64; below 2^-68 the product itself) and from 1/4 on (a
  * table of 2^B - 1 in 67 bits), FYL2XP1 below 1/8 and FYL2X in [7/8, 9/8) (log2(e) 2
  * atanh(q/2), q = x / (1 + x/2) with the divisor in 67 bits, in three parts each
- * truncated to 67 bits), FYL2X elsewhere and FYL2XP1 from 1/4 on (the logarithm
+ * truncated to 67 bits), FYL2X elsewhere and FYL2XP1 from 1/2 on (the logarithm
  * truncated to 67 bits, times y), FPATAN (a table of arctangents in 67 bits, the quotient
  * or the correction in 67, the CPU's 66-bit pi). Where a step is known only in part (the
  * sine below 1/4: x + x W with a 64-bit W; FSINCOS's and FPTAN's cosine there, 1 + x^2 W;
- * F2XM1's product after its table) the nearest choice is taken. Elsewhere the result is the exact function (after the CPU's own
- * argument reduction for the trigonometric ones, by its 66-bit pi), truncated to 67 bits
- * for FYL2XP1 in [1/8, 1/4), rounded to 64 bits; there the last bit differs from the
- * CPU's for up to a few percent of operands (test_f80_trans.c measures how often). The
- * special operands, the flags and the CPU's shortcuts (tiny arguments, operands outside
- * the documented domains) are the CPU's exactly.
+ * F2XM1's product after its table) the nearest choice is taken. Elsewhere the result is
+ * the exact function (after the CPU's own argument reduction for the trigonometric ones,
+ * by its 66-bit pi; for FYL2XP1 in [1/8, 1/2), where the CPU takes a table not yet pinned
+ * down, truncated to 67 bits and times y) rounded to 64 bits; there the last bit differs
+ * from the CPU's for up to a few percent of operands (test_f80_trans.c measures how
+ * often). The special operands, the flags and the CPU's shortcuts (tiny arguments,
+ * operands outside the documented domains) are the CPU's exactly.
  *
  * Precision control does not apply: these always round to 64 bits. An unmasked IE, DE
  * or ZE in env->sw tells the caller to leave the registers alone, as the CPU does. */
@@ -117,6 +118,9 @@ Wide f80_mul_wide(uint64_t a, unsigned __int128 b);
  * as the CPU forms x * ln2 and x * log2(e): the significand, and the exponent that scales
  * it back (|x| * k * 2^-k_frac truncated = sig * 2^exp). */
 unsigned __int128 f80_times_constant(Parts x, unsigned __int128 k, int32_t k_frac, int32_t *exp);
+/* y times k * 2^k_exp (k of at most 68 bits, the sign k_neg), every bit of the product
+ * kept and rounded once, reported inexact as the transcendental instructions always are. */
+F80 f80_times_rounded(Parts y, bool k_neg, unsigned __int128 k, int32_t k_exp, F80Env *env);
 /* The top `bits` bits of a non-zero binary128 value's significand, truncated, and the
  * exponent that scales them back: |v| truncated = sig * 2^exp. */
 unsigned __int128 f80_q_truncated(Q v, unsigned bits, int32_t *exp);
@@ -130,9 +134,9 @@ typedef struct QValue {
 QValue f80_q_sum(Q a, Q b);
 QValue f80_q_product(Q a, Q b);
 QValue f80_q_quotient(Q a, Q b);
-/* a.v * 2^scale rounded once, as f80_from_q; reported inexact even where a is exact, as
- * the transcendental instructions always are (measured). */
-F80 f80_from_value(QValue a, int32_t scale, F80Env *env);
+/* a.v rounded once, as f80_from_q; reported inexact even where a is exact, as the
+ * transcendental instructions always are (measured). */
+F80 f80_from_value(QValue a, F80Env *env);
 /* a truncated to 67 bits (toward zero), as the CPU's intermediate results are. */
 Q f80_q_truncated67(QValue a);
 /* v rounded to nearest to `bits` bits, as the CPU's 64- and 67-bit steps round. */

@@ -175,7 +175,7 @@ F80 f80_sin(F80 x, bool *out_of_range, F80Env *env) {
   int saved = f80_q_begin();
   QValue v = sin_in(reduce(p), false);
   f80_q_end(saved);
-  return f80_from_value(p.neg ? negated(v) : v, 0, env);
+  return f80_from_value(p.neg ? negated(v) : v, env);
 }
 
 F80 f80_cos(F80 x, bool *out_of_range, F80Env *env) {
@@ -184,7 +184,7 @@ F80 f80_cos(F80 x, bool *out_of_range, F80Env *env) {
   int saved = f80_q_begin();
   QValue v = cos_in(reduce(f80_parts(x)), false);
   f80_q_end(saved);
-  return f80_from_value(v, 0, env);
+  return f80_from_value(v, env);
 }
 
 void f80_sincos(F80 x, F80 *sin, F80 *cos, bool *out_of_range, F80Env *env) {
@@ -197,10 +197,10 @@ void f80_sincos(F80 x, F80 *sin, F80 *cos, bool *out_of_range, F80Env *env) {
   Reduced red = reduce(p);
   QValue s = sin_in(red, true), c = cos_in(red, true);
   f80_q_end(saved);
-  *sin = f80_from_value(p.neg ? negated(s) : s, 0, env);
+  *sin = f80_from_value(p.neg ? negated(s) : s, env);
   /* One status word for both: C1 tells how the cosine was rounded (measured). */
   env->sw &= (uint16_t)~X87_C1;
-  *cos = f80_from_value(c, 0, env);
+  *cos = f80_from_value(c, env);
 }
 
 F80 f80_tan(F80 x, bool *out_of_range, F80Env *env) {
@@ -212,7 +212,8 @@ F80 f80_tan(F80 x, bool *out_of_range, F80Env *env) {
   /* The sine over the cosine as FSINCOS forms them, each truncated to 67 bits (measured:
    * from 2^-33 to 1/16, where both are exact, every operand tried; below a reduced 1/4
    * FSINCOS's cosine gives FPTAN's bits more often than FCOS's, 99.91 against 99.85 %). */
-  QValue t = f80_q_quotient(f80_q_truncated67(sin_in(red, true)), f80_q_truncated67(cos_in(red, true)));
+  Q sin = f80_q_truncated67(sin_in(red, true)), cos = f80_q_truncated67(cos_in(red, true));
+  QValue t = f80_q_quotient(sin, cos);
   f80_q_end(saved);
-  return f80_from_value(p.neg ? negated(t) : t, 0, env);
+  return f80_from_value(p.neg ? negated(t) : t, env);
 }
