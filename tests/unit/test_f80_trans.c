@@ -792,8 +792,8 @@ static const char *const SPECIAL[] = {
  * 1/4 on (its table of 2^B - 1 in 67 bits); FYL2XP1 below 1/8, both signs, down to the
  * denormals (x log2(e) in 67 bits, the quotient x / (1 + x/2) of a 67-bit divisor, the
  * atanh series) and FYL2X in [7/8, 9/8) by the same steps; FYL2XP1 from 1/8 on and FYL2X
- * away from 1 (the table at the middles of intervals of 1/32, its divisor and quotient
- * in 64 bits); FPATAN where the exponents are close (all four quadrants). */
+ * away from 1 (the table at the middles of intervals of 1/32, its divisor, quotient and
+ * atanh in 64 bits); FPATAN where the exponents are close (all four quadrants). */
 static const char *const STEPS[] = {
     "s 037f 3ffc:f50f255cd4141744 3ffc:f2ba07f232e57983 0020",
     "s 077f 3ffc:82d25c8748159cbd 3ffc:8277556a36acbf1d 0020",
@@ -881,7 +881,6 @@ static const char *const STEPS[] = {
     "a 077f 3fff:b80770a1fcd24791 3fff:e507c438d72d890e 3ffe:e4d7b4f69a4e670f 0020",
     "a 037f bfff:f20f99bcaf2817a2 c001:d063887b7d03d608 bfff:ed3cd3e716130bbc 0020",
     "a 037f bfff:eca93a36353fa9c8 4001:91c517367c2dd123 3fff:fa6a1587121d957a 0020",
-    "p 077f 3ffc:8ad6efb68f298d44 3ffe:97835c8bfedc423e 3ffb:de581b85a2f52e1b 0020",
     "p 077f 3ffc:ccf2c9ff1651f3bc 3fff:a569a2065d7c3ecb 3ffd:ae26f14ac76e81f7 0020",
     "p 0f7f 3ffd:90ca168e24acbf8f 3ffe:d530aaca8a661430 3ffd:993161169944a350 0020",
     "p 037f 3ffd:bff8b93013a40782 bfff:f3e7f5b21a151e95 bffe:e016825ce87aaa6f 0220",
@@ -890,13 +889,22 @@ static const char *const STEPS[] = {
     "p 037f bffd:c7c4130eec0cde3e 4000:e9801fdc2f2bfa3e c000:a69b3535990365e0 0020",
     "p 037f bffc:afde079335143ae5 3ffe:80ce0788adffb6d0 bffc:8c107633d890c082 0020",
     "p 077f 4000:88b03429a83d092b bffe:ca6f0023d77692d1 bfff:a6e335c1de659f88 0220",
-    "p 037f 3fff:fa04b70a1b7b0add 4000:f0e30797bb901c78 4001:bc2b97a3c845213e 0220",
     "l 037f 3fff:93cece0cf63142a7 bffe:d699ee03119c7b6b bffc:b22fd213112d5198 0020",
     "l 0f7f 3fff:a3d953451d104a8a bfff:9bb2e9e7f84ba325 bffd:ddda8dc2d279b297 0020",
     "l 077f 3fff:c8c0d9d4244b06dc c000:aaa76b73e9043e59 bfff:dd9abdc9a498950f 0220",
     "l 037f 3fff:c8fa5d8b8373167d 3fff:c1d0277465a7f7c5 3ffe:fc4daf3fc339f163 0220",
     "l 077f 3ffe:bf6004a233150afd bfff:bacd6f395f518bde 3ffe:9cd1394d82f21d01 0020",
     "l 037f 3ffe:d836c829fa9da931 c000:ba4b174f534ac147 3ffe:b59635719a19ade4 0020",
+    "p 0b7f 3ffc:a11237f34059ba60 3ffe:b6ababf370d91a5c 3ffc:99ff44c1f057e6ed 0220",
+    "p 077f 3ffc:a9fb9dfcf39b43a8 c000:f8a0f9f7b8a3d26f bffe:dc59e83760075637 0220",
+    "p 037f 3ffd:bc29218f3cae2af9 3fff:fec818ee60d82f14 3ffe:e616ddbda2cf36e7 0020",
+    "p 0b7f 3ffd:ba8e3c16db538827 3fff:8dddd9be2b4590b7 3ffd:fe5b2ad2a21cf5e6 0220",
+    "p 037f 3ffe:ae118d03391724ff bfff:b7cdc7a792e420ce bfff:89901fc3153719f1 0020",
+    "p 037f 3ffe:802c77423eb77264 bfff:bdaa4b61fdb14638 bffe:de243d408c935107 0020",
+    "p 037f bffc:fde035de28642ebf 3fff:b38d6a79b1c4fbd2 bffe:939c6b1e52765a62 0220",
+    "p 037f bffc:c10adbb7213a4760 3ffe:fb3a1c363d2cc646 bffd:976c8df50a1d9cba 0220",
+    "l 037f 3fff:ae3c86eae5bcdc4d 4000:d59a4320a55264ee 3fff:be108d70186acf29 0020",
+    "l 037f 3fff:945c62af2ef6929f bfff:b845db93e96aa5be bffd:9cf9e2dfa55114c4 0220",
 };
 
 /* Ordinary operands, rounded to nearest: "op cw x [y] result [cos]". */
