@@ -74,20 +74,18 @@ static Q small_log2_1p(Q x) {
 }
 
 /* log2 v for v > 0 away from 1, as the CPU forms it (FYL2X, and FYL2XP1 from 1/8 on with
- * v = 1 + x): v = 2^k (1 + m), and where m >= 1/8, a table at the middle B of m's
- * interval of 1/32:
+ * v = 1 + x): v = 2^k (1 + m), and a table at the middle B of m's interval of 1/32:
  *   log2 v = k + log2(1 + B) + S,  S = log2(e) * 2 atanh(u / 2),  u = r / V,  r = m - B,
  * with the divisor V = 1 + B + r/2, the quotient u and S each rounded to 64 bits, the sum
  * truncated to 67 bits by the caller. Measured on an Intel Xeon with FYL2XP1's logarithm
  * read out to its 67th bit (52,000 operands in [5/32, 6/32)): every one agrees with S one
  * of the two 64-bit values around it; which one the CPU takes is not pinned down (it
  * follows S's position between them with noise of about a quarter of a unit), and the
- * nearest gives 93 % of the 67-bit values (the exact logarithm 81 %). Where m < 1/8 (and
- * v is not in [7/8, 9/8), which takes small_log2_1p) the exact logarithm comes closest. */
+ * nearest gives 93 % of the 67-bit values (the exact logarithm 81 %). The table serves
+ * every v outside [7/8, 9/8), where small_log2_1p takes over. */
 static Q log2_away_from_one(Q v) {
   int k = ilogbf128(v);
   Q m = ldexpf128(v, -k) - 1;
-  if (m < 0.125Q) return log2f128(v);
   Q b = (floorf128(m * 32) + 0.5Q) / 32, r = m - b;
   Q divisor = f80_q_rounded(1 + b + r / 2, 64), u = f80_q_rounded(r / divisor, 64);
   return k + log2f128(1 + b) + f80_q_rounded(2 * atanhf128(u / 2) * M_LOG2Ef128, 64);

@@ -905,6 +905,16 @@ static const char *const STEPS[] = {
     "p 037f bffc:c10adbb7213a4760 3ffe:fb3a1c363d2cc646 bffd:976c8df50a1d9cba 0220",
     "l 037f 3fff:ae3c86eae5bcdc4d 4000:d59a4320a55264ee 3fff:be108d70186acf29 0020",
     "l 037f 3fff:945c62af2ef6929f bfff:b845db93e96aa5be bffd:9cf9e2dfa55114c4 0220",
+    "l 077f 4000:83c7a68b8bade6bd 3fff:d579eda7d05715d0 3fff:de707ae5c3b0eba4 0020",
+    "l 037f 4000:875206c9232a300e 3fff:88f3aa7327505769 3fff:93f0b3f22e6a59ee 0220",
+    "l 037f 3ffe:88152bf3aa2e92b7 4000:84d2abf2a6145baa bfff:f22dc269d03e8308 0220",
+    "l 037f 3ffe:8d166f5f28f5936a 3fff:be2808eaa9a6550e bfff:a3730864999a1e1b 0020",
+    "l 0b7f 4001:87ecae22e03599e1 4000:9108e30fff239b03 4001:9751b83fdb5ee13c 0220",
+    "l 037f 4001:83f0e1d25bbf04c6 4000:f1c3c34e1e9c3624 4001:f70d999eec37de68 0220",
+    "p 037f 3fff:8e545d18885aeef6 4000:ddd94e366aea8567 4000:ef47dc90d2dbb935 0020",
+    "p 0b7f 3fff:8f5ec302b30755f8 bffe:ca08484cc9186217 bffe:db06e78b325c53ee 0020",
+    "p 077f bffd:ff2b2cd5fee43383 bfff:b46113a214887668 3fff:b389157d19a1d123 0020",
+    "p 077f bffd:f186410318e44348 3ffe:aee74e7a13d5bc80 bffe:a1062f6776853f8e 0220",
 };
 
 /* Ordinary operands, rounded to nearest: "op cw x [y] result [cos]". */
