@@ -21,10 +21,7 @@ static F80 times_integer(Parts y, int32_t k, F80Env *env) {
   return f80_inexact_anyway(f80_from_q(v, y.exp, Q_EXACT, env), env);
 }
 
-/* y * l as the CPU forms it away from 1: l truncated to 67 bits, times y (measured on an
- * Intel Xeon: the same bits for 99.5 % of operands or more at every exponent of x outside
- * [1/2, 2), 97 to 99.7 % within it; in [7/8, 9/8) the logarithm itself is FYL2XP1's,
- * below). */
+/* y * l as the CPU forms it: l truncated to 67 bits, times y rounded once. */
 static F80 times_truncated(Parts y, Q l, F80Env *env) {
   int32_t l_exp;
   u128 l_sig = f80_q_truncated(l, 67, &l_exp);
