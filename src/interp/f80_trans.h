@@ -13,16 +13,16 @@
  * atanh(q/2), q = x / (1 + x/2) with the divisor in 67 bits, in three parts each truncated
  * to 67 bits), FYL2X elsewhere and FYL2XP1 from 1/8 on (a table of logarithms at the
  * middles of intervals of 1/32 of the significand plus the atanh of a quotient, divisor,
- * quotient and that atanh in 64 bits, truncated to 67 bits, times y), FPATAN (a table of
- * arctangents in 67 bits, the quotient or the correction in 67, the CPU's 66-bit pi).
- * Where a step is known only in part (the sine below 1/4: x + x W with a 64-bit W;
- * FSINCOS's and FPTAN's cosine there, 1 + x^2 W; F2XM1's product after its table; the
- * logarithm's 64-bit atanh after its table) the nearest choice is taken. Elsewhere the
- * result is the exact function (after the CPU's own argument reduction for the
- * trigonometric ones, by its 66-bit pi) rounded to 64 bits; there the last bit differs
- * from the CPU's for up to a few percent of operands (test_f80_trans.c measures how
- * often). The special operands, the flags and the CPU's shortcuts (tiny arguments,
- * operands outside the documented domains) are the CPU's exactly.
+ * quotient and that atanh, from the CPU's polynomial, in 64 bits, truncated to 67 bits,
+ * times y), FPATAN (a table of arctangents in 67 bits, the quotient or the correction in
+ * 67, the CPU's 66-bit pi). Where a step is known only in part (the sine below 1/4: x + x
+ * W with a 64-bit W; FSINCOS's and FPTAN's cosine there, 1 + x^2 W; F2XM1's product after
+ * its table) the nearest choice is taken. Elsewhere the result is the exact function
+ * (after the CPU's own argument reduction for the trigonometric ones, by its 66-bit pi)
+ * rounded to 64 bits; there the last bit differs from the CPU's for up to a few percent of
+ * operands (test_f80_trans.c measures how often). The special operands, the flags and the
+ * CPU's shortcuts (tiny arguments, operands outside the documented domains) are the CPU's
+ * exactly.
  *
  * Precision control does not apply: these always round to 64 bits. An unmasked IE, DE
  * or ZE in env->sw tells the caller to leave the registers alone, as the CPU does. */

@@ -793,7 +793,8 @@ static const char *const SPECIAL[] = {
  * denormals (x log2(e) in 67 bits, the quotient x / (1 + x/2) of a 67-bit divisor, the
  * atanh series) and FYL2X in [7/8, 9/8) by the same steps; FYL2XP1 from 1/8 on and FYL2X
  * away from 1 (the table at the middles of intervals of 1/32, its divisor, quotient and
- * atanh in 64 bits); FPATAN where the exponents are close (all four quadrants). */
+ * atanh polynomial in 64 bits); FPATAN where the exponents are close (all four
+ * quadrants). */
 static const char *const STEPS[] = {
     "s 037f 3ffc:f50f255cd4141744 3ffc:f2ba07f232e57983 0020",
     "s 077f 3ffc:82d25c8748159cbd 3ffc:8277556a36acbf1d 0020",
@@ -883,7 +884,6 @@ static const char *const STEPS[] = {
     "a 037f bfff:eca93a36353fa9c8 4001:91c517367c2dd123 3fff:fa6a1587121d957a 0020",
     "p 077f 3ffc:ccf2c9ff1651f3bc 3fff:a569a2065d7c3ecb 3ffd:ae26f14ac76e81f7 0020",
     "p 0f7f 3ffd:90ca168e24acbf8f 3ffe:d530aaca8a661430 3ffd:993161169944a350 0020",
-    "p 037f 3ffd:bff8b93013a40782 bfff:f3e7f5b21a151e95 bffe:e016825ce87aaa6f 0220",
     "p 0b7f 3ffe:d90d0c4c1a68b5b1 bfff:f20196dc5c132432 bfff:d661b33c8dacdf4e 0020",
     "p 037f 3ffe:e818b666dc832a6a 3fff:812555fd6bc846c6 3ffe:f079b5442076cb0e 0020",
     "p 037f bffd:c7c4130eec0cde3e 4000:e9801fdc2f2bfa3e c000:a69b3535990365e0 0020",
@@ -899,7 +899,6 @@ static const char *const STEPS[] = {
     "p 077f 3ffc:a9fb9dfcf39b43a8 c000:f8a0f9f7b8a3d26f bffe:dc59e83760075637 0220",
     "p 037f 3ffd:bc29218f3cae2af9 3fff:fec818ee60d82f14 3ffe:e616ddbda2cf36e7 0020",
     "p 0b7f 3ffd:ba8e3c16db538827 3fff:8dddd9be2b4590b7 3ffd:fe5b2ad2a21cf5e6 0220",
-    "p 037f 3ffe:ae118d03391724ff bfff:b7cdc7a792e420ce bfff:89901fc3153719f1 0020",
     "p 037f 3ffe:802c77423eb77264 bfff:bdaa4b61fdb14638 bffe:de243d408c935107 0020",
     "p 037f bffc:fde035de28642ebf 3fff:b38d6a79b1c4fbd2 bffe:939c6b1e52765a62 0220",
     "p 037f bffc:c10adbb7213a4760 3ffe:fb3a1c363d2cc646 bffd:976c8df50a1d9cba 0220",
@@ -915,6 +914,18 @@ static const char *const STEPS[] = {
     "p 0b7f 3fff:8f5ec302b30755f8 bffe:ca08484cc9186217 bffe:db06e78b325c53ee 0020",
     "p 077f bffd:ff2b2cd5fee43383 bfff:b46113a214887668 3fff:b389157d19a1d123 0020",
     "p 077f bffd:f186410318e44348 3ffe:aee74e7a13d5bc80 bffe:a1062f6776853f8e 0220",
+    "p 037f 3ffc:8a7d8cb74d1f9262 c000:96a74ca6adf60cc6 bffd:dc8f7d5b2daa1162 0220",
+    "p 077f 3ffc:9e014138cfc9ad9c bfff:f6f70381cfab795f bffd:cc81ca2b628806d1 0220",
+    "p 0b7f 3ffd:aaf9b5c3fc33e301 c000:a860c80d1e0cc137 bfff:8bfc711a91783572 0020",
+    "p 037f 3ffd:cd0021665eb99731 bfff:ef531f3ff822c8af bffe:e88ada4f999b0b36 0220",
+    "p 0b7f 3ffe:a2ec8732f4a58fdb bfff:b07de8103903ccfc bffe:facf82f89c80418d 0020",
+    "p 0f7f 3ffe:de01d5539a142c80 3ffe:a3560a10e74b60a1 3ffe:9325c8ae2483249c 0020",
+    "p 0b7f bffd:990051e8ee566004 bffe:c2e85c74d1a7f838 3ffd:c7a656a8e2923aa3 0220",
+    "p 037f bffc:ed487dee31dbabdd bffe:c3dab183d66bb3f2 3ffd:94f76d37ff7fab62 0220",
+    "l 037f 3fff:9fd467e09d0a684d 3ffe:b23083d598b9f5d1 3ffc:e45ca1154def2ff2 0220",
+    "l 037f 3fff:abe6531c1b9af9dc 3ffe:b332939b6e4d10e7 3ffd:98783967b7ed66a4 0220",
+    "l 037f 4000:f3d7756a2e8403c8 c000:bcdf65a5e466f1bb c001:b63e47808afbade6 0020",
+    "l 0f7f 4000:c09652c93f28900a bffe:8ef5f4d3ccb0341e bffe:e3379f0a504c0983 0020",
 };
 
 /* Ordinary operands, rounded to nearest: "op cw x [y] result [cos]". */
