@@ -31,6 +31,9 @@ static F80 times_truncated(Parts y, Q l, F80Env *env) {
 /* log2(e) * 2^67, rounded up to 68 bits: the CPU's constant for FYL2XP1. */
 static const u128 LOG2E_68 = (u128)0xB8AA3B295C17F0BBull << 4 | 0xC;
 
+/* LOG2E_68 as the value it stands for, for the steps taken in binary128. */
+static Q log2e_68(void) { return ldexpf128((Q)LOG2E_68, -67); }
+
 /* y log2(1 + x) for |x| below 2^-70, where the CPU's other terms (below) vanish: x times
  * LOG2E_68 truncated to 67 bits, times y rounded once (measured: every operand tried
  * down to the denormals), in integers, as x may lie beyond binary128's range. */
@@ -62,7 +65,7 @@ static Q small_log2_1p(Q x) {
   /* V on its 67-bit grid: 2^-66 in [1, 2) for x > 0, 2^-67 in [1/2, 1) for x < 0 */
   Q v = x > 0 ? 1 + ldexpf128(floorf128(ldexpf128(x, 65)), -66)
               : 1 - ldexpf128(ceilf128(ldexpf128(-x, 66)), -67);
-  Q head = ldexpf128((Q)LOG2E_68, -67) * ax;
+  Q head = log2e_68() * ax;
   Q division = ax * M_LOG2Ef128 * (1 / v - 1);
   Q rest = fabsf128(atanh_rest(x / v)) * M_LOG2Ef128;
   Q u = ldexpf128(1, ilogbf128(head + division + rest) - 66);
@@ -80,7 +83,7 @@ static Q atanh_polynomial(Q u) {
   static const Q R1 = 0x1.55555555555c022ep-4Q, R2 = 0x1.99999986f0b5f306p-7Q,
                  R3 = 0x1.2499b31713ee4dfep-9Q;
   Q w = u * u;
-  return ldexpf128((Q)LOG2E_68, -67) * u * (1 + w * (R1 + w * (R2 + w * R3)));
+  return log2e_68() * u * (1 + w * (R1 + w * (R2 + w * R3)));
 }
 
 /* log2 v for v > 0 away from 1, as the CPU forms it (FYL2X, and FYL2XP1 from 1/8 on with

@@ -107,6 +107,14 @@ static Q cos_minus_one(Q t) {
   return z * (C2 + z * (C4 + z * (C6 + z * C8)));
 }
 
+/* base + factor W truncated to 67 bits, W = (f - base) / factor rounded to 64 bits: the
+ * CPU's sine (base a, factor a) and FSINCOS's cosine (base 1, factor a^2) below a reduced
+ * 1/4, for f the exact function. */
+static QValue base_plus_ratio(Q base, Q factor, Q f) {
+  Q w = f80_q_rounded((f - base) / factor, 64);
+  return f80_q_sum(base, f80_q_truncated67(f80_q_product(factor, w)));
+}
+
 /* sin a and cos a for 0 <= a <= pi/4 as the CPU computes them (measured on an Intel Xeon,
  * each step pinned by operands that isolate it): from 1/4 on around the middle B of an
  * interval of 1/16 (below 1/2) or 1/8 (above), from sin B and cos B rounded to 67 bits,
@@ -127,12 +135,7 @@ static QValue cpu_sin_cos(Q a, bool want_cos, bool paired) {
   if (a < 0.25Q) {
     if (a < 0.03125Q || (want_cos && !paired))
       return (QValue){want_cos ? cosf128(a) : sinf128(a), Q_BELOW};
-    if (want_cos) {
-      Q z = a * a, w = f80_q_rounded((cosf128(a) - 1) / z, 64);
-      return f80_q_sum(1, f80_q_truncated67(f80_q_product(z, w)));
-    }
-    Q w = f80_q_rounded((sinf128(a) - a) / a, 64);
-    return f80_q_sum(a, f80_q_truncated67(f80_q_product(a, w)));
+    return want_cos ? base_plus_ratio(1, a * a, cosf128(a)) : base_plus_ratio(a, a, sinf128(a));
   }
   Q grid = a < 0.5Q ? 16 : 8, b = (floorf128(a * grid) + 0.5Q) / grid, t = a - b; /* exact */
   Q sin_b = f80_q_rounded(sinf128(b), 67), cos_b = f80_q_rounded(cosf128(b), 67);
