@@ -107,36 +107,69 @@ static Q cos_minus_one(Q t) {
   return z * (C2 + z * (C4 + z * (C6 + z * C8)));
 }
 
-/* base + factor W truncated to 67 bits, W = (f - base) / factor rounded to 64 bits: the
- * CPU's sine (base a, factor a) and FSINCOS's cosine (base 1, factor a^2) below a reduced
- * 1/4, for f the exact function. */
-static QValue base_plus_ratio(Q base, Q factor, Q f) {
-  Q w = f80_q_rounded((f - base) / factor, 64);
-  return f80_q_sum(base, f80_q_truncated67(f80_q_product(factor, w)));
+/* Below a reduced 1/4 the CPU evaluates polynomials of degree 5 in z = a^2 (a^2 truncated
+ * to 67 bits): cos a = 1 + z C(z) and sin a = a + a z S(z). Their coefficients are those
+ * of the minimax polynomials, rounded to 67 bits, for the absolute error of cos a up to
+ * z = 0.0644 and for the relative error of sin a up to z = 0.0668: found by the phase of
+ * the CPU's rounding of the even half below (its steps, read out over runs of consecutive
+ * operands, pin the even half to within a hundredth of a unit of 2^-64), which only
+ * these minimax polynomials reproduce (the Taylor polynomial's even half is up to 90
+ * units away). */
+static const Q COS_POLY[6] = {-0x1.ffffffffffffffff8p-2Q, 0x1.555555555555509e8p-5Q,
+                              -0x1.6c16c16c16862ed50p-10Q, 0x1.a01a019d6d8e6bb64p-16Q,
+                              -0x1.27e4ebd9584de2938p-22Q, 0x1.1e93cb9886801fcf4p-29Q};
+static const Q SIN_POLY[6] = {-0x1.55555555555555554p-3Q, 0x1.1111111111110f8d8p-7Q,
+                              -0x1.a01a01a019dcf8d04p-13Q, 0x1.71de3a53d473b208cp-19Q,
+                              -0x1.ae64448e90e9b4f44p-26Q, 0x1.60c1052e81bd94fe4p-33Q};
+
+static Q square67(Q a) { return f80_q_truncated67(f80_q_product(a, a)); }
+
+/* z p(z) as FSIN and FCOS evaluate it: in two halves in w = z^2, the even coefficients'
+ * half rounded to 64 bits, z times it plus w times the odd half, each product truncated
+ * to 67 bits. */
+static QValue z_times_split(const Q p[6], Q z) {
+  Q w = z * z, even = f80_q_rounded(p[0] + w * (p[2] + w * p[4]), 64),
+    odd = p[1] + w * (p[3] + w * p[5]);
+  return f80_q_sum(f80_q_truncated67(f80_q_product(z, even)),
+                   f80_q_truncated67(f80_q_product(w, odd)));
+}
+
+static Q horner(const Q p[6], Q z) {
+  Q v = p[5];
+  for (int k = 4; k >= 0; k--) v = p[k] + z * v;
+  return v;
+}
+
+/* cos a and sin a for 0 <= a < 1/4 (measured on an Intel Xeon: below 1/8 every operand
+ * tried, under all four rounding controls at once; in [1/8, 1/4) the cosine 99.87 %, the
+ * sine 99.97 %). FCOS alone and FSIN: 1 + z C(z) truncated to 67 bits, and a + a W
+ * truncated to 67 bits with W = z S(z) rounded to 64 bits, both through z_times_split.
+ * FSINCOS and FPTAN (`paired`) form them otherwise: the cosine as 1 + z W truncated to
+ * 67 bits, W = C(z) by Horner's scheme rounded to 64 bits (every operand tried); the sine
+ * as a + a W with W a 64-bit value next to z S(z), which one not pinned down: rounded
+ * to nearest gives 99.6 % in [1/8, 1/4), as does the exact (sin a - a) / a. */
+static QValue small_sin_cos(Q a, bool want_cos, bool paired) {
+  Q z = square67(a);
+  if (want_cos) {
+    QValue zc = paired ? f80_q_product(z, f80_q_rounded(horner(COS_POLY, z), 64))
+                       : z_times_split(COS_POLY, z);
+    return f80_q_sum(1, f80_q_truncated67(zc));
+  }
+  Q w = paired ? z * horner(SIN_POLY, z) : z_times_split(SIN_POLY, z).v;
+  return f80_q_sum(a, f80_q_truncated67(f80_q_product(a, f80_q_rounded(w, 64))));
 }
 
 /* sin a and cos a for 0 <= a <= pi/4 as the CPU computes them (measured on an Intel Xeon,
- * each step pinned by operands that isolate it): from 1/4 on around the middle B of an
- * interval of 1/16 (below 1/2) or 1/8 (above), from sin B and cos B rounded to 67 bits,
+ * each step pinned by operands that isolate it): below 1/4 small_sin_cos; from 1/4 on
+ * around the middle B of an interval of 1/16 (below 1/2) or 1/8 (above), from sin B and
+ * cos B rounded to 67 bits,
  *   sin(B + t) = sin B + (cos B * sin t + sin B * (cos t - 1)),
  *   cos(B + t) = cos B + (-sin B * sin t + cos B * (cos t - 1)),
  * with sin t rounded to 64 bits, cos t - 1 from the CPU's polynomial, each product and their
  * sum truncated to 67 bits; only the last addition keeps every bit. 99.9 % of the CPU's
- * results come out, against 94 to 97 % from the exact functions. Below 1/4 the sine is
- * a + a W truncated to 67 bits, W a 64-bit value next to w = (sin a - a) / a (every
- * operand tried from 1/32 on agrees with one of the two 64-bit values around w; which
- * one the CPU takes is not pinned down, w rounded to nearest gives 99.65 % in [1/8, 1/4)
- * under all four rounding controls at once, the exact sine 99.47 %). The cosine there as
- * FSINCOS and FPTAN form it (`paired`) is 1 + z W truncated to 67 bits, z = a^2, W =
- * (cos a - 1) / z rounded to 64 bits (99.55 % in [1/8, 1/4), the exact cosine 98.76 %);
- * FCOS alone forms it otherwise, not found, and takes the exact cosine (97.8 % there).
- * Below 1/32 the exact functions. */
+ * results come out, against 94 to 97 % from the exact functions. */
 static QValue cpu_sin_cos(Q a, bool want_cos, bool paired) {
-  if (a < 0.25Q) {
-    if (a < 0.03125Q || (want_cos && !paired))
-      return (QValue){want_cos ? cosf128(a) : sinf128(a), Q_BELOW};
-    return want_cos ? base_plus_ratio(1, a * a, cosf128(a)) : base_plus_ratio(a, a, sinf128(a));
-  }
+  if (a < 0.25Q) return small_sin_cos(a, want_cos, paired);
   Q grid = a < 0.5Q ? 16 : 8, b = (floorf128(a * grid) + 0.5Q) / grid, t = a - b; /* exact */
   Q sin_b = f80_q_rounded(sinf128(b), 67), cos_b = f80_q_rounded(cosf128(b), 67);
   Q p = want_cos ? cos_b : sin_b, q = want_cos ? -sin_b : cos_b; /* p cos t + q sin t */
