@@ -789,14 +789,23 @@ static const char *const SPECIAL[] = {
  * format of SPECIAL: the sine and cosine from a reduced argument of 1/4 on; below it the
  * sine (x + x W, W in 64 bits) and the cosine (1 + z C(z), z = x^2), each in FSIN's and
  * FCOS's form and in FSINCOS's and FPTAN's;
- * F2XM1 below 2^-68 (x times its 68-bit ln 2, every bit kept), in [1/8, 1/4) and from
- * 1/4 on (its table of 2^B - 1 in 67 bits); FYL2XP1 below 1/8, both signs, down to the
+ * F2XM1 below 2^-68 (x times its 68-bit ln 2, every bit kept), from 2^-9 to 1/4 (its
+ * rest from t times t rounded to 64 bits) and from 1/4 on (its table of 2^B - 1 in 67
+ * bits); FYL2XP1 below 1/8, both signs, down to the
  * denormals (x log2(e) in 67 bits, the quotient x / (1 + x/2) of a 67-bit divisor, the
  * atanh series) and FYL2X in [7/8, 9/8) by the same steps; FYL2XP1 from 1/8 on and FYL2X
  * away from 1 (the table at the middles of intervals of 1/32, its divisor, quotient and
  * atanh polynomial in 64 bits); FPATAN where the exponents are close (all four
  * quadrants). */
 static const char *const STEPS[] = {
+    "e 037f 3ffc:f20e5e09e728ae32 3ffc:b64eeb97fd3dd0cb 0020",
+    "e 077f 3ffc:f5c0f3c7857b4cf9 3ffc:b954d2fb21806ba0 0020",
+    "e 0f7f 3ffc:8be1e8cb97a04b12 3ffb:cb655029bfe85e09 0020",
+    "e 077f 3ffc:f483da1442888508 3ffc:b8515ae87ee73b05 0020",
+    "e 0f7f bffc:f541862c60d89cf4 bffc:9ca30cdf87134098 0020",
+    "e 037f bffc:e4cf15da525fb1b8 bffc:92ed354b4080aab3 0020",
+    "e 0b7f bffa:c2289261414cfada bffa:8464bc5612417849 0020",
+    "e 077f 3ffa:ef53a2ab8ead95f4 3ffa:a94b2fd27479f27d 0020",
     "c 077f 3ffc:c0acbacaf2a80e40 3ffe:fb7b4ec7243d7a11 0020",
     "c 077f bffc:f7d3c56c82867e23 3ffe:f88a06f020c12be8 0020",
     "c 0b7f 3ffc:f8ab7a72d8a4121c 3ffe:f87d14d069038ea5 0220",
@@ -1231,9 +1240,9 @@ static void random_operands(Op op, F80 *x, F80 *y) {
 }
 
 /* Per mille. Measured on an Intel Xeon (family 6 model 207) with X64EMU_DIFF_ITER=100000
- * (all four rounding modes): 99.98, 99.98, 99.95, 99.94, 99.92, 99.99, 99.94, 99.94 %; the
+ * (all four rounding modes): 99.98, 99.98, 99.95, 99.94, 99.98, 99.99, 99.94, 99.94 %; the
  * bounds leave four standard deviations of a 3000-case sample. */
-static const unsigned MIN_AGREEMENT[T_COUNT] = {998, 998, 997, 997, 996, 998, 997, 997};
+static const unsigned MIN_AGREEMENT[T_COUNT] = {998, 998, 997, 997, 998, 998, 997, 997};
 
 static void test_random_host(void **state) {
   unsigned n = iterations();
