@@ -798,6 +798,10 @@ static const char *const SPECIAL[] = {
  * atanh polynomial in 64 bits); FPATAN where the exponents are close (all four
  * quadrants). */
 static const char *const STEPS[] = {
+    "k 037f bffc:9a23ffe70b423465 bffc:998f265e221de6ee 3ffe:fd1aebfa476ab5e3 0020",
+    "k 0b7f 3ffc:ebfa0c3e9743b2a3 3ffc:e9e4c85daf6673f0 3ffe:f93b87c0d810504e 0220",
+    "k 0b7f bffc:a6003361dbfaa8c8 bffc:a546505cb4487516 3ffe:fca4c04667edba78 0220",
+    "k 077f bffc:e185a25e82961a80 bffc:dfb40bb3e5243ea8 3ffe:f9d1088c3c0d09b3 0020",
     "e 037f 3ffc:f20e5e09e728ae32 3ffc:b64eeb97fd3dd0cb 0020",
     "e 077f 3ffc:f5c0f3c7857b4cf9 3ffc:b954d2fb21806ba0 0020",
     "e 0f7f 3ffc:8be1e8cb97a04b12 3ffb:cb655029bfe85e09 0020",
@@ -1240,9 +1244,9 @@ static void random_operands(Op op, F80 *x, F80 *y) {
 }
 
 /* Per mille. Measured on an Intel Xeon (family 6 model 207) with X64EMU_DIFF_ITER=100000
- * (all four rounding modes): 99.98, 99.98, 99.95, 99.94, 99.98, 99.99, 99.94, 99.94 %; the
+ * (all four rounding modes): 99.98, 99.98, 99.98, 99.98, 99.98, 99.99, 99.94, 99.94 %; the
  * bounds leave four standard deviations of a 3000-case sample. */
-static const unsigned MIN_AGREEMENT[T_COUNT] = {998, 998, 997, 997, 998, 998, 997, 997};
+static const unsigned MIN_AGREEMENT[T_COUNT] = {998, 998, 998, 998, 998, 998, 997, 997};
 
 static void test_random_host(void **state) {
   unsigned n = iterations();
