@@ -52,9 +52,8 @@ static Q atanh_rest(Q q) {
   static const Q P[6] = {0x1.5555555555555416p-4Q, 0x1.9999999999c4200cp-7Q,
                          0x1.24924923a07c4c26p-9Q, 0x1.c71c76b6f8210ee6p-12Q,
                          0x1.7456924e2979e8d0p-14Q, 0x1.3f4e524a79a41186p-16Q};
-  Q w = q * q, p = P[5];
-  for (int k = 4; k >= 0; k--) p = P[k] + w * p;
-  return q * w * p;
+  Q w = q * q;
+  return q * w * f80_q_polynomial(P, 6, w);
 }
 
 /* log2(1 + x) for 2^-70 <= |x| < 1/8 as the CPU forms it (FYL2XP1, and FYL2X in

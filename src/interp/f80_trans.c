@@ -151,6 +151,12 @@ Q f80_q_rounded(Q v, int bits) {
   return ldexpf128(roundevenf128(ldexpf128(v, bits - e)), e - bits);
 }
 
+Q f80_q_polynomial(const Q *c, int n, Q x) {
+  Q v = 0;
+  for (int k = n - 1; k >= 0; k--) v = c[k] + x * v;
+  return v;
+}
+
 F80 f80_inexact_anyway(F80 r, F80Env *env) {
   env->sw |= X87_PE;
   if (f80_exp(r) == 0 && r.m && (env->cw & X87_UE)) env->sw |= X87_UE;

@@ -142,6 +142,8 @@ F80 f80_from_value(QValue a, F80Env *env);
 Q f80_q_truncated67(QValue a);
 /* v rounded to nearest to `bits` bits, as the CPU's 64- and 67-bit steps round. */
 Q f80_q_rounded(Q v, int bits);
+/* c[0] + c[1] x + ... + c[n-1] x^(n-1) by Horner's scheme, in binary128. */
+Q f80_q_polynomial(const Q *c, int n, Q x);
 /* An exact result that the CPU reports as inexact (PE, and UE when it is a denormal). */
 F80 f80_inexact_anyway(F80 r, F80Env *env);
 

@@ -134,28 +134,20 @@ static QValue z_times_split(const Q p[6], Q z) {
                    f80_q_truncated67(f80_q_product(w, odd)));
 }
 
-static Q horner(const Q p[6], Q z) {
-  Q v = p[5];
-  for (int k = 4; k >= 0; k--) v = p[k] + z * v;
-  return v;
-}
-
-/* cos a and sin a for 0 <= a < 1/4 (measured on an Intel Xeon: below 1/8 every operand
- * tried, under all four rounding controls at once; in [1/8, 1/4) FCOS's cosine 99.87 %,
- * FSIN's sine 99.97 %, FSINCOS's sine and cosine every operand tried). FCOS alone and FSIN: 1 + z C(z) truncated to 67 bits, and a + a W
- * truncated to 67 bits with W = z S(z) rounded to 64 bits, both through z_times_split.
- * FSINCOS and FPTAN (`paired`) form them otherwise, from C(z) and S(z) by Horner's scheme
- * rounded to 64 bits: the cosine as 1 + z C truncated to 67 bits, the sine as a + a W
- * truncated to 67 bits with W = z S rounded to 64 bits (every operand tried). */
+/* cos a and sin a for 0 <= a < 1/4. FCOS and FSIN: 1 + z C(z) truncated to 67 bits, and
+ * a + a W truncated to 67 bits with W = z S(z) rounded to 64 bits, both through
+ * z_times_split. FSINCOS and FPTAN (`paired`) take C(z) and S(z) by Horner's scheme
+ * rounded to 64 bits: the cosine 1 + z C truncated to 67 bits, the sine a + a W truncated
+ * to 67 bits with W = z S rounded to 64 bits. Measured on an Intel Xeon under all four
+ * rounding controls at once: below 1/8 every operand tried; in [1/8, 1/4) FCOS 99.87 %,
+ * FSIN 99.97 %, FSINCOS every operand tried. */
 static QValue small_sin_cos(Q a, bool want_cos, bool paired) {
   Q z = square67(a);
-  if (want_cos) {
-    QValue zc = paired ? f80_q_product(z, f80_q_rounded(horner(COS_POLY, z), 64))
-                       : z_times_split(COS_POLY, z);
-    return f80_q_sum(1, f80_q_truncated67(zc));
-  }
-  Q w = paired ? z * f80_q_rounded(horner(SIN_POLY, z), 64) : z_times_split(SIN_POLY, z).v;
-  return f80_q_sum(a, f80_q_truncated67(f80_q_product(a, f80_q_rounded(w, 64))));
+  const Q *poly = want_cos ? COS_POLY : SIN_POLY;
+  QValue zp = paired ? f80_q_product(z, f80_q_rounded(f80_q_polynomial(poly, 6, z), 64))
+                     : z_times_split(poly, z);
+  if (want_cos) return f80_q_sum(1, f80_q_truncated67(zp));
+  return f80_q_sum(a, f80_q_truncated67(f80_q_product(a, f80_q_rounded(zp.v, 64))));
 }
 
 /* sin a and cos a for 0 <= a <= pi/4 as the CPU computes them (measured on an Intel Xeon,
