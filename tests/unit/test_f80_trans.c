@@ -791,13 +791,19 @@ static const char *const SPECIAL[] = {
  * FCOS's form and in FSINCOS's and FPTAN's;
  * F2XM1 below 2^-68 (x times its 68-bit ln 2, every bit kept), from 2^-9 to 1/4 (its
  * rest from t times t rounded to 64 bits) and from 1/4 on (its table of 2^B - 1 in 67
- * bits); FYL2XP1 below 1/8, both signs, down to the
- * denormals (x log2(e) in 67 bits, the quotient x / (1 + x/2) of a 67-bit divisor, the
+ * bits, times 2^r - 1 from r ln2 rounded to 64 bits); FYL2XP1 below 1/8, both signs, down
+ * to the denormals (x log2(e) in 67 bits, the quotient x / (1 + x/2) of a 67-bit divisor, the
  * atanh polynomial) and FYL2X in [7/8, 9/8) by the same steps; FYL2XP1 from 1/8 on and FYL2X
  * away from 1 (the table at the middles of intervals of 1/32, its divisor, quotient and
  * atanh polynomial in 64 bits); FPATAN where the exponents are close (all four
  * quadrants). */
 static const char *const STEPS[] = {
+    "e 037f 3ffd:ca0c5922e9e23df7 3ffd:a1137047f06f30df 0020",
+    "e 077f bffd:971011e68a5f384d bffc:bd64440b7b293e64 0220",
+    "e 0b7f 3ffd:910a8b0b71eea1e9 3ffc:de2b29cc8f521f7f 0220",
+    "e 077f 3ffe:d8465806c70e7f12 3ffe:cbc99815a87a3014 0020",
+    "e 077f 3ffe:97bd94650cadc7dd 3ffe:821324d05e987bb1 0020",
+    "e 0f7f bffe:ff7f964af6e7c003 bffd:ffa6ee33a2c3d9ea 0020",
     "p 0f7f 3ffb:d32820dcafa381c2 3fff:ca904b0f1ac3ea02 3ffc:e569cebe7058e0ef 0020",
     "p 0b7f 3ffb:a8bdee0a2e876beb c000:8361af746bc424cd bffc:f01cf9cb5b173aa3 0020",
     "p 0f7f 3ffa:e6946bb32f48537a bffe:a77a965425ed3499 bffa:d3b93876b1bd1791 0020",
