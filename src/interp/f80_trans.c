@@ -235,14 +235,14 @@ static QValue small_2xm1(Parts p) {
  * the product is not pinned down. */
 static QValue table_2xm1(Q x) {
   Q per = fabsf128(x) < 0.5Q ? 64 : 32, b = (floorf128(x * per) + 0.5Q) / per, r = x - b;
-  Q t = f80_q_rounded(expm1f128(b * M_LN2f128), 67), e = 0;
+  Q table = f80_q_rounded(expm1f128(b * M_LN2f128), 67), e = 0;
   if (r != 0) { /* r: at most 58 significant bits */
     int k = ilogbf128(r);
-    Q tr = times_ln2((Parts){r < 0, k, (uint64_t)ldexpf128(fabsf128(r), 63 - k)});
-    e = f80_q_rounded(rounded64_ties_away(tr) + expm1_rest(tr), 64);
+    Q t = times_ln2((Parts){r < 0, k, (uint64_t)ldexpf128(fabsf128(r), 63 - k)});
+    e = f80_q_rounded(rounded64_ties_away(t) + expm1_rest(t), 64);
   }
-  Q rest = f80_q_truncated67(f80_q_product(f80_q_rounded(1 + t, 64), e));
-  return f80_q_sum(t, rest);
+  Q rest = f80_q_truncated67(f80_q_product(f80_q_rounded(1 + table, 64), e));
+  return f80_q_sum(table, rest);
 }
 
 F80 f80_2xm1(F80 x, F80Env *env) {
