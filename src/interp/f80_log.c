@@ -85,10 +85,9 @@ static Q small_log2_1p(Q x) {
  * for the relative error up to w = 2.65e-4 (Remez exchange, coefficients rounded to 64
  * bits) reproduces the CPU best. */
 static Q atanh_polynomial(Q u) {
-  static const Q R1 = 0x1.55555555555c022ep-4Q, R2 = 0x1.99999986f0b5f306p-7Q,
-                 R3 = 0x1.2499b31713ee4dfep-9Q;
-  Q w = u * u;
-  return log2e_68() * u * (1 + w * (R1 + w * (R2 + w * R3)));
+  static const Q R[4] = {1, 0x1.55555555555c022ep-4Q, 0x1.99999986f0b5f306p-7Q,
+                         0x1.2499b31713ee4dfep-9Q};
+  return log2e_68() * u * f80_q_polynomial(R, 4, u * u);
 }
 
 /* log2 v for v > 0 away from 1, as the CPU forms it (FYL2X, and FYL2XP1 from 1/8 on with

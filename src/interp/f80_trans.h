@@ -5,19 +5,20 @@
  * results in 64, 67 and 68 bits. Where its steps are known (measured on an Intel Xeon, the
  * same bits for every operand or nearly), they are taken here exactly, the functions of
  * those intermediate values evaluated in binary128 by the C library's _Float128 functions
- * and rounded once: the sine and cosine of a reduced argument from 1/4 on (a table of
- * sines and cosines in 67 bits, the correction to it in 64 and 67), FPTAN (that sine over
- * that cosine, each truncated to 67 bits), F2XM1 below 1/4 (t = x * ln2 in 67 bits, from a
- * 68-bit ln2, plus e^t - 1 - t in 64; below 2^-68 the product itself) and from 1/4 on (a
- * table of 2^B - 1 in 67 bits), FYL2XP1 below 1/8 and FYL2X in [7/8, 9/8) (log2(e) 2
- * atanh(q/2), q = x / (1 + x/2) with the divisor in 67 bits, in three parts each truncated
- * to 67 bits), FYL2X elsewhere and FYL2XP1 from 1/8 on (a table of logarithms at the
+ * or by the CPU's own polynomials, and rounded once: the sine and cosine of a reduced
+ * argument below 1/4 (polynomials in a^2, in 64 and 67 bits, split in two halves for FSIN
+ * and FCOS) and from 1/4 on (a table of sines and cosines in 67 bits, the correction to it
+ * in 64 and 67), FPTAN (FSINCOS's sine over its cosine, each truncated to 67 bits), F2XM1
+ * below 1/4 (t = x * ln2 in 67 bits, from a 68-bit ln2, plus e^t - 1 - t from t and t
+ * rounded to 64 bits; below 2^-68 the product itself) and from 1/4 on (a table of 2^B - 1
+ * in 67 bits), FYL2XP1 below 1/8 and FYL2X in [7/8, 9/8) (log2(e) 2 atanh(q/2), q =
+ * x / (1 + x/2) with the divisor in 67 bits, in three parts each truncated to 67 bits, the
+ * atanh from the CPU's polynomial), FYL2X elsewhere and FYL2XP1 from 1/8 on (a table of logarithms at the
  * middles of intervals of 1/32 of the significand plus the atanh of a quotient, divisor,
  * quotient and that atanh, from the CPU's polynomial, in 64 bits, truncated to 67 bits,
  * times y), FPATAN (a table of arctangents in 67 bits, the quotient or the correction in
- * 67, the CPU's 66-bit pi). Where a step is known only in part (the sine below 1/4: x + x
- * W with a 64-bit W; FSINCOS's and FPTAN's cosine there, 1 + x^2 W; F2XM1's product after
- * its table) the nearest choice is taken. Elsewhere the result is the exact function
+ * 67, the CPU's 66-bit pi). Where a step is known only in part (F2XM1's product after its
+ * table) the nearest choice is taken. Elsewhere the result is the exact function
  * (after the CPU's own argument reduction for the trigonometric ones, by its 66-bit pi)
  * rounded to 64 bits; there the last bit differs from the CPU's for up to a few percent of
  * operands (test_f80_trans.c measures how often). The special operands, the flags and the

@@ -101,10 +101,10 @@ static bool zero_or_tiny(F80 x) {
  * (computed by the Remez exchange, rounded to 64 bits) reproduce the CPU's results
  * best, and with them 99.9 % of its sines and cosines from 1/4 on (measured). */
 static Q cos_minus_one(Q t) {
-  static const Q C2 = -0x1.fffffffffffffe88p-2Q, C4 = 0x1.5555555554e70018p-5Q,
-                 C6 = -0x1.6c16c143bd28879ap-10Q, C8 = 0x1.a00e60020d1e37d2p-16Q;
+  static const Q C[4] = {-0x1.fffffffffffffe88p-2Q, 0x1.5555555554e70018p-5Q,
+                         -0x1.6c16c143bd28879ap-10Q, 0x1.a00e60020d1e37d2p-16Q};
   Q z = t * t;
-  return z * (C2 + z * (C4 + z * (C6 + z * C8)));
+  return z * f80_q_polynomial(C, 4, z);
 }
 
 /* Below a reduced 1/4 the CPU evaluates polynomials of degree 5 in z = a^2 (a^2 truncated
